@@ -1,0 +1,38 @@
+// DType names and Workload validation (see workload.h).
+#include "engine/core/workload.h"
+
+#include "engine/mask/mask.h"
+
+namespace stof::engine {
+
+const char* DTypeName(DType t) {
+  switch (t) {
+    case DType::kF16: return "f16";
+    case DType::kBF16: return "bf16";
+    case DType::kF32: return "f32";
+  }
+  return "?";
+}
+
+Expected<DType> ParseDType(const std::string& name) {
+  if (name == "f16" || name == "fp16" || name == "float16" || name == "half") return DType::kF16;
+  if (name == "bf16" || name == "bfloat16") return DType::kBF16;
+  if (name == "f32" || name == "fp32" || name == "float32" || name == "float") return DType::kF32;
+  return MakeError("dtype: expected one of f16, bf16, f32, got '" + name + "'");
+}
+
+int DTypeBytes(DType t) { return t == DType::kF32 ? 4 : 2; }
+
+Status Workload::Validate(const std::string& what) const {
+  auto bad = [&](const char* field, int64_t v, const std::string& rule) {
+    return MakeError(what + ": " + field + ": " + rule + ", got " + std::to_string(v));
+  };
+  if (batch < 1 || batch > 65536) return bad("batch", batch, "expected 1..65536");
+  if (heads < 1 || heads > 1024) return bad("heads", heads, "expected 1..1024");
+  if (seq_len < 1 || seq_len > Mask::kMaxLen)
+    return bad("seq_len", seq_len, "expected 1.." + std::to_string(Mask::kMaxLen));
+  if (head_dim < 1 || head_dim > 256) return bad("head_dim", head_dim, "expected 1..256");
+  return Status::Ok();
+}
+
+}  // namespace stof::engine

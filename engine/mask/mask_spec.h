@@ -1,0 +1,49 @@
+// MaskSpec: a mask described by its generator and parameters (recursive for composition).
+// Generate() turns it into a Mask; plans and JSON mask files store the spec instead of bits.
+// Used by the CLI (`stof mask --pattern`), plans, the GUI's presets. Exact definitions of
+// every pattern are in docs/masks.md; defaults follow the STOF paper (w = g = sqrt(L)).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/mask/mask.h"
+
+namespace stof::engine {
+
+struct MaskSpec {
+  // One of: "full", "causal", "sliding_window", "dilated", "global", "random_blocks",
+  // "longformer", "bigbird", "document", "or", "and", "not".
+  std::string pattern = "bigbird";
+  int64_t seq_len = 1024;
+  // Parameters; -1 / negative means "the paper default" (resolved by Resolve()).
+  int64_t width = -1;     // band width w (sliding_window, dilated, longformer, bigbird)
+  int64_t global = -1;    // global width g (global, longformer, bigbird)
+  int64_t dilation = 1;   // dilation rate r (dilated): gaps of r columns between attended ones
+  double fill = -1;       // random-block fill rate in [0, 1] (random_blocks, bigbird)
+  int64_t block = -1;     // random-block size (random_blocks, bigbird)
+  uint64_t seed = 0;      // random_blocks, bigbird
+  std::vector<int64_t> doc_lengths;  // document: lengths summing to seq_len
+  bool causal = false;    // document (and any pattern): also apply j <= i
+  std::vector<MaskSpec> operands;    // or / and (two or more), not (exactly one)
+
+  bool operator==(const MaskSpec&) const = default;
+};
+
+// Names accepted in MaskSpec::pattern, in display order.
+const std::vector<std::string>& MaskPatternNames();
+
+// Replaces defaults (-1) by their values for this seq_len; validates every field (messages
+// name the field: "mask.width: must be in 1..L, got 0"). Operands are resolved recursively.
+Expected<MaskSpec> Resolve(const MaskSpec& spec);
+
+// Builds the mask. Resolves first; fails on invalid parameters, never allocates beyond
+// Mask::kMaxLen^2 bits per operand.
+Expected<Mask> Generate(const MaskSpec& spec);
+
+// A short human description ("bigbird L=1024 w=32 g=32 fill=0.1 block=32 seed=0").
+std::string Describe(const MaskSpec& spec);
+
+}  // namespace stof::engine
