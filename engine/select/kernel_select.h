@@ -34,6 +34,8 @@ struct Eq1Result {
 };
 // `layout16` must be at 16 x 16 (error otherwise).
 Expected<Eq1Result> EvaluateEq1(const BlockLayout& layout16);
+// The same from the counts alone (seq_len >= 1, 0 <= valid_blocks <= n^2).
+Expected<Eq1Result> EvaluateEq1FromCounts(int64_t seq_len, int64_t valid_blocks);
 
 // Eq. 2 for one candidate. Units: req_smem in fp16 elements (as in the paper), converted to
 // bytes (x2) to compare with the device; OCC uses floor(SMEM_SIZE / req_SMEM) resident blocks.
