@@ -2,6 +2,9 @@
 // Generate() turns it into a Mask; plans and JSON mask files store the spec instead of bits.
 // Used by the CLI (`stof mask --pattern`), plans, the GUI's presets. Exact definitions of
 // every pattern are in docs/masks.md; defaults follow the STOF paper (w = g = sqrt(L)).
+// Invariants: Generate(spec) depends only on the spec (same spec and seed, same bits, on every
+// platform: randomness is a self-written splitmix64, never std::*_distribution); a resolved
+// spec resolves to itself.
 #pragma once
 
 #include <cstdint>
@@ -18,15 +21,20 @@ struct MaskSpec {
   // "longformer", "bigbird", "document", "or", "and", "not".
   std::string pattern = "bigbird";
   int64_t seq_len = 1024;
+  // Operands: a seq_len <= 0 inherits the composition's; any other value must equal it.
   // Parameters; -1 / negative means "the paper default" (resolved by Resolve()).
-  int64_t width = -1;     // band width w (sliding_window, dilated, longformer, bigbird)
-  int64_t global = -1;    // global width g (global, longformer, bigbird)
-  int64_t dilation = 1;   // dilation rate r (dilated): gaps of r columns between attended ones
-  double fill = -1;       // random-block fill rate in [0, 1] (random_blocks, bigbird)
-  int64_t block = -1;     // random-block size (random_blocks, bigbird)
+  // Band width w (sliding_window, dilated, longformer, bigbird): w keys on each side counting
+  // the diagonal, |i - j| < w, 2w - 1 keys per row; default round(sqrt(L)).
+  int64_t width = -1;
+  int64_t global = -1;    // global width g (global, longformer, bigbird): i < g or j < g
+  // Dilation rate r (dilated): r skipped columns between attended ones; the band keeps its
+  // 2w - 1 keys, spread over |i - j| < w (r + 1). r = 0 is the sliding window. Negative -> 1.
+  int64_t dilation = 1;
+  double fill = -1;       // random-block fill rate in [0, 1] (random_blocks, bigbird); 0.1
+  int64_t block = -1;     // random-block size (random_blocks, bigbird); min(64, L)
   uint64_t seed = 0;      // random_blocks, bigbird
   std::vector<int64_t> doc_lengths;  // document: lengths summing to seq_len
-  bool causal = false;    // document (and any pattern): also apply j <= i
+  bool causal = false;    // any pattern: also apply j <= i (after everything else)
   std::vector<MaskSpec> operands;    // or / and (two or more), not (exactly one)
 
   bool operator==(const MaskSpec&) const = default;

@@ -3,6 +3,11 @@
 // later by the tuner and the GUI; read by `stof plan validate` and (later) `stof run --plan`.
 // Loading validates every field and reports the first problem with its JSON path
 // ("plan.json: workload.batch: expected an integer >= 1, got 0").
+// Invariants of a loadable plan: schema_version == kSchemaVersion; no unknown keys anywhere
+// (except inside a segment's free-form "params"); mask.seq_len == workload.seq_len; exactly one
+// of mask.spec / mask.inline; an inline mask matches mask.hash and mask.density; seeds are JSON
+// integers <= 2^53 - 1 or decimal strings (see json_read.h). PlanToJson -> PlanFromJson ->
+// PlanToJson gives identical JSON.
 #pragma once
 
 #include <cstdint>
@@ -34,13 +39,14 @@ struct PlanMask {
 struct PlanMha {
   MhaKernel kernel = MhaKernel::kBlockWise;
   int64_t block_m = 64, block_n = 64, num_warps = 4;
-  std::string chosen_by = "eq2";  // "eq1+eq2" (analytical), "override", "tuned"
+  std::string chosen_by = "eq2";  // one of PlanChosenByValues(): "eq1+eq2" (analytical),
+                                  // "eq2" (kernel given, parameters by Eq. 2), "override", "tuned"
 };
 
 struct PlanSegment {
   std::vector<int64_t> ops;       // op numbers, contiguous
-  std::string template_name;      // "" = unfused
-  nlohmann::json params = nlohmann::json::object();
+  std::string template_name;      // "" = unfused (JSON key "template")
+  nlohmann::json params = nlohmann::json::object();  // free-form, template-specific; an object
 };
 
 struct PlanFusion {
@@ -56,11 +62,11 @@ struct PlanMeasurement {
 };
 
 struct PlanTuning {
-  std::string method = "analytical";  // "analytical", "stof", "gtco", "mcfuser", "exhaustive"
+  std::string method = "analytical";  // one of PlanTuningMethods()
   double budget_s = 0;
   double time_spent_s = 0;
   int64_t candidates_measured = 0;
-  uint64_t seed = 0;
+  uint64_t seed = 0;                  // JSON: integer <= 2^53 - 1, else a decimal string
 };
 
 struct Plan {
@@ -76,15 +82,31 @@ struct Plan {
   PlanTuning tuning;
 };
 
+// Accepted values of PlanMha::chosen_by and PlanTuning::method (the loader refuses others).
+const std::vector<std::string>& PlanChosenByValues();
+const std::vector<std::string>& PlanTuningMethods();
+
+// Never fails; a plan with out-of-range fields gives JSON that PlanFromJson refuses.
 nlohmann::json PlanToJson(const Plan& plan);
-// `name` prefixes messages ("plan.json: "). Validates every field, cross-checks
-// (mask seq_len == workload.seq_len, inline mask hash matches, fusion code digits).
+// `name` (a file name, may be empty) prefixes messages as "<name>: ". Validates every field
+// and cross-checks (mask seq_len == workload.seq_len, the spec's parameters via Resolve(),
+// inline mask hash and density, fusion code vs segments). A spec mask's hash is not checked
+// here (that means generating it): PlanMaskToMask does.
 Expected<Plan> PlanFromJson(const nlohmann::json& j, const std::string& name);
 
+// The text SavePlan writes: 2-space indented JSON, keys in schema order, arrays of numbers or
+// strings on one line (so a run-length row is one line), a final newline.
+std::string PlanToText(const Plan& plan);
+// Validates first (the plan must be loadable; message ends "(plan not written)"), then writes
+// PlanToText atomically: a temporary file in the same directory, renamed over `path`.
 Status SavePlan(const std::string& path, const Plan& plan);
+// Reads, parses (duplicate keys refused) and validates; every message starts with `path`.
+// Files larger than kMaxPlanFileBytes are refused before reading.
+inline constexpr int64_t kMaxPlanFileBytes = int64_t{1} << 30;
 Expected<Plan> LoadPlan(const std::string& path);
 
-// The mask a plan describes (regenerated from its spec, or its inline data); checks the hash.
+// The mask a plan describes (regenerated from its spec, or its inline data); checks its size
+// against mask.seq_len and its hash against mask.hash. `name` prefixes messages.
 Expected<Mask> PlanMaskToMask(const PlanMask& mask, const std::string& name);
 
 }  // namespace stof::engine

@@ -19,7 +19,7 @@ namespace stof::engine {
 
 enum class MhaKernel { kRowWise, kBlockWise };
 const char* MhaKernelName(MhaKernel k);                    // "row_wise", "block_wise"
-Expected<MhaKernel> ParseMhaKernel(const std::string& s);  // also accepts "row", "block"
+Expected<MhaKernel> ParseMhaKernel(const std::string& s);  // also "row", "block", "row-wise"...
 
 // Eq. 1: threshold = load_row_ptr[n] / n^2 - tau / (log2 n)^2, n = ceil(L / 16).
 struct Eq1Result {
@@ -46,6 +46,8 @@ struct Eq2Candidate {
   int64_t blocks_per_sm = 0;  // floor(smem_per_sm / req_smem_bytes)
   double occ = 0;             // num_warps * min(blocks_per_sm, MAX_WARP / num_warps) / MAX_WARP
   double score = 0;           // OCC * sqrt(SM_NUM / (BM * BN) * (L * h * bs) / BM)
+  // occ and score are filled in for infeasible candidates too (views show how close they
+  // came); Eq2Result::best only considers feasible ones.
   bool feasible = false;
   std::string why_infeasible;  // empty when feasible
 };
@@ -59,7 +61,9 @@ struct Eq2Result {
 // Candidates: BM, BN in {16, 32, 64, 128}, num_warps in {1, 2, 4, 8}. Ties keep the first.
 Expected<Eq2Result> EvaluateEq2(const Workload& workload, const DeviceSpec& device);
 
-// Eq. 1 then Eq. 2 on a mask; the decision and everything behind it.
+// Eq. 1 then Eq. 2 on a mask; the decision and everything behind it. Fails when the mask is
+// not seq_len x seq_len, or when Eq. 1 picks block-wise and no Eq. 2 candidate is feasible
+// (with row-wise, block_m/block_n/num_warps stay 0 if none is).
 struct KernelSelection {
   Eq1Result eq1;
   Eq2Result eq2;

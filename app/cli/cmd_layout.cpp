@@ -1,0 +1,106 @@
+// `stof layout`: a mask's block-sparse (BSR) layout at BM x BN: full / part / empty blocks,
+// index bytes, wasted work, load balance; --export writes the layout (or, with --flex, the
+// FlexAttention block-mask form) as JSON.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "app/cli/cli_common.h"
+#include "app/cli/block_size.h"
+#include "engine/layout/block_layout.h"
+
+namespace stof::app {
+
+namespace {
+struct LayoutArgs {
+  MaskSourceOptions source;
+  std::string block = "64x64";
+  std::string export_path;
+  bool flex = false;
+  bool json = false;
+};
+
+nlohmann::json StatsJson(const engine::LayoutStats& s) {
+  return {{"block_m", s.block_m},
+          {"block_n", s.block_n},
+          {"block_rows", s.block_rows},
+          {"block_cols", s.block_cols},
+          {"nnz", s.nnz},
+          {"density", s.density},
+          {"full_blocks", s.full_blocks},
+          {"part_blocks", s.part_blocks},
+          {"empty_blocks", s.empty_blocks},
+          {"valid_block_ratio", s.valid_block_ratio},
+          {"index_bytes", s.index_bytes},
+          {"bitmap_bytes", s.bitmap_bytes},
+          {"block_kernel_elements", s.block_kernel_elements},
+          {"wasted_fraction", s.wasted_fraction},
+          {"min_blocks_per_row", s.min_blocks_per_row},
+          {"max_blocks_per_row", s.max_blocks_per_row}};
+}
+
+int RunLayout(const LayoutArgs& a) {
+  auto bs = ParseBlockSize(a.block, "--block");
+  if (!bs.IsOk()) return Fail("layout", bs.Message());
+  if (a.flex && a.export_path.empty()) return Fail("layout", "--flex: needs --export FILE");
+  auto src = ResolveMaskSource(a.source);
+  if (!src.IsOk()) return Fail("layout", src.Message());
+  auto layout = engine::BlockLayout::Build(src->mask, bs->block_m, bs->block_n);
+  if (!layout.IsOk()) return Fail("layout", layout.Message());
+  const engine::LayoutStats s = layout->Stats();
+
+  if (!a.export_path.empty()) {
+    nlohmann::json out = a.flex ? layout->ToFlexJson() : layout->ToJson();
+    std::ofstream f(a.export_path);
+    if (!f) return Fail("layout", a.export_path + ": cannot open for writing");
+    f << out.dump() << "\n";
+    if (!f.good()) return Fail("layout", a.export_path + ": write failed");
+  }
+  if (a.json) {
+    nlohmann::json j = StatsJson(s);
+    j["source"] = src->label;
+    if (!a.export_path.empty()) j["export"] = a.export_path;
+    PrintJson(j);
+    return kExitOk;
+  }
+  const double total = static_cast<double>(s.block_rows * s.block_cols);
+  std::printf("mask          %s\n", src->label.c_str());
+  std::printf("block         %lld x %lld  (%lld x %lld blocks)\n",
+              static_cast<long long>(s.block_m), static_cast<long long>(s.block_n),
+              static_cast<long long>(s.block_rows), static_cast<long long>(s.block_cols));
+  std::printf("density       %s  (nnz %lld)\n", Percent(s.density).c_str(),
+              static_cast<long long>(s.nnz));
+  std::printf("full blocks   %lld  (%s)\n", static_cast<long long>(s.full_blocks),
+              Percent(s.full_blocks / total).c_str());
+  std::printf("part blocks   %lld  (%s)\n", static_cast<long long>(s.part_blocks),
+              Percent(s.part_blocks / total).c_str());
+  std::printf("empty blocks  %lld  (%s)\n", static_cast<long long>(s.empty_blocks),
+              Percent(s.empty_blocks / total).c_str());
+  std::printf("valid ratio   %s\n", Percent(s.valid_block_ratio).c_str());
+  std::printf("index bytes   %lld  (+ %lld bytes of part bitmaps)\n",
+              static_cast<long long>(s.index_bytes), static_cast<long long>(s.bitmap_bytes));
+  std::printf("wasted work   %s of block-kernel FLOPs fall on masked elements\n",
+              Percent(s.wasted_fraction).c_str());
+  std::printf("blocks/row    min %lld, max %lld\n", static_cast<long long>(s.min_blocks_per_row),
+              static_cast<long long>(s.max_blocks_per_row));
+  if (!a.export_path.empty())
+    std::printf("wrote         %s%s\n", a.export_path.c_str(), a.flex ? " (FlexAttention form)" : "");
+  return kExitOk;
+}
+}  // namespace
+
+void RegisterLayoutCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<LayoutArgs>();
+  CLI::App* cmd = app.add_subcommand("layout", "Block-sparse layout of a mask at BM x BN");
+  AddMaskSourceOptions(cmd, &args->source);
+  cmd->add_option("--block", args->block, "Block size BMxBN, powers of two 16..256 (or one number)")
+      ->capture_default_str();
+  cmd->add_option("--export", args->export_path, "Write the layout as JSON to FILE");
+  cmd->add_flag("--flex", args->flex,
+                "With --export: write FlexAttention's block-mask form (kv_num_blocks, kv_indices, "
+                "full_kv_num_blocks, full_kv_indices)");
+  cmd->add_flag("--json", args->json, "Print machine-readable JSON");
+  cmd->callback([args, exit_code] { *exit_code = RunLayout(*args); });
+}
+
+}  // namespace stof::app

@@ -1,0 +1,157 @@
+// `stof select`: STOF's analytical kernel selection for a mask and workload: Eq. 1 (row-wise
+// vs block-wise) and Eq. 2 (BM, BN, num_warps), with every intermediate value; --plan-out
+// writes the choice as a plan.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "app/cli/cli_common.h"
+#include "app/cli/device_choice.h"
+#include "engine/plan/plan.h"
+#include "engine/select/kernel_select.h"
+
+namespace stof::app {
+
+namespace {
+struct SelectArgs {
+  MaskSourceOptions source;
+  int64_t batch = 8, heads = 12, head_dim = 64;
+  std::string device = "H100-SXM-80GB";
+  std::string plan_out;
+  int top = 10;
+  bool json = false;
+};
+
+nlohmann::json CandidateJson(const engine::Eq2Candidate& c) {
+  nlohmann::json j = {{"block_m", c.block_m},       {"block_n", c.block_n},
+                      {"num_warps", c.num_warps},   {"req_smem_elems", c.req_smem_elems},
+                      {"req_smem_bytes", c.req_smem_bytes}, {"blocks_per_sm", c.blocks_per_sm},
+                      {"occ", c.occ},               {"score", c.score},
+                      {"feasible", c.feasible}};
+  if (!c.feasible) j["why_infeasible"] = c.why_infeasible;
+  return j;
+}
+
+engine::Plan MakePlan(const MaskSource& src, const engine::Workload& w,
+                      const engine::DeviceSpec& dev, const engine::KernelSelection& sel) {
+  engine::Plan p;
+  p.device = dev;
+  p.workload = w;
+  p.mask.seq_len = src.mask.Rows();
+  p.mask.hash = src.mask.HashHex();
+  p.mask.density = src.mask.Density();
+  if (src.has_spec) {
+    p.mask.has_spec = true;
+    p.mask.spec = src.spec;
+  } else {
+    p.mask.inline_mask = src.mask;
+  }
+  p.mha.kernel = sel.kernel;
+  p.mha.block_m = sel.block_m;
+  p.mha.block_n = sel.block_n;
+  p.mha.num_warps = sel.num_warps;
+  p.mha.chosen_by = "eq1+eq2";
+  p.tuning.method = "analytical";
+  p.tuning.seed = src.has_spec ? src.spec.seed : 0;
+  return p;
+}
+
+int RunSelect(const SelectArgs& a) {
+  auto dev = ResolveDevice(a.device);
+  if (!dev.IsOk()) return Fail("select", dev.Message());
+  auto src = ResolveMaskSource(a.source);
+  if (!src.IsOk()) return Fail("select", src.Message());
+  engine::Workload w;
+  w.batch = a.batch;
+  w.heads = a.heads;
+  w.head_dim = a.head_dim;
+  w.seq_len = src->mask.Rows();
+  if (engine::Status s = w.Validate("workload"); !s.IsOk()) return Fail("select", s.Message());
+  auto sel = engine::SelectKernel(src->mask, w, *dev);
+  if (!sel.IsOk()) return Fail("select", sel.Message());
+
+  if (!a.plan_out.empty()) {
+    engine::Status s = engine::SavePlan(a.plan_out, MakePlan(*src, w, *dev, *sel));
+    if (!s.IsOk()) return Fail("select", s.Message());
+  }
+
+  const engine::Eq1Result& e1 = sel->eq1;
+  if (a.json) {
+    nlohmann::json j;
+    j["source"] = src->label;
+    j["device"] = dev->name;
+    j["workload"] = {{"batch", w.batch}, {"seq_len", w.seq_len}, {"heads", w.heads},
+                     {"head_dim", w.head_dim}};
+    j["eq1"] = {{"n", e1.n},
+                {"valid_blocks", e1.valid_blocks},
+                {"valid_ratio", e1.valid_ratio},
+                {"tau", engine::Eq1Result::kTau},
+                {"penalty", std::isfinite(e1.penalty) ? nlohmann::json(e1.penalty) : nlohmann::json("inf")},
+                {"threshold", std::isfinite(e1.threshold) ? nlohmann::json(e1.threshold) : nlohmann::json("-inf")},
+                {"kernel", engine::MhaKernelName(e1.kernel)}};
+    nlohmann::json cands = nlohmann::json::array();
+    for (const auto& c : sel->eq2.candidates) cands.push_back(CandidateJson(c));
+    j["eq2"] = {{"candidates", cands}, {"best", sel->eq2.best}};
+    j["choice"] = {{"kernel", engine::MhaKernelName(sel->kernel)}, {"block_m", sel->block_m},
+                   {"block_n", sel->block_n}, {"num_warps", sel->num_warps}};
+    if (!a.plan_out.empty()) j["plan_out"] = a.plan_out;
+    PrintJson(j);
+    return kExitOk;
+  }
+
+  std::printf("mask      %s\n", src->label.c_str());
+  std::printf("workload  batch %lld, heads %lld, L %lld, d %lld\n", static_cast<long long>(w.batch),
+              static_cast<long long>(w.heads), static_cast<long long>(w.seq_len),
+              static_cast<long long>(w.head_dim));
+  std::printf("device    %s (%d SMs, %lld KiB smem/SM, %d warps/SM)\n", dev->name.c_str(),
+              dev->sm_count, static_cast<long long>(dev->smem_per_sm_bytes / 1024),
+              dev->max_warps_per_sm);
+  std::printf("\nEq. 1  n = ceil(L/16) = %lld, valid 16x16 blocks = %lld\n",
+              static_cast<long long>(e1.n), static_cast<long long>(e1.valid_blocks));
+  std::printf("       threshold = %lld/%lld^2 - %.1f/(log2 %lld)^2 = %.6f - %.6f = %.6f -> %s\n",
+              static_cast<long long>(e1.valid_blocks), static_cast<long long>(e1.n),
+              engine::Eq1Result::kTau, static_cast<long long>(e1.n), e1.valid_ratio, e1.penalty,
+              e1.threshold, engine::MhaKernelName(e1.kernel));
+  std::vector<const engine::Eq2Candidate*> order;
+  for (const auto& c : sel->eq2.candidates)
+    if (c.feasible) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(),
+                   [](auto* x, auto* y) { return x->score > y->score; });
+  std::printf("\nEq. 2  top %d of %zu feasible candidates (of %zu)\n", a.top, order.size(),
+              sel->eq2.candidates.size());
+  std::printf("       %4s %4s %5s %10s %9s %6s %9s\n", "BM", "BN", "warps", "req_SMEM", "blk/SM",
+              "OCC", "score");
+  for (size_t i = 0; i < order.size() && static_cast<int>(i) < a.top; ++i) {
+    const auto& c = *order[i];
+    std::printf("       %4lld %4lld %5lld %10lld %9lld %6.3f %9.3f\n",
+                static_cast<long long>(c.block_m), static_cast<long long>(c.block_n),
+                static_cast<long long>(c.num_warps), static_cast<long long>(c.req_smem_elems),
+                static_cast<long long>(c.blocks_per_sm), c.occ, c.score);
+  }
+  std::printf("\nchoice    %s", engine::MhaKernelName(sel->kernel));
+  if (sel->kernel == engine::MhaKernel::kBlockWise)
+    std::printf(", BM %lld, BN %lld, %lld warps", static_cast<long long>(sel->block_m),
+                static_cast<long long>(sel->block_n), static_cast<long long>(sel->num_warps));
+  std::printf("\n");
+  if (!a.plan_out.empty()) std::printf("wrote     %s\n", a.plan_out.c_str());
+  return kExitOk;
+}
+}  // namespace
+
+void RegisterSelectCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<SelectArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "select", "Pick the MHA kernel and its parameters with STOF Eq. 1 and Eq. 2");
+  AddMaskSourceOptions(cmd, &args->source);
+  cmd->add_option("--batch", args->batch, "Batch size")->capture_default_str();
+  cmd->add_option("--heads", args->heads, "Attention heads")->capture_default_str();
+  cmd->add_option("--head-dim", args->head_dim, "Head size d")->capture_default_str();
+  cmd->add_option("--device", args->device, DeviceOptionHelp())->capture_default_str();
+  cmd->add_option("--plan-out", args->plan_out, "Write the choice as a plan JSON to FILE");
+  cmd->add_option("--top", args->top, "Eq. 2 candidates to list")->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print machine-readable JSON (all candidates)");
+  cmd->callback([args, exit_code] { *exit_code = RunSelect(*args); });
+}
+
+}  // namespace stof::app

@@ -1,0 +1,24 @@
+// `stof`: the command-line front end over the engine. Subcommands live in cmd_*.cpp; this
+// file only wires them into CLI11 and maps results to exit codes (0 ok, 1 bad input or failed
+// operation, CLI11's own codes for usage errors).
+#include <CLI/CLI.hpp>
+
+#include "app/cli/cli_common.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"stof: STOF Studio command line (sparse attention masks, block layouts, kernel "
+               "selection, plans)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "stof 0.1.0");
+  int exit_code = stof::app::kExitOk;
+  stof::app::RegisterMaskCommand(app, &exit_code);
+  stof::app::RegisterLayoutCommand(app, &exit_code);
+  stof::app::RegisterSelectCommand(app, &exit_code);
+  stof::app::RegisterPlanCommand(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code;
+}

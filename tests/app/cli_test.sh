@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# End-to-end test of the `stof` CLI (ctest label cpu): every subcommand's normal use, --json
+# output checked by value, file round trips, and bad input giving a one-line message and an
+# exit code in 1..127. Usage: cli_test.sh path/to/stof
+set -uo pipefail
+stof=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+pass=0
+py=/usr/bin/python3
+
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# run_ok NAME CMD...: must exit 0
+run_ok() {
+  local name=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then ok; else bad "$name: exit $? ($(cat "$tmp/err"))"; fi
+}
+# run_fail NAME REGEX CMD...: must exit 1..127 with one stderr line matching REGEX
+run_fail() {
+  local name=$1 regex=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -lt 1 ] || [ "$rc" -gt 127 ]; then bad "$name: exit $rc, want 1..127"; return; fi
+  if ! grep -Eq -e "$regex" "$tmp/err"; then bad "$name: stderr '$(cat "$tmp/err")' does not match /$regex/"; return; fi
+  ok
+}
+# json_check NAME PYTHON-EXPR: evaluates EXPR with j = JSON of $tmp/out
+json_check() {
+  if $py -c "import json,sys; j=json.load(open('$tmp/out')); sys.exit(0 if ($2) else 1)"; then ok
+  else bad "$1: $(head -c 400 "$tmp/out")"; fi
+}
+
+# --- mask ---------------------------------------------------------------------------------
+run_ok "mask bigbird" "$stof" mask --pattern bigbird --seq 1024 --json
+json_check "bigbird sparsity near the paper's 80.8%" "abs(j['sparsity'] - 0.808) < 0.01 and j['rows'] == 1024"
+run_ok "mask text" "$stof" mask --pattern sliding_window --seq 1024
+grep -q "sparsity" "$tmp/out" && ok || bad "mask text output lacks sparsity"
+
+for ext in png npy json; do
+  run_ok "mask --out .$ext" "$stof" mask --pattern longformer --seq 1000 --out "$tmp/m.$ext" --json
+  want=$($py -c "import json; print(json.load(open('$tmp/out'))['hash'])")
+  run_ok "mask --mask .$ext" "$stof" mask --mask "$tmp/m.$ext" --json
+  json_check "round trip .$ext keeps the mask" "j['hash'] == '$want' and j['rows'] == 1000"
+done
+
+run_fail "unknown pattern" "pattern" "$stof" mask --pattern nope --seq 64
+run_fail "too large" "32768" "$stof" mask --pattern causal --seq 40000
+run_fail "zero length" "seq" "$stof" mask --pattern causal --seq 0
+run_fail "missing file" "missing\.npy" "$stof" mask --mask "$tmp/missing.npy"
+printf 'not a png' >"$tmp/broken.png"
+run_fail "broken png" "broken\.png" "$stof" mask --mask "$tmp/broken.png"
+run_fail "unknown extension" "\.txt" "$stof" mask --pattern causal --seq 64 --out "$tmp/m.txt"
+run_fail "no source" "--pattern" "$stof" mask
+
+# --- layout -------------------------------------------------------------------------------
+run_ok "layout json" "$stof" layout --pattern bigbird --seq 1024 --block 64x64 --json
+json_check "layout counts add up" "j['full_blocks'] + j['part_blocks'] + j['empty_blocks'] == 256 and j['block_m'] == 64"
+run_ok "layout ragged" "$stof" layout --pattern causal --seq 1000 --block 128x64 --json
+json_check "causal 1000 at 128x64: 8 x 16 blocks" "j['block_rows'] == 8 and j['block_cols'] == 16"
+run_ok "layout flex export" "$stof" layout --pattern bigbird --seq 1024 --block 128 --export "$tmp/flex.json" --flex
+if $py -c "import json,sys; j=json.load(open('$tmp/flex.json')); sys.exit(0 if len(j['kv_num_blocks']) == 8 and len(j['full_kv_indices'][0]) == 8 else 1)"; then ok; else bad "flex export shape"; fi
+run_ok "layout text" "$stof" layout --pattern dilated --seq 512 --block 32x32
+grep -q "part blocks" "$tmp/out" && ok || bad "layout text output lacks part blocks"
+run_fail "bad block" "--block" "$stof" layout --pattern causal --seq 64 --block 48x64
+run_fail "bad block text" "--block" "$stof" layout --pattern causal --seq 64 --block big
+run_fail "flex without export" "--export" "$stof" layout --pattern causal --seq 64 --flex
+
+# --- select and plans ---------------------------------------------------------------------
+run_ok "select" "$stof" select --pattern bigbird --seq 1024 --batch 8 --heads 12 --head-dim 64 --device h100 --plan-out "$tmp/plan.json" --json
+json_check "select shows Eq. 1 and all 64 Eq. 2 candidates" "j['eq1']['n'] == 64 and len(j['eq2']['candidates']) == 64 and j['choice']['kernel'] in ('block_wise', 'row_wise')"
+run_ok "plan validate" "$stof" plan validate "$tmp/plan.json"
+run_ok "plan validate json" "$stof" plan validate "$tmp/plan.json" --json
+json_check "plan valid" "j['valid'] is True and j['device'] == 'H100-SXM-80GB'"
+run_ok "select from file" "$stof" select --mask "$tmp/m.npy" --batch 2 --heads 4 --head-dim 128 --device a100 --plan-out "$tmp/plan2.json"
+run_ok "plan with inline mask" "$stof" plan validate "$tmp/plan2.json"
+run_fail "unknown device" "device" "$stof" select --pattern causal --seq 64 --device nonsense
+run_fail "bad head dim" "head_dim" "$stof" select --pattern causal --seq 64 --head-dim 0
+printf '{"schema_version": 1' >"$tmp/truncated.json"
+run_fail "truncated plan" "truncated\.json" "$stof" plan validate "$tmp/truncated.json"
+$py -c "import json; j=json.load(open('$tmp/plan.json')); j['workload']['batch']=0; json.dump(j, open('$tmp/batch0.json','w'))"
+run_fail "plan with batch 0" "workload\.batch" "$stof" plan validate "$tmp/batch0.json"
+run_fail "plan missing" "nofile\.json" "$stof" plan validate "$tmp/nofile.json"
+
+# --- usage --------------------------------------------------------------------------------
+run_ok "help" "$stof" --help
+run_ok "subcommand help" "$stof" layout --help
+"$stof" >/dev/null 2>&1; rc=$?
+[ "$rc" -ge 1 ] && [ "$rc" -le 127 ] && ok || bad "no subcommand: exit $rc"
+"$stof" mask --pattern causal --seq 64 --no-such-flag >/dev/null 2>&1; rc=$?
+[ "$rc" -ge 1 ] && [ "$rc" -le 127 ] && ok || bad "unknown flag: exit $rc"
+
+echo "cli: $pass passed, $failures failed"
+[ "$failures" -eq 0 ]

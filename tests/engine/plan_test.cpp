@@ -1,0 +1,689 @@
+// Tests of plans (plan.h): exact round trips (Plan -> JSON -> Plan -> JSON) with a spec mask
+// and an inline mask, save/load through files, rejection of malformed plans (each message must
+// contain the exact JSON path), file errors (missing, empty, truncated, not JSON), the JSON
+// Schema in docs/plan.schema.json (run through tests/engine/validate_plan_schema.py with the
+// Debian python3-jsonschema, against several valid and broken plans), and the example plan in
+// assets/plans/, which is written by this file: run the test binary with
+// STOF_UPDATE_EXAMPLE_PLANS=1 to regenerate it after a schema or generator change.
+#include "engine/plan/plan.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/mask/mask_json.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace stof::engine;  // NOLINT: a test of the whole plan API
+
+Plan SpecPlan() {
+  Plan p;
+  p.created_by = "stof 0.1.0 (plan_test)";
+  p.device = *FindBuiltinDevice("h100");
+  p.workload = Workload{8, 1024, 12, 64, DType::kF16};
+  p.mask.has_spec = true;
+  p.mask.spec.pattern = "bigbird";
+  p.mask.spec.seq_len = 1024;
+  p.mask.spec.seed = 7;
+  const Mask m = *Generate(p.mask.spec);
+  p.mask.seq_len = 1024;
+  p.mask.hash = m.HashHex();
+  p.mask.density = m.Density();
+  p.mha = PlanMha{MhaKernel::kBlockWise, 64, 32, 4, "eq1+eq2"};
+  p.tuning.method = "analytical";
+  return p;
+}
+
+Mask RandomMask(int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Mask m = *Mask::Create(n, n);
+  for (int64_t r = 0; r < n; ++r) {
+    if (r % 7 == 3) continue;  // all-zero rows
+    for (int64_t c = 0; c < n; ++c) {
+      if (rng() % 3 == 0) m.Set(r, c);
+    }
+  }
+  return m;
+}
+
+Plan InlinePlan() {
+  Plan p = SpecPlan();
+  const Mask m = RandomMask(200, 5);  // 200: not a multiple of 64
+  p.workload.seq_len = 200;
+  p.workload.dtype = DType::kBF16;
+  p.mask = PlanMask{};
+  p.mask.inline_mask = m;
+  p.mask.seq_len = 200;
+  p.mask.hash = m.HashHex();
+  p.mask.density = m.Density();
+  p.mha = PlanMha{MhaKernel::kRowWise, 16, 16, 1, "override"};
+  return p;
+}
+
+// A plan with every optional part filled: fusion segments, measurements (with and without
+// DRAM bytes), a queried device, a composed spec, seeds above 2^53.
+Plan FullPlan() {
+  Plan p = SpecPlan();
+  p.device.source = "queried";
+  MaskSpec window;
+  window.pattern = "sliding_window";
+  window.seq_len = 1024;
+  window.width = 64;
+  MaskSpec causal;
+  causal.pattern = "causal";
+  causal.seq_len = 1024;
+  MaskSpec both;
+  both.pattern = "and";
+  both.seq_len = 1024;
+  both.operands = {window, causal};
+  p.mask.spec = both;
+  const Mask m = *Generate(both);
+  p.mask.hash = m.HashHex();
+  p.mask.density = m.Density();
+  p.mha.chosen_by = "tuned";
+  p.fusion.code = "01111100011100";
+  p.fusion.segments = {
+      {{1}, "", json::object()},
+      {{2, 3, 4, 5, 6}, "sparse_mha", {{"block_m", 64}, {"block_n", 32}, {"num_warps", 4}}},
+      {{7, 8, 9}, "gemm_bias_add_layernorm", {{"tile", json::array({128, 64, 32})}, {"stages", 3}}},
+      {{10, 11, 12}, "gemm_bias_gelu", {{"tile", json::array({128, 128, 32})}, {"split_k", false}}},
+      {{13, 14}, "gemm_bias", {{"note", "flat tiling"}, {"alpha", 1.25}}},
+  };
+  p.measurements = {{"mha", 812.5, true, 1.5e9}, {"segment 3", 95.25, true, std::nullopt},
+                    {"total", 2400.0, false, std::nullopt}};
+  p.tuning = PlanTuning{"stof", 600, 431.75, 1234, std::numeric_limits<uint64_t>::max()};
+  return p;
+}
+
+// The checked-in example: BigBird with the paper defaults at L = 1024, a BERT-base layer's
+// attention (12 heads of 64, batch 8, fp16) on the built-in H100; the kernel and its
+// parameters are Eq. 1 + Eq. 2's choice. `stof select --pattern bigbird --seq 1024
+// --plan-out FILE` writes the same plan except for created_by.
+Plan ExamplePlan() {
+  Plan p;
+  p.created_by = "stof 0.1.0 (tests/engine/plan_test.cpp)";
+  p.device = *FindBuiltinDevice("H100-SXM-80GB");
+  p.workload = Workload{8, 1024, 12, 64, DType::kF16};
+  p.mask.has_spec = true;
+  MaskSpec bigbird;
+  bigbird.pattern = "bigbird";
+  bigbird.seq_len = 1024;
+  p.mask.spec = *Resolve(bigbird);  // parameters written out, as the CLI does
+  const Mask m = *Generate(p.mask.spec);
+  p.mask.seq_len = 1024;
+  p.mask.hash = m.HashHex();
+  p.mask.density = m.Density();
+  const KernelSelection sel = *SelectKernel(m, p.workload, p.device);
+  p.mha = PlanMha{sel.kernel, sel.block_m, sel.block_n, sel.num_warps, "eq1+eq2"};
+  p.tuning.method = "analytical";
+  return p;
+}
+
+void ExpectExactRoundTrip(const Plan& p) {
+  const json j1 = PlanToJson(p);
+  auto p2 = PlanFromJson(j1, "plan.json");
+  ASSERT_TRUE(p2.IsOk()) << p2.Message();
+  const json j2 = PlanToJson(*p2);
+  EXPECT_EQ(j1, j2);
+  EXPECT_EQ(PlanToText(p), PlanToText(*p2));
+  // Through text too, as a file would go.
+  auto p3 = PlanFromJson(json::parse(PlanToText(p)), "plan.json");
+  ASSERT_TRUE(p3.IsOk()) << p3.Message();
+  EXPECT_EQ(PlanToJson(*p3), j1);
+  EXPECT_TRUE(p2->device == p.device);
+  EXPECT_TRUE(p2->workload == p.workload);
+  EXPECT_EQ(p2->mask.has_spec, p.mask.has_spec);
+  EXPECT_TRUE(p2->mask.spec == p.mask.spec);
+  EXPECT_EQ(p2->mask.inline_mask.has_value(), p.mask.inline_mask.has_value());
+  if (p.mask.inline_mask) {
+    EXPECT_TRUE(*p2->mask.inline_mask == *p.mask.inline_mask);
+  }
+  EXPECT_EQ(p2->tuning.seed, p.tuning.seed);
+}
+
+TEST(PlanJson, ExactRoundTripWithSpecMask) { ExpectExactRoundTrip(SpecPlan()); }
+TEST(PlanJson, ExactRoundTripWithInlineMask) { ExpectExactRoundTrip(InlinePlan()); }
+TEST(PlanJson, ExactRoundTripWithFusionMeasurementsAndBigSeeds) {
+  const Plan p = FullPlan();
+  ExpectExactRoundTrip(p);
+  const json j = PlanToJson(p);
+  EXPECT_EQ(j["tuning"]["seed"], "18446744073709551615");
+  EXPECT_EQ(j["fusion"]["segments"][2]["params"]["stages"], 3);
+  EXPECT_FALSE(j["measurements"][1].contains("dram_bytes"));
+}
+
+TEST(PlanJson, TextHasSchemaKeyOrderAndOneLineArrays) {
+  const std::string text = PlanToText(InlinePlan());
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 1,\n  \"created_by\": ", 0), 0u) << text.substr(0, 80);
+  EXPECT_EQ(text.back(), '\n');
+  const auto pos = [&](const std::string& s) { return text.find(s); };
+  EXPECT_LT(pos("\"device\""), pos("\"workload\""));
+  EXPECT_LT(pos("\"workload\""), pos("\"mask\""));
+  EXPECT_LT(pos("\"mask\""), pos("\"mha\""));
+  EXPECT_LT(pos("\"mha\""), pos("\"fusion\""));
+  EXPECT_LT(pos("\"measurements\""), pos("\"tuning\""));
+  EXPECT_LT(pos("\"batch\""), pos("\"heads\""));
+  EXPECT_LT(pos("\"rows\""), pos("\"runs\""));
+  // A run-length row stays on one line.
+  std::string row0;
+  const json plan_json = PlanToJson(InlinePlan());
+  for (const json& v : plan_json["mask"]["inline"]["runs"][0]) {
+    row0 += (row0.empty() ? "" : ", ") + v.dump();
+  }
+  ASSERT_FALSE(row0.empty());
+  EXPECT_NE(text.find("\n        [" + row0 + "],\n"), std::string::npos) << row0;
+  const std::string full = PlanToText(FullPlan());
+  EXPECT_NE(full.find("\"ops\": [2, 3, 4, 5, 6]"), std::string::npos) << full;
+  EXPECT_LT(full.find("\"pattern\": \"and\""), full.find("\"operands\""));
+}
+
+// ---- rejection -------------------------------------------------------------------------------
+
+struct Bad {
+  std::string what;
+  std::function<void(json&)> edit;
+  std::string message;  // must appear in the error
+};
+
+void ExpectRejected(const Plan& base, const std::vector<Bad>& cases) {
+  for (const Bad& c : cases) {
+    SCOPED_TRACE(c.what);
+    json j = PlanToJson(base);
+    c.edit(j);
+    auto p = PlanFromJson(j, "plan.json");
+    ASSERT_FALSE(p.IsOk()) << j.dump();
+    EXPECT_NE(p.Message().find(c.message), std::string::npos)
+        << "message: " << p.Message() << "\nwanted:  " << c.message;
+    EXPECT_EQ(p.Message().rfind("plan.json: ", 0), 0u) << p.Message();
+  }
+}
+
+TEST(PlanJson, RejectsWrongTypesMissingFieldsAndRanges) {
+  ExpectRejected(SpecPlan(), {
+      {"batch 0", [](json& j) { j["workload"]["batch"] = 0; },
+       "plan.json: workload.batch: expected an integer >= 1, got 0"},
+      {"batch string", [](json& j) { j["workload"]["batch"] = "8"; },
+       R"(plan.json: workload.batch: expected an integer, got "8")"},
+      {"batch float", [](json& j) { j["workload"]["batch"] = 8.0; },
+       "plan.json: workload.batch: expected an integer, got 8.0"},
+      {"heads missing", [](json& j) { j["workload"].erase("heads"); },
+       "plan.json: workload.heads: required field is missing"},
+      {"seq_len big", [](json& j) { j["workload"]["seq_len"] = 40000; },
+       "plan.json: workload.seq_len: expected an integer <= 32768, got 40000"},
+      {"head_dim 257", [](json& j) { j["workload"]["head_dim"] = 257; },
+       "plan.json: workload.head_dim: expected an integer <= 256, got 257"},
+      {"head_dim 0", [](json& j) { j["workload"]["head_dim"] = 0; },
+       "plan.json: workload.head_dim: expected an integer >= 1, got 0"},
+      {"dtype alias", [](json& j) { j["workload"]["dtype"] = "fp16"; },
+       R"(plan.json: workload.dtype: expected one of f16, bf16, f32, got "fp16")"},
+      {"workload missing", [](json& j) { j.erase("workload"); },
+       "plan.json: workload: required field is missing"},
+      {"device array", [](json& j) { j["device"] = json::array(); },
+       "plan.json: device: expected an object, got []"},
+      {"sm_count", [](json& j) { j["device"]["sm_count"] = -1; },
+       "plan.json: device.sm_count: expected an integer >= 1, got -1"},
+      {"dram 0", [](json& j) { j["device"]["dram_bytes_per_s"] = 0; },
+       "plan.json: device.dram_bytes_per_s: expected a number > 0, got 0"},
+      {"flops string", [](json& j) { j["device"]["fp16_tensor_flops"] = "fast"; },
+       R"(plan.json: device.fp16_tensor_flops: expected a number, got "fast")"},
+      {"name empty", [](json& j) { j["device"]["name"] = ""; },
+       "plan.json: device.name: expected a non-empty string"},
+      {"source", [](json& j) { j["device"]["source"] = "guess"; },
+       R"(plan.json: device.source: expected one of built-in, queried, got "guess")"},
+      {"smem per block > per sm", [](json& j) { j["device"]["smem_per_block_bytes"] = 1 << 30; },
+       "plan.json: device.smem_per_block_bytes: expected at most smem_per_sm_bytes"},
+      {"cc_minor", [](json& j) { j["device"]["cc_minor"] = 10; },
+       "plan.json: device.cc_minor: expected an integer <= 9, got 10"},
+      {"created_by", [](json& j) { j["created_by"] = nullptr; },
+       "plan.json: created_by: expected a string, got null"},
+      {"block_m 48", [](json& j) { j["mha"]["block_m"] = 48; },
+       "plan.json: mha.block_m: expected one of 16, 32, 64, 128, 256, got 48"},
+      {"block_n 512", [](json& j) { j["mha"]["block_n"] = 512; },
+       "plan.json: mha.block_n: expected one of 16, 32, 64, 128, 256, got 512"},
+      {"block_n 8", [](json& j) { j["mha"]["block_n"] = 8; },
+       "plan.json: mha.block_n: expected one of 16, 32, 64, 128, 256, got 8"},
+      {"num_warps 3", [](json& j) { j["mha"]["num_warps"] = 3; },
+       "plan.json: mha.num_warps: expected one of 1, 2, 4, 8, got 3"},
+      {"num_warps 16", [](json& j) { j["mha"]["num_warps"] = 16; },
+       "plan.json: mha.num_warps: expected one of 1, 2, 4, 8, got 16"},
+      {"kernel alias", [](json& j) { j["mha"]["kernel"] = "row"; },
+       R"(plan.json: mha.kernel: expected one of block_wise, row_wise, got "row")"},
+      {"chosen_by", [](json& j) { j["mha"]["chosen_by"] = "magic"; },
+       R"(plan.json: mha.chosen_by: expected one of eq1+eq2, eq2, override, tuned, got "magic")"},
+      {"hash short", [](json& j) { j["mask"]["hash"] = "abc"; },
+       R"(plan.json: mask.hash: expected 16 lower-case hex digits, got "abc")"},
+      {"hash upper", [](json& j) { j["mask"]["hash"] = "0123456789ABCDEF"; },
+       R"(plan.json: mask.hash: expected 16 lower-case hex digits, got "0123456789ABCDEF")"},
+      {"hash number", [](json& j) { j["mask"]["hash"] = 12; },
+       "plan.json: mask.hash: expected a string, got 12"},
+      {"density", [](json& j) { j["mask"]["density"] = 1.5; },
+       "plan.json: mask.density: expected a number <= 1, got 1.5"},
+      {"seq_len mismatch", [](json& j) { j["mask"]["seq_len"] = 512; },
+       "plan.json: mask.seq_len: expected 1024 (workload.seq_len), got 512"},
+      {"spec seq_len mismatch", [](json& j) { j["mask"]["spec"]["seq_len"] = 512; },
+       "plan.json: mask.spec.seq_len: expected 1024 (mask.seq_len), got 512"},
+      {"spec width 0 (generator rule)", [](json& j) { j["mask"]["spec"]["width"] = 0; },
+       "plan.json: mask.spec.width: must be in 1..1024, got 0"},
+      {"spec width type", [](json& j) { j["mask"]["spec"]["width"] = true; },
+       "plan.json: mask.spec.width: expected an integer, got true"},
+      {"spec nested",
+       [](json& j) {
+         j["mask"]["spec"] = json::parse(R"({"pattern": "or", "seq_len": 1024, "operands":
+             [{"pattern": "causal"}, {"pattern": "sliding_window", "width": "x"}]})");
+       },
+       R"(plan.json: mask.spec.operands[1].width: expected an integer, got "x")"},
+      {"spec unknown pattern", [](json& j) { j["mask"]["spec"]["pattern"] = "butterfly"; },
+       R"(plan.json: mask.spec.pattern: unknown pattern "butterfly")"},
+      {"both spec and inline",
+       [](json& j) { j["mask"]["inline"] = json::parse(R"({"rows": 1, "cols": 1, "runs": [[]]})"); },
+       "plan.json: mask: expected exactly one of spec, inline, got both"},
+      {"neither", [](json& j) { j["mask"].erase("spec"); },
+       "plan.json: mask: expected exactly one of spec, inline, got neither"},
+      {"code digits", [](json& j) { j["fusion"]["code"] = "012"; },
+       "plan.json: fusion.code: expected only 0/1 digits, got '012'"},
+      {"code type", [](json& j) { j["fusion"]["code"] = 11; },
+       "plan.json: fusion.code: expected a string, got 11"},
+      {"segments without code",
+       [](json& j) { j["fusion"]["segments"] = json::parse(R"([{"ops": [1], "template": "", "params": {}}])"); },
+       "plan.json: fusion.segments: code '' has 0 segments, the list has 1"},
+      {"measurements object", [](json& j) { j["measurements"] = json::object(); },
+       "plan.json: measurements: expected an array, got {}"},
+      {"latency", [](json& j) { j["measurements"] = json::parse(R"([{"what": "mha", "latency_us": -1, "measured": true}])"); },
+       "plan.json: measurements[0].latency_us: expected a number >= 0, got -1"},
+      {"measured", [](json& j) { j["measurements"] = json::parse(R"([{"what": "mha", "latency_us": 1, "measured": true}, {"what": "x", "latency_us": 1, "measured": "yes"}])"); },
+       R"(plan.json: measurements[1].measured: expected true or false, got "yes")"},
+      {"what missing", [](json& j) { j["measurements"] = json::parse(R"([{"latency_us": 1, "measured": true}])"); },
+       "plan.json: measurements[0].what: required field is missing"},
+      {"dram bytes", [](json& j) { j["measurements"] = json::parse(R"([{"what": "mha", "latency_us": 1, "measured": true, "dram_bytes": "1GB"}])"); },
+       R"(plan.json: measurements[0].dram_bytes: expected a number, got "1GB")"},
+      {"method", [](json& j) { j["tuning"]["method"] = "random"; },
+       R"(plan.json: tuning.method: expected one of analytical, stof, gtco, mcfuser, exhaustive, got "random")"},
+      {"seed negative", [](json& j) { j["tuning"]["seed"] = -1; },
+       "plan.json: tuning.seed: expected an integer in 0..9007199254740991"},
+      {"seed 2^53", [](json& j) { j["tuning"]["seed"] = uint64_t{1} << 53; },
+       "plan.json: tuning.seed: expected an integer in 0..9007199254740991 (2^53 - 1; write larger seeds as a decimal string), got 9007199254740992"},
+      {"seed text", [](json& j) { j["tuning"]["seed"] = "0x10"; },
+       R"(plan.json: tuning.seed: expected a decimal string of an unsigned 64-bit integer (no sign, no leading zeros), got "0x10")"},
+      {"candidates", [](json& j) { j["tuning"]["candidates_measured"] = -3; },
+       "plan.json: tuning.candidates_measured: expected an integer >= 0, got -3"},
+      {"budget", [](json& j) { j["tuning"]["budget_s"] = -0.5; },
+       "plan.json: tuning.budget_s: expected a number >= 0, got -0.5"},
+      {"tuning missing", [](json& j) { j.erase("tuning"); },
+       "plan.json: tuning: required field is missing"},
+  });
+}
+
+TEST(PlanJson, RejectsUnknownKeysAndVersions) {
+  ExpectRejected(SpecPlan(), {
+      {"top", [](json& j) { j["extra"] = 1; },
+       "plan.json: extra: unknown key (allowed here: schema_version, created_by, device"},
+      {"workload", [](json& j) { j["workload"]["batchsize"] = 8; },
+       "plan.json: workload.batchsize: unknown key (allowed here: batch, seq_len, heads, head_dim, dtype)"},
+      {"device", [](json& j) { j["device"]["clock_mhz"] = 1980; },
+       "plan.json: device.clock_mhz: unknown key"},
+      {"mask", [](json& j) { j["mask"]["generator"] = j["mask"]["spec"]; },
+       "plan.json: mask.generator: unknown key"},
+      {"spec", [](json& j) { j["mask"]["spec"]["windth"] = 3; },
+       "plan.json: mask.spec.windth: unknown key"},
+      {"mha", [](json& j) { j["mha"]["stages"] = 2; }, "plan.json: mha.stages: unknown key"},
+      {"measurement", [](json& j) { j["measurements"] = json::parse(R"([{"what": "mha", "latency_us": 1, "measured": true, "note": ""}])"); },
+       "plan.json: measurements[0].note: unknown key"},
+      {"tuning", [](json& j) { j["tuning"]["seeds"] = 1; }, "plan.json: tuning.seeds: unknown key"},
+      {"version 2", [](json& j) { j["schema_version"] = 2; },
+       "plan.json: schema_version: unsupported version 2 (this build reads 1)"},
+      // The version is checked first: a newer file is refused for its version, not its keys.
+      {"version 2 with new keys", [](json& j) { j["schema_version"] = 2; j["new_section"] = {}; },
+       "plan.json: schema_version: unsupported version 2 (this build reads 1)"},
+      {"version 0", [](json& j) { j["schema_version"] = 0; },
+       "plan.json: schema_version: unsupported version 0 (this build reads 1)"},
+      {"version string", [](json& j) { j["schema_version"] = "1"; },
+       R"(plan.json: schema_version: expected an integer, got "1")"},
+      {"version missing", [](json& j) { j.erase("schema_version"); },
+       "plan.json: schema_version: required field is missing"},
+  });
+  auto p = PlanFromJson(json::array({1, 2}), "plan.json");
+  EXPECT_EQ(p.Message(), "plan.json: expected a JSON object at the top level, got [1,2]");
+  // The exact whole message for the two examples of the brief.
+  json j = PlanToJson(SpecPlan());
+  j["schema_version"] = 2;
+  EXPECT_EQ(PlanFromJson(j, "plan.json").Message(),
+            "plan.json: schema_version: unsupported version 2 (this build reads 1)");
+  j = PlanToJson(SpecPlan());
+  j["workload"]["batch"] = 0;
+  EXPECT_EQ(PlanFromJson(j, "plan.json").Message(),
+            "plan.json: workload.batch: expected an integer >= 1, got 0");
+}
+
+TEST(PlanJson, RejectsInlineMaskInconsistencies) {
+  const Plan base = InlinePlan();
+  ExpectRejected(base, {
+      {"hash mismatch", [](json& j) { j["mask"]["hash"] = "0123456789abcdef"; },
+       "plan.json: mask.hash: does not match the inline mask (its hash is "},
+      {"one bit set in an empty row",
+       [](json& j) { j["mask"]["inline"]["runs"][3] = json::array({0, 1}); },
+       "plan.json: mask.hash: does not match the inline mask"},
+      {"density mismatch", [](json& j) { j["mask"]["density"] = 0.5; },
+       "plan.json: mask.density: does not match the inline mask (its density is "},
+      {"rows != seq_len",
+       [](json& j) {
+         j["mask"]["inline"]["rows"] = 199;
+         j["mask"]["inline"]["runs"].erase(199);
+       },
+       "plan.json: mask.inline: expected a 200 x 200 mask (mask.seq_len), got 199 x 200"},
+      {"row count", [](json& j) { j["mask"]["inline"]["runs"].erase(5); },
+       "plan.json: mask.inline.runs: expected 200 row arrays (rows), got 199"},
+      {"overlap",
+       [](json& j) { j["mask"]["inline"]["runs"][4] = json::array({10, 5, 12, 3}); },
+       "plan.json: mask.inline.runs[4][2]: run starts at 12, before the end of the previous run (15)"},
+      {"past cols", [](json& j) { j["mask"]["inline"]["runs"][4] = json::array({190, 11}); },
+       "plan.json: mask.inline.runs[4][1]: run [190, 201) ends past the last column (cols 200)"},
+      {"huge before allocating",
+       [](json& j) { j["mask"]["inline"]["cols"] = int64_t{1} << 40; },
+       "plan.json: mask.inline.cols: expected an integer <= 32768, got 1099511627776"},
+      {"unknown key", [](json& j) { j["mask"]["inline"]["format"] = "rle"; },
+       "plan.json: mask.inline.format: unknown key (allowed here: rows, cols, runs)"},
+  });
+}
+
+TEST(PlanJson, RejectsFusionInconsistencies) {
+  const Plan base = FullPlan();
+  ExpectRejected(base, {
+      {"count", [](json& j) { j["fusion"]["code"] = "0011"; },
+       "plan.json: fusion.segments: code '0011' has 2 segments, the list has 5"},
+      {"ops", [](json& j) { j["fusion"]["segments"][1]["ops"] = json::array({2, 3, 4, 5}); },
+       "plan.json: fusion.segments[1].ops: expected [2,3,4,5,6] (segment 2 of code '01111100011100'), got [2,3,4,5]"},
+      {"ops range", [](json& j) { j["fusion"]["segments"][4]["ops"] = json::array({13, 15}); },
+       "plan.json: fusion.segments[4].ops[1]: expected an integer <= 14, got 15"},
+      {"params", [](json& j) { j["fusion"]["segments"][0]["params"] = json::array(); },
+       "plan.json: fusion.segments[0].params: expected an object, got []"},
+      {"template", [](json& j) { j["fusion"]["segments"][0]["template"] = 0; },
+       "plan.json: fusion.segments[0].template: expected a string, got 0"},
+      {"segment key", [](json& j) { j["fusion"]["segments"][3]["name"] = "x"; },
+       "plan.json: fusion.segments[3].name: unknown key (allowed here: ops, template, params)"},
+  });
+  // An empty segment list with a code is fine (segments not matched yet).
+  json j = PlanToJson(base);
+  j["fusion"]["segments"] = json::array();
+  EXPECT_TRUE(PlanFromJson(j, "plan.json").IsOk());
+}
+
+TEST(PlanJson, NamelessMessagesHaveNoPrefix) {
+  json j = PlanToJson(SpecPlan());
+  j["mha"]["num_warps"] = 0;
+  EXPECT_EQ(PlanFromJson(j, "").Message(), "mha.num_warps: expected one of 1, 2, 4, 8, got 0");
+}
+
+// ---- files -----------------------------------------------------------------------------------
+
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    m_path = fs::temp_directory_path() /
+             ("stof_plan_test_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(m_path);
+    fs::create_directories(m_path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(m_path, ec);
+  }
+  std::string File(const std::string& name) const { return (m_path / name).string(); }
+  const fs::path& Path() const { return m_path; }
+
+ private:
+  fs::path m_path;
+};
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+TEST(PlanFile, SaveThenLoadIsExactAndAtomic) {
+  TempDir dir;
+  for (const Plan& p : {SpecPlan(), InlinePlan(), FullPlan()}) {
+    const std::string path = dir.File("plan.json");
+    ASSERT_TRUE(SavePlan(path, p).IsOk()) << SavePlan(path, p).Message();
+    EXPECT_EQ(ReadFile(path), PlanToText(p));
+    auto loaded = LoadPlan(path);
+    ASSERT_TRUE(loaded.IsOk()) << loaded.Message();
+    EXPECT_EQ(PlanToJson(*loaded), PlanToJson(p));
+    // Only the plan is left: the temporary file was renamed over it.
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.Path()), fs::directory_iterator()), 1);
+  }
+}
+
+TEST(PlanFile, SaveRefusesInvalidPlansAndReportsIoErrors) {
+  TempDir dir;
+  Plan bad = SpecPlan();
+  bad.mha.block_m = 0;
+  const std::string path = dir.File("bad.json");
+  Status s = SavePlan(path, bad);
+  ASSERT_FALSE(s.IsOk());
+  EXPECT_EQ(s.Message(), path + ": mha.block_m: expected one of 16, 32, 64, 128, 256, got 0 "
+                                "(plan not written)");
+  EXPECT_FALSE(fs::exists(path));
+
+  const std::string nowhere = dir.File("no/such/dir/plan.json");
+  s = SavePlan(nowhere, SpecPlan());
+  ASSERT_FALSE(s.IsOk());
+  EXPECT_EQ(s.Message().rfind(nowhere + ": cannot create ", 0), 0u) << s.Message();
+  EXPECT_NE(s.Message().find("No such file or directory"), std::string::npos) << s.Message();
+}
+
+TEST(PlanFile, LoadErrorsNameTheFile) {
+  TempDir dir;
+  const std::string missing = dir.File("missing.json");
+  auto p = LoadPlan(missing);
+  ASSERT_FALSE(p.IsOk());
+  EXPECT_EQ(p.Message(), missing + ": cannot open: No such file or directory");
+
+  const std::string empty = dir.File("empty.json");
+  WriteFile(empty, "");
+  EXPECT_EQ(LoadPlan(empty).Message(), empty + ": file is empty");
+  WriteFile(empty, " \n\t\n");
+  EXPECT_EQ(LoadPlan(empty).Message(), empty + ": file is empty (only whitespace)");
+
+  const std::string text = dir.File("text.json");
+  WriteFile(text, "schema_version: 1\n");
+  p = LoadPlan(text);
+  EXPECT_EQ(p.Message().rfind(text + ": not valid JSON (byte 1): parse error at line 1, column 1", 0), 0u)
+      << p.Message();
+
+  const std::string truncated = dir.File("truncated.json");
+  const std::string full = PlanToText(SpecPlan());
+  WriteFile(truncated, full.substr(0, full.rfind('\n', full.size() / 2) + 1));  // whole lines
+  p = LoadPlan(truncated);
+  ASSERT_FALSE(p.IsOk());
+  EXPECT_EQ(p.Message().rfind(truncated + ": not valid JSON (byte ", 0), 0u) << p.Message();
+  EXPECT_NE(p.Message().find("unexpected end of input"), std::string::npos) << p.Message();
+
+  const std::string dup = dir.File("dup.json");
+  std::string dup_text = full;
+  dup_text.replace(dup_text.find("\"batch\": 8,"), 11, "\"batch\": 8, \"batch\": 9,");
+  WriteFile(dup, dup_text);
+  EXPECT_EQ(LoadPlan(dup).Message(), dup + ": workload.batch: duplicate key");
+
+  EXPECT_EQ(LoadPlan(dir.Path().string()).Message(),
+            dir.Path().string() + ": is a directory, not a plan file");
+
+  const std::string invalid = dir.File("invalid.json");
+  json j = PlanToJson(SpecPlan());
+  j["workload"]["batch"] = 0;
+  WriteFile(invalid, j.dump(2));
+  EXPECT_EQ(LoadPlan(invalid).Message(),
+            invalid + ": workload.batch: expected an integer >= 1, got 0");
+}
+
+TEST(PlanFile, PlanMaskToMaskRegeneratesAndChecksTheHash) {
+  const Plan p = SpecPlan();
+  auto m = PlanMaskToMask(p.mask, "plan.json");
+  ASSERT_TRUE(m.IsOk()) << m.Message();
+  EXPECT_TRUE(*m == *Generate(p.mask.spec));
+
+  const Plan q = InlinePlan();
+  m = PlanMaskToMask(q.mask, "plan.json");
+  ASSERT_TRUE(m.IsOk()) << m.Message();
+  EXPECT_TRUE(*m == *q.mask.inline_mask);
+
+  PlanMask wrong = p.mask;
+  wrong.hash = "0000000000000000";
+  m = PlanMaskToMask(wrong, "plan.json");
+  ASSERT_FALSE(m.IsOk());
+  EXPECT_EQ(m.Message(), "plan.json: mask.hash: the plan was made for mask 0000000000000000, but "
+                         "its spec now generates " + p.mask.hash + " (did the generator change?)");
+  PlanMask bad_spec = p.mask;
+  bad_spec.spec.width = 5000;
+  EXPECT_EQ(PlanMaskToMask(bad_spec, "plan.json").Message(),
+            "plan.json: mask.spec.width: must be in 1..1024, got 5000");
+  PlanMask none;
+  none.seq_len = 4;
+  EXPECT_EQ(PlanMaskToMask(none, "plan.json").Message(),
+            "plan.json: mask: has neither a spec nor inline data");
+}
+
+// ---- the example plan and the JSON Schema ----------------------------------------------------
+
+const std::string kExamplePlan =
+    std::string(STOF_SOURCE_DIR) + "/assets/plans/bigbird-1024-bert-base-h100.json";
+
+TEST(PlanExample, AssetIsValidAndUpToDate) {
+  const Plan example = ExamplePlan();
+  if (std::getenv("STOF_UPDATE_EXAMPLE_PLANS") != nullptr) {
+    ASSERT_TRUE(SavePlan(kExamplePlan, example).IsOk());
+  }
+  auto loaded = LoadPlan(kExamplePlan);
+  ASSERT_TRUE(loaded.IsOk()) << loaded.Message()
+                             << "\n(regenerate with STOF_UPDATE_EXAMPLE_PLANS=1 stof_engine_tests "
+                                "--gtest_filter=PlanExample.*)";
+  auto mask = PlanMaskToMask(loaded->mask, kExamplePlan);
+  ASSERT_TRUE(mask.IsOk()) << mask.Message();
+  EXPECT_EQ(ReadFile(kExamplePlan), PlanToText(example))
+      << "the example plan is stale; regenerate with STOF_UPDATE_EXAMPLE_PLANS=1 "
+         "stof_engine_tests --gtest_filter=PlanExample.*";
+}
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs the validator; returns its exit code and fills `output` with what it printed.
+int RunSchemaValidator(const std::vector<std::string>& files, bool expect_invalid,
+                       const TempDir& dir, std::string* output) {
+  const std::string src = STOF_SOURCE_DIR;
+  const std::string log = dir.File("validator.log");
+  // Built with += only: GCC 12 warns (-Wrestrict, a false positive) on literal + string here.
+  std::string cmd = "/usr/bin/python3 ";
+  cmd += ShellQuote(src + "/tests/engine/validate_plan_schema.py");
+  if (expect_invalid) cmd += " --expect-invalid";
+  cmd += ' ';
+  cmd += ShellQuote(src + "/docs/plan.schema.json");
+  for (const std::string& f : files) {
+    cmd += ' ';
+    cmd += ShellQuote(f);
+  }
+  cmd += " > ";
+  cmd += ShellQuote(log);
+  cmd += " 2>&1";
+  const int status = std::system(cmd.c_str());
+  *output = ReadFile(log);
+  if (status == -1 || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+TEST(PlanSchema, AcceptsWrittenPlansAndRefusesBrokenOnes) {
+  if (!fs::exists("/usr/bin/python3")) {
+    FAIL() << "/usr/bin/python3 is missing; run scripts/setup (it installs python3 and "
+              "python3-jsonschema)";
+  }
+  TempDir dir;
+  std::vector<std::string> good;
+  Plan composed = SpecPlan();
+  composed.tuning.seed = uint64_t{1} << 60;
+  MaskSpec doc;
+  doc.pattern = "document";
+  doc.seq_len = 1024;
+  doc.doc_lengths = {512, 512};
+  doc.causal = true;
+  MaskSpec not_doc;
+  not_doc.pattern = "not";
+  not_doc.seq_len = 1024;
+  not_doc.operands = {doc};
+  composed.mask.spec = not_doc;
+  const Mask cm = *Generate(not_doc);
+  composed.mask.hash = cm.HashHex();
+  composed.mask.density = cm.Density();
+  int n = 0;
+  for (const Plan& p : {SpecPlan(), InlinePlan(), FullPlan(), composed, ExamplePlan()}) {
+    good.push_back(dir.File("good" + std::to_string(n++) + ".json"));
+    ASSERT_TRUE(SavePlan(good.back(), p).IsOk()) << SavePlan(good.back(), p).Message();
+  }
+  if (fs::exists(kExamplePlan)) good.push_back(kExamplePlan);
+
+  std::string out;
+  const int rc = RunSchemaValidator(good, false, dir, &out);
+  if (rc == 3) FAIL() << "python3-jsonschema is missing; run scripts/setup\n" << out;
+  ASSERT_EQ(rc, 0) << "the schema refuses plans the loader accepts:\n" << out;
+
+  // Plans the loader refuses; the schema must refuse them too (so it is not vacuous).
+  const std::vector<std::pair<std::string, std::function<void(json&)>>> broken = {
+      {"batch0", [](json& j) { j["workload"]["batch"] = 0; }},
+      {"unknown_key", [](json& j) { j["workload"]["batchsize"] = 8; }},
+      {"spec_unknown_key", [](json& j) { j["mask"]["spec"]["windth"] = 8; }},
+      {"hash", [](json& j) { j["mask"]["hash"] = "ABCDEF0123456789"; }},
+      {"block_m", [](json& j) { j["mha"]["block_m"] = 48; }},
+      {"num_warps", [](json& j) { j["mha"]["num_warps"] = 3; }},
+      {"version", [](json& j) { j["schema_version"] = 2; }},
+      {"missing_tuning", [](json& j) { j.erase("tuning"); }},
+      {"pattern", [](json& j) { j["mask"]["spec"]["pattern"] = "butterfly"; }},
+      {"not_two_operands",
+       [](json& j) {
+         j["mask"]["spec"] = json::parse(R"({"pattern": "not", "seq_len": 1024,
+             "operands": [{"pattern": "causal"}, {"pattern": "full"}]})");
+       }},
+      {"operands_on_atomic",
+       [](json& j) { j["mask"]["spec"]["operands"] = json::array({{{"pattern", "full"}}}); }},
+      {"both_masks",
+       [](json& j) { j["mask"]["inline"] = json::parse(R"({"rows": 1, "cols": 1, "runs": [[]]})"); }},
+      {"code", [](json& j) { j["fusion"]["code"] = "012"; }},
+      {"seed_big_integer", [](json& j) { j["tuning"]["seed"] = uint64_t{1} << 60; }},
+      {"seed_signed_string", [](json& j) { j["tuning"]["seed"] = "-5"; }},
+      {"latency", [](json& j) { j["measurements"] = json::parse(R"([{"what": "mha", "latency_us": -1, "measured": true}])"); }},
+      {"dtype", [](json& j) { j["workload"]["dtype"] = "fp16"; }},
+  };
+  std::vector<std::string> bad;
+  for (const auto& [name, edit] : broken) {
+    json j = PlanToJson(SpecPlan());
+    edit(j);
+    ASSERT_FALSE(PlanFromJson(j, name).IsOk()) << name << " should be refused by the loader";
+    bad.push_back(dir.File("bad_" + name + ".json"));
+    WriteFile(bad.back(), j.dump(2));
+  }
+  ASSERT_EQ(RunSchemaValidator(bad, true, dir, &out), 0)
+      << "the schema accepts plans the loader refuses:\n" << out;
+}
+
+}  // namespace
