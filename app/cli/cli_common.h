@@ -55,5 +55,6 @@ void RegisterMaskCommand(CLI::App& app, int* exit_code);
 void RegisterLayoutCommand(CLI::App& app, int* exit_code);
 void RegisterSelectCommand(CLI::App& app, int* exit_code);
 void RegisterPlanCommand(CLI::App& app, int* exit_code);
+void RegisterDeviceCommand(CLI::App& app, int* exit_code);
 
 }  // namespace stof::app

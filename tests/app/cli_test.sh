@@ -84,6 +84,10 @@ $py -c "import json; j=json.load(open('$tmp/plan.json')); j['workload']['batch']
 run_fail "plan with batch 0" "workload\.batch" "$stof" plan validate "$tmp/batch0.json"
 run_fail "plan missing" "nofile\.json" "$stof" plan validate "$tmp/nofile.json"
 
+# --- device -------------------------------------------------------------------------------
+run_ok "device" "$stof" device --json
+json_check "device lists the built-ins and the local GPU or why not" "len(j['builtin']) == 4 and ('local' in j or 'GPU' in j['local_unavailable'] or 'CUDA' in j['local_unavailable'])"
+
 # --- usage --------------------------------------------------------------------------------
 run_ok "help" "$stof" --help
 run_ok "subcommand help" "$stof" layout --help
