@@ -55,6 +55,11 @@ run_fail "broken png" "broken\.png" "$stof" mask --mask "$tmp/broken.png"
 run_fail "unknown extension" "\.txt" "$stof" mask --pattern causal --seq 64 --out "$tmp/m.txt"
 run_fail "no source" "--pattern" "$stof" mask
 
+# every example mask shipped in assets/ loads
+for f in "$(dirname "$0")"/../../assets/masks/*; do
+  run_ok "asset $(basename "$f")" "$stof" mask --mask "$f" --json
+done
+
 # --- layout -------------------------------------------------------------------------------
 run_ok "layout json" "$stof" layout --pattern bigbird --seq 1024 --block 64x64 --json
 json_check "layout counts add up" "j['full_blocks'] + j['part_blocks'] + j['empty_blocks'] == 256 and j['block_m'] == 64"
