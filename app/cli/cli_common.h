@@ -55,6 +55,7 @@ void RegisterMaskCommand(CLI::App& app, int* exit_code);
 void RegisterLayoutCommand(CLI::App& app, int* exit_code);
 void RegisterSelectCommand(CLI::App& app, int* exit_code);
 void RegisterPlanCommand(CLI::App& app, int* exit_code);
+void RegisterProfileCommand(CLI::App& app, int* exit_code);  // cmd_profile.cpp
 void RegisterDeviceCommand(CLI::App& app, int* exit_code);
 
 }  // namespace stof::app

@@ -1,0 +1,237 @@
+// CuptiProfiler (profiler.h): runs the passes of one measurement in order on one stream of the
+// current device, each in isolation: 1 latency by CUDA events (no CUPTI enabled), 2 activity
+// trace (+2b overhead, optional), 3 counters with replay. Only pass 1's median is "the latency";
+// pass 2's GPU span is compared with it (activity_vs_events) and pass 3 is never timed.
+// Every CUPTI or CUDA failure of a pass becomes that pass's why_not; only a failure of `work`
+// itself or bad options end Measure with an error. Also CreateProfiler / BuildHasCupti of a
+// CUDA build.
+#include <cuda_runtime.h>
+
+#include <mutex>
+#include <string>
+
+#include "profiler/cuda_timing.h"
+#include "profiler/cupti_activity.h"
+#include "profiler/cupti_check.h"
+#include "profiler/cupti_range.h"
+#include "profiler/measure_internal.h"
+#include "profiler/profiler.h"
+
+namespace stof::profiler {
+
+namespace {
+
+engine::Status ValidateOptions(const MeasureOptions& o) {
+  auto bad = [](const char* field, int v, const char* want) {
+    return engine::Error{std::string("MeasureOptions.") + field + ": must be " + want + ", got " +
+                         std::to_string(v)};
+  };
+  if (o.runs < 1) return bad("runs", o.runs, ">= 1");
+  if (o.warmup < 0) return bad("warmup", o.warmup, ">= 0");
+  if (o.activity_runs < 1) return bad("activity_runs", o.activity_runs, ">= 1");
+  if (o.max_ranges < 1) return bad("max_ranges", o.max_ranges, ">= 1");
+  if (o.max_passes < 1) return bad("max_passes", o.max_passes, ">= 1");
+  return engine::Status::Ok();
+}
+
+// Owns the measurement's stream; drains it before destroying it on every path out.
+class StreamGuard {
+ public:
+  ~StreamGuard() {
+    if (m_stream) {
+      (void)cudaStreamSynchronize(m_stream);
+      (void)cudaStreamDestroy(m_stream);
+    }
+  }
+  cudaError_t Create() { return cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking); }
+  cudaStream_t Get() const { return m_stream; }
+
+ private:
+  cudaStream_t m_stream = nullptr;
+};
+
+class CuptiProfiler final : public Profiler {
+ public:
+  std::string Name() const override { return "cupti"; }
+  engine::Expected<ProfileResult> Measure(const WorkFn& work,
+                                          const MeasureOptions& options) override;
+};
+
+engine::Expected<ProfileResult> CuptiProfiler::Measure(const WorkFn& work,
+                                                       const MeasureOptions& options) {
+  STOF_RETURN_IF_ERROR(ValidateOptions(options));
+  if (!work) return engine::Error{"profiler: work: empty callable"};
+  // CUPTI's activity and profiler state is per process: one measurement at a time.
+  static std::mutex measure_mutex;
+  std::lock_guard<std::mutex> lock(measure_mutex);
+
+  ProfileResult r;
+  r.profiler = Name();
+  r.label = options.label;
+  r.options = options;
+  if (r.options.metrics.empty()) r.options.metrics = DefaultMetricNames();
+  const bool user_range = options.range_mode == RangeMode::kUser;
+  r.range_mode = RangeModeName(options.range_mode);
+  r.replay_mode = user_range ? "user" : "kernel";
+  Availability& av = r.availability;
+
+  std::string env_note;
+  const DisableSpec env = detail::DisableSpecFromEnv(&env_note);
+  if (!env_note.empty()) r.notes.push_back(env_note);
+  // Forced unavailability: the option names itself, else the environment variable.
+  const std::string activity_off =
+      options.disable_activity ? "disabled by MeasureOptions.disable_activity"
+      : env.activity           ? "disabled by STOF_PROFILER_DISABLE"
+                               : "";
+  const std::string range_off = options.disable_range ? "disabled by MeasureOptions.disable_range"
+                                : env.range           ? "disabled by STOF_PROFILER_DISABLE"
+                                                      : "";
+
+  int count = 0;
+  const cudaError_t ce = cudaGetDeviceCount(&count);
+  if (ce != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();  // clear the error so later CUDA calls see a clean state
+    const std::string why = std::string("no GPU: ") +
+                            (ce != cudaSuccess ? std::string("cudaGetDeviceCount: ") +
+                                                     cudaGetErrorName(ce) + " (" +
+                                                     cudaGetErrorString(ce) + ")"
+                                               : std::string("no CUDA device present"));
+    av.events_why_not = why;
+    av.activity_why_not = activity_off.empty() ? why : activity_off;
+    av.range_why_not = range_off.empty() ? why : range_off;
+    ComputeSummary(&r);
+    return r;
+  }
+  int device = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&device) == cudaSuccess &&
+      cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
+    r.device.index = device;
+    r.device.name = prop.name;
+    r.device.cc_major = prop.major;
+    r.device.cc_minor = prop.minor;
+  }
+  StreamGuard stream;
+  if (const cudaError_t se = stream.Create(); se != cudaSuccess) {
+    (void)cudaGetLastError();
+    const std::string why = std::string("cudaStreamCreateWithFlags: ") + cudaGetErrorName(se) +
+                            " (" + cudaGetErrorString(se) + ")";
+    av.events_why_not = why;
+    av.activity_why_not = activity_off.empty() ? why : activity_off;
+    av.range_why_not = range_off.empty() ? why : range_off;
+    ComputeSummary(&r);
+    return r;
+  }
+
+  // A failure of `work` ends the measurement with work's own error; every other failure is a
+  // pass's why_not. The wrapper tells the two apart.
+  engine::Status work_failure;
+  const WorkFn tracked = [&](void* s) {
+    engine::Status st = work(s);
+    if (!st.IsOk() && work_failure.IsOk()) work_failure = st;
+    return st;
+  };
+  auto fail_if_work_failed = [&]() -> engine::Status {
+    if (!work_failure.IsOk()) return engine::Error{work_failure.Message()};
+    return engine::Status::Ok();
+  };
+
+  // Pass 1: latency (CUDA events, no CUPTI).
+  auto latency = detail::TimeOnStream(tracked, options.warmup, options.runs, stream.Get());
+  STOF_RETURN_IF_ERROR(fail_if_work_failed());
+  if (latency.IsOk()) {
+    r.latency = std::move(*latency);
+    av.events = true;
+  } else {
+    av.events_why_not = latency.Message();
+  }
+
+  // Pass 2: activity trace; 2b: tracing overhead against pass 1.
+  if (!activity_off.empty()) {
+    av.activity_why_not = activity_off;
+  } else {
+    detail::ActivityPassResult a;
+    engine::Status s = detail::RunActivityPass(tracked, options.activity_runs, stream.Get(), &a);
+    STOF_RETURN_IF_ERROR(fail_if_work_failed());
+    if (!s.IsOk()) {
+      av.activity_why_not = detail::WithHint(s.Message());
+    } else {
+      av.activity = true;
+      r.activity_runs = options.activity_runs;
+      r.activity_run_us = std::move(a.run_us);
+      r.kernels = std::move(a.kernels);
+      r.dropped_records = a.dropped_records;
+      if (a.dropped_records)
+        r.notes.push_back("activity: CUPTI dropped " + std::to_string(a.dropped_records) +
+                          " records (buffers full)");
+      if (a.foreign_records)
+        r.notes.push_back("activity: ignored " + std::to_string(a.foreign_records) +
+                          " kernel records outside the traced runs (other threads' work)");
+      if (r.kernels.empty())
+        r.notes.push_back("activity: no kernel records: `work` launched no kernels (copies and "
+                          "memsets are not traced)");
+      if (options.measure_overhead && av.events) {
+        auto on = detail::RunOverheadPass(tracked, options.warmup, options.runs, stream.Get());
+        STOF_RETURN_IF_ERROR(fail_if_work_failed());
+        if (on.IsOk()) {
+          r.overhead.measured = true;
+          r.overhead.events_median_us_off = r.latency.median_us;
+          r.overhead.wall_us_per_run_off = r.latency.wall_us_per_run;
+          r.overhead.events_median_us_on = on->median_us;
+          r.overhead.wall_us_per_run_on = on->wall_us_per_run;
+        } else {
+          r.notes.push_back("overhead: " + on.Message());
+        }
+      }
+    }
+  }
+
+  // Pass 3: counters (replay).
+  if (!range_off.empty()) {
+    av.range_why_not = range_off;
+  } else {
+    detail::RangePassResult rp;
+    engine::Status s = detail::RunRangePass(tracked, r.options, device, stream.Get(), &rp);
+    STOF_RETURN_IF_ERROR(fail_if_work_failed());
+    r.device.chip = rp.chip;
+    r.metrics = std::move(rp.metrics);
+    r.notes.insert(r.notes.end(), rp.notes.begin(), rp.notes.end());
+    if (!s.IsOk()) {
+      av.range_why_not = detail::WithHint(s.Message());
+    } else {
+      av.range = true;
+      r.ranges = std::move(rp.ranges);
+      r.ranges_dropped = rp.ranges_dropped;
+      r.counter_passes = rp.passes;
+      if (!user_range) {
+        detail::MatchRangesToKernels(&r.ranges, r.kernels);
+        // CUPTI silently stops profiling kernels past maxRangesPerPass (seen on an H200,
+        // CUDA 13.0): count them from the activity trace when there is one.
+        const uint64_t missing = detail::UnprofiledKernels(r.ranges.size(), r.kernels);
+        if (missing > r.ranges_dropped) r.ranges_dropped = missing;
+        if (!av.activity && r.ranges.size() >= static_cast<size_t>(options.max_ranges))
+          r.notes.push_back("counters: " + std::to_string(r.ranges.size()) +
+                            " ranges = max_ranges: kernels past the first " +
+                            std::to_string(options.max_ranges) +
+                            ", if any, were not profiled (no activity trace to tell)");
+      }
+      if (r.ranges_dropped)
+        r.notes.push_back("counters: " + std::to_string(r.ranges_dropped) +
+                          " ranges dropped: `work` launched more kernels than max_ranges (" +
+                          std::to_string(options.max_ranges) +
+                          "); totals cover only the first ones; raise max_ranges or use the "
+                          "user range");
+      if (r.ranges.empty())
+        r.notes.push_back("counters: CUPTI returned no ranges (no kernel ran in the counter pass)");
+    }
+  }
+  ComputeSummary(&r);
+  return r;
+}
+
+}  // namespace
+
+std::unique_ptr<Profiler> CreateProfiler() { return std::make_unique<CuptiProfiler>(); }
+bool BuildHasCupti() { return true; }
+
+}  // namespace stof::profiler
