@@ -1,0 +1,193 @@
+// Host side of the block-wise sparse MHA kernel (block_sparse_attention.h): the supported set,
+// validation of a launch, and the dispatch of run-time (head_dim, BLOCK_N) to the 8 explicit
+// instantiations (block_sparse_attention_d64.cu / _d128.cu). BLOCK_M and num_warps stay
+// run-time values of the kernel, which is what keeps the instantiations few.
+#include "kernels/attention/block_sparse_attention.h"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "kernels/attention/block_sparse_variant.h"
+#include "kernels/attention/device_layout.h"
+#include "kernels/cuda_check.h"
+
+namespace stof::kernels {
+
+namespace {
+
+constexpr int64_t kSizes[] = {16, 32, 64, 128};
+constexpr int64_t kWarps[] = {1, 2, 4, 8};
+
+bool IsOneOf(int64_t v, std::initializer_list<int64_t> allowed) {
+  for (int64_t a : allowed)
+    if (v == a) return true;
+  return false;
+}
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+std::string ConfigName(int64_t head_dim, int64_t bm, int64_t bn, int64_t warps) {
+  return "BLOCK_M " + Str(bm) + ", BLOCK_N " + Str(bn) + ", num_warps " + Str(warps) +
+         ", head_dim " + Str(head_dim);
+}
+
+bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+}  // namespace
+
+size_t BlockSparseSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n, int64_t num_warps) {
+  if (!IsOneOf(head_dim, {64, 128}) || !IsOneOf(block_m, {16, 32, 64, 128}) ||
+      !IsOneOf(block_n, {16, 32, 64, 128}) || !IsOneOf(num_warps, {1, 2, 4, 8}) ||
+      num_warps < block_m / 16) {
+    return 0;
+  }
+  const int64_t split = num_warps / (block_m / 16);
+  return detail::BlockSparseSmemBytesFor(static_cast<int>(head_dim), static_cast<int>(block_m),
+                                         static_cast<int>(block_n), static_cast<int>(split));
+}
+
+std::vector<BlockSparseConfig> SupportedBlockSparseConfigs(int64_t head_dim,
+                                                           int64_t smem_limit_bytes) {
+  std::vector<BlockSparseConfig> out;
+  for (int64_t bm : kSizes)
+    for (int64_t bn : kSizes)
+      for (int64_t w : kWarps) {
+        const size_t smem = BlockSparseSmemBytes(head_dim, bm, bn, w);
+        if (smem > 0 && static_cast<int64_t>(smem) <= smem_limit_bytes) out.push_back({bm, bn, w});
+      }
+  return out;
+}
+
+std::string DescribeSupportedBlockSparseConfigs(int64_t head_dim, int64_t smem_limit_bytes) {
+  if (!IsOneOf(head_dim, {64, 128})) return "none (head_dim must be 64 or 128)";
+  std::string s;
+  for (int64_t bm : kSizes) {
+    for (int64_t w : kWarps) {
+      std::string bns;
+      for (int64_t bn : kSizes) {
+        const size_t smem = BlockSparseSmemBytes(head_dim, bm, bn, w);
+        if (smem == 0 || static_cast<int64_t>(smem) > smem_limit_bytes) continue;
+        if (!bns.empty()) bns += ',';
+        bns += Str(bn);
+      }
+      if (bns.empty()) continue;
+      if (!s.empty()) s += "; ";
+      s.append(Str(bm)).append("x{").append(bns).append("} warps ").append(Str(w));
+    }
+  }
+  return s.empty() ? "none" : s;
+}
+
+engine::Status CheckBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
+                                      int64_t num_warps, int64_t smem_limit_bytes) {
+  const std::string what =
+      "block-wise MHA: unsupported " + ConfigName(head_dim, block_m, block_n, num_warps) + ": ";
+  const std::string supported =
+      IsOneOf(head_dim, {64, 128})
+          ? " (supported at head_dim " + Str(head_dim) + " with " + Str(smem_limit_bytes) +
+                " bytes of shared memory per block, as BLOCK_MxBLOCK_N warps: " +
+                DescribeSupportedBlockSparseConfigs(head_dim, smem_limit_bytes) + ")"
+          : "";
+  if (!IsOneOf(head_dim, {64, 128})) return engine::MakeError(what + "head_dim must be 64 or 128");
+  if (!IsOneOf(block_m, {16, 32, 64, 128}))
+    return engine::MakeError(what + "BLOCK_M must be one of 16, 32, 64, 128" + supported);
+  if (!IsOneOf(block_n, {16, 32, 64, 128}))
+    return engine::MakeError(what + "BLOCK_N must be one of 16, 32, 64, 128" + supported);
+  if (!IsOneOf(num_warps, {1, 2, 4, 8}))
+    return engine::MakeError(what + "num_warps must be one of 1, 2, 4, 8" + supported);
+  if (num_warps < block_m / 16) {
+    return engine::MakeError(what + "num_warps must be at least BLOCK_M / 16 = " +
+                             Str(block_m / 16) + " (each warp owns 16 query rows)" + supported);
+  }
+  const size_t smem = BlockSparseSmemBytes(head_dim, block_m, block_n, num_warps);
+  if (static_cast<int64_t>(smem) > smem_limit_bytes) {
+    return engine::MakeError(what + "needs " + Str(static_cast<int64_t>(smem)) +
+                             " bytes of shared memory, the limit is " + Str(smem_limit_bytes) +
+                             supported);
+  }
+  return engine::Status::Ok();
+}
+
+engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
+                                          const DeviceBlockLayout& layout, int64_t num_warps,
+                                          const void* q, const void* k, const void* v, void* o,
+                                          void* stream) {
+  const std::string what = "block-wise MHA: ";
+  STOF_RETURN_IF_ERROR(w.Validate("block-wise MHA: workload"));
+  if (w.dtype != engine::DType::kF16) {
+    return engine::MakeError(what + "workload.dtype: only f16 is supported, got " +
+                             engine::DTypeName(w.dtype));
+  }
+  if (layout.SeqLen() != w.seq_len) {
+    return engine::MakeError(what + "layout: built for L = " + Str(layout.SeqLen()) +
+                             ", workload.seq_len is " + Str(w.seq_len));
+  }
+  int device = 0, smem_limit = 0;
+  STOF_CUDA_TRY(cudaGetDevice(&device));
+  STOF_CUDA_TRY(
+      cudaDeviceGetAttribute(&smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  STOF_RETURN_IF_ERROR(
+      CheckBlockSparseConfig(w.head_dim, layout.BlockM(), layout.BlockN(), num_warps, smem_limit));
+  if (q == nullptr || k == nullptr || v == nullptr || o == nullptr)
+    return engine::MakeError(what + "q, k, v and o must not be null");
+  if (!Aligned16(q) || !Aligned16(k) || !Aligned16(v) || !Aligned16(o))
+    return engine::MakeError(what + "q, k, v and o must be 16-byte aligned (cp.async, uint4)");
+  const int64_t grid = layout.BlockRows() * w.batch * w.heads;
+  if (grid > int64_t{0x7fffffff}) {
+    return engine::MakeError(what + "block_rows * batch * heads = " + Str(grid) +
+                             " exceeds the grid limit 2^31 - 1");
+  }
+
+  detail::BlockSparseParams p;
+  p.q = q;
+  p.k = k;
+  p.v = v;
+  p.o = o;
+  p.load_row_ptr = layout.LoadRowPtr();
+  p.load_col_idx = layout.LoadColIdx();
+  p.load_part_idx = layout.LoadPartIdx();
+  p.part_bitmaps = layout.PartBitmaps();
+  p.seq_len = static_cast<int>(w.seq_len);
+  p.block_m = static_cast<int>(layout.BlockM());
+  p.block_rows = static_cast<int>(layout.BlockRows());
+  p.bitmap_words = static_cast<int>(layout.BitmapWords());
+  p.warps_per_group = static_cast<int>(layout.BlockM() / 16);
+  p.split = static_cast<int>(num_warps / p.warps_per_group);
+  p.scale_log2 =
+      static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(w.head_dim)));
+  p.grid_blocks = grid;
+  const size_t smem = BlockSparseSmemBytes(w.head_dim, layout.BlockM(), layout.BlockN(), num_warps);
+
+  if (w.head_dim == 64) {
+    switch (layout.BlockN()) {
+      case 16:
+        return detail::LaunchBlockSparseVariant<64, 16>(p, smem, stream);
+      case 32:
+        return detail::LaunchBlockSparseVariant<64, 32>(p, smem, stream);
+      case 64:
+        return detail::LaunchBlockSparseVariant<64, 64>(p, smem, stream);
+      case 128:
+        return detail::LaunchBlockSparseVariant<64, 128>(p, smem, stream);
+    }
+  } else {
+    switch (layout.BlockN()) {
+      case 16:
+        return detail::LaunchBlockSparseVariant<128, 16>(p, smem, stream);
+      case 32:
+        return detail::LaunchBlockSparseVariant<128, 32>(p, smem, stream);
+      case 64:
+        return detail::LaunchBlockSparseVariant<128, 64>(p, smem, stream);
+      case 128:
+        return detail::LaunchBlockSparseVariant<128, 128>(p, smem, stream);
+    }
+  }
+  // Unreachable: CheckBlockSparseConfig accepted head_dim and BLOCK_N above.
+  return engine::MakeError(what + "no variant for " +
+                           ConfigName(w.head_dim, layout.BlockM(), layout.BlockN(), num_warps));
+}
+
+}  // namespace stof::kernels

@@ -1,0 +1,61 @@
+// The block-wise BSR sparse MHA kernel (STOF's block-wise kernel): launch function, the set of
+// supported (head_dim, BLOCK_M, BLOCK_N, num_warps) and the check that rejects the rest with a
+// message listing what is supported. CUDA-free header; called by CudaBackend::RunMha, the GPU
+// tests and (later) the tuner, which fetches a DeviceBlockLayout once and times launches.
+//
+// Supported set (docs/kernels.md): fp16, head_dim 64 or 128; BLOCK_M, BLOCK_N in
+// {16, 32, 64, 128}; num_warps in {1, 2, 4, 8} with num_warps >= BLOCK_M / 16 (each warp owns
+// 16 query rows; num_warps / (BLOCK_M / 16) warp groups split the valid K/V blocks of a block
+// row); the shared memory of BlockSparseSmemBytes within the device's per-block limit.
+// Only (head_dim, BLOCK_N) are template parameters: 8 kernel instantiations in all.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/core/workload.h"
+
+namespace stof::kernels {
+
+class DeviceBlockLayout;
+
+struct BlockSparseConfig {
+  int64_t block_m = 0, block_n = 0, num_warps = 0;
+  bool operator==(const BlockSparseConfig&) const = default;
+};
+
+// Opt-in shared memory per block of H100 and H200 (227 KiB): the default limit for host-only
+// checks; launches use the current device's own limit.
+constexpr int64_t kHopperSmemPerBlock = 232448;
+
+// Dynamic shared memory one thread block needs, in bytes (0 when the combination is not
+// structurally valid: unsupported head_dim or block size, or num_warps < BLOCK_M / 16).
+size_t BlockSparseSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n, int64_t num_warps);
+
+// Ok when the combination is supported with `smem_limit_bytes` of shared memory per block;
+// otherwise an error naming the combination, the rule it breaks and the supported set.
+engine::Status CheckBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
+                                      int64_t num_warps,
+                                      int64_t smem_limit_bytes = kHopperSmemPerBlock);
+
+// Every supported combination for head_dim, BLOCK_M-major, then BLOCK_N, then num_warps.
+std::vector<BlockSparseConfig> SupportedBlockSparseConfigs(
+    int64_t head_dim, int64_t smem_limit_bytes = kHopperSmemPerBlock);
+// The same as text, one BLOCK_M x num_warps group per entry ("16x{16,32,64,128} warps 1; ...").
+std::string DescribeSupportedBlockSparseConfigs(int64_t head_dim,
+                                                int64_t smem_limit_bytes = kHopperSmemPerBlock);
+
+// O = softmax(mask(Q K^T / sqrt(d))) V for fp16 q, k, v, o of shape [B, H, L, d] (device
+// pointers, 16-byte aligned, o not overlapping the inputs), the mask given by `layout`
+// (BLOCK_M x BLOCK_N = the layout's block size), on `stream` (opaque cudaStream_t).
+// Asynchronous: errors from the kernel itself surface at the next synchronisation. Rows with
+// nothing attended are written as zeros. Validates everything on the host first.
+engine::Status LaunchBlockSparseAttention(const engine::Workload& workload,
+                                          const DeviceBlockLayout& layout, int64_t num_warps,
+                                          const void* q, const void* k, const void* v, void* o,
+                                          void* stream = nullptr);
+
+}  // namespace stof::kernels

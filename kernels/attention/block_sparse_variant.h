@@ -1,0 +1,60 @@
+// Internal to kernels/attention: the parameter block of the block-wise sparse attention kernel
+// and the declaration of its per-variant launcher. block_sparse_attention.cu (the host
+// dispatch) includes only this, so it never instantiates the kernel template itself; the
+// variants are instantiated explicitly in block_sparse_attention_d64.cu / _d128.cu (one file
+// per head size, so a 2-core build compiles them in parallel).
+// Invariants (checked once by LaunchBlockSparseAttention before any launch): pointers are
+// device pointers, 16-byte aligned; 16 <= block_m <= 128 is a power of two; warps_per_group =
+// block_m / 16; split * warps_per_group <= 8; the layout arrays belong to a BlockLayout of the
+// mask at block_m x kBlockN; seq_len <= 32768; block_rows * batch * heads < 2^31.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/core/status.h"
+
+namespace stof::kernels::detail {
+
+struct BlockSparseParams {
+  const void* q = nullptr;  // fp16 [B, H, L, d]
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  const int32_t* load_row_ptr = nullptr;   // [block_rows + 1]
+  const int32_t* load_col_idx = nullptr;   // [valid blocks]
+  const int32_t* load_part_idx = nullptr;  // [valid blocks]: part bitmap index, -1 = full
+  const uint64_t* part_bitmaps = nullptr;  // [part blocks * bitmap_words]
+  int seq_len = 0;
+  int block_m = 0;
+  int block_rows = 0;       // ceil(seq_len / block_m)
+  int bitmap_words = 0;     // block_m * kBlockN / 64
+  int warps_per_group = 0;  // block_m / 16: one warp per 16 query rows
+  int split = 0;            // warp groups; group g takes valid blocks g, g + split, ...
+  float scale_log2 = 0;     // log2(e) / sqrt(d): scores are kept in base-2 units
+  int64_t grid_blocks = 0;  // block_rows * batch * heads
+};
+
+// Shared memory of one thread block, in bytes: the Q tile, then the larger of the K/V stages
+// and the split-merge area (the merge reuses the stages after the main loop).
+constexpr int kBlockSparseStages = 2;  // double-buffered K/V
+constexpr int kSmemPadHalves = 8;      // 16 bytes per row: ldmatrix rows hit distinct banks
+constexpr size_t BlockSparseSmemBytesFor(int head_dim, int block_m, int block_n, int split) {
+  const size_t stride = static_cast<size_t>(head_dim + kSmemPadHalves);
+  const size_t q = static_cast<size_t>(block_m) * stride * 2;
+  const size_t kv = static_cast<size_t>(kBlockSparseStages) * 2 * static_cast<size_t>(split) *
+                    static_cast<size_t>(block_n) * stride * 2;
+  // fp32 partial O with a stride of head_dim + 8 floats, plus (max, sum) per row and group.
+  const size_t merge = split > 1 ? static_cast<size_t>(split) * static_cast<size_t>(block_m) *
+                                       (static_cast<size_t>(head_dim + 8) * 4 + 8)
+                                 : 0;
+  return q + (kv > merge ? kv : merge);
+}
+
+// Launches one variant with blockDim = 32 * warps_per_group * split threads and `smem_bytes`
+// of dynamic shared memory on `stream` (cudaStream_t). Defined in block_sparse_kernel.cuh.
+template <int kHeadDim, int kBlockN>
+engine::Status LaunchBlockSparseVariant(const BlockSparseParams& p, size_t smem_bytes,
+                                        void* stream);
+
+}  // namespace stof::kernels::detail

@@ -1,0 +1,229 @@
+// DeviceBlockLayout, DeviceRowLayout and DeviceLayoutCache (device_layout.h). Each layout is
+// packed into one host staging buffer and sent with one cudaMalloc + one cudaMemcpy: the
+// 64-bit bitmaps first (8-byte aligned at the allocation's start), then the int32 arrays.
+// Used by CudaBackend and by the GPU tests; the kernels read the arrays as is.
+#include "kernels/attention/device_layout.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda_check.h"
+
+namespace stof::kernels {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Copies `bytes` of `host` into a fresh device allocation (at least 16 bytes, so an empty
+// layout still has a valid base pointer).
+engine::Expected<void*> UploadBytes(const void* host, size_t bytes) {
+  void* dev = nullptr;
+  STOF_CUDA_TRY(cudaMalloc(&dev, std::max<size_t>(bytes, 16)));
+  if (bytes > 0) {
+    const cudaError_t e = cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+      cudaFree(dev);
+      return CudaError(e, "cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice)", __FILE__,
+                       __LINE__);
+    }
+  }
+  return dev;
+}
+
+}  // namespace
+
+// ---- DeviceBlockLayout ------------------------------------------------------------------------
+
+engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Create(
+    const engine::Mask& mask, int64_t block_m, int64_t block_n) {
+  const auto t0 = Clock::now();
+  auto layout = engine::BlockLayout::Build(mask, block_m, block_n);
+  if (!layout.IsOk()) return engine::Error{layout.Message()};
+  const double build_ms = MsSince(t0);
+  auto dev = Upload(*layout);
+  if (dev.IsOk()) (*dev)->m_timing.host_build_ms = build_ms;
+  return dev;
+}
+
+engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
+    const engine::BlockLayout& layout) {
+  if (layout.LoadRowPtr().empty()) {
+    return engine::Error{"device block layout: layout: empty (never built)"};
+  }
+  const auto t0 = Clock::now();
+  std::unique_ptr<DeviceBlockLayout> d(new DeviceBlockLayout());
+  d->m_block_m = layout.BlockM();
+  d->m_block_n = layout.BlockN();
+  d->m_seq_len = layout.Rows();
+  d->m_block_rows = layout.BlockRows();
+  d->m_valid_blocks = static_cast<int64_t>(layout.LoadColIdx().size());
+  d->m_part_blocks = static_cast<int64_t>(layout.PartColIdx().size());
+  d->m_bitmap_words = layout.BitmapWords();
+
+  const auto& bitmaps = layout.PartBitmaps();
+  const auto& row_ptr = layout.LoadRowPtr();
+  const auto& col_idx = layout.LoadColIdx();
+  const auto& part_idx = layout.LoadPartIdx();
+  const size_t bitmap_bytes = bitmaps.size() * sizeof(uint64_t);
+  const size_t row_ptr_bytes = row_ptr.size() * sizeof(int32_t);
+  const size_t idx_bytes = col_idx.size() * sizeof(int32_t);
+  const size_t total = bitmap_bytes + row_ptr_bytes + 2 * idx_bytes;
+  std::vector<unsigned char> staging(total);
+  unsigned char* p = staging.data();
+  if (bitmap_bytes) std::memcpy(p, bitmaps.data(), bitmap_bytes);
+  std::memcpy(p + bitmap_bytes, row_ptr.data(), row_ptr_bytes);
+  if (idx_bytes) {
+    std::memcpy(p + bitmap_bytes + row_ptr_bytes, col_idx.data(), idx_bytes);
+    std::memcpy(p + bitmap_bytes + row_ptr_bytes + idx_bytes, part_idx.data(), idx_bytes);
+  }
+  auto dev = UploadBytes(staging.data(), total);
+  if (!dev.IsOk()) return engine::Error{"device block layout: " + dev.Message()};
+  d->m_base = *dev;
+  d->m_bytes = total;
+  auto* base = static_cast<unsigned char*>(d->m_base);
+  d->m_part_bitmaps = reinterpret_cast<const uint64_t*>(base);
+  d->m_load_row_ptr = reinterpret_cast<const int32_t*>(base + bitmap_bytes);
+  d->m_load_col_idx = reinterpret_cast<const int32_t*>(base + bitmap_bytes + row_ptr_bytes);
+  d->m_load_part_idx =
+      reinterpret_cast<const int32_t*>(base + bitmap_bytes + row_ptr_bytes + idx_bytes);
+  d->m_timing.upload_ms = MsSince(t0);
+  return d;
+}
+
+DeviceBlockLayout::~DeviceBlockLayout() {
+  if (m_base != nullptr) cudaFree(m_base);  // errors here have nowhere to go; the memory is lost
+}
+
+// ---- DeviceRowLayout --------------------------------------------------------------------------
+
+engine::Expected<std::unique_ptr<DeviceRowLayout>> DeviceRowLayout::Create(
+    const engine::Mask& mask) {
+  if (mask.Empty() || mask.Rows() != mask.Cols()) {
+    return engine::Error{"device row layout: mask: must be a non-empty square mask, got " +
+                         std::to_string(mask.Rows()) + " x " + std::to_string(mask.Cols())};
+  }
+  const auto t0 = Clock::now();
+  const int64_t nnz = mask.Count();
+  if (nnz > kMaxNnz) {
+    return engine::Error{"device row layout: mask: " + std::to_string(nnz) +
+                         " attended elements exceed the row-wise kernel's limit of " +
+                         std::to_string(kMaxNnz) + "; use the block-wise kernel"};
+  }
+  const int64_t L = mask.Rows();
+  // One buffer: row_ptr [L + 1] then col_idx [nnz], written in place (no second copy).
+  std::vector<int32_t> staging(static_cast<size_t>(L + 1 + nnz));
+  int32_t* row_ptr = staging.data();
+  int32_t* col_idx = staging.data() + L + 1;
+  int32_t n = 0;
+  row_ptr[0] = 0;
+  for (int64_t r = 0; r < L; ++r) {
+    const uint64_t* words = mask.RowWords(r);
+    for (int64_t w = 0; w < mask.WordsPerRow(); ++w) {
+      uint64_t bits = words[w];
+      while (bits != 0) {
+        col_idx[n++] = static_cast<int32_t>(w * 64 + std::countr_zero(bits));
+        bits &= bits - 1;  // clear the lowest set bit
+      }
+    }
+    row_ptr[r + 1] = n;
+  }
+  std::unique_ptr<DeviceRowLayout> d(new DeviceRowLayout());
+  d->m_seq_len = L;
+  d->m_nnz = nnz;
+  d->m_timing.host_build_ms = MsSince(t0);
+  const auto t1 = Clock::now();
+  const size_t bytes = staging.size() * sizeof(int32_t);
+  auto dev = UploadBytes(staging.data(), bytes);
+  if (!dev.IsOk()) return engine::Error{"device row layout: " + dev.Message()};
+  d->m_base = *dev;
+  d->m_bytes = bytes;
+  d->m_row_ptr = static_cast<const int32_t*>(d->m_base);
+  d->m_col_idx = d->m_row_ptr + L + 1;
+  d->m_timing.upload_ms = MsSince(t1);
+  return d;
+}
+
+DeviceRowLayout::~DeviceRowLayout() {
+  if (m_base != nullptr) cudaFree(m_base);
+}
+
+// ---- DeviceLayoutCache ------------------------------------------------------------------------
+
+void DeviceLayoutCache::EvictIfFull() {
+  while (m_entries.size() >= kMaxEntries) {
+    auto oldest = m_entries.begin();
+    for (auto it = m_entries.begin(); it != m_entries.end(); ++it)
+      if (it->second.last_use < oldest->second.last_use) oldest = it;
+    m_entries.erase(oldest);
+  }
+}
+
+engine::Expected<std::shared_ptr<const DeviceBlockLayout>> DeviceLayoutCache::GetBlock(
+    const engine::Mask& mask, int64_t block_m, int64_t block_n) {
+  const Key key{mask.Hash(), mask.Rows(), mask.Cols(), block_m, block_n};
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto it = m_entries.find(key);
+  if (it != m_entries.end() && it->second.block) {
+    ++m_hits;
+    it->second.last_use = ++m_clock;
+    return it->second.block;
+  }
+  auto built = DeviceBlockLayout::Create(mask, block_m, block_n);
+  if (!built.IsOk()) return engine::Error{built.Message()};
+  ++m_misses;
+  EvictIfFull();
+  Entry& e = m_entries[key];
+  e.block = std::shared_ptr<const DeviceBlockLayout>(std::move(*built));
+  e.last_use = ++m_clock;
+  return e.block;
+}
+
+engine::Expected<std::shared_ptr<const DeviceRowLayout>> DeviceLayoutCache::GetRow(
+    const engine::Mask& mask) {
+  const Key key{mask.Hash(), mask.Rows(), mask.Cols(), 0, 0};
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto it = m_entries.find(key);
+  if (it != m_entries.end() && it->second.row) {
+    ++m_hits;
+    it->second.last_use = ++m_clock;
+    return it->second.row;
+  }
+  auto built = DeviceRowLayout::Create(mask);
+  if (!built.IsOk()) return engine::Error{built.Message()};
+  ++m_misses;
+  EvictIfFull();
+  Entry& e = m_entries[key];
+  e.row = std::shared_ptr<const DeviceRowLayout>(std::move(*built));
+  e.last_use = ++m_clock;
+  return e.row;
+}
+
+size_t DeviceLayoutCache::Size() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_entries.size();
+}
+int64_t DeviceLayoutCache::Hits() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_hits;
+}
+int64_t DeviceLayoutCache::Misses() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_misses;
+}
+void DeviceLayoutCache::Clear() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_entries.clear();
+}
+
+}  // namespace stof::kernels

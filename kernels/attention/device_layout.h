@@ -1,0 +1,143 @@
+// Device copies of the sparse-attention index structures, built once per mask and reused by
+// every launch: DeviceBlockLayout (a BlockLayout's load CSR, part indices and part bitmaps, for
+// the block-wise kernel) and DeviceRowLayout (per-row column lists, for the row-wise kernel),
+// plus DeviceLayoutCache, which CudaBackend uses to build each of them once per
+// (mask hash, size, block size). CUDA-free header; device pointers are plain typed pointers
+// that host code must not dereference.
+// Invariants: a layout owns exactly one device allocation, freed by its destructor (on the
+// device that was current at upload); its arrays are immutable after Upload; cached layouts
+// are shared_ptr<const ...>, so an entry evicted from the cache stays valid for any caller
+// still holding it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+#include "engine/core/status.h"
+#include "engine/layout/block_layout.h"
+#include "engine/mask/mask.h"
+
+namespace stof::kernels {
+
+// Where the time of preparing a layout went, reported separately: host_build_ms is building
+// the host index arrays from the mask (BlockLayout::Build, or the per-row column lists),
+// upload_ms is cudaMalloc + one host-to-device copy (synchronous).
+struct LayoutPrepTiming {
+  double host_build_ms = 0;
+  double upload_ms = 0;
+};
+
+class DeviceBlockLayout {
+ public:
+  // Builds the BlockLayout of `mask` at block_m x block_n on the host, then uploads it.
+  static engine::Expected<std::unique_ptr<DeviceBlockLayout>> Create(const engine::Mask& mask,
+                                                                     int64_t block_m,
+                                                                     int64_t block_n);
+  // Uploads an existing layout (host_build_ms stays 0).
+  static engine::Expected<std::unique_ptr<DeviceBlockLayout>> Upload(
+      const engine::BlockLayout& layout);
+  ~DeviceBlockLayout();
+  DeviceBlockLayout(const DeviceBlockLayout&) = delete;
+  DeviceBlockLayout& operator=(const DeviceBlockLayout&) = delete;
+
+  int64_t BlockM() const { return m_block_m; }
+  int64_t BlockN() const { return m_block_n; }
+  int64_t SeqLen() const { return m_seq_len; }
+  int64_t BlockRows() const { return m_block_rows; }
+  int64_t ValidBlocks() const { return m_valid_blocks; }
+  int64_t PartBlocks() const { return m_part_blocks; }
+  int64_t BitmapWords() const { return m_bitmap_words; }  // 64-bit words per part block
+  int64_t DeviceBytes() const { return static_cast<int64_t>(m_bytes); }
+  const LayoutPrepTiming& Timing() const { return m_timing; }
+
+  // Device arrays: load_row_ptr [BlockRows()+1], load_col_idx and load_part_idx
+  // [ValidBlocks()] (part index, -1 for a full block), part bitmaps [PartBlocks() *
+  // BitmapWords()] (row-major BM x BN bits per part block, as BlockLayout::PartBitmaps()).
+  const int32_t* LoadRowPtr() const { return m_load_row_ptr; }
+  const int32_t* LoadColIdx() const { return m_load_col_idx; }
+  const int32_t* LoadPartIdx() const { return m_load_part_idx; }
+  const uint64_t* PartBitmaps() const { return m_part_bitmaps; }
+
+ private:
+  DeviceBlockLayout() = default;
+  int64_t m_block_m = 0, m_block_n = 0, m_seq_len = 0, m_block_rows = 0;
+  int64_t m_valid_blocks = 0, m_part_blocks = 0, m_bitmap_words = 0;
+  void* m_base = nullptr;
+  size_t m_bytes = 0;
+  const int32_t* m_load_row_ptr = nullptr;
+  const int32_t* m_load_col_idx = nullptr;
+  const int32_t* m_load_part_idx = nullptr;
+  const uint64_t* m_part_bitmaps = nullptr;
+  LayoutPrepTiming m_timing;
+};
+
+class DeviceRowLayout {
+ public:
+  // Largest number of attended elements accepted (1 GiB of column indices): the row-wise
+  // kernel is for very sparse masks; a denser one is refused with a message pointing to the
+  // block-wise kernel instead of allocating gigabytes.
+  static constexpr int64_t kMaxNnz = int64_t{1} << 28;
+
+  // Per-row column lists of `mask` (CSR: row_ptr [L+1], col_idx [nnz], columns increasing).
+  static engine::Expected<std::unique_ptr<DeviceRowLayout>> Create(const engine::Mask& mask);
+  ~DeviceRowLayout();
+  DeviceRowLayout(const DeviceRowLayout&) = delete;
+  DeviceRowLayout& operator=(const DeviceRowLayout&) = delete;
+
+  int64_t SeqLen() const { return m_seq_len; }
+  int64_t Nnz() const { return m_nnz; }
+  int64_t DeviceBytes() const { return static_cast<int64_t>(m_bytes); }
+  const LayoutPrepTiming& Timing() const { return m_timing; }
+  const int32_t* RowPtr() const { return m_row_ptr; }  // device, [L + 1]
+  const int32_t* ColIdx() const { return m_col_idx; }  // device, [nnz]
+
+ private:
+  DeviceRowLayout() = default;
+  int64_t m_seq_len = 0, m_nnz = 0;
+  void* m_base = nullptr;
+  size_t m_bytes = 0;
+  const int32_t* m_row_ptr = nullptr;
+  const int32_t* m_col_idx = nullptr;
+  LayoutPrepTiming m_timing;
+};
+
+// Layouts keyed by (Mask::Hash(), rows, cols, kind, block_m, block_n). The hash is a 64-bit
+// FNV-1a of the mask bits: distinct masks colliding is possible in principle (about 2^-64 per
+// pair) and is accepted, as plans do. Hashing reads the whole mask (O(L^2 / 64) words, about
+// 2 ms at L = 4096): timed loops should fetch the layout once and call the Launch* functions.
+// Thread-safe. Holds at most kMaxEntries layouts; beyond that the least recently used goes.
+class DeviceLayoutCache {
+ public:
+  static constexpr size_t kMaxEntries = 32;
+
+  engine::Expected<std::shared_ptr<const DeviceBlockLayout>> GetBlock(const engine::Mask& mask,
+                                                                      int64_t block_m,
+                                                                      int64_t block_n);
+  engine::Expected<std::shared_ptr<const DeviceRowLayout>> GetRow(const engine::Mask& mask);
+
+  size_t Size() const;
+  int64_t Hits() const;    // lookups answered from the cache
+  int64_t Misses() const;  // lookups that built and uploaded a layout
+  void Clear();
+
+ private:
+  // (hash, rows, cols, block_m, block_n); block_m = block_n = 0 for a row layout.
+  using Key = std::tuple<uint64_t, int64_t, int64_t, int64_t, int64_t>;
+  struct Entry {
+    std::shared_ptr<const DeviceBlockLayout> block;
+    std::shared_ptr<const DeviceRowLayout> row;
+    uint64_t last_use = 0;
+  };
+  void EvictIfFull();  // with m_mutex held
+
+  mutable std::mutex m_mutex;
+  std::map<Key, Entry> m_entries;
+  uint64_t m_clock = 0;
+  int64_t m_hits = 0, m_misses = 0;
+};
+
+}  // namespace stof::kernels

@@ -1,0 +1,51 @@
+// CudaBackend: engine::Backend on one CUDA device, running our sparse MHA kernels (row-wise and
+// block-wise, kernels/attention/). CUDA-free header: buffers are void*, streams opaque.
+// Used by the CLI (`--device local`), the GPU tests, and later the tuner and the studio's
+// worker thread. Invariants: every call makes m_device current first; device layouts are built
+// once per (mask hash, block size) in Layouts() and reused by later RunMha calls.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/backend.h"
+#include "kernels/attention/device_layout.h"
+
+namespace stof::kernels {
+
+class CudaBackend final : public engine::Backend {
+ public:
+  // Fails (with the reason) when there is no usable GPU or `device` does not exist.
+  static engine::Expected<std::unique_ptr<CudaBackend>> Create(int device = 0);
+
+  std::string Name() const override { return m_name; }  // "cuda:0 (NVIDIA H100 80GB HBM3)"
+  engine::DeviceSpec Device() const override { return m_spec; }
+  bool Supports(engine::DType dtype) const override { return dtype == engine::DType::kF16; }
+
+  engine::Expected<void*> Allocate(size_t bytes) override;
+  void Free(void* ptr) override;
+  engine::Status CopyToDevice(void* dst, const void* host_src, size_t bytes) override;
+  engine::Status CopyToHost(void* host_dst, const void* src, size_t bytes) override;
+  engine::Status Synchronize() override;
+
+  // ValidateMhaCall, dtype f16, head_dim 64 or 128; then the row-wise kernel (config.kernel ==
+  // kRowWise; BLOCK_M/BLOCK_N/num_warps ignored) or the block-wise kernel at config's BLOCK_M,
+  // BLOCK_N, num_warps (CheckBlockSparseConfig against this device's shared memory). Layouts
+  // come from Layouts() (the first call for a mask and block size builds and uploads one).
+  // Asynchronous on call.stream; kernel faults surface at Synchronize.
+  engine::Status RunMha(const engine::MhaCall& call) override;
+
+  int DeviceIndex() const { return m_device; }
+  DeviceLayoutCache& Layouts() { return m_layouts; }
+
+ private:
+  CudaBackend() = default;
+  engine::Status MakeCurrent() const;
+
+  int m_device = 0;
+  std::string m_name;
+  engine::DeviceSpec m_spec;
+  DeviceLayoutCache m_layouts;
+};
+
+}  // namespace stof::kernels
