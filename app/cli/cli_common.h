@@ -56,6 +56,7 @@ void RegisterLayoutCommand(CLI::App& app, int* exit_code);
 void RegisterSelectCommand(CLI::App& app, int* exit_code);
 void RegisterPlanCommand(CLI::App& app, int* exit_code);
 void RegisterProfileCommand(CLI::App& app, int* exit_code);  // cmd_profile.cpp
+void RegisterBenchCommand(CLI::App& app, int* exit_code);    // cmd_bench.cpp
 void RegisterDeviceCommand(CLI::App& app, int* exit_code);
 
 }  // namespace stof::app

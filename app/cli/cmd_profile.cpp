@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/profile_output.h"
 #include "profiler/profile_export.h"
 #include "profiler/profiler.h"
 
@@ -25,18 +26,9 @@ namespace stof::app {
 
 namespace {
 
-struct ProfileArgs {
-  std::string workload;  // "copy" or "gemm"
-  int64_t bytes = int64_t{256} << 20;
-  int64_t m = 4096, n = 4096, k = 4096;
-  std::string metrics;
-  int runs = 50, warmup = 5, activity_runs = 5, max_ranges = 64;
-  std::string range = "auto";
-  bool json = false, overhead = false, no_activity = false, no_counters = false;
-  std::string trace;
-};
-
 #ifdef STOF_WITH_KERNELS
+}  // namespace
+
 // "a,b,default" -> names; "default" expands to the built-in list.
 std::vector<std::string> SplitMetrics(const std::string& text) {
   std::vector<std::string> out;
@@ -55,6 +47,8 @@ std::vector<std::string> SplitMetrics(const std::string& text) {
   return out;
 }
 
+namespace {
+
 std::string Fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
@@ -69,7 +63,9 @@ std::string Dim3(const std::array<int, 3>& d) {
   return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
 }
 
-void PrintHuman(const profiler::ProfileResult& r) {
+}  // namespace
+
+void PrintProfileHuman(const profiler::ProfileResult& r) {
   const profiler::ProfileSummary& s = r.summary;
   const profiler::MeasureOptions& o = r.options;
   std::printf("workload   %s\n", r.label.c_str());
@@ -148,6 +144,8 @@ void PrintHuman(const profiler::ProfileResult& r) {
   for (const std::string& n : r.notes) std::printf("note: %s\n", n.c_str());
 }
 
+namespace {
+
 #endif  // STOF_WITH_KERNELS
 
 int RunProfile(const ProfileArgs& a) {
@@ -225,7 +223,7 @@ int RunProfile(const ProfileArgs& a) {
   if (a.json) {
     PrintJson(profiler::ProfileToJson(r));
   } else {
-    PrintHuman(r);
+    PrintProfileHuman(r);
     if (!a.trace.empty()) std::printf("wrote %s (Chrome trace; open in ui.perfetto.dev)\n", a.trace.c_str());
   }
   if (!r.availability.events) return Fail(cmd, "latency: " + r.availability.events_why_not);
@@ -233,6 +231,9 @@ int RunProfile(const ProfileArgs& a) {
   return kExitOk;
 #endif
 }
+
+
+}  // namespace
 
 void AddCommonOptions(CLI::App* c, ProfileArgs* a) {
   c->add_option("--metrics", a->metrics,
@@ -263,8 +264,6 @@ void AddCommonOptions(CLI::App* c, ProfileArgs* a) {
   c->add_option("--trace", a->trace, "Write a Chrome trace-event JSON to FILE (Perfetto)");
 }
 
-}  // namespace
-
 void RegisterProfileCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "profile", "Measure a built-in workload: latency (CUDA events), CUPTI kernel trace and "
@@ -288,6 +287,8 @@ void RegisterProfileCommand(CLI::App& app, int* exit_code) {
   g->add_option("--k", gemm->k, "Columns of A, rows of B")->capture_default_str()->check(CLI::PositiveNumber);
   AddCommonOptions(g, gemm.get());
   g->callback([gemm, exit_code] { *exit_code = RunProfile(*gemm); });
+
+  AddProfileMhaCommand(cmd, exit_code);
 }
 
 }  // namespace stof::app

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   stof::app::RegisterSelectCommand(app, &exit_code);
   stof::app::RegisterPlanCommand(app, &exit_code);
   stof::app::RegisterProfileCommand(app, &exit_code);
+  stof::app::RegisterBenchCommand(app, &exit_code);
   stof::app::RegisterDeviceCommand(app, &exit_code);
   try {
     app.parse(argc, argv);

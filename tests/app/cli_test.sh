@@ -93,6 +93,12 @@ run_fail "plan missing" "nofile\.json" "$stof" plan validate "$tmp/nofile.json"
 run_ok "device" "$stof" device --json
 json_check "device lists the built-ins and the local GPU or why not" "len(j['builtin']) == 4 and ('local' in j or 'GPU' in j['local_unavailable'] or 'CUDA' in j['local_unavailable'])"
 
+# bench and profile need a CUDA build and a GPU: without one they say why and exit 1
+if ! "$stof" device --json | /usr/bin/python3 -c "import json,sys; sys.exit(0 if 'local' in json.load(sys.stdin) else 1)"; then
+  run_fail "bench mha without a GPU" "GPU|CUDA" "$stof" bench mha --pattern bigbird --seq 128
+  run_fail "profile mha without a GPU" "GPU|CUDA" "$stof" profile mha --pattern bigbird --seq 128
+fi
+
 # --- usage --------------------------------------------------------------------------------
 run_ok "help" "$stof" --help
 run_ok "subcommand help" "$stof" layout --help

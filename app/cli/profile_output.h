@@ -1,0 +1,36 @@
+// Pieces shared by the `stof profile` subcommands: copy and gemm live in cmd_profile.cpp, mha in
+// cmd_bench.cpp (it reuses the MHA benchmark's choice, reference check and rotating inputs).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "profiler/profile_result.h"
+
+namespace stof::app {
+
+// Options of every `stof profile` subcommand (the workload's own fields aside).
+struct ProfileArgs {
+  std::string workload;  // "copy", "gemm" or "mha"
+  int64_t bytes = int64_t{256} << 20;
+  int64_t m = 4096, n = 4096, k = 4096;
+  std::string metrics;
+  int runs = 50, warmup = 5, activity_runs = 5, max_ranges = 64;
+  std::string range = "auto";
+  bool json = false, overhead = false, no_activity = false, no_counters = false;
+  std::string trace;
+};
+// --metrics, --runs, --warmup, --activity-runs, --range, --max-ranges, --overhead,
+// --no-activity, --no-counters, --json, --trace.
+void AddCommonOptions(CLI::App* c, ProfileArgs* a);
+
+// "a,b,default" -> metric names; "default" expands to profiler::DefaultMetricNames().
+std::vector<std::string> SplitMetrics(const std::string& text);
+// The human-readable report of one measurement (latency, kernels, counters, summary, parts).
+void PrintProfileHuman(const profiler::ProfileResult& r);
+// Adds `mha` under the `profile` subcommand (defined in cmd_bench.cpp).
+void AddProfileMhaCommand(CLI::App* profile, int* exit_code);
+
+}  // namespace stof::app

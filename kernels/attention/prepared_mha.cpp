@@ -1,0 +1,206 @@
+// ChooseMhaConfig and PreparedMha (prepared_mha.h): Eq. 1 / Eq. 2 restricted to the supported
+// set of the block-wise kernel, and a layout built once for timed launches. Used by
+// `stof bench mha` and the C API. Host code only; launches go through the kernels' own launch
+// functions, which validate their arguments on the host.
+#include "kernels/attention/prepared_mha.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "kernels/attention/block_sparse_attention.h"
+#include "kernels/attention/row_sparse_attention.h"
+
+namespace stof::kernels {
+
+namespace {
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+std::string ConfigText(int64_t bm, int64_t bn, int64_t warps) {
+  return Str(bm) + "x" + Str(bn) + " warps " + Str(warps);
+}
+
+}  // namespace
+
+const char* MhaKernelRequestName(MhaKernelRequest r) {
+  switch (r) {
+    case MhaKernelRequest::kAuto: return "auto";
+    case MhaKernelRequest::kRowWise: return "row_wise";
+    case MhaKernelRequest::kBlockWise: return "block_wise";
+  }
+  return "?";
+}
+
+engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
+                                            const engine::Workload& workload,
+                                            const engine::DeviceSpec& device,
+                                            const MhaRequest& request) {
+  STOF_RETURN_IF_ERROR(workload.Validate("workload"));
+  if (workload.dtype != engine::DType::kF16)
+    return engine::MakeError(std::string("workload.dtype: the sparse MHA kernels support f16 "
+                                         "only, got ") + engine::DTypeName(workload.dtype));
+  if (workload.head_dim != 64 && workload.head_dim != 128)
+    return engine::MakeError("workload.head_dim: the sparse MHA kernels support 64 or 128, got " +
+                             Str(workload.head_dim));
+  if ((request.block_m == 0) != (request.block_n == 0))
+    return engine::MakeError("request: block_m and block_n must be given together (got " +
+                             Str(request.block_m) + " x " + Str(request.block_n) + ")");
+  auto sel = engine::SelectKernel(mask, workload, device);
+  if (!sel.IsOk()) return sel.ToStatus();
+
+  MhaChoice c;
+  c.selection = std::move(*sel);
+  const engine::KernelSelection& s = c.selection;
+  c.eq2_pick_block_m = s.block_m;
+  c.eq2_pick_block_n = s.block_n;
+  c.eq2_pick_num_warps = s.num_warps;
+  if (request.kernel == MhaKernelRequest::kAuto) {
+    c.config.kernel = s.kernel;
+    c.kernel_source = "eq1";
+  } else {
+    c.config.kernel = request.kernel == MhaKernelRequest::kRowWise ? engine::MhaKernel::kRowWise
+                                                                   : engine::MhaKernel::kBlockWise;
+    c.kernel_source = "user";
+  }
+  const bool block_given = request.block_m != 0;
+  const bool warps_given = request.num_warps != 0;
+
+  if (c.config.kernel == engine::MhaKernel::kRowWise) {
+    c.config.block_m = c.config.block_n = c.config.num_warps = 0;
+    c.params_source = "-";
+    if (block_given || warps_given)
+      c.note = "row-wise kernel: the block size and warp count options are ignored";
+    return c;
+  }
+
+  const int64_t d = workload.head_dim;
+  const int64_t smem = device.smem_per_block_bytes;
+  if (block_given && warps_given) {
+    engine::Status ok =
+        CheckBlockSparseConfig(d, request.block_m, request.block_n, request.num_warps, smem);
+    if (!ok.IsOk()) return ok;
+    c.config.block_m = request.block_m;
+    c.config.block_n = request.block_n;
+    c.config.num_warps = request.num_warps;
+    c.params_source = "user";
+    for (const engine::Eq2Candidate& e : s.eq2.candidates)
+      if (e.block_m == request.block_m && e.block_n == request.block_n &&
+          e.num_warps == request.num_warps)
+        c.score = e.score;
+    return c;
+  }
+
+  // Candidates matching the fixed fields, best score first (stable: ties keep Eq. 2's order,
+  // which is how Eq. 2 itself breaks ties). Eq. 2-feasible ones first, then the rest: Eq. 2's
+  // shared-memory model is not our kernel's, so a candidate it calls infeasible may still run.
+  std::vector<size_t> order(s.eq2.candidates.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const engine::Eq2Candidate& x = s.eq2.candidates[a];
+    const engine::Eq2Candidate& y = s.eq2.candidates[b];
+    if (x.feasible != y.feasible) return x.feasible;
+    return x.score > y.score;
+  });
+  const engine::Eq2Candidate* used = nullptr;
+  for (size_t i : order) {
+    const engine::Eq2Candidate& e = s.eq2.candidates[i];
+    if (block_given && (e.block_m != request.block_m || e.block_n != request.block_n)) continue;
+    if (warps_given && e.num_warps != request.num_warps) continue;
+    if (!CheckBlockSparseConfig(d, e.block_m, e.block_n, e.num_warps, smem).IsOk()) continue;
+    used = &e;
+    break;
+  }
+  if (used == nullptr) {
+    std::string fixed = block_given ? "BLOCK " + Str(request.block_m) + "x" + Str(request.block_n)
+                                    : "num_warps " + Str(request.num_warps);
+    return engine::MakeError("no supported block-wise configuration with " + fixed +
+                             " at head_dim " + Str(d) + " (supported: " +
+                             DescribeSupportedBlockSparseConfigs(d, smem) + ")");
+  }
+  c.config.block_m = used->block_m;
+  c.config.block_n = used->block_n;
+  c.config.num_warps = used->num_warps;
+  c.score = used->score;
+  if (block_given || warps_given) {
+    c.params_source = "user + eq2";
+    return c;
+  }
+  c.params_source = "eq2";
+  if (used->block_m != s.block_m || used->block_n != s.block_n || used->num_warps != s.num_warps) {
+    c.fell_back = true;
+    c.params_source = "eq2 (supported fallback)";
+    engine::Status why = CheckBlockSparseConfig(d, s.block_m, s.block_n, s.num_warps, smem);
+    // Only the rule, not the supported list that follows it in parentheses.
+    std::string rule = why.Message();
+    if (size_t p = rule.find(" (supported at"); p != std::string::npos) rule.resize(p);
+    c.note = "Eq. 2 picked " + ConfigText(s.block_m, s.block_n, s.num_warps) +
+             ", which the block-wise kernel does not support (" + rule +
+             "); using the best-scoring supported candidate " +
+             ConfigText(used->block_m, used->block_n, used->num_warps);
+  }
+  return c;
+}
+
+// ---- PreparedMha ------------------------------------------------------------------------------
+
+engine::Expected<std::unique_ptr<PreparedMha>> PreparedMha::Create(const engine::Mask& mask,
+                                                                   const engine::Workload& workload,
+                                                                   const MhaChoice& choice) {
+  STOF_RETURN_IF_ERROR(workload.Validate("workload"));
+  if (mask.Rows() != workload.seq_len || mask.Cols() != workload.seq_len)
+    return engine::MakeError("mask: size " + Str(mask.Rows()) + " x " + Str(mask.Cols()) +
+                             " does not match workload.seq_len " + Str(workload.seq_len));
+  std::unique_ptr<PreparedMha> p(new PreparedMha());
+  p->m_workload = workload;
+  p->m_choice = choice;
+  p->m_nnz = mask.Count();
+  if (choice.config.kernel == engine::MhaKernel::kRowWise) {
+    auto row = DeviceRowLayout::Create(mask);
+    if (!row.IsOk()) return row.ToStatus();
+    p->m_row = std::shared_ptr<const DeviceRowLayout>(std::move(*row));
+  } else {
+    auto block = DeviceBlockLayout::Create(mask, choice.config.block_m, choice.config.block_n);
+    if (!block.IsOk()) return block.ToStatus();
+    p->m_block = std::shared_ptr<const DeviceBlockLayout>(std::move(*block));
+  }
+  return p;
+}
+
+engine::Status PreparedMha::Launch(const engine::Workload& w, const void* q, const void* k,
+                                   const void* v, void* o, void* stream) const {
+  if (w.seq_len != m_workload.seq_len || w.head_dim != m_workload.head_dim ||
+      w.dtype != m_workload.dtype) {
+    return engine::MakeError("prepared MHA: workload: prepared for L = " +
+                             Str(m_workload.seq_len) + ", d = " + Str(m_workload.head_dim) +
+                             ", got L = " + Str(w.seq_len) + ", d = " + Str(w.head_dim));
+  }
+  if (m_row) return LaunchRowSparseAttention(w, *m_row, q, k, v, o, stream);
+  return LaunchBlockSparseAttention(w, *m_block, m_choice.config.num_warps, q, k, v, o, stream);
+}
+
+const LayoutPrepTiming& PreparedMha::Timing() const {
+  return m_row ? m_row->Timing() : m_block->Timing();
+}
+
+int64_t PreparedMha::DeviceBytes() const {
+  return m_row ? m_row->DeviceBytes() : m_block->DeviceBytes();
+}
+
+int64_t PreparedMha::ValidBlocks() const { return m_block ? m_block->ValidBlocks() : 0; }
+int64_t PreparedMha::PartBlocks() const { return m_block ? m_block->PartBlocks() : 0; }
+
+double PreparedMha::UsefulFlops(const engine::Workload& w) const {
+  return 4.0 * static_cast<double>(w.batch) * static_cast<double>(w.heads) *
+         static_cast<double>(w.head_dim) * static_cast<double>(m_nnz);
+}
+
+double PreparedMha::KernelFlops(const engine::Workload& w) const {
+  if (!m_block) return UsefulFlops(w);
+  return 4.0 * static_cast<double>(w.batch) * static_cast<double>(w.heads) *
+         static_cast<double>(w.head_dim) * static_cast<double>(m_block->ValidBlocks()) *
+         static_cast<double>(m_block->BlockM() * m_block->BlockN());
+}
+
+}  // namespace stof::kernels

@@ -1,0 +1,311 @@
+// The C API (stof_capi.h) over ChooseMhaConfig / PreparedMha (kernels/attention/prepared_mha.h).
+// Built into libstof_capi.so with hidden visibility; only the stof_* functions are exported.
+// Called from Python through ctypes (tests/compare/mha_compare.py). Invariants: no exception
+// leaves an extern "C" function (each body is wrapped); every error is a code plus a message
+// in the caller's buffer; a plan remembers its device and makes it current before each launch.
+#include "kernels/capi/stof_capi.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "engine/mask/mask.h"
+#include "kernels/attention/prepared_mha.h"
+#include "kernels/device_query.h"
+
+struct stof_plan {
+  int device = 0;
+  std::unique_ptr<stof::kernels::PreparedMha> mha;
+  double select_ms = 0;
+};
+
+namespace {
+
+namespace engine = stof::engine;
+namespace kernels = stof::kernels;
+
+// A failure: the C code and the message.
+struct Failure {
+  int code = STOF_ERR_INVALID;
+  std::string message;
+};
+
+void WriteText(char* buf, size_t len, const std::string& text) {
+  if (buf == nullptr || len == 0) return;
+  const size_t n = std::min(len - 1, text.size());
+  std::memcpy(buf, text.data(), n);
+  buf[n] = '\0';
+}
+
+int Report(const Failure& f, char* err, size_t err_len) {
+  WriteText(err, err_len, "stof_capi: " + f.message);
+  return f.code;
+}
+
+// Runs `body` (returning an int code), turning any escaping exception into STOF_ERR_INTERNAL.
+template <class Body>
+int Guard(char* err, size_t err_len, Body&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return Report({STOF_ERR_INTERNAL, std::string("internal error: ") + e.what()}, err, err_len);
+  } catch (...) {
+    return Report({STOF_ERR_INTERNAL, "internal error: unknown exception"}, err, err_len);
+  }
+}
+
+// CUDA-side failures (allocation, upload, launch) carry the CUDA call text from STOF_CUDA_TRY.
+int CodeOf(const std::string& message) {
+  return message.find("cuda") != std::string::npos || message.find("GPU") != std::string::npos
+             ? STOF_ERR_CUDA
+             : STOF_ERR_INVALID;
+}
+
+engine::Expected<kernels::MhaRequest> MakeRequest(int kernel, int64_t block_m, int64_t block_n,
+                                                  int64_t num_warps) {
+  kernels::MhaRequest r;
+  switch (kernel) {
+    case STOF_KERNEL_AUTO: r.kernel = kernels::MhaKernelRequest::kAuto; break;
+    case STOF_KERNEL_ROW_WISE: r.kernel = kernels::MhaKernelRequest::kRowWise; break;
+    case STOF_KERNEL_BLOCK_WISE: r.kernel = kernels::MhaKernelRequest::kBlockWise; break;
+    default:
+      return engine::MakeError("kernel: expected 0 (auto), 1 (row_wise) or 2 (block_wise), got " +
+                               std::to_string(kernel));
+  }
+  if (block_m < 0 || block_n < 0 || num_warps < 0)
+    return engine::MakeError("block_m, block_n, num_warps: expected 0 (auto) or a positive value");
+  r.block_m = block_m;
+  r.block_n = block_n;
+  r.num_warps = num_warps;
+  return r;
+}
+
+// L*L bytes (nonzero = attend) -> bit-packed Mask, 64 columns per word.
+engine::Expected<engine::Mask> MaskFromBytes(const uint8_t* bytes, int64_t L) {
+  if (bytes == nullptr) return engine::MakeError("mask_host: must not be null");
+  auto m = engine::Mask::Create(L, L, "mask_host");
+  if (!m.IsOk()) return m.ToStatus();
+  for (int64_t r = 0; r < L; ++r) {
+    const uint8_t* row = bytes + r * L;
+    uint64_t* words = m->RowWords(r);
+    for (int64_t c0 = 0; c0 < L; c0 += 64) {
+      const int64_t n = std::min<int64_t>(64, L - c0);
+      uint64_t w = 0;
+      for (int64_t j = 0; j < n; ++j) w |= static_cast<uint64_t>(row[c0 + j] != 0) << j;
+      words[c0 >> 6] = w;
+    }
+  }
+  return m;
+}
+
+engine::Expected<engine::Workload> MakeWorkload(int64_t B, int64_t H, int64_t L, int64_t d) {
+  engine::Workload w;
+  w.batch = B;
+  w.heads = H;
+  w.seq_len = L;
+  w.head_dim = d;
+  w.dtype = engine::DType::kF16;
+  STOF_RETURN_IF_ERROR(w.Validate("workload"));
+  // Checked here too (ChooseMhaConfig does) so a bad shape is refused before any CUDA call.
+  if (d != 64 && d != 128)
+    return engine::MakeError("workload.head_dim: the sparse MHA kernels support 64 or 128, got " +
+                             std::to_string(d));
+  return w;
+}
+
+// Builds a plan for an already converted mask on `device`.
+engine::Expected<std::unique_ptr<stof_plan>> BuildPlan(const engine::Mask& mask,
+                                                       const engine::Workload& w,
+                                                       const kernels::MhaRequest& request,
+                                                       int device) {
+  if (cudaError_t e = cudaSetDevice(device); e != cudaSuccess)
+    return engine::MakeError("cudaSetDevice(" + std::to_string(device) +
+                             "): " + cudaGetErrorString(e));
+  auto spec = kernels::QueryDeviceSpec(device);
+  if (!spec.IsOk()) return spec.ToStatus();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto choice = kernels::ChooseMhaConfig(mask, w, *spec, request);
+  if (!choice.IsOk()) return choice.ToStatus();
+  const double select_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  auto prepared = kernels::PreparedMha::Create(mask, w, *choice);
+  if (!prepared.IsOk()) return prepared.ToStatus();
+  auto plan = std::make_unique<stof_plan>();
+  plan->device = device;
+  plan->mha = std::move(*prepared);
+  plan->select_ms = select_ms;
+  return plan;
+}
+
+engine::Expected<int> ResolveDevice(int device) {
+  if (device >= 0) return device;
+  int current = 0;
+  if (cudaError_t e = cudaGetDevice(&current); e != cudaSuccess)
+    return engine::MakeError(std::string("cudaGetDevice: ") + cudaGetErrorString(e));
+  return current;
+}
+
+// The device that holds `ptr`, or the current device when CUDA cannot say.
+int DeviceOfPointer(const void* ptr) {
+  cudaPointerAttributes a{};
+  if (ptr != nullptr && cudaPointerGetAttributes(&a, ptr) == cudaSuccess &&
+      a.type == cudaMemoryTypeDevice)
+    return a.device;
+  (void)cudaGetLastError();
+  int current = 0;
+  (void)cudaGetDevice(&current);
+  return current;
+}
+
+int RunPlan(const stof_plan& plan, const void* q, const void* k, const void* v, void* o,
+            void* stream, char* err, size_t err_len) {
+  if (cudaError_t e = cudaSetDevice(plan.device); e != cudaSuccess)
+    return Report({STOF_ERR_CUDA, "cudaSetDevice: " + std::string(cudaGetErrorString(e))}, err,
+                  err_len);
+  engine::Status s = plan.mha->Launch(q, k, v, o, stream);
+  if (!s.IsOk()) return Report({CodeOf(s.Message()), s.Message()}, err, err_len);
+  return STOF_OK;
+}
+
+// stof_mha's plans, keyed by device, mask hash and the request, least recently used first out.
+using CacheKey = std::tuple<int, uint64_t, int64_t, int64_t, int64_t, int64_t, int, int64_t,
+                            int64_t, int64_t>;
+constexpr size_t kMaxCachedPlans = 16;
+std::mutex g_cache_mutex;
+std::list<std::pair<CacheKey, std::shared_ptr<stof_plan>>> g_cache;  // front = most recent
+
+}  // namespace
+
+extern "C" {
+
+int stof_capi_version(void) { return STOF_CAPI_VERSION; }
+
+int stof_mha(const void* q, const void* k, const void* v, void* o, int64_t B, int64_t H,
+             int64_t L, int64_t d, const uint8_t* mask_host, int kernel, int64_t block_m,
+             int64_t block_n, int64_t num_warps, void* stream, char* err, size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    auto request = MakeRequest(kernel, block_m, block_n, num_warps);
+    if (!request.IsOk()) return Report({STOF_ERR_INVALID, request.Message()}, err, err_len);
+    auto w = MakeWorkload(B, H, L, d);
+    if (!w.IsOk()) return Report({STOF_ERR_INVALID, w.Message()}, err, err_len);
+    auto mask = MaskFromBytes(mask_host, L);
+    if (!mask.IsOk()) return Report({STOF_ERR_INVALID, mask.Message()}, err, err_len);
+    const int device = DeviceOfPointer(q);
+    const CacheKey key{device, mask->Hash(), B, H, L, d, kernel, block_m, block_n, num_warps};
+    std::shared_ptr<stof_plan> plan;
+    {
+      std::lock_guard<std::mutex> lock(g_cache_mutex);
+      for (auto it = g_cache.begin(); it != g_cache.end(); ++it) {
+        if (it->first == key) {
+          plan = it->second;
+          g_cache.splice(g_cache.begin(), g_cache, it);
+          break;
+        }
+      }
+    }
+    if (!plan) {
+      auto built = BuildPlan(*mask, *w, *request, device);
+      if (!built.IsOk())
+        return Report({CodeOf(built.Message()), built.Message()}, err, err_len);
+      plan = std::shared_ptr<stof_plan>(std::move(*built));
+      std::lock_guard<std::mutex> lock(g_cache_mutex);
+      g_cache.emplace_front(key, plan);
+      while (g_cache.size() > kMaxCachedPlans) g_cache.pop_back();
+    }
+    return RunPlan(*plan, q, k, v, o, stream, err, err_len);
+  });
+}
+
+int stof_prepare(const uint8_t* mask_host, int64_t B, int64_t H, int64_t L, int64_t d,
+                 int kernel, int64_t block_m, int64_t block_n, int64_t num_warps, int device,
+                 stof_plan** plan, char* err, size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (plan == nullptr) return Report({STOF_ERR_INVALID, "plan: must not be null"}, err, err_len);
+    *plan = nullptr;
+    auto request = MakeRequest(kernel, block_m, block_n, num_warps);
+    if (!request.IsOk()) return Report({STOF_ERR_INVALID, request.Message()}, err, err_len);
+    auto w = MakeWorkload(B, H, L, d);
+    if (!w.IsOk()) return Report({STOF_ERR_INVALID, w.Message()}, err, err_len);
+    auto mask = MaskFromBytes(mask_host, L);
+    if (!mask.IsOk()) return Report({STOF_ERR_INVALID, mask.Message()}, err, err_len);
+    auto dev = ResolveDevice(device);
+    if (!dev.IsOk()) return Report({STOF_ERR_CUDA, dev.Message()}, err, err_len);
+    auto built = BuildPlan(*mask, *w, *request, *dev);
+    if (!built.IsOk()) return Report({CodeOf(built.Message()), built.Message()}, err, err_len);
+    *plan = built->release();
+    return STOF_OK;
+  });
+}
+
+int stof_run(const stof_plan* plan, const void* q, const void* k, const void* v, void* o,
+             void* stream, char* err, size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (plan == nullptr) return Report({STOF_ERR_INVALID, "plan: must not be null"}, err, err_len);
+    return RunPlan(*plan, q, k, v, o, stream, err, err_len);
+  });
+}
+
+int stof_choice(const stof_plan* plan, int* kernel, int64_t* block_m, int64_t* block_n,
+                int64_t* num_warps, int* fell_back, char* text, size_t text_len) {
+  return Guard(text, text_len, [&]() -> int {
+    if (plan == nullptr)
+      return Report({STOF_ERR_INVALID, "plan: must not be null"}, text, text_len);
+    const kernels::MhaChoice& c = plan->mha->Choice();
+    const bool row = c.config.kernel == engine::MhaKernel::kRowWise;
+    if (kernel) *kernel = row ? STOF_KERNEL_ROW_WISE : STOF_KERNEL_BLOCK_WISE;
+    if (block_m) *block_m = c.config.block_m;
+    if (block_n) *block_n = c.config.block_n;
+    if (num_warps) *num_warps = c.config.num_warps;
+    if (fell_back) *fell_back = c.fell_back ? 1 : 0;
+    std::string line = engine::MhaKernelName(c.config.kernel);
+    // append() rather than "literal" + string: GCC 12 warns (-Wrestrict, a false positive) on
+    // operator+(const char*, std::string&&) once inlined here.
+    if (!row) {
+      line.append(" ").append(std::to_string(c.config.block_m)).append("x");
+      line.append(std::to_string(c.config.block_n)).append(" warps ");
+      line.append(std::to_string(c.config.num_warps));
+    }
+    line.append(" (kernel: ").append(c.kernel_source).append(", params: ");
+    line.append(c.params_source).append(")");
+    if (!c.note.empty()) line.append("; ").append(c.note);
+    WriteText(text, text_len, line);
+    return STOF_OK;
+  });
+}
+
+int stof_plan_info(const stof_plan* plan, int64_t* nnz, int64_t* valid_blocks,
+                   int64_t* layout_bytes, double* select_ms, double* build_ms,
+                   double* upload_ms) {
+  return Guard(nullptr, 0, [&]() -> int {
+    if (plan == nullptr) return STOF_ERR_INVALID;
+    if (nnz) *nnz = plan->mha->Nnz();
+    if (valid_blocks) *valid_blocks = plan->mha->ValidBlocks();
+    if (layout_bytes) *layout_bytes = plan->mha->DeviceBytes();
+    if (select_ms) *select_ms = plan->select_ms;
+    if (build_ms) *build_ms = plan->mha->Timing().host_build_ms;
+    if (upload_ms) *upload_ms = plan->mha->Timing().upload_ms;
+    return STOF_OK;
+  });
+}
+
+void stof_release(stof_plan* plan) {
+  if (plan == nullptr) return;
+  try {
+    (void)cudaSetDevice(plan->device);  // the layout frees its memory on the current device
+    delete plan;
+  } catch (...) {
+    // Nothing can be reported from here; the memory is lost at worst.
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,95 @@
+/* STOF sparse MHA as a C API, for Python (ctypes) and other foreign callers: libstof_capi.so,
+ * built only with CUDA (kernels/CMakeLists.txt). Used by tests/compare/mha_compare.py.
+ * No CUDA types: device buffers and streams are void* (a cudaStream_t; NULL = the legacy
+ * default stream). Tensors are fp16 [B, H, L, d], contiguous, 16-byte aligned, on one GPU;
+ * d is 64 or 128. The mask is L*L bytes on the host, row-major, nonzero = attend, shared by
+ * every (batch, head); rows with nothing attended give zeros.
+ *
+ * Kernel choice: 0 = auto (STOF Eq. 1 picks row-wise or block-wise; Eq. 2 picks BLOCK_M,
+ * BLOCK_N and num_warps, falling back to the best-scoring configuration the block-wise kernel
+ * supports when Eq. 2's pick is not supported), 1 = row-wise, 2 = block-wise. block_m,
+ * block_n, num_warps: 0 = chosen by Eq. 2; any given value restricts the choice (all three
+ * given: exactly that configuration, refused when unsupported).
+ *
+ * Errors: every function returning int returns STOF_OK (0) on success, else a nonzero code,
+ * and writes a one-line, NUL-terminated message into err[0..err_len) (truncated to fit; err
+ * may be NULL). Launches are asynchronous: a fault inside a kernel surfaces at the caller's
+ * next synchronisation. No function throws, exits or aborts. Thread-safe; a plan may be run
+ * from several threads at once.
+ */
+#ifndef STOF_CAPI_H_
+#define STOF_CAPI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define STOF_CAPI_EXPORT __attribute__((visibility("default")))
+#else
+#define STOF_CAPI_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STOF_CAPI_VERSION 1
+
+enum {
+  STOF_OK = 0,
+  STOF_ERR_INVALID = 1, /* bad argument, unsupported configuration */
+  STOF_ERR_CUDA = 2,    /* no GPU, CUDA call failed, out of memory */
+  STOF_ERR_INTERNAL = 3 /* an unexpected exception inside the library */
+};
+
+enum { STOF_KERNEL_AUTO = 0, STOF_KERNEL_ROW_WISE = 1, STOF_KERNEL_BLOCK_WISE = 2 };
+
+/* A mask prepared for one workload: the kernel choice and its device layout (built and
+ * uploaded once). Opaque. */
+typedef struct stof_plan stof_plan;
+
+STOF_CAPI_EXPORT int stof_capi_version(void); /* STOF_CAPI_VERSION */
+
+/* One call: chooses, builds the layout (cached inside the library by mask contents, workload
+ * and request, at most 16 plans) and launches on `stream`. The device is the one holding q.
+ * Converting and hashing the mask costs O(L*L) host time per call: time stof_run instead. */
+STOF_CAPI_EXPORT int stof_mha(const void* q, const void* k, const void* v, void* o, int64_t B,
+                              int64_t H, int64_t L, int64_t d, const uint8_t* mask_host,
+                              int kernel, int64_t block_m, int64_t block_n, int64_t num_warps,
+                              void* stream, char* err, size_t err_len);
+
+/* Chooses and uploads the layout for `mask_host` and the workload [B, H, L, d] on `device`
+ * (-1 = the current device of this library's CUDA runtime, 0 unless changed). *plan receives a handle to release with
+ * stof_release. */
+STOF_CAPI_EXPORT int stof_prepare(const uint8_t* mask_host, int64_t B, int64_t H, int64_t L,
+                                  int64_t d, int kernel, int64_t block_m, int64_t block_n,
+                                  int64_t num_warps, int device, stof_plan** plan, char* err,
+                                  size_t err_len);
+
+/* Launches the prepared plan on `stream` for the prepared B, H, L, d: no mask work. */
+STOF_CAPI_EXPORT int stof_run(const stof_plan* plan, const void* q, const void* k, const void* v,
+                              void* o, void* stream, char* err, size_t err_len);
+
+/* What the plan runs: *kernel = STOF_KERNEL_ROW_WISE or STOF_KERNEL_BLOCK_WISE; block_m,
+ * block_n, num_warps (0 for row-wise); *fell_back = 1 when Eq. 2's pick was unsupported and a
+ * fallback is used. `text` receives one line: kernel, parameters, where they came from, and the
+ * note on a fallback. Any output pointer may be NULL. */
+STOF_CAPI_EXPORT int stof_choice(const stof_plan* plan, int* kernel, int64_t* block_m,
+                                 int64_t* block_n, int64_t* num_warps, int* fell_back,
+                                 char* text, size_t text_len);
+
+/* Facts about the plan: attended elements, valid blocks (block-wise; 0 for row-wise), bytes of
+ * the device layout, and the host milliseconds of the selection (Eq. 1 / Eq. 2), the layout
+ * build and the upload. Any output pointer may be NULL. */
+STOF_CAPI_EXPORT int stof_plan_info(const stof_plan* plan, int64_t* nnz, int64_t* valid_blocks,
+                                    int64_t* layout_bytes, double* select_ms, double* build_ms,
+                                    double* upload_ms);
+
+/* Frees the plan and its device layout (on the plan's device). NULL is ignored. */
+STOF_CAPI_EXPORT void stof_release(stof_plan* plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STOF_CAPI_H_ */

@@ -1,0 +1,194 @@
+// ChooseMhaConfig and PreparedMha (kernels/attention/prepared_mha.h), what `stof bench mha` and
+// the C API run. The MhaChoice tests are host-only (the built-in H100 spec; no GPU needed):
+// Eq. 1 / Eq. 2 decide unless overridden, the result is always in the block-wise kernel's
+// supported set, a fallback is flagged and explained. The GpuPreparedMha test needs a device:
+// a prepared launch gives the same bits as CudaBackend::RunMha on the same configuration.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/device/device_spec.h"
+#include "engine/mask/mask_spec.h"
+#include "gpu_test_util.h"
+#include "kernels/attention/block_sparse_attention.h"
+#include "kernels/attention/prepared_mha.h"
+#include "mha_test_util.h"
+
+namespace {
+
+using stof::engine::DeviceSpec;
+using stof::engine::Mask;
+using stof::engine::MhaKernel;
+using stof::engine::Workload;
+using stof::kernels::ChooseMhaConfig;
+using stof::kernels::MhaKernelRequest;
+using stof::kernels::MhaRequest;
+
+Mask Pattern(const std::string& name, int64_t L) {
+  stof::engine::MaskSpec spec;
+  spec.pattern = name;
+  spec.seq_len = L;
+  auto resolved = stof::engine::Resolve(spec);
+  EXPECT_TRUE(resolved.IsOk()) << resolved.Message();
+  auto m = stof::engine::Generate(*resolved);
+  EXPECT_TRUE(m.IsOk()) << m.Message();
+  return *m;
+}
+
+DeviceSpec H100() {
+  auto d = stof::engine::FindBuiltinDevice("h100");
+  EXPECT_TRUE(d.IsOk()) << d.Message();
+  return *d;
+}
+
+Workload Shape(int64_t B, int64_t L, int64_t d) {
+  Workload w;
+  w.batch = B;
+  w.heads = 12;
+  w.seq_len = L;
+  w.head_dim = d;
+  return w;
+}
+
+bool Supported(const stof::kernels::MhaChoice& c, int64_t d, const DeviceSpec& dev) {
+  return stof::kernels::CheckBlockSparseConfig(d, c.config.block_m, c.config.block_n,
+                                               c.config.num_warps, dev.smem_per_block_bytes)
+      .IsOk();
+}
+
+// The paper's grid: whatever Eq. 2 says, the block-wise choice is supported, and a fallback
+// happens exactly when Eq. 2's own pick is not.
+TEST(MhaChoice, AutoIsAlwaysSupportedOnThePaperGrid) {
+  const DeviceSpec dev = H100();
+  for (const char* pattern : {"sliding_window", "dilated", "longformer", "bigbird"})
+    for (int64_t L : {128, 256, 512, 1024, 2048, 4096})
+      for (int64_t B : {1, 8, 16})
+        for (int64_t d : {64, 128}) {
+          const Mask m = Pattern(pattern, L);
+          MhaRequest req;
+          req.kernel = MhaKernelRequest::kBlockWise;
+          auto c = ChooseMhaConfig(m, Shape(B, L, d), dev, req);
+          ASSERT_TRUE(c.IsOk()) << c.Message();
+          EXPECT_TRUE(Supported(*c, d, dev)) << pattern << " L " << L << " B " << B;
+          const bool pick_ok = stof::kernels::CheckBlockSparseConfig(
+                                   d, c->eq2_pick_block_m, c->eq2_pick_block_n,
+                                   c->eq2_pick_num_warps, dev.smem_per_block_bytes)
+                                   .IsOk();
+          EXPECT_EQ(c->fell_back, !pick_ok);
+          EXPECT_EQ(c->note.empty(), pick_ok) << c->note;
+          if (pick_ok) {
+            EXPECT_EQ(c->config.block_m, c->eq2_pick_block_m);
+            EXPECT_EQ(c->config.block_n, c->eq2_pick_block_n);
+            EXPECT_EQ(c->config.num_warps, c->eq2_pick_num_warps);
+          }
+          auto a = ChooseMhaConfig(m, Shape(B, L, d), dev, MhaRequest{});
+          ASSERT_TRUE(a.IsOk()) << a.Message();
+          EXPECT_EQ(a->config.kernel, a->selection.eq1.kernel);
+          EXPECT_EQ(a->kernel_source, "eq1");
+        }
+}
+
+// A device whose Eq. 2 pick our kernel cannot run: with a small per-block limit (but Eq. 2's
+// own shared-memory model still satisfied), the choice falls back and says why.
+TEST(MhaChoice, FallsBackWhenEq2PicksAnUnsupportedConfig) {
+  DeviceSpec dev = H100();
+  const Mask m = Pattern("bigbird", 1024);
+  const Workload w = Shape(8, 1024, 128);
+  auto first = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kBlockWise, 0, 0, 0});
+  ASSERT_TRUE(first.IsOk()) << first.Message();
+  // One byte less than the pick really needs: Eq. 2 (whose model asks for less) keeps the same
+  // pick, our kernel refuses it, and a smaller supported candidate must be used instead.
+  const auto& pick = first->selection.eq2.candidates[static_cast<size_t>(first->selection.eq2.best)];
+  const int64_t real = static_cast<int64_t>(
+      stof::kernels::BlockSparseSmemBytes(128, pick.block_m, pick.block_n, pick.num_warps));
+  if (real - 1 < pick.req_smem_bytes)
+    GTEST_SKIP() << "Eq. 2's pick needs no more shared memory in our kernel than Eq. 2 assumes";
+  dev.smem_per_block_bytes = real - 1;
+  auto c = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kBlockWise, 0, 0, 0});
+  ASSERT_TRUE(c.IsOk()) << c.Message();
+  EXPECT_TRUE(c->fell_back);
+  EXPECT_TRUE(Supported(*c, 128, dev));
+  EXPECT_NE(c->note.find("does not support"), std::string::npos) << c->note;
+  EXPECT_EQ(c->params_source, "eq2 (supported fallback)");
+}
+
+TEST(MhaChoice, OverridesAreHonouredOrRefused) {
+  const DeviceSpec dev = H100();
+  const Mask m = Pattern("longformer", 512);
+  const Workload w = Shape(8, 512, 64);
+  // All fixed: exactly that configuration.
+  auto c = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kBlockWise, 64, 64, 4});
+  ASSERT_TRUE(c.IsOk()) << c.Message();
+  EXPECT_EQ(c->config.block_m, 64);
+  EXPECT_EQ(c->config.num_warps, 4);
+  EXPECT_EQ(c->params_source, "user");
+  // All fixed but unsupported: refused with the rule.
+  auto bad = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kBlockWise, 128, 64, 4});
+  ASSERT_FALSE(bad.IsOk());
+  EXPECT_NE(bad.Message().find("num_warps must be at least"), std::string::npos) << bad.Message();
+  // Block fixed: Eq. 2 picks the warps among supported ones.
+  auto blk = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kBlockWise, 128, 128, 0});
+  ASSERT_TRUE(blk.IsOk()) << blk.Message();
+  EXPECT_EQ(blk->config.block_m, 128);
+  EXPECT_EQ(blk->config.num_warps, 8);  // the only supported warp count at BLOCK_M 128
+  EXPECT_EQ(blk->params_source, "user + eq2");
+  // Row-wise ignores the block options and says so.
+  auto row = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kRowWise, 64, 64, 4});
+  ASSERT_TRUE(row.IsOk()) << row.Message();
+  EXPECT_EQ(row->config.kernel, MhaKernel::kRowWise);
+  EXPECT_FALSE(row->note.empty());
+  // Bad inputs.
+  EXPECT_FALSE(ChooseMhaConfig(m, Shape(8, 512, 96), dev, MhaRequest{}).IsOk());
+  EXPECT_FALSE(ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kAuto, 64, 0, 0}).IsOk());
+  EXPECT_FALSE(ChooseMhaConfig(m, Shape(8, 1024, 64), dev, MhaRequest{}).IsOk());
+}
+
+// A prepared launch (no cache, no hashing) writes the same bits as RunMha, for a block-wise
+// choice and the row-wise kernel, and for a batch other than the prepared one.
+TEST(GpuPreparedMha, MatchesRunMha) {
+  STOF_REQUIRE_GPU();
+  auto backend = stof::kernels::CudaBackend::Create(0);
+  ASSERT_TRUE(backend.IsOk()) << backend.Message();
+  const Mask m = Pattern("bigbird", 1000);
+  const Workload prepared_for = Shape(2, 1000, 64);
+  for (MhaKernelRequest k : {MhaKernelRequest::kBlockWise, MhaKernelRequest::kRowWise}) {
+    auto c = ChooseMhaConfig(m, prepared_for, (*backend)->Device(), MhaRequest{k, 0, 0, 0});
+    ASSERT_TRUE(c.IsOk()) << c.Message();
+    auto p = stof::kernels::PreparedMha::Create(m, prepared_for, *c);
+    ASSERT_TRUE(p.IsOk()) << p.Message();
+    Workload w = prepared_for;
+    w.batch = 1;  // another batch than prepared
+    w.heads = 3;
+    const int64_t elems = w.batch * w.heads * w.seq_len * w.head_dim;
+    const auto in = stof::testing::RandomInputs(elems, 7);
+    stof::testing::DeviceMhaBuffers a(**backend, elems), b(**backend, elems);
+    ASSERT_TRUE(a.Ok() && b.Ok());
+    ASSERT_TRUE(a.Upload(in).IsOk());
+    ASSERT_TRUE(b.Upload(in).IsOk());
+    auto st = (*p)->Launch(w, a.Q(), a.K(), a.V(), a.O(), nullptr);
+    ASSERT_TRUE(st.IsOk()) << st.Message();
+    stof::engine::MhaCall call;
+    call.workload = w;
+    call.mask = &m;
+    call.config = c->config;
+    if (c->config.kernel == MhaKernel::kRowWise) call.config = stof::engine::MhaConfig{MhaKernel::kRowWise};
+    call.q = b.Q();
+    call.k = b.K();
+    call.v = b.V();
+    call.o = b.O();
+    st = (*backend)->RunMha(call);
+    ASSERT_TRUE(st.IsOk()) << st.Message();
+    ASSERT_TRUE((*backend)->Synchronize().IsOk());
+    std::vector<uint16_t> oa(static_cast<size_t>(elems)), ob(static_cast<size_t>(elems));
+    ASSERT_TRUE((*backend)->CopyToHost(oa.data(), a.O(), a.Bytes()).IsOk());
+    ASSERT_TRUE((*backend)->CopyToHost(ob.data(), b.O(), b.Bytes()).IsOk());
+    EXPECT_EQ(oa, ob) << stof::kernels::MhaKernelRequestName(k);
+    // Other sequence lengths are refused.
+    Workload other = w;
+    other.seq_len = 512;
+    EXPECT_FALSE((*p)->Launch(other, a.Q(), a.K(), a.V(), a.O(), nullptr).IsOk());
+  }
+}
+
+}  // namespace
