@@ -42,7 +42,6 @@
 #include "kernels/util/copy_kernel.h"
 #include "kernels/util/device_memory.h"
 #include "kernels/util/finite_check.h"
-#include "profiler/profile_export.h"
 #include "profiler/profiler.h"
 #endif
 
@@ -383,20 +382,10 @@ int ProfileMhaRun(const std::string& cmd, const ProfileArgs& p, const profiler::
                     Fmt("%.3e", check.value("row_err", 0.0)) + " (tolerance 2e-3), passed");
   auto bad = count_non_finite();
   if (!bad.IsOk()) return Fail(cmd, bad.Message());
-  r.notes.push_back("outputs of the measured launches: " + std::to_string(*bad) + " non-finite");
-  if (!p.trace.empty()) {
-    engine::Status s = profiler::WriteJsonFile(p.trace, profiler::ProfileToChromeTrace(r));
-    if (!s.IsOk()) return Fail(cmd, s.Message());
-  }
-  if (p.json) {
-    PrintJson(profiler::ProfileToJson(r));
-  } else {
-    PrintProfileHuman(r);
-    if (!p.trace.empty()) std::printf("wrote %s (Chrome trace; open in ui.perfetto.dev)\n", p.trace.c_str());
-  }
-  if (!r.availability.events) return Fail(cmd, "latency: " + r.availability.events_why_not);
-  if (*bad != 0) return Fail(cmd, std::to_string(*bad) + " non-finite outputs: a launch did not complete");
-  return kExitOk;
+  const std::string check_note =
+      "output check: " + std::to_string(*bad) + " non-finite values in the measured launches' outputs";
+  r.notes.push_back(check_note);
+  return ReportProfile(cmd, p, r, *bad == 0, check_note);
 }
 
 int RunBench(const BenchArgs& a) {

@@ -144,6 +144,23 @@ void PrintProfileHuman(const profiler::ProfileResult& r) {
   for (const std::string& n : r.notes) std::printf("note: %s\n", n.c_str());
 }
 
+int ReportProfile(const std::string& cmd, const ProfileArgs& a, const profiler::ProfileResult& r,
+                  bool check_ok, const std::string& check) {
+  if (!a.trace.empty()) {
+    engine::Status s = profiler::WriteJsonFile(a.trace, profiler::ProfileToChromeTrace(r));
+    if (!s.IsOk()) return Fail(cmd, s.Message());
+  }
+  if (a.json) {
+    PrintJson(profiler::ProfileToJson(r));
+  } else {
+    PrintProfileHuman(r);
+    if (!a.trace.empty()) std::printf("wrote %s (Chrome trace; open in ui.perfetto.dev)\n", a.trace.c_str());
+  }
+  if (!r.availability.events) return Fail(cmd, "latency: " + r.availability.events_why_not);
+  if (!check_ok) return Fail(cmd, check);
+  return kExitOk;
+}
+
 namespace {
 
 #endif  // STOF_WITH_KERNELS
@@ -216,19 +233,7 @@ int RunProfile(const ProfileArgs& a) {
   profiler::ProfileResult& r = *result;
   r.notes.push_back(check);
 
-  if (!a.trace.empty()) {
-    engine::Status s = profiler::WriteJsonFile(a.trace, profiler::ProfileToChromeTrace(r));
-    if (!s.IsOk()) return Fail(cmd, s.Message());
-  }
-  if (a.json) {
-    PrintJson(profiler::ProfileToJson(r));
-  } else {
-    PrintProfileHuman(r);
-    if (!a.trace.empty()) std::printf("wrote %s (Chrome trace; open in ui.perfetto.dev)\n", a.trace.c_str());
-  }
-  if (!r.availability.events) return Fail(cmd, "latency: " + r.availability.events_why_not);
-  if (!check_ok) return Fail(cmd, check);
-  return kExitOk;
+  return ReportProfile(cmd, a, r, check_ok, check);
 #endif
 }
 

@@ -30,6 +30,10 @@ void AddCommonOptions(CLI::App* c, ProfileArgs* a);
 std::vector<std::string> SplitMetrics(const std::string& text);
 // The human-readable report of one measurement (latency, kernels, counters, summary, parts).
 void PrintProfileHuman(const profiler::ProfileResult& r);
+// Writes --trace, prints the result (--json or human), and maps it to the exit code: 0 only
+// when the latency was measured and the workload's output check (`check`, a note) passed.
+int ReportProfile(const std::string& cmd, const ProfileArgs& a, const profiler::ProfileResult& r,
+                  bool check_ok, const std::string& check);
 // Adds `mha` under the `profile` subcommand (defined in cmd_bench.cpp).
 void AddProfileMhaCommand(CLI::App* profile, int* exit_code);
 
