@@ -42,6 +42,7 @@
 #include "kernels/util/copy_kernel.h"
 #include "kernels/util/device_memory.h"
 #include "kernels/util/finite_check.h"
+#include "kernels/util/mha_check.h"
 #include "profiler/profiler.h"
 #endif
 
@@ -67,10 +68,8 @@ struct BenchArgs {
 #ifdef STOF_WITH_KERNELS
 
 constexpr int kMinRuns = 50;  // the median of fewer runs is not reported
-// Tolerance of the reference check and the floor of its per-row normalisation: the metric of
-// the GPU tests (docs/kernels.md): per query row max_c |out - ref| / max(max_c |ref|, 1e-3).
-constexpr double kTolerance = 2e-3;
-constexpr double kRowFloor = 1e-3;
+// Tolerance of the reference check: the GPU tests' rule (kernels/util/mha_check.h).
+constexpr double kTolerance = kernels::kMhaTolerance;
 constexpr size_t kCopyBytes = size_t{256} << 20;
 constexpr int64_t kGemmSize = 4096;
 // Left free beside the rotating sets (cuBLAS workspace, CUPTI buffers, the layout).
@@ -80,50 +79,6 @@ using Clock = std::chrono::steady_clock;
 
 double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-// splitmix64: the same stream on every platform.
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// Random inputs on the grid k / 1024, k in [-1024, 1024): every value is exact in fp16, so the
-// reference sees exactly what the kernel sees and no rounding routine is needed. fp16 of
-// k / 1024 (k != 0): |k| = 2^p (1 + f), p = floor(log2 |k|) in [0, 10], so exponent field
-// p - 10 + 15 and mantissa (|k| - 2^p) << (10 - p).
-uint16_t HalfOfGrid(int32_t k) {
-  if (k == 0) return 0;
-  const uint32_t a = static_cast<uint32_t>(k < 0 ? -k : k);
-  const int p = std::bit_width(a) - 1;
-  const uint32_t bits = (static_cast<uint32_t>(p + 5) << 10) | ((a - (1u << p)) << (10 - p));
-  return static_cast<uint16_t>((k < 0 ? 0x8000u : 0u) | bits);
-}
-
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t e = (h >> 10) & 0x1fu;
-  const uint32_t mant = h & 0x3ffu;
-  if (e == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
-  if (e == 0) {
-    const float v = std::ldexp(static_cast<float>(mant), -24);
-    return sign ? -v : v;
-  }
-  return std::bit_cast<float>(sign | ((e + 112) << 23) | (mant << 13));
-}
-
-// `n` fp16 values (bits) and, when `f` is given, their float values.
-void RandomHalves(int64_t n, uint64_t seed, std::vector<uint16_t>& h, std::vector<float>* f) {
-  uint64_t state = seed * 0x2545F4914F6CDD1Dull + 1;
-  h.resize(static_cast<size_t>(n));
-  if (f) f->resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t k = static_cast<int32_t>(SplitMix64(state) >> 53) - 1024;  // [-1024, 1024)
-    h[static_cast<size_t>(i)] = HalfOfGrid(k);
-    if (f) (*f)[static_cast<size_t>(i)] = static_cast<float>(k) / 1024.0f;
-  }
 }
 
 std::string Fmt(const char* format, double v) {
@@ -182,11 +137,7 @@ engine::Expected<CheckResult> ReferenceCheck(kernels::CudaBackend& backend,
   const engine::Workload& w = c.workload;
   const int64_t elems = w.batch * w.heads * w.seq_len * w.head_dim;
   const size_t bytes = static_cast<size_t>(elems) * 2;
-  std::vector<uint16_t> hq, hk, hv;
-  std::vector<float> fq, fk, fv;
-  RandomHalves(elems, seed * 3 + 0, hq, &fq);
-  RandomHalves(elems, seed * 3 + 1, hk, &fk);
-  RandomHalves(elems, seed * 3 + 2, hv, &fv);
+  const kernels::MhaInputs in = kernels::RandomInputs(elems, seed);
 
   DeviceBuffers bufs(backend);
   void* ptr[4];
@@ -195,9 +146,9 @@ engine::Expected<CheckResult> ReferenceCheck(kernels::CudaBackend& backend,
     if (!a.IsOk()) return engine::Error{"reference check: " + a.Message()};
     p = *a;
   }
-  STOF_RETURN_IF_ERROR(backend.CopyToDevice(ptr[0], hq.data(), bytes));
-  STOF_RETURN_IF_ERROR(backend.CopyToDevice(ptr[1], hk.data(), bytes));
-  STOF_RETURN_IF_ERROR(backend.CopyToDevice(ptr[2], hv.data(), bytes));
+  STOF_RETURN_IF_ERROR(backend.CopyToDevice(ptr[0], in.q.data(), bytes));
+  STOF_RETURN_IF_ERROR(backend.CopyToDevice(ptr[1], in.k.data(), bytes));
+  STOF_RETURN_IF_ERROR(backend.CopyToDevice(ptr[2], in.v.data(), bytes));
   STOF_RETURN_IF_ERROR(kernels::PoisonBuffer(ptr[3], bytes));
   STOF_RETURN_IF_ERROR(backend.Synchronize());
   const auto t0 = Clock::now();
@@ -210,63 +161,19 @@ engine::Expected<CheckResult> ReferenceCheck(kernels::CudaBackend& backend,
   std::vector<uint16_t> out(static_cast<size_t>(elems));
   STOF_RETURN_IF_ERROR(backend.CopyToHost(out.data(), ptr[3], bytes));
 
-  // fp32 reference, one thread per head (each head's slice is contiguous).
   const auto t1 = Clock::now();
-  const int64_t slice = w.seq_len * w.head_dim;
-  std::vector<float> ref(static_cast<size_t>(elems), 0.f);
-  engine::Workload one = w;
-  one.heads = 1;
-  one.dtype = engine::DType::kF32;
-  std::vector<engine::Status> status(static_cast<size_t>(w.heads));
-  {
-    std::vector<std::thread> threads;
-    for (int64_t h = 0; h < w.heads; ++h) {
-      threads.emplace_back([&, h] {
-        const size_t off = static_cast<size_t>(h * slice);
-        status[static_cast<size_t>(h)] = engine::cpu::MaskedAttention(
-            fq.data() + off, fk.data() + off, fv.data() + off, ref.data() + off, one, mask);
-      });
-    }
-    for (std::thread& t : threads) t.join();
-  }
-  for (const engine::Status& s : status)
-    if (!s.IsOk()) return engine::Error{"reference check: " + s.Message()};
+  std::vector<float> ref;
+  if (engine::Status s = kernels::ThreadedReference(in, w, mask, ref); !s.IsOk())
+    return engine::Error{"reference check: " + s.Message()};
   c.reference_ms = MsSince(t1);
-
-  const int64_t L = w.seq_len, d = w.head_dim;
-  double max_abs_err = 0, max_abs_ref = 0;
-  for (int64_t r = 0; r < w.heads * L; ++r) {
-    const float* rr = ref.data() + r * d;
-    const uint16_t* ro = out.data() + r * d;
-    double row_max = 0, row_err = 0;
-    int64_t col = 0;
-    for (int64_t j = 0; j < d; ++j) {
-      const double diff = std::fabs(static_cast<double>(HalfToFloat(ro[j])) - rr[j]);
-      row_max = std::max(row_max, std::fabs(static_cast<double>(rr[j])));
-      if (!(diff <= row_err)) {  // also catches NaN
-        row_err = diff;
-        col = j;
-      }
-    }
-    if (mask.CountRow(r % L) == 0) {
-      for (int64_t j = 0; j < d; ++j)
-        if (ro[j] != 0 && ro[j] != 0x8000u) {
-          ++c.nonzero_empty_rows;
-          break;
-        }
-    }
-    max_abs_err = std::max(max_abs_err, row_err);
-    max_abs_ref = std::max(max_abs_ref, row_max);
-    const double rel = row_err / std::max(row_max, kRowFloor);
-    if (!(rel <= c.row_err)) {
-      c.row_err = rel;
-      c.worst_row = r;
-      c.worst_col = col;
-      c.worst_out = HalfToFloat(ro[col]);
-      c.worst_ref = rr[col];
-    }
-  }
-  c.global_err = max_abs_err / std::max(max_abs_ref, 1e-30);
+  const kernels::MhaError e = kernels::CompareMha(out, ref, w, kernels::EmptyRows(mask));
+  c.row_err = e.row_err;
+  c.global_err = e.global_err;
+  c.worst_row = e.worst_row;
+  c.worst_col = e.worst_col;
+  c.worst_out = e.worst_out;
+  c.worst_ref = e.worst_ref;
+  c.nonzero_empty_rows = e.nonzero_empty_rows;
   c.passed = c.non_finite == 0 && c.nonzero_empty_rows == 0 && c.row_err < kTolerance;
   return c;
 }
@@ -541,10 +448,9 @@ int RunBench(const BenchArgs& a) {
   std::vector<Set> sets;
   DeviceBuffers bufs(backend);
   {
-    std::vector<uint16_t> hq, hk, hv;
-    RandomHalves(elems, a.input_seed * 7 + 11, hq, nullptr);
-    RandomHalves(elems, a.input_seed * 7 + 12, hk, nullptr);
-    RandomHalves(elems, a.input_seed * 7 + 13, hv, nullptr);
+    const std::vector<uint16_t> hq = kernels::RandomHalves(elems, a.input_seed * 7 + 11);
+    const std::vector<uint16_t> hk = kernels::RandomHalves(elems, a.input_seed * 7 + 12);
+    const std::vector<uint16_t> hv = kernels::RandomHalves(elems, a.input_seed * 7 + 13);
     for (int64_t i = 0; i < rot.sets; ++i) {
       Set s{};
       void** ptrs[4] = {&s.q, &s.k, &s.v, &s.o};
