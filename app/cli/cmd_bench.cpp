@@ -258,22 +258,11 @@ int ProfileMhaRun(const std::string& cmd, const ProfileArgs& p, const profiler::
                   const engine::DeviceSpec& spec, const std::string& label,
                   const nlohmann::json& check,
                   const std::function<engine::Expected<int64_t>()>& count_non_finite) {
-  profiler::MeasureOptions o;
+  profiler::MeasureOptions o = MeasureOptionsFrom(p, spec);
   o.label = "sparse MHA " + label + ", B " + std::to_string(w.batch) + ", H " +
             std::to_string(w.heads) + ", d " + std::to_string(w.head_dim);
-  o.runs = p.runs;
-  o.warmup = p.warmup;
-  o.activity_runs = p.activity_runs;
-  o.max_ranges = p.max_ranges;
-  o.measure_overhead = p.overhead;
-  o.disable_activity = p.no_activity;
-  o.disable_range = p.no_counters;
-  o.range_mode = p.range == "user" ? profiler::RangeMode::kUser : profiler::RangeMode::kAuto;
-  o.metrics = SplitMetrics(p.metrics);
   o.flop_count = mha.UsefulFlops(w);
   o.min_bytes = 4.0 * static_cast<double>(w.batch * w.heads * w.seq_len * w.head_dim) * 2.0;
-  o.peak_dram_bytes_per_s = spec.dram_bytes_per_s;
-  o.peak_flops_per_s = spec.fp16_tensor_flops;
   auto result = profiler::CreateProfiler()->Measure(work, o);
   if (!result.IsOk()) return Fail(cmd, result.Message());
   profiler::ProfileResult& r = *result;

@@ -144,6 +144,22 @@ void PrintProfileHuman(const profiler::ProfileResult& r) {
   for (const std::string& n : r.notes) std::printf("note: %s\n", n.c_str());
 }
 
+profiler::MeasureOptions MeasureOptionsFrom(const ProfileArgs& a, const engine::DeviceSpec& spec) {
+  profiler::MeasureOptions o;
+  o.runs = a.runs;
+  o.warmup = a.warmup;
+  o.activity_runs = a.activity_runs;
+  o.max_ranges = a.max_ranges;
+  o.measure_overhead = a.overhead;
+  o.disable_activity = a.no_activity;
+  o.disable_range = a.no_counters;
+  o.range_mode = a.range == "user" ? profiler::RangeMode::kUser : profiler::RangeMode::kAuto;
+  o.metrics = SplitMetrics(a.metrics);
+  o.peak_dram_bytes_per_s = spec.dram_bytes_per_s;
+  o.peak_flops_per_s = spec.fp16_tensor_flops;
+  return o;
+}
+
 int ReportProfile(const std::string& cmd, const ProfileArgs& a, const profiler::ProfileResult& r,
                   bool check_ok, const std::string& check) {
   if (!a.trace.empty()) {
@@ -179,18 +195,7 @@ int RunProfile(const ProfileArgs& a) {
   auto spec = kernels::QueryDeviceSpec(0);
   if (!spec.IsOk()) return Fail(cmd, spec.Message());
 
-  profiler::MeasureOptions o;
-  o.runs = a.runs;
-  o.warmup = a.warmup;
-  o.activity_runs = a.activity_runs;
-  o.max_ranges = a.max_ranges;
-  o.measure_overhead = a.overhead;
-  o.disable_activity = a.no_activity;
-  o.disable_range = a.no_counters;
-  o.range_mode = a.range == "user" ? profiler::RangeMode::kUser : profiler::RangeMode::kAuto;
-  o.metrics = SplitMetrics(a.metrics);
-  o.peak_dram_bytes_per_s = spec->dram_bytes_per_s;
-  o.peak_flops_per_s = spec->fp16_tensor_flops;
+  profiler::MeasureOptions o = MeasureOptionsFrom(a, *spec);
 
   std::unique_ptr<profiler::Profiler> prof = profiler::CreateProfiler();
   engine::Expected<profiler::ProfileResult> result = engine::Error{"not measured"};

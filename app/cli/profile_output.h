@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/device/device_spec.h"
 #include "profiler/profile_result.h"
 
 namespace stof::app {
@@ -30,6 +31,9 @@ void AddCommonOptions(CLI::App* c, ProfileArgs* a);
 std::vector<std::string> SplitMetrics(const std::string& text);
 // The human-readable report of one measurement (latency, kernels, counters, summary, parts).
 void PrintProfileHuman(const profiler::ProfileResult& r);
+// The measurement options the profile flags ask for (--range already checked to be auto or
+// user), with the device's peaks for the summary.
+profiler::MeasureOptions MeasureOptionsFrom(const ProfileArgs& a, const engine::DeviceSpec& spec);
 // Writes --trace, prints the result (--json or human), and maps it to the exit code: 0 only
 // when the latency was measured and the workload's output check (`check`, a note) passed.
 int ReportProfile(const std::string& cmd, const ProfileArgs& a, const profiler::ProfileResult& r,

@@ -123,6 +123,26 @@ engine::Expected<engine::Workload> MakeWorkload(int64_t B, int64_t H, int64_t L,
   return w;
 }
 
+// The checked inputs of stof_mha and stof_prepare (request, workload, mask), in that order, so
+// both entry points reject bad arguments with the same messages.
+struct CallInputs {
+  kernels::MhaRequest request;
+  engine::Workload workload;
+  engine::Mask mask;
+};
+
+engine::Expected<CallInputs> ParseCallInputs(const uint8_t* mask_host, int64_t B, int64_t H,
+                                             int64_t L, int64_t d, int kernel, int64_t block_m,
+                                             int64_t block_n, int64_t num_warps) {
+  auto request = MakeRequest(kernel, block_m, block_n, num_warps);
+  if (!request.IsOk()) return engine::Error{request.Message()};
+  auto w = MakeWorkload(B, H, L, d);
+  if (!w.IsOk()) return engine::Error{w.Message()};
+  auto mask = MaskFromBytes(mask_host, L);
+  if (!mask.IsOk()) return engine::Error{mask.Message()};
+  return CallInputs{*request, *w, std::move(*mask)};
+}
+
 // Builds a plan for an already converted mask on `device`.
 engine::Expected<std::unique_ptr<stof_plan>> BuildPlan(const engine::Mask& mask,
                                                        const engine::Workload& w,
@@ -194,14 +214,10 @@ int stof_mha(const void* q, const void* k, const void* v, void* o, int64_t B, in
              int64_t L, int64_t d, const uint8_t* mask_host, int kernel, int64_t block_m,
              int64_t block_n, int64_t num_warps, void* stream, char* err, size_t err_len) {
   return Guard(err, err_len, [&]() -> int {
-    auto request = MakeRequest(kernel, block_m, block_n, num_warps);
-    if (!request.IsOk()) return Report({STOF_ERR_INVALID, request.Message()}, err, err_len);
-    auto w = MakeWorkload(B, H, L, d);
-    if (!w.IsOk()) return Report({STOF_ERR_INVALID, w.Message()}, err, err_len);
-    auto mask = MaskFromBytes(mask_host, L);
-    if (!mask.IsOk()) return Report({STOF_ERR_INVALID, mask.Message()}, err, err_len);
+    auto in = ParseCallInputs(mask_host, B, H, L, d, kernel, block_m, block_n, num_warps);
+    if (!in.IsOk()) return Report({STOF_ERR_INVALID, in.Message()}, err, err_len);
     const int device = DeviceOfPointer(q);
-    const CacheKey key{device, mask->Hash(), B, H, L, d, kernel, block_m, block_n, num_warps};
+    const CacheKey key{device, in->mask.Hash(), B, H, L, d, kernel, block_m, block_n, num_warps};
     std::shared_ptr<stof_plan> plan;
     {
       std::lock_guard<std::mutex> lock(g_cache_mutex);
@@ -214,7 +230,7 @@ int stof_mha(const void* q, const void* k, const void* v, void* o, int64_t B, in
       }
     }
     if (!plan) {
-      auto built = BuildPlan(*mask, *w, *request, device);
+      auto built = BuildPlan(in->mask, in->workload, in->request, device);
       if (!built.IsOk())
         return Report({CodeOf(built.Message()), built.Message()}, err, err_len);
       plan = std::shared_ptr<stof_plan>(std::move(*built));
@@ -232,15 +248,11 @@ int stof_prepare(const uint8_t* mask_host, int64_t B, int64_t H, int64_t L, int6
   return Guard(err, err_len, [&]() -> int {
     if (plan == nullptr) return Report({STOF_ERR_INVALID, "plan: must not be null"}, err, err_len);
     *plan = nullptr;
-    auto request = MakeRequest(kernel, block_m, block_n, num_warps);
-    if (!request.IsOk()) return Report({STOF_ERR_INVALID, request.Message()}, err, err_len);
-    auto w = MakeWorkload(B, H, L, d);
-    if (!w.IsOk()) return Report({STOF_ERR_INVALID, w.Message()}, err, err_len);
-    auto mask = MaskFromBytes(mask_host, L);
-    if (!mask.IsOk()) return Report({STOF_ERR_INVALID, mask.Message()}, err, err_len);
+    auto in = ParseCallInputs(mask_host, B, H, L, d, kernel, block_m, block_n, num_warps);
+    if (!in.IsOk()) return Report({STOF_ERR_INVALID, in.Message()}, err, err_len);
     auto dev = ResolveDevice(device);
     if (!dev.IsOk()) return Report({STOF_ERR_CUDA, dev.Message()}, err, err_len);
-    auto built = BuildPlan(*mask, *w, *request, *dev);
+    auto built = BuildPlan(in->mask, in->workload, in->request, *dev);
     if (!built.IsOk()) return Report({CodeOf(built.Message()), built.Message()}, err, err_len);
     *plan = built->release();
     return STOF_OK;
