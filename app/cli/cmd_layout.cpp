@@ -2,12 +2,12 @@
 // index bytes, wasted work, load balance; --export writes the layout (or, with --flex, the
 // FlexAttention block-mask form) as JSON.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/block_size.h"
 #include "engine/layout/block_layout.h"
+#include "engine/layout/layout_export.h"
 
 namespace stof::app {
 
@@ -50,11 +50,9 @@ int RunLayout(const LayoutArgs& a) {
   const engine::LayoutStats s = layout->Stats();
 
   if (!a.export_path.empty()) {
-    nlohmann::json out = a.flex ? layout->ToFlexJson() : layout->ToJson();
-    std::ofstream f(a.export_path);
-    if (!f) return Fail("layout", a.export_path + ": cannot open for writing");
-    f << out.dump() << "\n";
-    if (!f.good()) return Fail("layout", a.export_path + ": write failed");
+    const auto format = a.flex ? engine::LayoutExportFormat::kFlex : engine::LayoutExportFormat::kJson;
+    if (engine::Status st = engine::SaveLayout(a.export_path, *layout, format); !st.IsOk())
+      return Fail("layout", st.Message());
   }
   if (a.json) {
     nlohmann::json j = StatsJson(s);

@@ -9,6 +9,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/device_choice.h"
 #include "engine/plan/plan.h"
+#include "engine/plan/plan_build.h"
 #include "engine/select/kernel_select.h"
 
 namespace stof::app {
@@ -33,30 +34,6 @@ nlohmann::json CandidateJson(const engine::Eq2Candidate& c) {
   return j;
 }
 
-engine::Plan MakePlan(const MaskSource& src, const engine::Workload& w,
-                      const engine::DeviceSpec& dev, const engine::KernelSelection& sel) {
-  engine::Plan p;
-  p.device = dev;
-  p.workload = w;
-  p.mask.seq_len = src.mask.Rows();
-  p.mask.hash = src.mask.HashHex();
-  p.mask.density = src.mask.Density();
-  if (src.has_spec) {
-    p.mask.has_spec = true;
-    p.mask.spec = src.spec;
-  } else {
-    p.mask.inline_mask = src.mask;
-  }
-  p.mha.kernel = sel.kernel;
-  p.mha.block_m = sel.block_m;
-  p.mha.block_n = sel.block_n;
-  p.mha.num_warps = sel.num_warps;
-  p.mha.chosen_by = "eq1+eq2";
-  p.tuning.method = "analytical";
-  p.tuning.seed = src.has_spec ? src.spec.seed : 0;
-  return p;
-}
-
 int RunSelect(const SelectArgs& a) {
   auto dev = ResolveDevice(a.device);
   if (!dev.IsOk()) return Fail("select", dev.Message());
@@ -72,7 +49,9 @@ int RunSelect(const SelectArgs& a) {
   if (!sel.IsOk()) return Fail("select", sel.Message());
 
   if (!a.plan_out.empty()) {
-    engine::Status s = engine::SavePlan(a.plan_out, MakePlan(*src, w, *dev, *sel));
+    engine::Status s = engine::SavePlan(
+        a.plan_out, engine::MakeAnalyticalPlan(src->mask, src->has_spec ? &src->spec : nullptr, w,
+                                               *dev, *sel, "stof"));
     if (!s.IsOk()) return Fail("select", s.Message());
   }
 

@@ -9,7 +9,6 @@
 #include "engine/mask/mask_io.h"
 
 #include <stb_image.h>
-#include <stb_image_write.h>
 
 #include <algorithm>
 #include <bit>
@@ -23,6 +22,7 @@
 #include <memory>
 #include <string_view>
 
+#include "engine/core/byte_files.h"
 #include "engine/mask/mask_json.h"
 
 namespace stof::engine {
@@ -84,15 +84,6 @@ Expected<std::string> ReadWholeFile(const std::string& path) {
                      " of " + Str(*size) + " bytes");
   }
   return bytes;
-}
-
-Status WriteWholeFile(const std::string& path, const std::string& bytes) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return MakeError(path + ": cannot write: " + std::strerror(errno));
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  f.close();
-  if (!f) return MakeError(path + ": write failed (disk full?)");
-  return Status::Ok();
 }
 
 // ---- NPY header -------------------------------------------------------------------------
@@ -428,11 +419,6 @@ void ForEachSet(const Mask& m, F&& f) {
   }
 }
 
-void AppendToString(void* context, void* data, int size) {
-  static_cast<std::string*>(context)->append(static_cast<const char*>(data),
-                                             static_cast<size_t>(size));
-}
-
 // ---- JSON wrapper -----------------------------------------------------------------------
 
 Expected<LoadedMask> DecodeJsonObject(const nlohmann::json& j, const std::string& name) {
@@ -549,29 +535,13 @@ Expected<LoadedMask> DecodeJsonMask(const std::string& text, const std::string& 
 
 Expected<std::string> EncodePng(const Mask& mask) {
   if (mask.Empty()) return MakeError("PNG: cannot encode an empty mask");
-  std::vector<unsigned char> gray(static_cast<size_t>(mask.Rows() * mask.Cols()), 0);
+  std::vector<uint8_t> gray(static_cast<size_t>(mask.Rows() * mask.Cols()), 0);
   ForEachSet(mask, [&](int64_t r, int64_t c) { gray[static_cast<size_t>(r * mask.Cols() + c)] = 255; });
-  std::string out;
-  const int w = static_cast<int>(mask.Cols()), h = static_cast<int>(mask.Rows());
-  if (!stbi_write_png_to_func(AppendToString, &out, w, h, 1, gray.data(), w)) {
-    return MakeError("PNG: encoding failed");
-  }
-  return out;
+  return EncodeGrayPng(gray, mask.Rows(), mask.Cols());
 }
 
 std::string EncodeNpy(const Mask& mask) {
-  std::string dict = "{'descr': '|b1', 'fortran_order': False, 'shape': (" +
-                     std::to_string(mask.Rows()) + ", " + std::to_string(mask.Cols()) + "), }";
-  // Pad with spaces so the data starts on a 64-byte boundary, ending the header with '\n'.
-  const size_t unpadded = 10 + dict.size() + 1;
-  dict.append((64 - unpadded % 64) % 64, ' ');
-  dict += '\n';
-  std::string out(kNpyMagic, sizeof(kNpyMagic) - 1);
-  out += '\x01';
-  out += '\x00';
-  out += static_cast<char>(dict.size() & 0xff);
-  out += static_cast<char>((dict.size() >> 8) & 0xff);
-  out += dict;
+  std::string out = NpyHeaderBytes(mask.Rows(), mask.Cols(), "|b1");
   const size_t data_at = out.size();
   out.resize(data_at + static_cast<size_t>(mask.Rows() * mask.Cols()), '\0');
   ForEachSet(mask, [&](int64_t r, int64_t c) {
@@ -616,13 +586,13 @@ Status SaveMask(const std::string& path, const Mask& mask, const MaskSpec* spec)
     case MaskFormat::kPng: {
       auto bytes = EncodePng(mask);
       if (!bytes.IsOk()) return MakeError(path + ": " + bytes.Message());
-      return WriteWholeFile(path, *bytes);
+      return WriteBytesFile(path, *bytes);
     }
-    case MaskFormat::kNpy: return WriteWholeFile(path, EncodeNpy(mask));
+    case MaskFormat::kNpy: return WriteBytesFile(path, EncodeNpy(mask));
     case MaskFormat::kJson: {
       auto text = EncodeJsonMask(mask, spec);
       if (!text.IsOk()) return MakeError(path + ": " + text.Message());
-      return WriteWholeFile(path, *text);
+      return WriteBytesFile(path, *text);
     }
   }
   return MakeError(path + ": unknown mask format");

@@ -1,0 +1,57 @@
+// AnalyzeMask: everything the studio's layout and kernel-selection views show for one mask,
+// computed in one call so the GUI can run it off its thread (L = 16384 takes about a second):
+// the layout at the chosen BM x BN with its statistics, work and per-row load, the same
+// figures at FlexAttention's default 128 x 128, STOF's kernel selection (Eq. 1 + Eq. 2) and
+// the block-size table. Progress is reported per stage; the callback can cancel.
+// Used by the studio's analysis worker; tested in tests/engine/layout_analysis_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/core/workload.h"
+#include "engine/device/device_spec.h"
+#include "engine/layout/block_layout.h"
+#include "engine/layout/block_size_table.h"
+#include "engine/layout/layout_work.h"
+#include "engine/mask/mask.h"
+#include "engine/select/kernel_select.h"
+
+namespace stof::engine {
+
+struct AnalysisRequest {
+  int64_t block_m = 64, block_n = 64;
+  Workload workload;       // seq_len must equal the mask's L
+  DeviceSpec device;
+  bool with_table = true;  // the block-size table (the slowest part: 16 layouts)
+};
+
+inline constexpr int64_t kFlexBlock = 128;  // FlexAttention's default block size
+
+struct MaskAnalysis {
+  BlockLayout layout;                 // at request.block_m x block_n
+  LayoutStats stats;
+  LayoutWork work;
+  std::vector<int32_t> row_valid;     // valid blocks per block row
+  LayoutStats flex_stats;             // at 128 x 128
+  LayoutWork flex_work;
+  bool has_selection = false;         // false: selection_error says why (e.g. nothing fits)
+  KernelSelection selection;
+  std::string selection_error;
+  std::vector<BlockSizeRow> table;    // empty unless with_table
+};
+
+// fraction in [0, 1] and the stage starting ("layout 64x64", "Eq. 1 / Eq. 2", "table 3/16");
+// returning false cancels (the analysis then fails with "analysis: cancelled").
+using AnalysisProgress = std::function<bool(double fraction, const std::string& stage)>;
+
+// Fails on an empty or non-square mask, a bad block size, an invalid workload or device, a
+// workload seq_len that is not L, or cancellation. A failing kernel selection is not an
+// error of the analysis (has_selection = false, selection_error set).
+Expected<MaskAnalysis> AnalyzeMask(const Mask& mask, const AnalysisRequest& request,
+                                   const AnalysisProgress& progress = {});
+
+}  // namespace stof::engine

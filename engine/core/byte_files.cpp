@@ -1,0 +1,58 @@
+// Gray PNG / NPY encoders and the file writer of byte_files.h.
+#include "engine/core/byte_files.h"
+
+#include <stb_image_write.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+
+namespace stof::engine {
+
+namespace {
+void AppendToString(void* context, void* data, int size) {
+  static_cast<std::string*>(context)->append(static_cast<const char*>(data),
+                                             static_cast<size_t>(size));
+}
+}  // namespace
+
+Expected<std::string> EncodeGrayPng(const std::vector<uint8_t>& px, int64_t rows, int64_t cols) {
+  if (rows < 1 || cols < 1) return MakeError("PNG: cannot encode an empty image");
+  if (rows > INT_MAX || cols > INT_MAX) return MakeError("PNG: image too large");
+  if (static_cast<int64_t>(px.size()) != rows * cols)
+    return MakeError("PNG: " + std::to_string(px.size()) + " pixels for a " +
+                     std::to_string(rows) + " x " + std::to_string(cols) + " image");
+  std::string out;
+  const int w = static_cast<int>(cols), h = static_cast<int>(rows);
+  if (!stbi_write_png_to_func(AppendToString, &out, w, h, 1, px.data(), w))
+    return MakeError("PNG: encoding failed");
+  return out;
+}
+
+std::string NpyHeaderBytes(int64_t rows, int64_t cols, const std::string& descr) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+                     std::to_string(rows) + ", " + std::to_string(cols) + "), }";
+  // Pad with spaces so the data starts on a 64-byte boundary, ending the header with '\n'.
+  const size_t unpadded = 10 + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  std::string out("\x93NUMPY", 6);
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(dict.size() & 0xff);
+  out += static_cast<char>((dict.size() >> 8) & 0xff);
+  out += dict;
+  return out;
+}
+
+Status WriteBytesFile(const std::string& path, const std::string& bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return MakeError(path + ": cannot write: " + std::strerror(errno));
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  f.close();
+  if (!f) return MakeError(path + ": write failed (disk full?)");
+  return Status::Ok();
+}
+
+}  // namespace stof::engine
