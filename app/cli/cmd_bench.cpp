@@ -1,7 +1,8 @@
 // `stof bench mha`: times our sparse MHA kernel on one mask and workload, the way the project
 // times kernels (DESIGN.md, docs/kernels.md "Benchmarking"):
 //   1. choice: STOF Eq. 1 / Eq. 2 on the local device's spec, restricted to the block-wise
-//      kernel's supported set (kernels/attention/prepared_mha.h), or the user's overrides;
+//      kernel's supported set (kernels/attention/prepared_mha.h), or the user's overrides
+//      (--kernel native: the unfused cuBLAS + softmax baseline, never chosen by Eq. 1);
 //   2. the device layout built and uploaded once (its time reported apart from the kernel's);
 //   3. a reference check of that exact configuration on the same mask against
 //      engine::cpu::MaskedAttention (batch 1; all heads when L <= 1024, else one), output
@@ -227,7 +228,7 @@ struct Rotation {
 nlohmann::json ChoiceJson(const kernels::MhaChoice& c) {
   const engine::Eq1Result& e1 = c.selection.eq1;
   nlohmann::json j = {
-      {"kernel", engine::MhaKernelName(c.config.kernel)},
+      {"kernel", kernels::MhaChoiceKernelName(c)},
       {"block_m", c.config.block_m},
       {"block_n", c.config.block_n},
       {"num_warps", c.config.num_warps},
@@ -267,8 +268,8 @@ int ProfileMhaRun(const std::string& cmd, const ProfileArgs& p, const profiler::
   if (!result.IsOk()) return Fail(cmd, result.Message());
   profiler::ProfileResult& r = *result;
   const kernels::MhaChoice& c = mha.Choice();
-  r.notes.push_back(std::string("kernel: ") + engine::MhaKernelName(c.config.kernel) +
-                    (c.config.kernel == engine::MhaKernel::kBlockWise
+  r.notes.push_back(std::string("kernel: ") + kernels::MhaChoiceKernelName(c) +
+                    (!c.native && c.config.kernel == engine::MhaKernel::kBlockWise
                          ? " " + std::to_string(c.config.block_m) + "x" +
                                std::to_string(c.config.block_n) + ", " +
                                std::to_string(c.config.num_warps) + " warps (" +
@@ -293,15 +294,9 @@ int RunBench(const BenchArgs& a) {
                          std::to_string(a.runs));
   if (a.warmup < 1) return Fail(cmd, "--warmup: expected at least 1, got " + std::to_string(a.warmup));
   kernels::MhaRequest request;
-  if (a.kernel == "auto") {
-    request.kernel = kernels::MhaKernelRequest::kAuto;
-  } else {
-    auto k = engine::ParseMhaKernel(a.kernel);
-    if (!k.IsOk()) return Fail(cmd, "--kernel: expected auto, row_wise or block_wise, got '" +
-                                        a.kernel + "'");
-    request.kernel = *k == engine::MhaKernel::kRowWise ? kernels::MhaKernelRequest::kRowWise
-                                                       : kernels::MhaKernelRequest::kBlockWise;
-  }
+  auto kernel_request = kernels::ParseMhaKernelRequest(a.kernel);
+  if (!kernel_request.IsOk()) return Fail(cmd, "--kernel: " + kernel_request.Message());
+  request.kernel = *kernel_request;
   if (!a.block.empty()) {
     auto b = ParseBlockSize(a.block, "--block");
     if (!b.IsOk()) return Fail(cmd, b.Message());
@@ -353,7 +348,11 @@ int RunBench(const BenchArgs& a) {
                 static_cast<long long>(w.seq_len), static_cast<long long>(w.head_dim));
     std::printf("device      %s (%d SMs, L2 %s)\n", backend.Name().c_str(), spec.sm_count,
                 Bytes(static_cast<double>(spec.l2_bytes)).c_str());
-    if (c.config.kernel == engine::MhaKernel::kRowWise)
+    if (c.native)
+      std::printf("kernel      native (unfused: cuBLAS Q K^T, scale+mask+softmax kernel, cuBLAS "
+                  "P V; S workspace %s)\n",
+                  Bytes(static_cast<double>(mha.Native()->WorkspaceBytes())).c_str());
+    else if (c.config.kernel == engine::MhaKernel::kRowWise)
       std::printf("kernel      row_wise (kernel from %s)\n", c.kernel_source.c_str());
     else
       std::printf("kernel      block_wise %lldx%lld, %lld warps (kernel from %s, parameters from "
@@ -566,6 +565,8 @@ int RunBench(const BenchArgs& a) {
                    {"select_ms", select_ms},
                    {"host_build_ms", pt.host_build_ms},
                    {"upload_ms", pt.upload_ms}};
+    if (const kernels::NativeMha* n = mha.Native())
+      j["layout"]["native_workspace_bytes"] = n->WorkspaceBytes();
     j["check"] = check_json();
     j["ceilings"] = {{"copy_bytes", kCopyBytes},
                      {"copy_median_us", ceil->copy_us},
@@ -700,7 +701,9 @@ static void AddMhaOptions(CLI::App* m, BenchArgs* args) {
   m->add_option("--heads", args->heads, "Attention heads H")->capture_default_str();
   m->add_option("--dim,--head-dim", args->head_dim, "Head size d (64 or 128)")
       ->capture_default_str();
-  m->add_option("--kernel", args->kernel, "auto (Eq. 1), row_wise or block_wise")
+  m->add_option("--kernel", args->kernel,
+                "auto (Eq. 1), row_wise, block_wise or native (the unfused cuBLAS + softmax "
+                "baseline; needs a B*H*L*L fp16 workspace)")
       ->capture_default_str();
   m->add_option("--block", args->block, "Block-wise BLOCK_MxBLOCK_N (default: Eq. 2)");
   m->add_option("--warps", args->warps, "Block-wise num_warps: 1, 2, 4 or 8 (default: Eq. 2)");

@@ -1,5 +1,6 @@
 // ChooseMhaConfig and PreparedMha (prepared_mha.h): Eq. 1 / Eq. 2 restricted to the supported
-// set of the block-wise kernel, and a layout built once for timed launches. Used by
+// set of the block-wise kernel (or the native baseline on request), and a layout (or a
+// NativeMha) built once for timed launches. Used by
 // `stof bench mha` and the C API. Host code only; launches go through the kernels' own launch
 // functions, which validate their arguments on the host.
 #include "kernels/attention/prepared_mha.h"
@@ -29,8 +30,23 @@ const char* MhaKernelRequestName(MhaKernelRequest r) {
     case MhaKernelRequest::kAuto: return "auto";
     case MhaKernelRequest::kRowWise: return "row_wise";
     case MhaKernelRequest::kBlockWise: return "block_wise";
+    case MhaKernelRequest::kNative: return "native";
   }
   return "?";
+}
+
+engine::Expected<MhaKernelRequest> ParseMhaKernelRequest(const std::string& s) {
+  if (s == "auto") return MhaKernelRequest::kAuto;
+  if (s == "native") return MhaKernelRequest::kNative;
+  auto k = engine::ParseMhaKernel(s);
+  if (!k.IsOk())
+    return engine::MakeError("expected auto, row_wise, block_wise or native, got '" + s + "'");
+  return *k == engine::MhaKernel::kRowWise ? MhaKernelRequest::kRowWise
+                                           : MhaKernelRequest::kBlockWise;
+}
+
+const char* MhaChoiceKernelName(const MhaChoice& c) {
+  return c.native ? "native" : engine::MhaKernelName(c.config.kernel);
 }
 
 engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
@@ -56,6 +72,18 @@ engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
   c.eq2_pick_block_m = s.block_m;
   c.eq2_pick_block_n = s.block_n;
   c.eq2_pick_num_warps = s.num_warps;
+  const bool block_given = request.block_m != 0;
+  const bool warps_given = request.num_warps != 0;
+  if (request.kernel == MhaKernelRequest::kNative) {
+    c.native = true;
+    c.config.kernel = s.kernel;
+    c.config.block_m = c.config.block_n = c.config.num_warps = 0;
+    c.kernel_source = "user";
+    c.params_source = "-";
+    if (block_given || warps_given)
+      c.note = "native baseline: the block size and warp count options are ignored";
+    return c;
+  }
   if (request.kernel == MhaKernelRequest::kAuto) {
     c.config.kernel = s.kernel;
     c.kernel_source = "eq1";
@@ -64,8 +92,6 @@ engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
                                                                    : engine::MhaKernel::kBlockWise;
     c.kernel_source = "user";
   }
-  const bool block_given = request.block_m != 0;
-  const bool warps_given = request.num_warps != 0;
 
   if (c.config.kernel == engine::MhaKernel::kRowWise) {
     c.config.block_m = c.config.block_n = c.config.num_warps = 0;
@@ -156,7 +182,11 @@ engine::Expected<std::unique_ptr<PreparedMha>> PreparedMha::Create(const engine:
   p->m_workload = workload;
   p->m_choice = choice;
   p->m_nnz = mask.Count();
-  if (choice.config.kernel == engine::MhaKernel::kRowWise) {
+  if (choice.native) {
+    auto native = NativeMha::Create(mask, workload);
+    if (!native.IsOk()) return native.ToStatus();
+    p->m_native = std::shared_ptr<const NativeMha>(std::move(*native));
+  } else if (choice.config.kernel == engine::MhaKernel::kRowWise) {
     auto row = DeviceRowLayout::Create(mask);
     if (!row.IsOk()) return row.ToStatus();
     p->m_row = std::shared_ptr<const DeviceRowLayout>(std::move(*row));
@@ -176,15 +206,18 @@ engine::Status PreparedMha::Launch(const engine::Workload& w, const void* q, con
                              Str(m_workload.seq_len) + ", d = " + Str(m_workload.head_dim) +
                              ", got L = " + Str(w.seq_len) + ", d = " + Str(w.head_dim));
   }
+  if (m_native) return m_native->Launch(w, q, k, v, o, stream);
   if (m_row) return LaunchRowSparseAttention(w, *m_row, q, k, v, o, stream);
   return LaunchBlockSparseAttention(w, *m_block, m_choice.config.num_warps, q, k, v, o, stream);
 }
 
 const LayoutPrepTiming& PreparedMha::Timing() const {
+  if (m_native) return m_native->Timing();
   return m_row ? m_row->Timing() : m_block->Timing();
 }
 
 int64_t PreparedMha::DeviceBytes() const {
+  if (m_native) return m_native->DeviceBytes();
   return m_row ? m_row->DeviceBytes() : m_block->DeviceBytes();
 }
 
@@ -197,6 +230,10 @@ double PreparedMha::UsefulFlops(const engine::Workload& w) const {
 }
 
 double PreparedMha::KernelFlops(const engine::Workload& w) const {
+  if (m_native)  // both GEMMs are dense
+    return 4.0 * static_cast<double>(w.batch) * static_cast<double>(w.heads) *
+           static_cast<double>(w.head_dim) * static_cast<double>(w.seq_len) *
+           static_cast<double>(w.seq_len);
   if (!m_block) return UsefulFlops(w);
   return 4.0 * static_cast<double>(w.batch) * static_cast<double>(w.heads) *
          static_cast<double>(w.head_dim) * static_cast<double>(m_block->ValidBlocks()) *

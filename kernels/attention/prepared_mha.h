@@ -2,7 +2,9 @@
 // applies STOF Eq. 1 / Eq. 2 (engine::SelectKernel) restricted to what our block-wise kernel
 // supports (CheckBlockSparseConfig), or checks the caller's overrides; PreparedMha builds and
 // uploads the device layout of that choice once and then launches without touching the mask
-// (no hashing, no cache lookup), which is what timed loops need. CUDA-free header.
+// (no hashing, no cache lookup), which is what timed loops need. A request for the unfused
+// "native" baseline (native_attention.h; never chosen by Eq. 1) prepares a NativeMha instead
+// of a layout: its mask copy and S workspace. CUDA-free header.
 // Used by `stof bench mha` (app/cli/cmd_bench.cpp) and the C API (kernels/capi/stof_capi.h).
 // Invariants: a PreparedMha owns its layout (immutable after Create); Launch accepts any batch
 // and head count but the sequence length and head size of the workload it was prepared for.
@@ -19,13 +21,19 @@
 #include "engine/mask/mask.h"
 #include "engine/select/kernel_select.h"
 #include "kernels/attention/device_layout.h"
+#include "kernels/attention/native_attention.h"
 
 namespace stof::kernels {
 
 // What the caller asked for: a kernel (or Eq. 1) and, for the block-wise kernel, any of
-// BLOCK_M x BLOCK_N and num_warps (0 = let Eq. 2 choose).
-enum class MhaKernelRequest { kAuto, kRowWise, kBlockWise };
-const char* MhaKernelRequestName(MhaKernelRequest r);  // "auto", "row_wise", "block_wise"
+// BLOCK_M x BLOCK_N and num_warps (0 = let Eq. 2 choose). kNative is the unfused baseline
+// (native_attention.h): only ever run on request; engine::MhaKernel (Eq. 1's choice) does not
+// know it.
+enum class MhaKernelRequest { kAuto, kRowWise, kBlockWise, kNative };
+// "auto", "row_wise", "block_wise", "native"
+const char* MhaKernelRequestName(MhaKernelRequest r);
+// "auto", "native", or any spelling engine::ParseMhaKernel accepts ("row_wise", "block", ...).
+engine::Expected<MhaKernelRequest> ParseMhaKernelRequest(const std::string& s);
 
 struct MhaRequest {
   MhaKernelRequest kernel = MhaKernelRequest::kAuto;
@@ -35,17 +43,22 @@ struct MhaRequest {
 
 // The configuration that will run and why.
 struct MhaChoice {
+  bool native = false;               // the unfused baseline runs; `config` then holds Eq. 1's
+                                     // kernel for information and 0 block-wise fields
   engine::MhaConfig config;          // kernel, BLOCK_M, BLOCK_N, num_warps (block-wise fields
                                      // are 0 for the row-wise kernel)
   engine::KernelSelection selection; // Eq. 1 and Eq. 2 with every intermediate value
   std::string kernel_source;         // "eq1" or "user"
   std::string params_source;         // "eq2", "eq2 (supported fallback)", "user", "user + eq2"
-                                     // or "-" (row-wise)
+                                     // or "-" (row-wise, native)
   bool fell_back = false;            // Eq. 2's pick was not in the supported set
   int64_t eq2_pick_block_m = 0, eq2_pick_block_n = 0, eq2_pick_num_warps = 0;
   double score = 0;                  // Eq. 2 score of the configuration used (block-wise)
   std::string note;                  // one line on a fallback or an ignored option; else empty
 };
+
+// "native", "row_wise" or "block_wise": what a choice runs.
+const char* MhaChoiceKernelName(const MhaChoice& c);
 
 // Eq. 1 decides the kernel when request.kernel is kAuto. For the block-wise kernel, Eq. 2's
 // candidates that match the fixed fields of `request` are taken best score first (ties keep
@@ -53,14 +66,16 @@ struct MhaChoice {
 // device.smem_per_block_bytes is used; if that is not Eq. 2's own pick, fell_back is set and
 // the note says which pick was refused and why. When every field is fixed, an unsupported
 // combination is an error with CheckBlockSparseConfig's message. BLOCK/warp fields given with
-// the row-wise kernel are ignored and the note says so. Fails on a bad workload (head_dim must
+// the row-wise kernel or kNative are ignored and the note says so. kNative runs Eq. 1 / Eq. 2
+// for information only (selection) and sets `native`. Fails on a bad workload (head_dim must
 // be 64 or 128, dtype f16) or a mask that is not seq_len x seq_len.
 engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
                                             const engine::Workload& workload,
                                             const engine::DeviceSpec& device,
                                             const MhaRequest& request);
 
-// One choice with its device layout, on the device that was current at Create.
+// One choice with its device layout (or, native, its NativeMha), on the device that was current
+// at Create.
 class PreparedMha {
  public:
   static engine::Expected<std::unique_ptr<PreparedMha>> Create(const engine::Mask& mask,
@@ -70,7 +85,8 @@ class PreparedMha {
   PreparedMha& operator=(const PreparedMha&) = delete;
 
   // Launches on `stream` (opaque cudaStream_t) for [B, H, L, d] fp16 buffers; `workload` may
-  // differ from the prepared one in batch and heads only. Asynchronous.
+  // differ from the prepared one in batch and heads only (native: B * H at most the prepared
+  // B * H, the capacity of its workspace). Asynchronous.
   engine::Status Launch(const engine::Workload& workload, const void* q, const void* k,
                         const void* v, void* o, void* stream) const;
   // Launch with the prepared workload.
@@ -81,14 +97,15 @@ class PreparedMha {
   const MhaChoice& Choice() const { return m_choice; }
   const engine::Workload& PreparedWorkload() const { return m_workload; }
   const LayoutPrepTiming& Timing() const;  // host build and upload of the device layout
-  int64_t DeviceBytes() const;             // bytes of the device layout
+  int64_t DeviceBytes() const;             // bytes of the device layout (native: mask + S)
+  const NativeMha* Native() const { return m_native.get(); }  // null unless Choice().native
   int64_t Nnz() const { return m_nnz; }    // attended elements of the mask
   // Block-wise: valid (full + part) and part blocks at BLOCK_M x BLOCK_N; row-wise: 0.
   int64_t ValidBlocks() const;
   int64_t PartBlocks() const;
   // FLOPs the launch must do: 4 * B * H * d * nnz (QK^T and PV on attended elements only),
   // and what the kernel computes: 4 * B * H * d * valid_blocks * BM * BN (block-wise; equal to
-  // the first for row-wise).
+  // the first for row-wise; 4 * B * H * d * L * L, dense, for native).
   double UsefulFlops(const engine::Workload& w) const;
   double KernelFlops(const engine::Workload& w) const;
 
@@ -99,6 +116,7 @@ class PreparedMha {
   int64_t m_nnz = 0;
   std::shared_ptr<const DeviceBlockLayout> m_block;
   std::shared_ptr<const DeviceRowLayout> m_row;
+  std::shared_ptr<const NativeMha> m_native;
 };
 
 }  // namespace stof::kernels

@@ -78,9 +78,10 @@ engine::Expected<kernels::MhaRequest> MakeRequest(int kernel, int64_t block_m, i
     case STOF_KERNEL_AUTO: r.kernel = kernels::MhaKernelRequest::kAuto; break;
     case STOF_KERNEL_ROW_WISE: r.kernel = kernels::MhaKernelRequest::kRowWise; break;
     case STOF_KERNEL_BLOCK_WISE: r.kernel = kernels::MhaKernelRequest::kBlockWise; break;
+    case STOF_KERNEL_NATIVE: r.kernel = kernels::MhaKernelRequest::kNative; break;
     default:
-      return engine::MakeError("kernel: expected 0 (auto), 1 (row_wise) or 2 (block_wise), got " +
-                               std::to_string(kernel));
+      return engine::MakeError("kernel: expected 0 (auto), 1 (row_wise), 2 (block_wise) or 3 "
+                               "(native), got " + std::to_string(kernel));
   }
   if (block_m < 0 || block_n < 0 || num_warps < 0)
     return engine::MakeError("block_m, block_n, num_warps: expected 0 (auto) or a positive value");
@@ -274,15 +275,19 @@ int stof_choice(const stof_plan* plan, int* kernel, int64_t* block_m, int64_t* b
       return Report({STOF_ERR_INVALID, "plan: must not be null"}, text, text_len);
     const kernels::MhaChoice& c = plan->mha->Choice();
     const bool row = c.config.kernel == engine::MhaKernel::kRowWise;
-    if (kernel) *kernel = row ? STOF_KERNEL_ROW_WISE : STOF_KERNEL_BLOCK_WISE;
+    if (kernel)
+      *kernel = c.native ? STOF_KERNEL_NATIVE : row ? STOF_KERNEL_ROW_WISE : STOF_KERNEL_BLOCK_WISE;
     if (block_m) *block_m = c.config.block_m;
     if (block_n) *block_n = c.config.block_n;
     if (num_warps) *num_warps = c.config.num_warps;
     if (fell_back) *fell_back = c.fell_back ? 1 : 0;
-    std::string line = engine::MhaKernelName(c.config.kernel);
+    std::string line = kernels::MhaChoiceKernelName(c);
     // append() rather than "literal" + string: GCC 12 warns (-Wrestrict, a false positive) on
     // operator+(const char*, std::string&&) once inlined here.
-    if (!row) {
+    if (c.native) {
+      line.append(" (unfused: cuBLAS QK^T, softmax kernel, cuBLAS PV; S workspace ");
+      line.append(std::to_string(plan->mha->Native()->WorkspaceBytes())).append(" bytes)");
+    } else if (!row) {
       line.append(" ").append(std::to_string(c.config.block_m)).append("x");
       line.append(std::to_string(c.config.block_n)).append(" warps ");
       line.append(std::to_string(c.config.num_warps));

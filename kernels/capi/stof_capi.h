@@ -7,15 +7,18 @@
  *
  * Kernel choice: 0 = auto (STOF Eq. 1 picks row-wise or block-wise; Eq. 2 picks BLOCK_M,
  * BLOCK_N and num_warps, falling back to the best-scoring configuration the block-wise kernel
- * supports when Eq. 2's pick is not supported), 1 = row-wise, 2 = block-wise. block_m,
+ * supports when Eq. 2's pick is not supported), 1 = row-wise, 2 = block-wise, 3 = native (the
+ * unfused baseline, what PyTorch eager does: cuBLAS Q K^T, one scale + mask + softmax kernel,
+ * cuBLAS P V; never chosen by auto; its plan holds a B*H*L*L fp16 workspace, and since its
+ * launches share it, one native plan must not run on two streams at once). block_m,
  * block_n, num_warps: 0 = chosen by Eq. 2; any given value restricts the choice (all three
- * given: exactly that configuration, refused when unsupported).
+ * given: exactly that configuration, refused when unsupported; ignored by row-wise and native).
  *
  * Errors: every function returning int returns STOF_OK (0) on success, else a nonzero code,
  * and writes a one-line, NUL-terminated message into err[0..err_len) (truncated to fit; err
  * may be NULL). Launches are asynchronous: a fault inside a kernel surfaces at the caller's
  * next synchronisation. No function throws, exits or aborts. Thread-safe; a plan may be run
- * from several threads at once.
+ * from several threads at once (a native plan on one stream at a time: see above).
  */
 #ifndef STOF_CAPI_H_
 #define STOF_CAPI_H_
@@ -33,7 +36,7 @@
 extern "C" {
 #endif
 
-#define STOF_CAPI_VERSION 1
+#define STOF_CAPI_VERSION 2 /* 2: STOF_KERNEL_NATIVE */
 
 enum {
   STOF_OK = 0,
@@ -42,7 +45,12 @@ enum {
   STOF_ERR_INTERNAL = 3 /* an unexpected exception inside the library */
 };
 
-enum { STOF_KERNEL_AUTO = 0, STOF_KERNEL_ROW_WISE = 1, STOF_KERNEL_BLOCK_WISE = 2 };
+enum {
+  STOF_KERNEL_AUTO = 0,
+  STOF_KERNEL_ROW_WISE = 1,
+  STOF_KERNEL_BLOCK_WISE = 2,
+  STOF_KERNEL_NATIVE = 3
+};
 
 /* A mask prepared for one workload: the kernel choice and its device layout (built and
  * uploaded once). Opaque. */
@@ -70,16 +78,16 @@ STOF_CAPI_EXPORT int stof_prepare(const uint8_t* mask_host, int64_t B, int64_t H
 STOF_CAPI_EXPORT int stof_run(const stof_plan* plan, const void* q, const void* k, const void* v,
                               void* o, void* stream, char* err, size_t err_len);
 
-/* What the plan runs: *kernel = STOF_KERNEL_ROW_WISE or STOF_KERNEL_BLOCK_WISE; block_m,
- * block_n, num_warps (0 for row-wise); *fell_back = 1 when Eq. 2's pick was unsupported and a
+/* What the plan runs: *kernel = STOF_KERNEL_ROW_WISE, STOF_KERNEL_BLOCK_WISE or
+ * STOF_KERNEL_NATIVE; block_m, block_n, num_warps (0 for row-wise and native); *fell_back = 1 when Eq. 2's pick was unsupported and a
  * fallback is used. `text` receives one line: kernel, parameters, where they came from, and the
  * note on a fallback. Any output pointer may be NULL. */
 STOF_CAPI_EXPORT int stof_choice(const stof_plan* plan, int* kernel, int64_t* block_m,
                                  int64_t* block_n, int64_t* num_warps, int* fell_back,
                                  char* text, size_t text_len);
 
-/* Facts about the plan: attended elements, valid blocks (block-wise; 0 for row-wise), bytes of
- * the device layout, and the host milliseconds of the selection (Eq. 1 / Eq. 2), the layout
+/* Facts about the plan: attended elements, valid blocks (block-wise; 0 for row-wise and
+ * native), bytes of the device layout (native: the mask copy and the S workspace), and the host milliseconds of the selection (Eq. 1 / Eq. 2), the layout
  * build and the upload. Any output pointer may be NULL. */
 STOF_CAPI_EXPORT int stof_plan_info(const stof_plan* plan, int64_t* nnz, int64_t* valid_blocks,
                                     int64_t* layout_bytes, double* select_ms, double* build_ms,

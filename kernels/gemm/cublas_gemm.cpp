@@ -13,22 +13,9 @@
 #include <string>
 
 #include "kernels/cuda_check.h"
+#include "kernels/gemm/cublas_check.h"
 
 namespace stof::kernels {
-
-namespace {
-engine::Error CublasError(cublasStatus_t s, const char* call) {
-  return engine::Error{std::string("cuBLAS: ") + call + ": " + cublasGetStatusName(s) + " (" +
-                       cublasGetStatusString(s) + ")"};
-}
-}  // namespace
-
-#define STOF_CUBLAS_TRY(call)                                   \
-  do {                                                          \
-    cublasStatus_t stof_cublas_st_ = (call);                    \
-    if (stof_cublas_st_ != CUBLAS_STATUS_SUCCESS)               \
-      return CublasError(stof_cublas_st_, #call);               \
-  } while (0)
 
 struct CublasGemm::Impl {
   cublasHandle_t handle = nullptr;

@@ -10,7 +10,10 @@ What it runs, in ONE process, on identical masks and identical inputs per config
   compile  torch.compile of that eager function (static shapes, compiled once per shape)
   ours     STOF through the C API (build/kernels/libstof_capi.so, ctypes): stof_prepare builds
            the Eq. 1 / Eq. 2 choice and the device layout once, stof_run launches (timed)
-           (--ours auto,64x64x4 adds fixed configurations BMxBNxWARPS as ours_64x64x4 ...)
+           (--ours auto,64x64x4 adds fixed configurations BMxBNxWARPS as ours_64x64x4 ...;
+           --ours ...,native adds ours_native: our unfused baseline, cuBLAS Q K^T, one
+           scale + mask + softmax kernel, cuBLAS P V, i.e. eager's steps in our code, with a
+           B*H*L*L fp16 workspace; kernel 3 of the C API, version >= 2)
 Masks come from our generators: `stof mask --pattern NAME --seq L --out FILE.npy`, np.load.
 Inputs: fp16 [B, H, L, d], uniform in [-1, 1), fresh per configuration (seeded).
 
@@ -78,7 +81,7 @@ ROW_FLOOR = 1e-3
 CHECKED_STRICT = ("ours", "flex")  # method-name prefixes whose check failure skips timing
 MEMORY_MARGIN = 4 << 30  # bytes left free beside the rotating sets for the methods' temporaries
 
-STOF_KERNEL_NAMES = {1: "row_wise", 2: "block_wise"}
+STOF_KERNEL_NAMES = {1: "row_wise", 2: "block_wise", 3: "native"}
 
 
 def log(*args):
@@ -180,17 +183,21 @@ class Stof:
 
 
 def parse_ours(spec):
-    """'auto,64x64x4' -> [('ours', (0,0,0,0)), ('ours_64x64x4', (2,64,64,4))]."""
+    """'auto,64x64x4,native' -> [('ours', (0,0,0,0)), ('ours_64x64x4', (2,64,64,4)),
+    ('ours_native', (3,0,0,0))]."""
     out = []
     for item in [s.strip() for s in spec.split(",") if s.strip()]:
         if item == "auto":
             out.append(("ours", (0, 0, 0, 0)))
         elif item in ("row", "row_wise"):
             out.append(("ours_row", (1, 0, 0, 0)))
+        elif item == "native":
+            out.append(("ours_native", (3, 0, 0, 0)))
         else:
             m = re.fullmatch(r"(\d+)x(\d+)x(\d+)", item)
             if not m:
-                raise SystemExit(f"--ours: expected auto, row_wise or BMxBNxWARPS, got '{item}'")
+                raise SystemExit(f"--ours: expected auto, row_wise, native or BMxBNxWARPS, "
+                                 f"got '{item}'")
             bm, bn, w = (int(g) for g in m.groups())
             out.append((f"ours_{item}", (2, bm, bn, w)))
     if not out:
@@ -678,7 +685,8 @@ def main():
     ap.add_argument("--methods", default="ours,flex,sdpa,eager,compile",
                     help="comma list of: ours, flex, sdpa, eager, compile (ours is always run)")
     ap.add_argument("--ours", default="auto",
-                    help="our configurations: auto (Eq. 1/2), row_wise, BMxBNxWARPS; comma list")
+                    help="our configurations: auto (Eq. 1/2), row_wise, native (the unfused "
+                         "baseline), BMxBNxWARPS; comma list")
     ap.add_argument("--seed", type=int, default=1, help="input seed")
     ap.add_argument("--time-budget", type=float, default=0,
                     help="seconds after which no new configuration starts (0 = no limit)")
@@ -717,6 +725,9 @@ def main():
     l2_bytes = int(getattr(props, "L2_cache_size", 50 << 20))
     ctx = {"stof": stof, "l2_bytes": l2_bytes, "methods": methods,
            "ours": parse_ours(args.ours), "flex_state": FlexState()}
+    if any(kernel == 3 for _, (kernel, _, _, _) in ctx["ours"]) and stof.version < 2:
+        sys.exit(f"mha_compare: --ours native needs libstof_capi version >= 2, {args.lib} is "
+                 f"version {stof.version} (rebuild)")
     if "flex" in methods:
         from torch.nn.attention.flex_attention import flex_attention
         ctx["flex"] = torch.compile(flex_attention, dynamic=False)

@@ -12,14 +12,12 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
-#include <ostream>
 #include <string>
 #include <vector>
 
 #include "engine/mask/mask_spec.h"
 #include "gpu_test_util.h"
 #include "kernels/attention/block_sparse_attention.h"
-#include "kernels/util/finite_check.h"
 #include "mha_test_util.h"
 
 namespace {
@@ -34,56 +32,9 @@ using stof::engine::Workload;
 using stof::kernels::CudaBackend;
 namespace st = stof::testing;
 
-// One backend for the whole binary, so its layout cache is exercised across tests too.
-CudaBackend* SharedBackend() {
-  static std::unique_ptr<CudaBackend> backend = [] {
-    auto b = CudaBackend::Create(0);
-    return b.IsOk() ? std::move(*b) : nullptr;
-  }();
-  return backend.get();
-}
-
-stof::engine::Expected<Mask> RandomElements(int64_t L, double p, uint64_t seed) {
-  auto m = Mask::Create(L, L, "random_elements");
-  if (!m.IsOk()) return m;
-  uint64_t state = seed;
-  const auto threshold = static_cast<uint64_t>(p * 18446744073709551616.0);
-  for (int64_t i = 0; i < L; ++i)
-    for (int64_t j = 0; j < L; ++j)
-      if (st::SplitMix64(state) < threshold) m->Set(i, j);
-  return m;
-}
-
-stof::engine::Expected<Mask> MakeMask(const std::string& name, int64_t L) {
-  MaskSpec s;
-  s.seq_len = L;
-  if (name == "random_elements") return RandomElements(L, 0.02, 11);
-  if (name == "holes") {
-    // Longformer with rows emptied: a single row, a run of 40 rows (covering at least one
-    // whole 16-row block row, so the block kernel's "no valid block" path runs at BLOCK_M 16
-    // and 32) and the last row.
-    s.pattern = "longformer";
-    auto m = stof::engine::Generate(s);
-    if (!m.IsOk()) return m;
-    auto clear = [&](int64_t r) {
-      if (r >= 0 && r < L) m->SetRange(r, 0, L, false);
-    };
-    clear(3);
-    for (int64_t r = L / 2; r < L / 2 + 40; ++r) clear(r);
-    clear(L - 1);
-    return m;
-  }
-  s.pattern = name;
-  if (name == "bigbird") s.seed = 1;
-  if (name == "document") s.doc_lengths = {L / 5, L / 2, L - L / 5 - L / 2};
-  if (name == "random_blocks") {
-    // 24 is no power of two: random blocks straddle every block grid, giving part blocks.
-    s.fill = 0.2;
-    s.block = std::min<int64_t>(24, L);
-    s.seed = 3;
-  }
-  return stof::engine::Generate(s);
-}
+using st::MakeMask;
+using st::RandomElements;
+using st::SharedBackend;
 
 std::string ConfigName(const MhaConfig& c) {
   if (c.kernel == MhaKernel::kRowWise) return "row_wise";
@@ -133,12 +84,10 @@ void CheckAllConfigs(const Mask& mask, const Workload& w, const std::vector<MhaC
   st::DeviceMhaBuffers buf(*backend, elements);
   ASSERT_TRUE(buf.Ok()) << "device allocation failed";
   ASSERT_TRUE(buf.Upload(in).IsOk());
-  std::vector<uint16_t> out(static_cast<size_t>(elements));
   double worst_row = 0, worst_global = 0;
   std::string worst_config;
   for (const MhaConfig& c : configs) {
     SCOPED_TRACE(label + " " + ConfigName(c));
-    ASSERT_TRUE(stof::kernels::PoisonBuffer(buf.O(), buf.Bytes()).IsOk());
     MhaCall call;
     call.workload = w;
     call.mask = &mask;
@@ -147,20 +96,9 @@ void CheckAllConfigs(const Mask& mask, const Workload& w, const std::vector<MhaC
     call.k = buf.K();
     call.v = buf.V();
     call.o = buf.O();
-    auto run = backend->RunMha(call);
-    ASSERT_TRUE(run.IsOk()) << run.Message();
-    auto sync = backend->Synchronize();
-    ASSERT_TRUE(sync.IsOk()) << sync.Message();
-    auto bad = stof::kernels::CountNonFinite(buf.O(), elements, DType::kF16);
-    ASSERT_TRUE(bad.IsOk()) << bad.Message();
-    EXPECT_EQ(*bad, 0) << "non-finite or unwritten outputs";
-    ASSERT_TRUE(backend->CopyToHost(out.data(), buf.O(), buf.Bytes()).IsOk());
-    const st::MhaError e = st::CompareMha(out, ref, w, empty_row);
-    EXPECT_LT(e.row_err, st::kMhaTolerance)
-        << "worst row " << e.worst_row << " (query " << e.worst_row % w.seq_len << ", bh "
-        << e.worst_row / w.seq_len << ") col " << e.worst_col << ": out " << e.worst_out << " ref "
-        << e.worst_ref << "; global error " << e.global_err;
-    EXPECT_EQ(e.nonzero_empty_rows, 0) << "rows with nothing attended must be exactly zero";
+    st::MhaError e;
+    st::CheckMhaRun(*backend, buf, [&] { return backend->RunMha(call); }, ref, w, empty_row, &e);
+    if (::testing::Test::HasFatalFailure()) return;
     if (e.row_err > worst_row) {
       worst_row = e.row_err;
       worst_config = ConfigName(c);
@@ -174,21 +112,8 @@ void CheckAllConfigs(const Mask& mask, const Workload& w, const std::vector<MhaC
       static_cast<long long>(empty_rows), worst_row, worst_config.c_str(), worst_global);
 }
 
-struct MhaCase {
-  std::string mask;
-  int64_t seq_len;
-  int64_t head_dim;
-};
-
-// Readable parameters in gtest and ctest output (instead of the struct's bytes).
-void PrintTo(const MhaCase& c, std::ostream* os) {
-  *os << c.mask << " L=" << c.seq_len << " d=" << c.head_dim;
-}
-
-std::string CaseName(const ::testing::TestParamInfo<MhaCase>& info) {
-  return info.param.mask + "_L" + std::to_string(info.param.seq_len) + "_d" +
-         std::to_string(info.param.head_dim);
-}
+using st::MhaCase;
+using st::MhaCaseName;
 
 std::vector<MhaCase> AllCases() {
   std::vector<MhaCase> v;
@@ -215,11 +140,12 @@ TEST_P(GpuMhaCorrectness, MatchesReference) {
   CudaBackend* backend = SharedBackend();
   ASSERT_NE(backend, nullptr);
   const auto configs = ConfigsFor(c.head_dim, c.seq_len, backend->Device().smem_per_block_bytes);
-  const uint64_t seed = std::hash<std::string>{}(CaseName({c, 0}));
-  CheckAllConfigs(*mask, w, configs, seed, CaseName({c, 0}));
+  const uint64_t seed = std::hash<std::string>{}(MhaCaseName(c));
+  CheckAllConfigs(*mask, w, configs, seed, MhaCaseName(c));
 }
 
-INSTANTIATE_TEST_SUITE_P(Masks, GpuMhaCorrectness, ::testing::ValuesIn(AllCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(Masks, GpuMhaCorrectness, ::testing::ValuesIn(AllCases()),
+                         st::MhaCaseParamName);
 
 // An all-empty mask: every block row has no valid block and every row no column.
 TEST(GpuMhaEdge, EmptyMaskGivesZeros) {

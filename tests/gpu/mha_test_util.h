@@ -1,13 +1,20 @@
-// Shared by the sparse-MHA GPU tests (mha_correctness_test.cpp, mha_dispatch_test.cpp): device
-// buffers owned by a CudaBackend, plus the host-side checking of kernels/util/mha_check.h
-// (fp16 conversion, seeded inputs, threaded reference, the error metric) under short names.
+// Shared by the MHA GPU tests (mha_correctness_test.cpp, mha_dispatch_test.cpp,
+// mha_choice_test.cpp, mha_native_test.cpp): one CudaBackend per test binary, the test masks by
+// name, device buffers owned by a CudaBackend, one poisoned run checked against the reference,
+// plus the host-side checking of kernels/util/mha_check.h (fp16 conversion, seeded inputs,
+// threaded reference, the error metric) under short names.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,7 +22,9 @@
 #include "engine/core/workload.h"
 #include "engine/cpu/reference.h"
 #include "engine/mask/mask.h"
+#include "engine/mask/mask_spec.h"
 #include "kernels/cuda_backend.h"
+#include "kernels/util/finite_check.h"
 #include "kernels/util/mha_check.h"
 
 namespace stof::testing {
@@ -31,6 +40,62 @@ using kernels::MhaInputs;
 using kernels::RandomInputs;
 using kernels::SplitMix64;
 using kernels::ThreadedReference;
+
+// One backend for the whole binary (so its layout cache is exercised across tests too); null
+// when no GPU is usable.
+inline kernels::CudaBackend* SharedBackend() {
+  static std::unique_ptr<kernels::CudaBackend> backend = [] {
+    auto b = kernels::CudaBackend::Create(0);
+    return b.IsOk() ? std::move(*b) : nullptr;
+  }();
+  return backend.get();
+}
+
+// Each element attended with probability p (seeded): scattered columns, and at small L rows
+// with nothing attended.
+inline engine::Expected<engine::Mask> RandomElements(int64_t L, double p, uint64_t seed) {
+  auto m = engine::Mask::Create(L, L, "random_elements");
+  if (!m.IsOk()) return m;
+  uint64_t state = seed;
+  const auto threshold = static_cast<uint64_t>(p * 18446744073709551616.0);
+  for (int64_t i = 0; i < L; ++i)
+    for (int64_t j = 0; j < L; ++j)
+      if (SplitMix64(state) < threshold) m->Set(i, j);
+  return m;
+}
+
+// The test masks: the generators' patterns (sliding_window, dilated, longformer, bigbird,
+// causal) at their defaults, document (three documents of L/5, L/2 and the rest),
+// random_blocks (fill 0.2, block 24: a size that straddles every block grid), random_elements
+// (p = 0.02) and holes (Longformer with row 3, rows L/2 .. L/2+39 and the last row emptied).
+inline engine::Expected<engine::Mask> MakeMask(const std::string& name, int64_t L) {
+  engine::MaskSpec s;
+  s.seq_len = L;
+  if (name == "random_elements") return RandomElements(L, 0.02, 11);
+  if (name == "holes") {
+    // A single row, a run of 40 rows (covering at least one whole 16-row block row, so the
+    // block kernel's "no valid block" path runs at BLOCK_M 16 and 32) and the last row.
+    s.pattern = "longformer";
+    auto m = engine::Generate(s);
+    if (!m.IsOk()) return m;
+    auto clear = [&](int64_t r) {
+      if (r >= 0 && r < L) m->SetRange(r, 0, L, false);
+    };
+    clear(3);
+    for (int64_t r = L / 2; r < L / 2 + 40; ++r) clear(r);
+    clear(L - 1);
+    return m;
+  }
+  s.pattern = name;
+  if (name == "bigbird") s.seed = 1;
+  if (name == "document") s.doc_lengths = {L / 5, L / 2, L - L / 5 - L / 2};
+  if (name == "random_blocks") {
+    s.fill = 0.2;
+    s.block = std::min<int64_t>(24, L);
+    s.seed = 3;
+  }
+  return engine::Generate(s);
+}
 
 // q, k, v, o on the device of a CudaBackend, freed on destruction.
 class DeviceMhaBuffers {
@@ -65,5 +130,52 @@ class DeviceMhaBuffers {
   size_t m_bytes;
   void* m_ptr[4] = {nullptr, nullptr, nullptr, nullptr};
 };
+
+// A parameterised case of the MHA correctness matrices, printed and named readably in gtest and
+// ctest output ("bigbird_L1024_d64") instead of as the struct's bytes.
+struct MhaCase {
+  std::string mask;
+  int64_t seq_len;
+  int64_t head_dim;
+};
+
+inline void PrintTo(const MhaCase& c, std::ostream* os) {
+  *os << c.mask << " L=" << c.seq_len << " d=" << c.head_dim;
+}
+
+inline std::string MhaCaseName(const MhaCase& c) {
+  return c.mask + "_L" + std::to_string(c.seq_len) + "_d" + std::to_string(c.head_dim);
+}
+
+inline std::string MhaCaseParamName(const ::testing::TestParamInfo<MhaCase>& info) {
+  return MhaCaseName(info.param);
+}
+
+// One checked run: O poisoned (NaN), `launch` enqueued and synchronised, then no non-finite
+// element (every one written, nothing NaN), the per-row error against `ref` below
+// kMhaTolerance and rows with nothing attended exactly zero. `error` receives the metric.
+inline void CheckMhaRun(kernels::CudaBackend& backend, const DeviceMhaBuffers& buf,
+                        const std::function<engine::Status()>& launch,
+                        const std::vector<float>& ref, const engine::Workload& w,
+                        const std::vector<uint8_t>& empty_row, MhaError* error) {
+  const int64_t elements = w.batch * w.heads * w.seq_len * w.head_dim;
+  ASSERT_TRUE(kernels::PoisonBuffer(buf.O(), buf.Bytes()).IsOk());
+  auto run = launch();
+  ASSERT_TRUE(run.IsOk()) << run.Message();
+  auto sync = backend.Synchronize();
+  ASSERT_TRUE(sync.IsOk()) << sync.Message();
+  auto bad = kernels::CountNonFinite(buf.O(), elements, engine::DType::kF16);
+  ASSERT_TRUE(bad.IsOk()) << bad.Message();
+  EXPECT_EQ(*bad, 0) << "non-finite or unwritten outputs";
+  std::vector<uint16_t> out(static_cast<size_t>(elements));
+  ASSERT_TRUE(backend.CopyToHost(out.data(), buf.O(), buf.Bytes()).IsOk());
+  const MhaError e = CompareMha(out, ref, w, empty_row);
+  EXPECT_LT(e.row_err, kMhaTolerance)
+      << "worst row " << e.worst_row << " (query " << e.worst_row % w.seq_len << ", bh "
+      << e.worst_row / w.seq_len << ") col " << e.worst_col << ": out " << e.worst_out << " ref "
+      << e.worst_ref << "; global error " << e.global_err;
+  EXPECT_EQ(e.nonzero_empty_rows, 0) << "rows with nothing attended must be exactly zero";
+  if (error) *error = e;
+}
 
 }  // namespace stof::testing
