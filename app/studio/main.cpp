@@ -1,15 +1,23 @@
 // stof-studio entry point: the linear Dear ImGui + GLFW + OpenGL3 skeleton. Parses options,
-// opens the window (or explains how to run without a display), and runs the frame loop; the
-// Studio object owns all state. --screenshot renders a few frames, saves a PNG and exits
-// (GUI tests and docs); --dump-state writes the state the window shows as JSON.
+// opens the window (or explains how to run without a display), loads the UI font, forwards
+// dropped files and close requests to Studio, and runs the frame loop; Studio owns all state.
+// Batch modes for tests and docs: --screenshot renders until the analysis is ready, then
+// --frames more, saves a PNG and exits; --dump-state writes the state the window shows as
+// JSON at that moment; --fps-frames N measures N frames without vsync and prints the rate.
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <vector>
 
 #include "app/studio/screenshot.h"
 #include "app/studio/studio.h"
@@ -19,22 +27,66 @@ namespace {
 struct Args {
   std::string pattern = "bigbird";
   int64_t seq = 1024;
-  int64_t block = 64;
+  std::string block = "64";
   std::string device;
+  std::string open;
+  std::string panel = "mask";
   std::string screenshot;
   std::string dump_state;
   int frames = 5;
-  int width = 1280, height = 800;
+  int fps_frames = 0;
+  double fps_zoom = 1.0;
+  double zoom = 1.0;
+  std::string overlay = "blocks-over-mask";
+  int width = 1600, height = 900;
+  double wait_s = 120;
 };
 
+// Files dropped on the window; filled by the GLFW callback, drained at the start of a frame.
+std::mutex g_drop_mutex;
+std::vector<std::string> g_dropped;
+
 void GlfwError(int code, const char* desc) { std::fprintf(stderr, "stof-studio: GLFW error %d: %s\n", code, desc); }
+
+void GlfwDrop(GLFWwindow*, int count, const char** paths) {
+  try {  // nothing may propagate through GLFW's C frames
+    std::lock_guard<std::mutex> lock(g_drop_mutex);
+    for (int i = 0; i < count; ++i) g_dropped.emplace_back(paths[i]);
+  } catch (...) {
+  }
+}
+
+void LoadFont() {
+  // DejaVu Sans (Debian's fonts-dejavu-core) reads better than ImGui's 13 px bitmap font.
+  const char* candidates[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                              "/usr/share/fonts/TTF/DejaVuSans.ttf"};
+  for (const char* path : candidates) {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && ImGui::GetIO().Fonts->AddFontFromFileTTF(path, 16.0f)) return;
+  }
+}
+
+int ParseBlock(const std::string& text, int64_t* bm, int64_t* bn) {
+  const size_t x = text.find_first_of("xX");
+  try {
+    *bm = std::stoll(text.substr(0, x));
+    *bn = x == std::string::npos ? *bm : std::stoll(text.substr(x + 1));
+  } catch (const std::exception&) {
+    std::fprintf(stderr, "stof-studio: --block: expected BMxBN such as 64x64, got '%s'\n", text.c_str());
+    return 1;
+  }
+  return 0;
+}
 
 int Run(const Args& args) {
   stof::app::StudioOptions options;
   options.spec.pattern = args.pattern;
   options.spec.seq_len = args.seq;
-  options.block_m = options.block_n = args.block;
+  if (ParseBlock(args.block, &options.block_m, &options.block_n) != 0) return 1;
   options.device = args.device;
+  options.open = args.open;
+  options.panel = args.panel;
+  const bool batch = !args.screenshot.empty() || args.fps_frames > 0;
 
   glfwSetErrorCallback(GlfwError);
   if (!glfwInit()) {
@@ -47,7 +99,7 @@ int Run(const Args& args) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  if (!args.screenshot.empty()) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
+  if (batch) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
   GLFWwindow* window = glfwCreateWindow(args.width, args.height, "STOF Studio", nullptr, nullptr);
   if (!window) {
     std::fprintf(stderr, "stof-studio: cannot create an OpenGL 3.3 window\n");
@@ -55,12 +107,15 @@ int Run(const Args& args) {
     return 2;
   }
   glfwMakeContextCurrent(window);
-  glfwSwapInterval(args.screenshot.empty() ? 1 : 0);
+  glfwSwapInterval(batch ? 0 : 1);
+  glfwSetDropCallback(window, GlfwDrop);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini litter next to the user's files
   ImGui::StyleColorsDark();
+  ImGui::GetStyle().FrameRounding = 3.0f;
+  LoadFont();
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
 
@@ -71,18 +126,45 @@ int Run(const Args& args) {
       std::fprintf(stderr, "stof-studio: %s\n", s.Message().c_str());
       rc = 1;
     } else {
-      if (!args.dump_state.empty()) {
-        std::ofstream f(args.dump_state);
-        f << studio.StateJson().dump(2) << "\n";
-        if (!f.good()) {
-          std::fprintf(stderr, "stof-studio: %s: cannot write\n", args.dump_state.c_str());
-          rc = 1;
-        }
-      }
-      for (int frame = 0; rc == 0 && !glfwWindowShouldClose(window); ++frame) {
+      if (args.overlay == "mask") studio.OverlayMode() = stof::app::Overlay::kMask;
+      if (args.overlay == "blocks") studio.OverlayMode() = stof::app::Overlay::kBlocks;
+      if (args.zoom > 1.0) studio.View().zoom = args.zoom;
+      using Clock = std::chrono::steady_clock;
+      const auto start = Clock::now();
+      int ready_frames = -1;         // frames rendered since the analysis was ready
+      bool dumped = false;
+      std::vector<double> frame_ms;  // --fps-frames
+      auto fps_start = Clock::now();
+      for (;;) {
         glfwPollEvents();
+        if (glfwWindowShouldClose(window)) {
+          if (studio.RequestQuit()) break;
+          glfwSetWindowShouldClose(window, GLFW_FALSE);
+        }
+        if (studio.QuitConfirmed()) break;
+        {
+          std::vector<std::string> dropped;
+          {
+            std::lock_guard<std::mutex> lock(g_drop_mutex);
+            dropped.swap(g_dropped);
+          }
+          for (const std::string& p : dropped) {
+            studio.PathBuffer() = p;
+            studio.OpenFile(p);
+          }
+        }
+        const auto t0 = Clock::now();
+        if (args.fps_frames > 0 && ready_frames >= 0 && args.fps_zoom > 1.0) {
+          // Pan one cell per frame over a zoomed view: grid, UVs and (above L = 2048) the
+          // exact-cell texture are redone as a user's drag would.
+          studio.View().zoom = args.fps_zoom;
+          studio.View().cx += 1.0;
+          if (studio.View().cx >= static_cast<double>(studio.Doc().state.mask.Cols())) studio.View().cx = 0;
+        }
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
+        // Batch runs show no hover: the pointer of a virtual display sits somewhere on the window.
+        if (batch) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
         ImGui::NewFrame();
         studio.Draw();
         ImGui::Render();
@@ -92,16 +174,52 @@ int Run(const Args& args) {
         glClearColor(0.08f, 0.08f, 0.10f, 1.0f);
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        if (!args.screenshot.empty() && frame + 1 >= args.frames) {
+
+        if (ready_frames < 0 && studio.AnalysisReady()) {
+          ready_frames = 0;
+          fps_start = Clock::now();
+        }
+        if (ready_frames >= 0) ++ready_frames;
+        const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+        if (batch && ready_frames < 0 && waited > args.wait_s) {
+          std::fprintf(stderr, "stof-studio: the analysis did not finish in %.0f s\n", args.wait_s);
+          rc = 1;
+          break;
+        }
+        if (!args.dump_state.empty() && !dumped && ready_frames >= (args.screenshot.empty() ? 1 : args.frames)) {
+          std::ofstream f(args.dump_state);
+          f << studio.StateJson().dump(2) << "\n";
+          dumped = true;
+          if (!f.good()) {
+            std::fprintf(stderr, "stof-studio: %s: cannot write\n", args.dump_state.c_str());
+            rc = 1;
+          }
+        }
+        if (!args.screenshot.empty() && ready_frames >= args.frames) {
           if (stof::engine::Status shot = stof::app::SaveFramebufferPng(args.screenshot, fw, fh); !shot.IsOk()) {
             std::fprintf(stderr, "stof-studio: %s\n", shot.Message().c_str());
             rc = 1;
           } else {
             std::printf("stof-studio: wrote %s (%d x %d)\n", args.screenshot.c_str(), fw, fh);
           }
-          break;
+          if (args.fps_frames <= 0) break;
         }
         glfwSwapBuffers(window);
+        if (ready_frames > 0 && args.fps_frames > 0) {
+          glFinish();
+          frame_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+          if (static_cast<int>(frame_ms.size()) >= args.fps_frames) {
+            const double total = std::chrono::duration<double>(Clock::now() - fps_start).count();
+            std::sort(frame_ms.begin(), frame_ms.end());
+            std::printf("stof-studio: %zu frames in %.2f s: %.1f fps (median %.2f ms, p95 %.2f ms), "
+                        "L = %lld, %d x %d, GL renderer %s\n",
+                        frame_ms.size(), total, static_cast<double>(frame_ms.size()) / total,
+                        frame_ms[frame_ms.size() / 2], frame_ms[frame_ms.size() * 95 / 100],
+                        static_cast<long long>(studio.Doc().state.mask.Rows()), fw, fh,
+                        reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+            break;
+          }
+        }
       }
     }
   }  // textures are freed while the GL context is alive
@@ -121,11 +239,18 @@ int main(int argc, char** argv) {
   Args args;
   app.add_option("--pattern", args.pattern, "Mask generator (see stof mask --help)")->capture_default_str();
   app.add_option("--seq", args.seq, "Sequence length")->capture_default_str();
-  app.add_option("--block", args.block, "Block size (16, 32, 64 or 128)")->capture_default_str();
+  app.add_option("--block", args.block, "Block size BMxBN (powers of two 16..256)")->capture_default_str();
   app.add_option("--device", args.device, "Built-in device name (default: this GPU, else H100-SXM-80GB)");
-  app.add_option("--screenshot", args.screenshot, "Render --frames frames, save the window as PNG, exit");
-  app.add_option("--frames", args.frames, "Frames to render before --screenshot")->capture_default_str();
-  app.add_option("--dump-state", args.dump_state, "Write the shown state as JSON to FILE");
+  app.add_option("--open", args.open, "Open a mask file (.png, .npy, .json) at start");
+  app.add_option("--panel", args.panel, "Tab to show: mask, layout, selection, export")->capture_default_str();
+  app.add_option("--overlay", args.overlay, "Canvas: mask, blocks-over-mask, blocks")->capture_default_str();
+  app.add_option("--zoom", args.zoom, "Initial canvas zoom (1 = fit)")->capture_default_str();
+  app.add_option("--screenshot", args.screenshot, "Render until the analysis is ready and --frames more, save the window as PNG, exit");
+  app.add_option("--frames", args.frames, "Frames to render after the analysis is ready, before --screenshot")->capture_default_str();
+  app.add_option("--dump-state", args.dump_state, "Write the shown state as JSON to FILE (once the analysis is ready)");
+  app.add_option("--fps-frames", args.fps_frames, "Measure N frames without vsync, print the frame rate, exit");
+  app.add_option("--fps-zoom", args.fps_zoom, "With --fps-frames: zoom this far in and pan a cell per frame")->capture_default_str();
+  app.add_option("--wait", args.wait_s, "Batch modes: seconds to wait for the analysis")->capture_default_str();
   app.add_option("--width", args.width, "Window width")->capture_default_str();
   app.add_option("--height", args.height, "Window height")->capture_default_str();
   CLI11_PARSE(app, argc, argv);

@@ -1,11 +1,21 @@
-// Studio (studio.h): state rebuilds and the frame's layout (mask panel left, summary right).
+// Studio (studio.h): commands, the analysis round trip, textures and the frame's layout
+// (file bar on top, canvas left, tabbed panels right, status bar at the bottom).
 #include "app/studio/studio.h"
 
 #include <imgui.h>
 
+#include <algorithm>
+#include <cmath>
+
+#include "app/studio/panels/export_panel.h"
+#include "app/studio/panels/file_bar.h"
+#include "app/studio/panels/layout_panel.h"
+#include "app/studio/panels/mask_canvas.h"
 #include "app/studio/panels/mask_panel.h"
-#include "app/studio/panels/summary_panel.h"
+#include "app/studio/panels/selection_panel.h"
+#include "engine/mask/mask_io.h"
 #include "engine/mask/mask_json.h"
+#include "engine/plan/plan_build.h"
 
 #ifdef STOF_WITH_KERNELS
 #include "kernels/device_query.h"
@@ -14,96 +24,469 @@
 namespace stof::app {
 
 namespace {
-constexpr int64_t kBlockSizes[] = {16, 32, 64, 128};
+constexpr int64_t kOverviewMaxSide = 2048;
+constexpr size_t kMaxRecent = 10;
 
-engine::DeviceSpec PickDevice(const std::string& name) {
-  if (!name.empty()) {
-    if (auto d = engine::FindBuiltinDevice(name); d.IsOk()) return *d;
-  }
-#ifdef STOF_WITH_KERNELS
-  if (name.empty()) {
-    if (auto d = kernels::QueryDeviceSpec(0); d.IsOk()) return *d;
-  }
-#endif
-  return *engine::FindBuiltinDevice("H100-SXM-80GB");
+nlohmann::json StatsJson(const engine::LayoutStats& s) {
+  return {{"block_m", s.block_m},         {"block_n", s.block_n},
+          {"block_rows", s.block_rows},   {"block_cols", s.block_cols},
+          {"nnz", s.nnz},                 {"density", s.density},
+          {"full_blocks", s.full_blocks}, {"part_blocks", s.part_blocks},
+          {"empty_blocks", s.empty_blocks}, {"valid_block_ratio", s.valid_block_ratio},
+          {"index_bytes", s.index_bytes}, {"bitmap_bytes", s.bitmap_bytes},
+          {"wasted_fraction", s.wasted_fraction},
+          {"min_blocks_per_row", s.min_blocks_per_row},
+          {"max_blocks_per_row", s.max_blocks_per_row}};
+}
+
+nlohmann::json WorkJson(const engine::LayoutWork& w) {
+  return {{"block_kernel_flops", w.block_kernel_flops}, {"valid_flops", w.valid_flops},
+          {"wasted_flops", w.wasted_flops}, {"wasted_fraction", w.wasted_fraction}};
 }
 }  // namespace
 
-engine::Status Studio::Init(const StudioOptions& options) {
-  m_options = options;
-  if (!options.device.empty()) {
-    if (auto d = engine::FindBuiltinDevice(options.device); !d.IsOk()) return d.ToStatus();
+const char* PanelName(Panel p) {
+  switch (p) {
+    case Panel::kMask: return "mask";
+    case Panel::kLayout: return "layout";
+    case Panel::kSelection: return "selection";
+    case Panel::kExport: return "export";
   }
-  m_state.device = PickDevice(options.device);
-  m_state.spec = options.spec;
-  m_state.workload = options.workload;
-  for (int i = 0; i < 4; ++i)
-    if (kBlockSizes[i] == options.block_m) m_block_choice = i;
-  auto mask = engine::Generate(options.spec);
-  if (!mask.IsOk()) return mask.ToStatus();
-  m_state.mask = std::move(*mask);
-  m_state.workload.seq_len = m_state.mask.Rows();
-  return Rebuild();
+  return "?";
 }
 
-engine::Status Studio::Rebuild() {
-  const int64_t b = kBlockSizes[m_block_choice];
-  auto layout = engine::BlockLayout::Build(m_state.mask, b, b);
-  if (!layout.IsOk()) return layout.ToStatus();
-  m_state.layout = std::move(*layout);
-  m_state.stats = m_state.layout.Stats();
-  auto sel = engine::SelectKernel(m_state.mask, m_state.workload, m_state.device);
-  if (!sel.IsOk()) return sel.ToStatus();
-  m_state.selection = *sel;
-  UploadMaskTexture(m_state.mask, &m_mask_texture);
-  UploadBlockTexture(m_state.layout, &m_block_texture);
+engine::Expected<Panel> ParsePanel(const std::string& name) {
+  for (Panel p : {Panel::kMask, Panel::kLayout, Panel::kSelection, Panel::kExport})
+    if (name == PanelName(p)) return p;
+  return engine::Error{"--panel: expected mask, layout, selection or export, got '" + name + "'"};
+}
+
+engine::Status Studio::Init(const StudioOptions& options) {
+  auto panel = ParsePanel(options.panel);
+  if (!panel.IsOk()) return panel.ToStatus();
+  m_panel = *panel;
+  STOF_RETURN_IF_ERROR(engine::BlockLayout::CheckBlockSize(options.block_m, options.block_n));
+  m_block_m = options.block_m;
+  m_block_n = options.block_n;
+  m_workload = options.workload;
+
+  m_devices = engine::BuiltinDevices();
+  int h100 = 0;
+  for (size_t i = 0; i < m_devices.size(); ++i)
+    if (m_devices[i].name == "H100-SXM-80GB") h100 = static_cast<int>(i);
+  m_device_index = h100;
+#ifdef STOF_WITH_KERNELS
+  if (auto local = kernels::QueryDeviceSpec(0); local.IsOk()) {
+    m_devices.insert(m_devices.begin(), *local);
+    m_device_index = 0;
+    ++h100;
+  }
+#endif
+  if (!options.device.empty()) {
+    auto d = engine::FindBuiltinDevice(options.device);
+    if (!d.IsOk()) return d.ToStatus();
+    for (size_t i = 0; i < m_devices.size(); ++i)
+      if (m_devices[i].name == d->name && m_devices[i].source == "built-in")
+        m_device_index = static_cast<int>(i);
+  }
+
+  auto resolved = engine::Resolve(options.spec);
+  if (!resolved.IsOk()) return resolved.ToStatus();
+  auto mask = engine::Generate(*resolved);
+  if (!mask.IsOk()) return mask.ToStatus();
+  m_preset = *resolved;
+  m_doc.state = engine::MaskState{std::move(*mask), *resolved};
+  m_view = CanvasView{1.0, m_doc.state.mask.Cols() / 2.0, m_doc.state.mask.Rows() / 2.0};
+  MaskChanged(false);
+  if (!options.open.empty()) OpenFile(options.open);
   return engine::Status::Ok();
 }
 
+// ---- the document ------------------------------------------------------------------------
+
+void Studio::MaskChanged(bool dirty) {
+  ++m_doc.version;
+  m_doc.dirty = m_doc.dirty || dirty;
+  RebuildOverview();
+  RequestAnalysis();
+}
+
+void Studio::SetMask(engine::MaskState state, const std::string& path, const std::string& label) {
+  const bool resized = state.mask.Rows() != m_doc.state.mask.Rows();
+  BeginGesture(label);
+  m_doc.state = std::move(state);
+  if (m_doc.state.spec) m_preset = *m_doc.state.spec;
+  m_doc.path = path;
+  if (resized) m_view = CanvasView{1.0, m_doc.state.mask.Cols() / 2.0, m_doc.state.mask.Rows() / 2.0};
+  MaskChanged(path.empty());
+  EndGesture();
+  if (!path.empty()) m_doc.dirty = false;
+}
+
+void Studio::OpenFile(const std::string& path) {
+  if (path.empty()) return Message(MessageLevel::kError, "open: give a file path (.png, .npy or .json)");
+  auto loaded = engine::LoadMask(path);
+  if (!loaded.IsOk()) return Message(MessageLevel::kError, loaded.Message());
+  engine::MaskState s{std::move(loaded->mask), std::nullopt};
+  if (loaded->has_spec) s.spec = loaded->spec;
+  if (auto w = s.mask.Rows(); w < 16 || w > 16384)
+    Message(MessageLevel::kInfo, "note: L = " + std::to_string(w) + " is outside 16..16384");
+  SetMask(std::move(s), path, "open " + path);
+  AddRecent(path);
+  m_path_buffer = path;
+  Message(MessageLevel::kInfo, "opened " + path + " (" + std::to_string(m_doc.state.mask.Rows()) +
+                                   " x " + std::to_string(m_doc.state.mask.Cols()) + ")");
+}
+
+void Studio::SaveFile(const std::string& path) {
+  if (path.empty()) return Message(MessageLevel::kError, "save: give a file path (.png, .npy or .json)");
+  const engine::MaskSpec* spec = m_doc.state.spec ? &*m_doc.state.spec : nullptr;
+  if (engine::Status s = engine::SaveMask(path, m_doc.state.mask, spec); !s.IsOk())
+    return Message(MessageLevel::kError, s.Message());
+  m_doc.path = path;
+  m_doc.dirty = false;
+  AddRecent(path);
+  Message(MessageLevel::kInfo, "saved " + path);
+}
+
+void Studio::AddRecent(const std::string& path) {
+  m_recent.erase(std::remove(m_recent.begin(), m_recent.end(), path), m_recent.end());
+  m_recent.push_front(path);
+  if (m_recent.size() > kMaxRecent) m_recent.pop_back();
+}
+
+void Studio::ApplySpec(const engine::MaskSpec& spec, bool record) {
+  auto resolved = engine::Resolve(spec);
+  if (!resolved.IsOk()) return Message(MessageLevel::kError, resolved.Message());
+  auto mask = engine::Generate(*resolved);
+  if (!mask.IsOk()) return Message(MessageLevel::kError, mask.Message());
+  const bool resized = mask->Rows() != m_doc.state.mask.Rows();
+  if (record) BeginGesture("preset " + resolved->pattern);
+  m_doc.state = engine::MaskState{std::move(*mask), *resolved};
+  if (resized) m_view = CanvasView{1.0, m_doc.state.mask.Cols() / 2.0, m_doc.state.mask.Rows() / 2.0};
+  MaskChanged(true);
+  if (record) EndGesture();
+  m_message.clear();
+}
+
+void Studio::BeginGesture(const std::string& label) {
+  if (m_gesture_before) return;
+  m_gesture_before = m_doc.state;
+  m_gesture_label = label;
+}
+
+void Studio::EndGesture() {
+  if (!m_gesture_before) return;
+  m_history.Record(*m_gesture_before, m_doc.state, m_gesture_label);
+  m_gesture_before.reset();
+  RequestAnalysis();
+}
+
+void Studio::ApplyEdit(const engine::Expected<engine::CellRect>& changed) {
+  if (!changed.IsOk()) return Message(MessageLevel::kError, changed.Message());
+  if (changed->Empty()) return;
+  m_doc.state.spec.reset();
+  ++m_doc.version;
+  m_doc.dirty = true;
+  UpdateOverview(*changed);
+}
+
+void Studio::Undo() { StepHistory(false); }
+void Studio::Redo() { StepHistory(true); }
+
+void Studio::StepHistory(bool redo) {
+  EndGesture();
+  auto r = redo ? m_history.Redo(&m_doc.state) : m_history.Undo(&m_doc.state);
+  if (!r.IsOk()) return Message(MessageLevel::kInfo, r.Message());
+  if (m_doc.state.spec) m_preset = *m_doc.state.spec;
+  MaskChanged(true);
+  Message(MessageLevel::kInfo, (redo ? "redid " : "undid ") + *r);
+}
+
+void Studio::Message(MessageLevel level, const std::string& text) {
+  m_message_level = level;
+  m_message = text;
+}
+
+// ---- choices and the analysis ------------------------------------------------------------
+
+void Studio::SetBlockSize(int64_t block_m, int64_t block_n) {
+  if (engine::Status s = engine::BlockLayout::CheckBlockSize(block_m, block_n); !s.IsOk())
+    return Message(MessageLevel::kError, s.Message());
+  m_block_m = block_m;
+  m_block_n = block_n;
+  RequestAnalysis();
+}
+
+void Studio::SetWorkload(const engine::Workload& w) {
+  engine::Workload next = w;
+  next.seq_len = m_doc.state.mask.Rows();
+  if (engine::Status s = next.Validate("workload"); !s.IsOk())
+    return Message(MessageLevel::kError, s.Message());
+  m_workload = next;
+  RequestAnalysis();
+}
+
+void Studio::SetDevice(int index) {
+  if (index < 0 || index >= static_cast<int>(m_devices.size())) return;
+  m_device_index = index;
+  RequestAnalysis();
+}
+
+void Studio::RequestAnalysis() {
+  if (m_gesture_before) return;  // after the stroke
+  m_workload.seq_len = m_doc.state.mask.Rows();
+  RequestKey key{m_doc.version, m_block_m, m_block_n, m_workload, m_device_index};
+  if (key == m_request_key) return;
+  m_request_key = key;
+  engine::AnalysisRequest req;
+  req.block_m = m_block_m;
+  req.block_n = m_block_n;
+  req.workload = m_workload;
+  req.device = Device();
+  m_worker.Submit(std::make_shared<const engine::Mask>(m_doc.state.mask), req, ++m_request_tag);
+}
+
+void Studio::PollAnalysis() {
+  std::optional<AnalysisResult> r = m_worker.Poll();
+  if (!r) return;
+  m_shown_tag = r->tag;
+  m_analysis_seconds = r->seconds;
+  if (r->analysis) {
+    m_analysis = r->analysis;
+    m_analysis_error.clear();
+  } else {
+    m_analysis_error = r->error;
+  }
+}
+
+bool Studio::AnalysisReady() const {
+  return !m_worker.Busy() && m_shown_tag == m_request_tag && !m_gesture_before;
+}
+
+void Studio::ExportLayout(const std::string& path, engine::LayoutExportFormat format) {
+  if (!m_analysis) return Message(MessageLevel::kError, "export: no layout yet");
+  if (path.empty()) return Message(MessageLevel::kError, "export: give a file path");
+  if (engine::Status s = engine::SaveLayout(path, m_analysis->layout, format); !s.IsOk())
+    return Message(MessageLevel::kError, s.Message());
+  Message(MessageLevel::kInfo, std::string("wrote the ") + engine::LayoutExportFormatName(format) +
+                                   " layout to " + path);
+}
+
+void Studio::ExportPlan(const std::string& path) {
+  if (!m_analysis || !m_analysis->has_selection)
+    return Message(MessageLevel::kError, "export plan: no kernel selection: " +
+                                             (m_analysis ? m_analysis->selection_error : std::string("not ready")));
+  if (path.empty()) return Message(MessageLevel::kError, "export plan: give a file path");
+  const engine::MaskSpec* spec = m_doc.state.spec ? &*m_doc.state.spec : nullptr;
+  const engine::Plan plan = engine::MakeAnalyticalPlan(m_doc.state.mask, spec, m_workload, Device(),
+                                                       m_analysis->selection, "stof-studio");
+  if (engine::Status s = engine::SavePlan(path, plan); !s.IsOk())
+    return Message(MessageLevel::kError, s.Message());
+  Message(MessageLevel::kInfo, "wrote the plan to " + path);
+}
+
+CliCommands Studio::Commands() const {
+  CliMaskSource src{m_doc.state.spec, m_doc.path, !m_doc.dirty && !m_doc.path.empty()};
+  const engine::DeviceSpec& d = Device();
+  return MakeCliCommands(src, m_block_m, m_block_n, m_workload,
+                         d.source == "queried" ? std::string("local") : d.name);
+}
+
+// ---- textures ----------------------------------------------------------------------------
+
+void Studio::RebuildOverview() {
+  const engine::Mask& m = m_doc.state.mask;
+  m_overview_step = std::max<int64_t>(1, (std::max(m.Rows(), m.Cols()) + kOverviewMaxSide - 1) / kOverviewMaxSide);
+  std::vector<uint32_t> px;
+  int w = 0, h = 0;
+  RenderMaskPixels(m, 0, m.Rows(), 0, m.Cols(), m_overview_step, &px, &w, &h);
+  m_overview.Upload(px, w, h);
+}
+
+void Studio::UpdateOverview(const engine::CellRect& cells) {
+  const int64_t s = m_overview_step;
+  const int64_t y0 = cells.r0 / s, y1 = (cells.r1 + s - 1) / s;
+  const int64_t x0 = cells.c0 / s, x1 = (cells.c1 + s - 1) / s;
+  std::vector<uint32_t> px;
+  int w = 0, h = 0;
+  RenderMaskPixels(m_doc.state.mask, y0 * s, y1 * s, x0 * s, x1 * s, s, &px, &w, &h);
+  m_overview.UpdateRegion(px, static_cast<int>(x0), static_cast<int>(y0), w, h);
+}
+
+void Studio::ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  const engine::Mask& m = m_doc.state.mask;
+  const double span = static_cast<double>(std::max<int64_t>(1, std::max(r1 - r0, c1 - c0)));
+  m_view.zoom = std::max(1.0, static_cast<double>(std::max(m.Rows(), m.Cols())) / (span * 1.25));
+  m_view.cx = (c0 + c1) / 2.0;
+  m_view.cy = (r0 + r1) / 2.0;
+}
+
+// ---- the frame ---------------------------------------------------------------------------
+
+void Studio::HandleShortcuts() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  if (io.KeyCtrl && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Z), false)) {
+    if (io.KeyShift) Redo(); else Undo();
+  }
+  if (io.KeyCtrl && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Y), false)) Redo();
+}
+
+bool Studio::RequestQuit() {
+  if (!m_doc.dirty || m_quit_confirmed) return true;
+  m_quit_dialog = true;
+  return false;
+}
+
+void Studio::DrawQuitDialog() {
+  if (m_quit_dialog) {
+    ImGui::OpenPopup("Unsaved changes");
+    m_quit_dialog = false;
+  }
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (ImGui::BeginPopupModal("Unsaved changes", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::Text("The mask has changes that are not saved%s%s.", m_doc.path.empty() ? "" : " to ",
+                m_doc.path.c_str());
+    ImGui::TextUnformatted("Save them in the path field's file, quit without saving, or go back.");
+    if (ImGui::Button("Save and quit")) {
+      SaveFile(m_path_buffer.empty() ? m_doc.path : m_path_buffer);
+      if (!m_doc.dirty) m_quit_confirmed = true;
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Quit without saving")) {
+      m_quit_confirmed = true;
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+}
+
+void Studio::DrawStatusBar() {
+  if (m_worker.Busy()) {
+    ImGui::ProgressBar(static_cast<float>(m_worker.Progress()), ImVec2(220, 0),
+                       m_worker.Stage().c_str());
+    ImGui::SameLine();
+  } else if (m_analysis) {
+    ImGui::Text("analysis %.0f ms", m_analysis_seconds * 1000.0);
+    ImGui::SameLine();
+  }
+  ImGui::Text("| %.0f fps | L = %lld | undo %lld%s |", ImGui::GetIO().Framerate,
+              static_cast<long long>(m_doc.state.mask.Rows()),
+              static_cast<long long>(m_history.UndoCount()), m_doc.dirty ? " | unsaved" : "");
+  ImGui::SameLine();
+  if (!m_analysis_error.empty())
+    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", m_analysis_error.c_str());
+  else if (m_message_level == MessageLevel::kError)
+    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", m_message.c_str());
+  else
+    ImGui::TextUnformatted(m_message.c_str());
+}
+
 void Studio::Draw() {
+  PollAnalysis();
+  HandleShortcuts();
+  const Overlay tex_mode = m_overlay == Overlay::kBlocks ? Overlay::kBlocks : Overlay::kBlocksOverMask;
+  if (m_analysis && (m_block_texture_tag != m_shown_tag || m_block_texture_overlay != tex_mode)) {
+    UploadBlockTexture(m_analysis->layout, tex_mode == Overlay::kBlocks ? 255 : 120, &m_block_texture);
+    m_block_texture_tag = m_shown_tag;
+    m_block_texture_overlay = tex_mode;
+  }
+
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
   ImGui::Begin("STOF Studio", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                   ImGuiWindowFlags_NoBringToFrontOnFocus);
-  const float side = 360.0f;
-  ImGui::BeginChild("mask", ImVec2(ImGui::GetContentRegionAvail().x - side, 0), true);
-  DrawMaskPanel(m_state, m_mask_texture, m_block_texture, m_show_blocks);
+                   ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollbar);
+  DrawFileBar(*this);
+  const float status_h = ImGui::GetFrameHeightWithSpacing() + 4.0f;
+  const float body_h = ImGui::GetContentRegionAvail().y - status_h;
+  const float side = std::min(700.0f, std::max(420.0f, ImGui::GetContentRegionAvail().x * 0.44f));
+  ImGui::BeginChild("canvas_area", ImVec2(ImGui::GetContentRegionAvail().x - side, body_h), true,
+                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  DrawMaskCanvas(*this);
   ImGui::EndChild();
   ImGui::SameLine();
-  ImGui::BeginChild("summary", ImVec2(0, 0), true);
-  SummaryInput in{m_state, &m_show_blocks, &m_block_choice};
-  if (DrawSummaryPanel(in)) {
-    if (engine::Status s = Rebuild(); !s.IsOk()) m_error = s.Message();
+  ImGui::BeginChild("side", ImVec2(0, body_h), true);
+  if (ImGui::BeginTabBar("views")) {
+    const Panel panels[] = {Panel::kMask, Panel::kLayout, Panel::kSelection, Panel::kExport};
+    const char* titles[] = {"Mask", "Block layout", "Kernel selection", "Export"};
+    for (int i = 0; i < 4; ++i) {
+      const ImGuiTabItemFlags flags =
+          m_force_panel && m_panel == panels[i] ? ImGuiTabItemFlags_SetSelected : 0;
+      if (ImGui::BeginTabItem(titles[i], nullptr, flags)) {
+        if (!m_force_panel) m_panel = panels[i];
+        ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
+        switch (panels[i]) {
+          case Panel::kMask: DrawMaskPanel(*this); break;
+          case Panel::kLayout: DrawLayoutPanel(*this); break;
+          case Panel::kSelection: DrawSelectionPanel(*this); break;
+          case Panel::kExport: DrawExportPanel(*this); break;
+        }
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+    }
+    m_force_panel = false;
+    ImGui::EndTabBar();
   }
-  if (!m_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", m_error.c_str());
   ImGui::EndChild();
+  DrawStatusBar();
+  DrawQuitDialog();
   ImGui::End();
+  if (!ImGui::IsAnyMouseDown() && !ImGui::IsAnyItemActive()) EndGesture();
 }
 
-namespace {
-nlohmann::json StateToJson(const StudioState& s) {
-  const engine::LayoutStats& st = s.stats;
-  return {{"mask", {{"spec", engine::MaskSpecToJson(s.spec)},
-                    {"seq_len", s.mask.Rows()},
-                    {"nnz", s.mask.Count()},
-                    {"density", s.mask.Density()},
-                    {"hash", s.mask.HashHex()}}},
-          {"layout", {{"block_m", st.block_m}, {"block_n", st.block_n},
-                      {"full_blocks", st.full_blocks}, {"part_blocks", st.part_blocks},
-                      {"empty_blocks", st.empty_blocks}}},
-          {"device", s.device.name},
-          {"workload", {{"batch", s.workload.batch}, {"heads", s.workload.heads},
-                        {"seq_len", s.workload.seq_len}, {"head_dim", s.workload.head_dim}}},
-          {"selection", {{"kernel", engine::MhaKernelName(s.selection.kernel)},
-                         {"threshold", s.selection.eq1.threshold},
-                         {"block_m", s.selection.block_m}, {"block_n", s.selection.block_n},
-                         {"num_warps", s.selection.num_warps}}}};
+// ---- state dump --------------------------------------------------------------------------
+
+nlohmann::json Studio::StateJson() const {
+  const engine::Mask& m = m_doc.state.mask;
+  nlohmann::json j;
+  j["mask"] = {{"spec", m_doc.state.spec ? engine::MaskSpecToJson(*m_doc.state.spec) : nlohmann::json()},
+               {"seq_len", m.Rows()}, {"nnz", m.Count()}, {"density", m.Density()},
+               {"hash", m.HashHex()}, {"path", m_doc.path}, {"dirty", m_doc.dirty},
+               {"version", m_doc.version}};
+  j["history"] = {{"undo", m_history.UndoCount()}, {"redo", m_history.RedoCount()}};
+  j["panel"] = PanelName(m_panel);
+  j["block"] = {{"block_m", m_block_m}, {"block_n", m_block_n}};
+  j["device"] = Device().name;
+  j["workload"] = {{"batch", m_workload.batch}, {"heads", m_workload.heads},
+                   {"seq_len", m_workload.seq_len}, {"head_dim", m_workload.head_dim}};
+  j["analysis_ready"] = AnalysisReady();
+  if (m_analysis) {
+    const engine::MaskAnalysis& a = *m_analysis;
+    j["layout"] = StatsJson(a.stats);
+    j["work"] = WorkJson(a.work);
+    j["row_valid"] = a.row_valid;
+    j["flex"] = {{"layout", StatsJson(a.flex_stats)}, {"work", WorkJson(a.flex_work)}};
+    nlohmann::json table = nlohmann::json::array();
+    for (const engine::BlockSizeRow& r : a.table)
+      table.push_back({{"layout", StatsJson(r.stats)}, {"work", WorkJson(r.work)}});
+    j["table"] = table;
+    if (a.has_selection) {
+      const engine::KernelSelection& s = a.selection;
+      j["selection"] = {{"kernel", engine::MhaKernelName(s.kernel)},
+                        {"eq1", {{"n", s.eq1.n}, {"valid_blocks", s.eq1.valid_blocks},
+                                 {"valid_ratio", s.eq1.valid_ratio}, {"penalty", s.eq1.penalty},
+                                 {"threshold", s.eq1.threshold},
+                                 {"kernel", engine::MhaKernelName(s.eq1.kernel)}}},
+                        {"block_m", s.block_m}, {"block_n", s.block_n},
+                        {"num_warps", s.num_warps},
+                        {"candidates", s.eq2.candidates.size()}, {"best", s.eq2.best}};
+    } else {
+      j["selection"] = {{"error", a.selection_error}};
+    }
+  }
+  const CliCommands c = Commands();
+  j["cli"] = {{"layout", c.layout}, {"select", c.select}, {"note", c.note}};
+  j["message"] = {{"level", m_message_level == MessageLevel::kError ? "error" : "info"},
+                  {"text", m_message}};
+  if (!m_analysis_error.empty()) j["analysis_error"] = m_analysis_error;
+  return j;
 }
-
-}  // namespace
-
-nlohmann::json Studio::StateJson() const { return StateToJson(m_state); }
 
 }  // namespace stof::app

@@ -1,19 +1,31 @@
-// Studio: owns the session state of stof-studio (mask, block layout, kernel selection, device)
-// and draws the panels each frame. Heavy work (generation, layout, selection) happens only in
-// Rebuild(), when an input changes, never per frame. main.cpp drives it.
+// Studio: the session and UI state of stof-studio and its frame. It owns the mask document
+// (bits, generator spec, file, unsaved flag), the undo history, the edit tool settings, the
+// view choices (block size, overlay, workload, device) and the latest analysis, and draws the
+// panels each frame. Heavy work never runs per frame: mask edits touch only the changed cells
+// and texels, and layouts / selection / the block-size table run on the AnalysisWorker when
+// the mask version or a choice changes. main.cpp drives it; panels/ read it and call its
+// commands.
 #pragma once
 
+#include <cstdint>
+#include <deque>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "app/studio/analysis_worker.h"
+#include "app/studio/cli_command.h"
 #include "app/studio/widgets/texture.h"
+#include "engine/analysis/layout_analysis.h"
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "engine/device/device_spec.h"
-#include "engine/layout/block_layout.h"
-#include "engine/mask/mask.h"
+#include "engine/layout/layout_export.h"
+#include "engine/mask/mask_edit.h"
+#include "engine/mask/mask_history.h"
 #include "engine/mask/mask_spec.h"
-#include "engine/select/kernel_select.h"
 
 namespace stof::app {
 
@@ -24,35 +36,164 @@ struct StudioOptions {
   engine::Workload workload;
   int64_t block_m = 64, block_n = 64;
   std::string device;     // "" = local GPU, else H100-SXM-80GB
+  std::string open;       // a mask file to open instead of the spec
+  std::string panel = "mask";
 };
 
-struct StudioState {
-  engine::MaskSpec spec;
-  engine::Mask mask;
-  engine::Workload workload;
-  engine::DeviceSpec device;
-  engine::BlockLayout layout;
-  engine::LayoutStats stats;
-  engine::KernelSelection selection;
+enum class Panel { kMask, kLayout, kSelection, kExport };
+const char* PanelName(Panel p);  // "mask", "layout", "selection", "export"
+engine::Expected<Panel> ParsePanel(const std::string& name);
+
+enum class Tool { kInspect, kBrush, kLine, kRect, kBand };
+enum class Overlay { kMask, kBlocksOverMask, kBlocks };
+
+struct EditSettings {
+  Tool tool = Tool::kInspect;
+  int brush = 1;
+  int band_width = 8;
+  bool erase = false;
+  bool symmetric = false;
+  // The canvas gesture in progress: line / rectangle anchor, last brush cell.
+  bool active = false;
+  int64_t anchor_r = 0, anchor_c = 0, last_r = 0, last_c = 0;
 };
+
+struct Document {
+  engine::MaskState state;  // bits + generator spec (reset by a hand edit)
+  std::string path;         // the file last opened or saved ("" = none)
+  bool dirty = false;       // changed since opened / saved
+  uint64_t version = 1;     // bumped on every change of the bits or the spec
+};
+
+// The canvas view: zoom 1 fits the mask; (cx, cy) is the cell at the canvas centre.
+struct CanvasView {
+  double zoom = 1.0;
+  double cx = 0, cy = 0;
+};
+
+enum class MessageLevel { kInfo, kError };
 
 class Studio {
  public:
   engine::Status Init(const StudioOptions& options);
-  void Draw();                           // one frame of UI over the whole window
-  nlohmann::json StateJson() const;      // what the GUI test checks
-  const StudioState& State() const { return m_state; }
+  void Draw();                       // one frame of UI over the whole window
+  nlohmann::json StateJson() const;  // what the GUI tests check
+  bool AnalysisReady() const;        // the shown analysis matches the current inputs
+
+  // ---- commands (panels and main.cpp) ----------------------------------------------------
+  void OpenFile(const std::string& path);        // errors become the status message
+  void SaveFile(const std::string& path);
+  void ApplySpec(const engine::MaskSpec& spec, bool record);  // regenerate from a preset
+  void Undo();
+  void Redo();
+  void SetBlockSize(int64_t block_m, int64_t block_n);
+  void SetWorkload(const engine::Workload& w);
+  void SetDevice(int index);                     // into Devices()
+  void ExportLayout(const std::string& path, engine::LayoutExportFormat format);
+  void ExportPlan(const std::string& path);
+  void Message(MessageLevel level, const std::string& text);
+  void ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
+  // Quitting: returns true when the window may close now; otherwise the unsaved-changes
+  // dialog opens and the user decides.
+  bool RequestQuit();
+  bool QuitConfirmed() const { return m_quit_confirmed; }
+
+  // Mask edits from the canvas: Begin captures the state for undo, End records it.
+  void BeginGesture(const std::string& label);
+  void EndGesture();
+  void ApplyEdit(const engine::Expected<engine::CellRect>& changed);
+
+  // ---- state read by the panels ----------------------------------------------------------
+  const Document& Doc() const { return m_doc; }
+  Document& MutableDoc() { return m_doc; }
+  const engine::MaskHistory& History() const { return m_history; }
+  EditSettings& Edit() { return m_edit; }
+  CanvasView& View() { return m_view; }
+  Overlay& OverlayMode() { return m_overlay; }
+  Panel& CurrentPanel() { return m_panel; }
+  int64_t BlockM() const { return m_block_m; }
+  int64_t BlockN() const { return m_block_n; }
+  const engine::Workload& Workload() const { return m_workload; }
+  const std::vector<engine::DeviceSpec>& Devices() const { return m_devices; }
+  int DeviceIndex() const { return m_device_index; }
+  const engine::DeviceSpec& Device() const { return m_devices[static_cast<size_t>(m_device_index)]; }
+  // The latest finished analysis (may be for an older mask version while one is running).
+  const engine::MaskAnalysis* Analysis() const { return m_analysis.get(); }
+  const std::string& AnalysisError() const { return m_analysis_error; }
+  const AnalysisWorker& Worker() const { return m_worker; }
+  double AnalysisSeconds() const { return m_analysis_seconds; }
+  CliCommands Commands() const;
+  std::deque<std::string>& Recent() { return m_recent; }
+  std::string& PathBuffer() { return m_path_buffer; }
+  engine::MaskSpec& PresetSpec() { return m_preset; }
+
+  // Textures, kept current by Draw() (the canvas draws them).
+  const Texture& MaskOverview() const { return m_overview; }
+  int64_t OverviewStep() const { return m_overview_step; }
+  const Texture& BlockTexture() const { return m_block_texture; }
+  Texture& Detail() { return m_detail; }
+  struct DetailKey {
+    uint64_t version = 0;
+    int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+    bool operator==(const DetailKey&) const = default;
+  };
+  DetailKey& DetailRect() { return m_detail_key; }
 
  private:
-  engine::Status Rebuild();              // mask -> layout -> selection, then textures
+  void StepHistory(bool redo);
+  void MaskChanged(bool dirty);    // version bump, textures, analysis request
+  void RequestAnalysis();
+  void PollAnalysis();
+  void RebuildOverview();
+  void UpdateOverview(const engine::CellRect& cells);
+  void SetMask(engine::MaskState state, const std::string& path, const std::string& label);
+  void AddRecent(const std::string& path);
+  void DrawStatusBar();
+  void DrawQuitDialog();
+  void HandleShortcuts();
 
-  StudioOptions m_options;
-  StudioState m_state;
-  Texture m_mask_texture;
-  Texture m_block_texture;
-  bool m_show_blocks = true;
-  int m_block_choice = 2;                // index into kBlockSizes (64)
-  std::string m_error;
+  Document m_doc;
+  engine::MaskHistory m_history;
+  std::optional<engine::MaskState> m_gesture_before;
+  std::string m_gesture_label;
+  EditSettings m_edit;
+  CanvasView m_view;
+  Overlay m_overlay = Overlay::kBlocksOverMask;
+  Panel m_panel = Panel::kMask;
+  int64_t m_block_m = 64, m_block_n = 64;
+  engine::Workload m_workload;
+  std::vector<engine::DeviceSpec> m_devices;
+  int m_device_index = 0;
+  engine::MaskSpec m_preset;
+
+  AnalysisWorker m_worker;
+  struct RequestKey {
+    uint64_t version = 0;
+    int64_t block_m = 0, block_n = 0;
+    engine::Workload workload;
+    int device = -1;
+    bool operator==(const RequestKey&) const = default;
+  };
+  RequestKey m_request_key;
+  uint64_t m_request_tag = 0;       // tag of the newest submitted analysis
+  uint64_t m_shown_tag = 0;         // tag of m_analysis
+  std::shared_ptr<const engine::MaskAnalysis> m_analysis;
+  std::string m_analysis_error;
+  double m_analysis_seconds = 0;
+  uint64_t m_block_texture_tag = 0;
+  Overlay m_block_texture_overlay = Overlay::kMask;
+
+  Texture m_overview, m_block_texture, m_detail;
+  int64_t m_overview_step = 1;
+  DetailKey m_detail_key;
+
+  std::string m_message;
+  MessageLevel m_message_level = MessageLevel::kInfo;
+  std::deque<std::string> m_recent;
+  std::string m_path_buffer;
+  bool m_quit_dialog = false;
+  bool m_force_panel = true;   // select m_panel's tab on the next frame
+  bool m_quit_confirmed = false;
 };
 
 }  // namespace stof::app

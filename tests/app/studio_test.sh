@@ -1,33 +1,116 @@
 #!/usr/bin/env bash
-# GUI test (ctest label gui): starts stof-studio under Xvfb on the embedded default, saves a
-# screenshot and the state it shows; checks the state's values (BigBird L = 1024, 64 x 64
-# blocks, the kernel choice) against the CLI's, and that the screenshot is a real picture.
+# GUI test (ctest label gui): runs stof-studio under Xvfb in its batch modes. For the embedded
+# default (BigBird L = 1024, BERT-base, 64 x 64) and for a mask file it compares the state the
+# window shows (--dump-state) with the CLI's figures: layout counts at the chosen block size,
+# at FlexAttention's 128 x 128 and in the block-size table, the Eq. 1 / Eq. 2 choice; it runs
+# the "copy as CLI command" lines and compares their output; it checks that every panel's
+# screenshot is a real picture, that a missing file is reported in the app (not a crash) and
+# that bad options are refused.
 # Usage: studio_test.sh path/to/stof-studio path/to/stof path/to/stof_png_check
 set -euo pipefail
 studio=$1 stof=$2 check=$3
+assets="$(cd "$(dirname "$0")/../../assets" && pwd)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 command -v xvfb-run >/dev/null || { echo "xvfb-run missing: run scripts/setup" >&2; exit 1; }
+run() { xvfb-run -a -s "-screen 0 1600x900x24" "$studio" "$@"; }
 
-xvfb-run -a -s "-screen 0 1280x800x24" "$studio" --screenshot "$tmp/shot.png" --dump-state "$tmp/state.json" --frames 4
+# --- the default, every panel -------------------------------------------------------------
+for panel in mask layout selection export; do
+  run --panel "$panel" --screenshot "$tmp/$panel.png" --dump-state "$tmp/$panel.json" --frames 3
+  "$check" "$tmp/$panel.png" 1600 900
+done
 
-"$stof" layout --pattern bigbird --seq 1024 --block 64x64 --json >"$tmp/layout.json"
+"$stof" layout --pattern bigbird --seq 1024 --block 64x64 --json >"$tmp/layout64.json"
+"$stof" layout --pattern bigbird --seq 1024 --block 128x128 --json >"$tmp/layout128.json"
+for b in 16x16 32x128 128x16; do
+  "$stof" layout --pattern bigbird --seq 1024 --block "$b" --json >"$tmp/table_$b.json"
+done
 "$stof" select --pattern bigbird --seq 1024 --batch 8 --heads 12 --head-dim 64 --device h100 --json >"$tmp/select.json"
+
+# The copy-as-CLI lines of the layout panel's state, run as they are, with --json.
+layout_cmd=$(/usr/bin/python3 -c "import json; print(json.load(open('$tmp/layout.json'))['cli']['layout'])")
+select_cmd=$(/usr/bin/python3 -c "import json; print(json.load(open('$tmp/layout.json'))['cli']['select'])")
+eval "\"$stof\" ${layout_cmd#stof } --json" >"$tmp/cli_layout.json"
+eval "\"$stof\" ${select_cmd#stof } --json" >"$tmp/cli_select.json"
+
 /usr/bin/python3 - "$tmp" <<'PY'
 import json, sys
 d = sys.argv[1]
-s = json.load(open(f"{d}/state.json"))
-lay = json.load(open(f"{d}/layout.json"))
-sel = json.load(open(f"{d}/select.json"))
-assert s["mask"]["seq_len"] == 1024, s["mask"]
-assert s["mask"]["spec"]["pattern"] == "bigbird", s["mask"]
-assert abs((1 - s["mask"]["density"]) - 0.808) < 0.01, s["mask"]["density"]
+load = lambda n: json.load(open(f"{d}/{n}"))
+lay64, lay128, sel = load("layout64.json"), load("layout128.json"), load("select.json")
+for panel in ("mask", "layout", "selection", "export"):
+    s = load(f"{panel}.json")
+    assert s["panel"] == panel, (panel, s["panel"])
+    assert s["analysis_ready"] is True, panel
+    assert s["mask"]["seq_len"] == 1024 and s["mask"]["spec"]["pattern"] == "bigbird", s["mask"]
+    assert s["workload"] == {"batch": 8, "heads": 12, "seq_len": 1024, "head_dim": 64}, s["workload"]
+    for k in ("full_blocks", "part_blocks", "empty_blocks", "index_bytes", "bitmap_bytes", "nnz"):
+        assert s["layout"][k] == lay64[k], (panel, k, s["layout"][k], lay64[k])
+        assert s["flex"]["layout"][k] == lay128[k], (panel, "flex", k, s["flex"]["layout"][k], lay128[k])
+    assert abs(s["layout"]["wasted_fraction"] - lay64["wasted_fraction"]) < 1e-12
+    # FLOPs: 4 d B H per element, over valid blocks and over the mask's nnz.
+    per = 4 * 64 * 8 * 12
+    assert s["work"]["valid_flops"] == per * lay64["nnz"], s["work"]
+    assert s["work"]["block_kernel_flops"] == per * lay64["block_kernel_elements"], s["work"]
+    assert len(s["row_valid"]) == 16 and max(s["row_valid"]) == lay64["max_blocks_per_row"]
+    table = {(r["layout"]["block_m"], r["layout"]["block_n"]): r["layout"] for r in s["table"]}
+    assert len(table) == 16, len(table)
+    for b in ("16x16", "32x128", "128x16"):
+        want = load(f"table_{b}.json")
+        got = table[tuple(int(x) for x in b.split("x"))]
+        for k in ("full_blocks", "part_blocks", "empty_blocks", "index_bytes"):
+            assert got[k] == want[k], (b, k, got[k], want[k])
+    if s["device"] == "H100-SXM-80GB":   # no GPU here: the studio predicts for the H100
+        c = sel["choice"]
+        got = s["selection"]
+        assert got["kernel"] == c["kernel"], (got, c)
+        assert (got["block_m"], got["block_n"], got["num_warps"]) == (c["block_m"], c["block_n"], c["num_warps"]), (got, c)
+        assert got["eq1"]["valid_blocks"] == sel["eq1"]["valid_blocks"] == 844, got["eq1"]
+        assert abs(got["eq1"]["threshold"] - sel["eq1"]["threshold"]) < 1e-12
+        assert got["candidates"] == len(sel["eq2"]["candidates"]) == 64
+# The commands the studio offers reproduce its figures.
+s = load("layout.json")
+cl, cs = load("cli_layout.json"), load("cli_select.json")
 for k in ("full_blocks", "part_blocks", "empty_blocks"):
-    assert s["layout"][k] == lay[k], (k, s["layout"][k], lay[k])
-assert s["workload"] == {"batch": 8, "heads": 12, "seq_len": 1024, "head_dim": 64}, s["workload"]
-if s["device"] == "H100-SXM-80GB":   # no GPU here: the studio predicts for the H100
-    assert s["selection"]["kernel"] == sel["choice"]["kernel"], (s["selection"], sel["choice"])
-    assert s["selection"]["block_m"] == sel["choice"]["block_m"]
-print("state ok:", s["layout"], s["selection"])
+    assert cl[k] == s["layout"][k], (k, cl[k], s["layout"][k])
+assert cs["choice"]["kernel"] == s["selection"]["kernel"]
+assert cs["choice"]["block_m"] == s["selection"]["block_m"]
+print("default state ok:", {k: s["layout"][k] for k in ("full_blocks", "part_blocks", "empty_blocks")}, s["selection"]["kernel"])
 PY
-"$check" "$tmp/shot.png" 1280 800
+
+# --- a mask file, another block size ------------------------------------------------------
+run --open "$assets/masks/longformer-256.npy" --block 32x64 --panel layout \
+    --screenshot "$tmp/file.png" --dump-state "$tmp/file.json" --frames 3
+"$check" "$tmp/file.png" 1600 900
+"$stof" layout --mask "$assets/masks/longformer-256.npy" --block 32x64 --json >"$tmp/file_cli.json"
+/usr/bin/python3 - "$tmp" "$assets/masks/longformer-256.npy" <<'PY'
+import json, sys
+d, path = sys.argv[1], sys.argv[2]
+s = json.load(open(f"{d}/file.json"))
+c = json.load(open(f"{d}/file_cli.json"))
+assert s["mask"]["path"] == path and s["mask"]["spec"] is None, s["mask"]
+assert s["mask"]["seq_len"] == 256 and s["mask"]["dirty"] is False, s["mask"]
+assert (s["layout"]["block_m"], s["layout"]["block_n"]) == (32, 64)
+for k in ("full_blocks", "part_blocks", "empty_blocks", "nnz"):
+    assert s["layout"][k] == c[k], (k, s["layout"][k], c[k])
+assert s["cli"]["layout"] == f"stof layout --mask {path} --block 32x64", s["cli"]
+assert s["cli"]["note"] == "", s["cli"]
+print("file state ok:", {k: s["layout"][k] for k in ("full_blocks", "part_blocks", "empty_blocks")})
+PY
+
+# --- errors: shown in the app, never a crash; bad options refused --------------------------
+run --open "$tmp/missing.npy" --screenshot "$tmp/err.png" --dump-state "$tmp/err.json" --frames 2
+/usr/bin/python3 -c "
+import json; s = json.load(open('$tmp/err.json'))
+assert s['message']['level'] == 'error' and 'missing.npy' in s['message']['text'], s['message']
+assert s['mask']['spec']['pattern'] == 'bigbird', 'the default stays open'
+print('missing file reported:', s['message']['text'])"
+if run --panel nonsense --screenshot "$tmp/x.png" 2>"$tmp/bad.err"; then
+  echo "FAIL: --panel nonsense accepted" >&2; exit 1
+fi
+grep -q "panel" "$tmp/bad.err" || { echo "FAIL: --panel error: $(cat "$tmp/bad.err")" >&2; exit 1; }
+if run --block 48x64 --screenshot "$tmp/x.png" 2>"$tmp/bad.err"; then
+  echo "FAIL: --block 48x64 accepted" >&2; exit 1
+fi
+echo "studio: all checks passed"

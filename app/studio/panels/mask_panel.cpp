@@ -1,56 +1,257 @@
-// DrawMaskPanel (mask_panel.h). Per frame: two textured quads, block grid lines when blocks
-// are at least 6 px wide, and a hover tooltip - O(grid lines) work, nothing per cell.
+// DrawMaskPanel (mask_panel.h). The preset being edited is Studio::PresetSpec(); a change
+// regenerates the mask (one engine::Generate) at once up to L = 4096 and when the control is
+// released above, so dragging a slider at L = 16384 does not regenerate every frame. The
+// regeneration is one undo step per drag (Studio's gesture).
 #include "app/studio/panels/mask_panel.h"
 
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "app/studio/studio.h"
+#include "app/studio/widgets/input_text.h"
 
 namespace stof::app {
 
-void DrawMaskPanel(const StudioState& state, const Texture& mask, const Texture& blocks,
-                   bool show_blocks) {
-  const engine::Mask& m = state.mask;
-  ImGui::Text("Mask  %s", engine::Describe(state.spec).c_str());
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float side = std::max(64.0f, std::min(avail.x, avail.y));
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const ImVec2 p1(p0.x + side, p0.y + side);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (mask.Valid()) dl->AddImage(mask.Id(), p0, p1);
-  const engine::BlockLayout& layout = state.layout;
-  if (show_blocks && blocks.Valid()) {
-    const float bw = side * static_cast<float>(layout.BlockN()) / static_cast<float>(m.Cols());
-    const float bh = side * static_cast<float>(layout.BlockM()) / static_cast<float>(m.Rows());
-    // The texture has one texel per block; blocks past L are clipped to the mask's square.
-    const ImVec2 q1(p0.x + bw * layout.BlockCols(), p0.y + bh * layout.BlockRows());
-    dl->PushClipRect(p0, p1, true);
-    dl->AddImage(blocks.Id(), p0, q1);
-    if (bw >= 6.0f) {
-      const ImU32 grid = IM_COL32(90, 90, 110, 120);
-      for (int64_t c = 1; c < layout.BlockCols(); ++c)
-        dl->AddLine(ImVec2(p0.x + c * bw, p0.y), ImVec2(p0.x + c * bw, p1.y), grid);
-      for (int64_t r = 1; r < layout.BlockRows(); ++r)
-        dl->AddLine(ImVec2(p0.x, p0.y + r * bh), ImVec2(p1.x, p0.y + r * bh), grid);
+namespace {
+
+constexpr int64_t kMinL = 16, kMaxL = 16384, kLiveUpTo = 4096;
+constexpr int kMaxUiDepth = 3;
+
+bool Uses(const std::string& p, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (p == n) return true;
+  return false;
+}
+
+// Back to paper defaults for the length-dependent parameters, operands inheriting L.
+void ResetForLength(engine::MaskSpec& s, bool top) {
+  s.width = -1;
+  s.global = -1;
+  s.block = -1;
+  if (!top) s.seq_len = 0;
+  if (s.pattern == "document") s.doc_lengths.clear();
+  for (engine::MaskSpec& o : s.operands) ResetForLength(o, false);
+}
+
+// An int64 parameter with a "default" checkbox (value -1).
+bool DefaultableInt(const char* label, int64_t* value, int64_t lo, int64_t hi, int64_t shown_default) {
+  bool changed = false;
+  bool def = *value < 0;
+  ImGui::PushID(label);
+  if (ImGui::Checkbox("default", &def)) {
+    *value = def ? -1 : std::clamp(shown_default, lo, hi);
+    changed = true;
+  }
+  ImGui::SameLine();
+  ImGui::BeginDisabled(def);
+  int64_t v = def ? std::clamp(shown_default, lo, hi) : *value;
+  ImGui::SetNextItemWidth(-100);
+  if (ImGui::SliderScalar(label, ImGuiDataType_S64, &v, &lo, &hi, "%lld", ImGuiSliderFlags_Logarithmic) && !def) {
+    *value = v;
+    changed = true;
+  }
+  ImGui::EndDisabled();
+  ImGui::PopID();
+  return changed;
+}
+
+bool EditSpec(engine::MaskSpec& s, int64_t L, int depth) {
+  bool changed = false;
+  const std::vector<std::string>& names = engine::MaskPatternNames();
+  ImGui::SetNextItemWidth(-100);
+  if (ImGui::BeginCombo("pattern", s.pattern.c_str())) {
+    for (const std::string& n : names) {
+      const bool composition = n == "or" || n == "and" || n == "not";
+      if (composition && depth >= kMaxUiDepth) continue;
+      if (ImGui::Selectable(n.c_str(), n == s.pattern)) {
+        s.pattern = n;
+        if (composition && s.operands.empty()) {
+          engine::MaskSpec a, b;
+          a.pattern = "sliding_window";
+          a.seq_len = 0;
+          b.pattern = "global";
+          b.seq_len = 0;
+          s.operands = n == "not" ? std::vector<engine::MaskSpec>{a} : std::vector<engine::MaskSpec>{a, b};
+        }
+        if (!composition) s.operands.clear();
+        if (n == "not" && s.operands.size() > 1) s.operands.resize(1);
+        if (n != "document") s.doc_lengths.clear();
+        changed = true;
+      }
     }
-    dl->PopClipRect();
+    ImGui::EndCombo();
   }
-  dl->AddRect(p0, p1, IM_COL32(120, 120, 140, 255));
-  ImGui::InvisibleButton("mask_canvas", ImVec2(side, side));
-  if (ImGui::IsItemHovered() && !m.Empty()) {
-    const ImVec2 mp = ImGui::GetIO().MousePos;
-    const int64_t col = std::clamp<int64_t>(static_cast<int64_t>((mp.x - p0.x) / side * m.Cols()), 0, m.Cols() - 1);
-    const int64_t row = std::clamp<int64_t>(static_cast<int64_t>((mp.y - p0.y) / side * m.Rows()), 0, m.Rows() - 1);
-    const int64_t br = row / layout.BlockM(), bc = col / layout.BlockN();
-    ImGui::BeginTooltip();
-    ImGui::Text("cell (%lld, %lld): %s", static_cast<long long>(row), static_cast<long long>(col),
-                m.Get(row, col) ? "attend" : "masked");
-    ImGui::Text("block (%lld, %lld): %s, %lld of %lld cells", static_cast<long long>(br),
-                static_cast<long long>(bc), engine::BlockClassName(layout.ClassAt(br, bc)),
-                static_cast<long long>(layout.PopcountAt(br, bc)),
-                static_cast<long long>(layout.BlockM() * layout.BlockN()));
-    ImGui::EndTooltip();
+  const int64_t sq = std::max<int64_t>(1, std::llround(std::sqrt(static_cast<double>(L))));
+  const std::string& p = s.pattern;
+  if (Uses(p, {"sliding_window", "dilated", "longformer", "bigbird"}))
+    changed |= DefaultableInt("width w", &s.width, 1, L, sq);
+  if (Uses(p, {"global", "longformer", "bigbird"}))
+    changed |= DefaultableInt("global g", &s.global, 0, L, sq);
+  if (p == "dilated") {
+    int64_t lo = 0, hi = std::min<int64_t>(L, 64);
+    int64_t r = std::max<int64_t>(0, s.dilation);
+    ImGui::SetNextItemWidth(-100);
+    if (ImGui::SliderScalar("dilation r", ImGuiDataType_S64, &r, &lo, &hi)) {
+      s.dilation = r;
+      changed = true;
+    }
   }
+  if (Uses(p, {"random_blocks", "bigbird"})) {
+    bool def = s.fill < 0;
+    ImGui::PushID("fill");
+    if (ImGui::Checkbox("default", &def)) {
+      s.fill = def ? -1.0 : 0.1;
+      changed = true;
+    }
+    ImGui::SameLine();
+    ImGui::BeginDisabled(def);
+    float f = def ? 0.1f : static_cast<float>(s.fill);
+    ImGui::SetNextItemWidth(-100);
+    if (ImGui::SliderFloat("fill f", &f, 0.0f, 1.0f, "%.3f") && !def) {
+      s.fill = f;
+      changed = true;
+    }
+    ImGui::EndDisabled();
+    ImGui::PopID();
+    changed |= DefaultableInt("block b", &s.block, 1, L, std::min<int64_t>(64, L));
+    int64_t seed = static_cast<int64_t>(s.seed);
+    ImGui::SetNextItemWidth(-100);
+    if (ImGui::InputScalar("seed", ImGuiDataType_S64, &seed, nullptr, nullptr, "%lld") && seed >= 0) {
+      s.seed = static_cast<uint64_t>(seed);
+      changed = true;
+    }
+  }
+  if (p == "document") {
+    std::string text;
+    for (int64_t n : s.doc_lengths) {
+      if (!text.empty()) text += ',';
+      text += std::to_string(n);
+    }
+    ImGui::SetNextItemWidth(-100);
+    if (InputTextString("documents", &text, ImGuiInputTextFlags_EnterReturnsTrue)) {
+      std::vector<int64_t> docs;
+      size_t at = 0;
+      while (at < text.size()) {
+        const size_t comma = text.find(',', at);
+        const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        docs.push_back(std::atoll(item.c_str()));
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+      }
+      s.doc_lengths = docs;
+      changed = true;
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Document lengths, comma-separated, summing to L; Enter applies");
+    static int split = 4;
+    ImGui::SetNextItemWidth(120);
+    ImGui::SliderInt("##split", &split, 1, 32);
+    ImGui::SameLine();
+    if (ImGui::Button("split evenly")) {
+      s.doc_lengths.assign(static_cast<size_t>(split), L / split);
+      s.doc_lengths.back() += L - (L / split) * split;
+      changed = true;
+    }
+  }
+  changed |= ImGui::Checkbox("causal (j <= i)", &s.causal);
+
+  if (Uses(p, {"or", "and", "not"})) {
+    for (size_t i = 0; i < s.operands.size(); ++i) {
+      ImGui::PushID(static_cast<int>(i));
+      const std::string title = "operand " + std::to_string(i) + ": " + s.operands[i].pattern;
+      ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+      if (ImGui::TreeNode("op", "%s", title.c_str())) {
+        changed |= EditSpec(s.operands[i], L, depth + 1);
+        if (p != "not" && s.operands.size() > 2 && ImGui::SmallButton("remove operand")) {
+          s.operands.erase(s.operands.begin() + static_cast<std::ptrdiff_t>(i));
+          changed = true;
+          ImGui::TreePop();
+          ImGui::PopID();
+          break;
+        }
+        ImGui::TreePop();
+      }
+      ImGui::PopID();
+    }
+    if (p != "not" && ImGui::SmallButton("add operand")) {
+      engine::MaskSpec o;
+      o.pattern = "causal";
+      o.seq_len = 0;
+      s.operands.push_back(o);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+void DrawMaskPanel(Studio& studio) {
+  engine::MaskSpec& spec = studio.PresetSpec();
+  static bool pending = false;  // a change at L > 4096 waits for the control's release
+  ImGui::TextUnformatted("Pattern preset");
+  ImGui::Separator();
+  int64_t L = spec.seq_len;
+  bool changed = false;
+  int64_t lo = kMinL, hi = kMaxL;
+  ImGui::SetNextItemWidth(-100);
+  if (ImGui::SliderScalar("length L", ImGuiDataType_S64, &L, &lo, &hi, "%lld", ImGuiSliderFlags_Logarithmic)) {
+    spec.seq_len = std::clamp(L, kMinL, kMaxL);
+    ResetForLength(spec, true);
+    changed = true;
+  }
+  changed |= EditSpec(spec, spec.seq_len, 0);
+  if (ImGui::Button("paper defaults")) {
+    ResetForLength(spec, true);
+    spec.fill = -1;
+    spec.dilation = 1;
+    changed = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("regenerate")) changed = true;
+
+  if (changed) {
+    if (spec.seq_len <= kLiveUpTo) {
+      studio.BeginGesture("preset " + spec.pattern);
+      studio.ApplySpec(spec, false);
+    } else {
+      pending = true;
+    }
+  }
+  if (pending && !ImGui::IsAnyItemActive()) {
+    pending = false;
+    studio.BeginGesture("preset " + spec.pattern);
+    studio.ApplySpec(spec, false);
+  }
+  if (pending) ImGui::TextDisabled("L > %lld: applies when you release the control", static_cast<long long>(kLiveUpTo));
+
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Mask");
+  ImGui::Separator();
+  const Document& d = studio.Doc();
+  const engine::Mask& m = d.state.mask;
+  if (d.state.spec)
+    ImGui::TextWrapped("%s", engine::Describe(*d.state.spec).c_str());
+  else
+    ImGui::TextWrapped("edited by hand or loaded from a file (no generator); a preset change regenerates it");
+  ImGui::Text("L          %lld x %lld", static_cast<long long>(m.Rows()), static_cast<long long>(m.Cols()));
+  // Counting is O(L^2 / 64): per frame only up to L = 4096, above from the last analysis.
+  const engine::MaskAnalysis* a = studio.Analysis();
+  if (m.Rows() <= kLiveUpTo || !a) {
+    ImGui::Text("nnz        %lld", static_cast<long long>(m.Count()));
+    ImGui::Text("density    %.2f %%   sparsity %.2f %%", 100.0 * m.Density(), 100.0 * m.Sparsity());
+  } else {
+    ImGui::Text("nnz        %lld (last analysis)", static_cast<long long>(a->stats.nnz));
+    ImGui::Text("density    %.2f %%   sparsity %.2f %%", 100.0 * a->stats.density, 100.0 * (1 - a->stats.density));
+  }
+  ImGui::Text("undo       %lld steps (%.1f MiB), redo %lld", static_cast<long long>(studio.History().UndoCount()),
+              static_cast<double>(studio.History().Bytes()) / (1024.0 * 1024.0),
+              static_cast<long long>(studio.History().RedoCount()));
+  ImGui::Spacing();
+  ImGui::TextDisabled("Canvas: wheel zooms, right or middle drag pans (left drag in Inspect).");
+  ImGui::TextDisabled("Ctrl+Z undo, Ctrl+Y (or Ctrl+Shift+Z) redo.");
 }
 
 }  // namespace stof::app

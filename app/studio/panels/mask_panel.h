@@ -1,12 +1,9 @@
-// Mask panel: the element mask fitted to the panel, the block classes over it, and a tooltip
-// with the exact cell and block under the cursor. Reads Studio state only.
+// Mask panel (tab "Mask"): pattern presets with live parameter sliders for every engine
+// generator (compositions included, operands edited recursively), L from 16 to 16384, the
+// seed, and the mask's statistics.
 #pragma once
 
-#include "app/studio/studio.h"
-
 namespace stof::app {
-
-void DrawMaskPanel(const StudioState& state, const Texture& mask, const Texture& blocks,
-                   bool show_blocks);
-
+class Studio;
+void DrawMaskPanel(Studio& studio);
 }  // namespace stof::app

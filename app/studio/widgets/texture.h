@@ -1,6 +1,7 @@
 // Texture: an OpenGL RGBA texture owned by the GUI (the only GL object the panels use), plus
-// the two images the studio shows: the element mask and the block classes of a layout.
-// Rebuilt only when their input changes (Studio::Rebuild), never per frame.
+// the images the studio draws: the element mask (any rectangle of it, at any sub-sampling
+// step) and the block classes of a layout. Rebuilt only when their input changes (a mask
+// version, a view rectangle), and during a brush stroke only the changed region is re-sent.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,8 @@ class Texture {
 
   // Uploads w x h RGBA8 pixels (row-major, top row first); nearest-neighbour sampling.
   void Upload(const std::vector<uint32_t>& rgba, int w, int h);
+  // Replaces the w x h pixels at (x, y) of an uploaded texture.
+  void UpdateRegion(const std::vector<uint32_t>& rgba, int x, int y, int w, int h);
   void* Id() const { return reinterpret_cast<void*>(static_cast<uintptr_t>(m_id)); }
   int Width() const { return m_w; }
   int Height() const { return m_h; }
@@ -34,15 +37,20 @@ inline constexpr uint32_t Rgba(uint8_t r, uint8_t g, uint8_t b, uint8_t a = 255)
   return uint32_t{r} | (uint32_t{g} << 8) | (uint32_t{b} << 16) | (uint32_t{a} << 24);
 }
 
-// The mask at most 2048 px a side: a pixel is "attend" when any cell it covers attends.
-void UploadMaskTexture(const engine::Mask& mask, Texture* texture);
-// One texel per block: full, part and empty in the legend's colours (translucent).
-void UploadBlockTexture(const engine::BlockLayout& layout, Texture* texture);
+// Pixels of mask rows [r0, r1) x cols [c0, c1), each pixel covering step x step cells
+// (clipped at the edges): "attend" when any covered cell attends. *w, *h receive the size.
+void RenderMaskPixels(const engine::Mask& mask, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                      int64_t step, std::vector<uint32_t>* px, int* w, int* h);
 
+// One texel per block in the legend's colours; `alpha` (0..255) for drawing over the mask.
+void UploadBlockTexture(const engine::BlockLayout& layout, uint8_t alpha, Texture* texture);
+
+// Okabe-Ito colours (safe for the common colour-vision deficiencies): full = blue,
+// part = orange, empty = reddish purple; the mask is white on near-black.
 inline constexpr uint32_t kColorAttend = Rgba(236, 236, 244);
 inline constexpr uint32_t kColorMasked = Rgba(24, 26, 34);
-inline constexpr uint32_t kColorFull = Rgba(64, 200, 120, 110);
-inline constexpr uint32_t kColorPart = Rgba(250, 160, 40, 110);
-inline constexpr uint32_t kColorEmpty = Rgba(0, 0, 0, 0);
+inline constexpr uint32_t kColorFull = Rgba(0, 114, 178);
+inline constexpr uint32_t kColorPart = Rgba(230, 159, 0);
+inline constexpr uint32_t kColorEmpty = Rgba(204, 121, 167);
 
 }  // namespace stof::app

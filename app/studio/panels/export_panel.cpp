@@ -1,0 +1,73 @@
+// DrawExportPanel (export_panel.h). Writing is synchronous: the engine's writers take well
+// under a second up to L = 4096 (PNG of L = 16384 takes seconds: stb's deflate, see mask_io).
+#include "app/studio/panels/export_panel.h"
+
+#include <imgui.h>
+
+#include <string>
+
+#include "app/studio/studio.h"
+#include "app/studio/widgets/input_text.h"
+
+namespace stof::app {
+
+namespace {
+
+// A path field and a button, ids unique per row.
+bool PathRow(const char* id, std::string* path, const char* button) {
+  ImGui::PushID(id);
+  ImGui::SetNextItemWidth(-120);
+  InputTextString("##path", path);
+  ImGui::SameLine();
+  const bool clicked = ImGui::Button(button, ImVec2(110, 0));
+  ImGui::PopID();
+  return clicked;
+}
+
+void CommandBox(const char* id, const std::string& command) {
+  ImGui::PushID(id);
+  ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - 70);
+  ImGui::TextUnformatted(command.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::SameLine(ImGui::GetContentRegionAvail().x - 60);
+  if (ImGui::Button("Copy")) ImGui::SetClipboardText(command.c_str());
+  ImGui::PopID();
+}
+
+}  // namespace
+
+void DrawExportPanel(Studio& studio) {
+  static std::string mask_path = "mask.json", layout_path = "layout.json", plan_path = "plan.json";
+  static int layout_format = 0;
+  ImGui::TextUnformatted("Mask (.png, .npy or .json; JSON keeps the generator spec)");
+  ImGui::Separator();
+  if (PathRow("mask", &mask_path, "Save mask")) studio.SaveFile(mask_path);
+
+  ImGui::Spacing();
+  ImGui::Text("Block layout at %lld x %lld", static_cast<long long>(studio.BlockM()),
+              static_cast<long long>(studio.BlockN()));
+  ImGui::Separator();
+  const char* formats[] = {"JSON (CSR arrays, bitmaps)", "FlexAttention BlockMask JSON",
+                           "PNG (one pixel per block)", "NPY (u1 block classes)"};
+  ImGui::SetNextItemWidth(-120);
+  ImGui::Combo("format", &layout_format, formats, 4);
+  if (PathRow("layout", &layout_path, "Export layout"))
+    studio.ExportLayout(layout_path, static_cast<engine::LayoutExportFormat>(layout_format));
+  ImGui::TextDisabled("PNG: empty 0, part 128, full 255.  NPY: empty 0, part 1, full 2.");
+
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Plan (device, workload, mask, Eq. 1 + Eq. 2 choice)");
+  ImGui::Separator();
+  if (PathRow("plan", &plan_path, "Export plan")) studio.ExportPlan(plan_path);
+
+  ImGui::Spacing();
+  ImGui::TextUnformatted("The same view from the command line");
+  ImGui::Separator();
+  const CliCommands c = studio.Commands();
+  CommandBox("layout_cmd", c.layout);
+  CommandBox("select_cmd", c.select);
+  if (!c.note.empty()) ImGui::TextColored(ImVec4(0.94f, 0.89f, 0.26f, 1.0f), "%s", c.note.c_str());
+  if (ImGui::Button("Copy both")) ImGui::SetClipboardText((c.layout + "\n" + c.select + "\n").c_str());
+}
+
+}  // namespace stof::app

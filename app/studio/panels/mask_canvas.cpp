@@ -1,0 +1,293 @@
+// DrawMaskCanvas (mask_canvas.h). Per frame: at most three textured quads, grid lines only
+// for the visible cells / blocks, one tooltip. The exact-cell "detail" texture (masks larger
+// than the 2048-texel overview) is rebuilt only when the visible rectangle, rounded out to
+// 64 cells, or the mask version changes.
+#include "app/studio/panels/mask_canvas.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/studio/studio.h"
+#include "engine/layout/block_lookup.h"
+
+namespace stof::app {
+
+namespace {
+
+constexpr double kMaxCellPixels = 48.0;
+constexpr int64_t kDetailMaxCells = 1024;
+
+struct Geometry {
+  ImVec2 p0, p1, centre;
+  double ppc = 1;  // pixels per cell
+  double cx = 0, cy = 0;
+  ImVec2 Screen(double row, double col) const {
+    return ImVec2(static_cast<float>(centre.x + (col - cx) * ppc),
+                  static_cast<float>(centre.y + (row - cy) * ppc));
+  }
+  double Col(float x) const { return cx + (x - centre.x) / ppc; }
+  double Row(float y) const { return cy + (y - centre.y) / ppc; }
+};
+
+void DrawToolbar(Studio& studio) {
+  EditSettings& e = studio.Edit();
+  const char* tools[] = {"Inspect", "Brush", "Line", "Rect", "Band"};
+  for (int i = 0; i < 5; ++i) {
+    if (i) ImGui::SameLine();
+    if (ImGui::RadioButton(tools[i], static_cast<int>(e.tool) == i)) e.tool = static_cast<Tool>(i);
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("|");
+  ImGui::SameLine();
+  ImGui::Checkbox("Erase", &e.erase);
+  ImGui::SameLine();
+  ImGui::Checkbox("Symmetric", &e.symmetric);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(80);
+  const int most = static_cast<int>(std::max<int64_t>(1, studio.Doc().state.mask.Rows()));
+  if (e.tool == Tool::kBand)
+    ImGui::SliderInt("width", &e.band_width, 1, std::min(most, 1024), "%d", ImGuiSliderFlags_Logarithmic);
+  else
+    ImGui::SliderInt("size", &e.brush, 1, std::min(most, 256), "%d", ImGuiSliderFlags_Logarithmic);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(135);
+  const char* overlays[] = {"Mask", "Blocks + mask", "Blocks"};
+  int ov = static_cast<int>(studio.OverlayMode());
+  if (ImGui::Combo("##overlay", &ov, overlays, 3)) studio.OverlayMode() = static_cast<Overlay>(ov);
+  ImGui::SameLine();
+  if (ImGui::Button("Fit")) {
+    const engine::Mask& m = studio.Doc().state.mask;
+    studio.View() = CanvasView{1.0, m.Cols() / 2.0, m.Rows() / 2.0};
+  }
+}
+
+void DrawGrid(ImDrawList* dl, const Geometry& g, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+              int64_t step_r, int64_t step_c, ImU32 color) {
+  const int64_t a = (r0 + step_r - 1) / step_r * step_r, b = (c0 + step_c - 1) / step_c * step_c;
+  const ImVec2 top = g.Screen(static_cast<double>(r0), 0), bottom = g.Screen(static_cast<double>(r1), 0);
+  const ImVec2 left = g.Screen(0, static_cast<double>(c0)), right = g.Screen(0, static_cast<double>(c1));
+  for (int64_t c = b; c <= c1; c += step_c) {
+    const float x = g.Screen(0, static_cast<double>(c)).x;
+    dl->AddLine(ImVec2(x, top.y), ImVec2(x, bottom.y), color);
+  }
+  for (int64_t r = a; r <= r1; r += step_r) {
+    const float y = g.Screen(static_cast<double>(r), 0).y;
+    dl->AddLine(ImVec2(left.x, y), ImVec2(right.x, y), color);
+  }
+}
+
+void Tooltip(const Studio& studio, int64_t row, int64_t col) {
+  const engine::Mask& m = studio.Doc().state.mask;
+  ImGui::BeginTooltip();
+  ImGui::Text("cell (%lld, %lld): %s", static_cast<long long>(row), static_cast<long long>(col),
+              m.Get(row, col) ? "attend" : "masked");
+  const engine::MaskAnalysis* a = studio.Analysis();
+  if (a && a->layout.Rows() == m.Rows() && a->layout.Cols() == m.Cols()) {
+    const engine::BlockLayout& l = a->layout;
+    const int64_t br = row / l.BlockM(), bc = col / l.BlockN();
+    auto place = engine::LocateBlock(l, br, bc);
+    if (place.IsOk()) {
+      ImGui::Text("block (%lld, %lld) at %lld x %lld: %s, %lld of %lld cells attend",
+                  static_cast<long long>(br), static_cast<long long>(bc),
+                  static_cast<long long>(l.BlockM()), static_cast<long long>(l.BlockN()),
+                  engine::BlockClassName(place->cls), static_cast<long long>(place->popcount),
+                  static_cast<long long>(l.BlockM() * l.BlockN()));
+      if (place->load_index >= 0) {
+        const bool full = place->cls == engine::BlockClass::kFull;
+        ImGui::Text("load_col_idx[%lld] (row %lld: load_row_ptr %d..%d)",
+                    static_cast<long long>(place->load_index), static_cast<long long>(br),
+                    l.LoadRowPtr()[static_cast<size_t>(br)], l.LoadRowPtr()[static_cast<size_t>(br) + 1]);
+        ImGui::Text("%s_col_idx[%lld]%s", full ? "full" : "part",
+                    static_cast<long long>(place->class_index), full ? "" : " = part bitmap index");
+      }
+      if (studio.Analysis() && !studio.AnalysisReady()) ImGui::TextDisabled("(layout updating)");
+    }
+  }
+  ImGui::EndTooltip();
+}
+
+void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, int64_t col) {
+  EditSettings& e = studio.Edit();
+  const ImGuiIO& io = ImGui::GetIO();
+  engine::Mask* mask = &studio.MutableDoc().state.mask;
+  const engine::EditOptions opt{!e.erase, e.symmetric};
+  const bool in_mask = row >= 0 && col >= 0 && row < mask->Rows() && col < mask->Cols();
+  const int64_t r = std::clamp<int64_t>(row, 0, mask->Rows() - 1);
+  const int64_t c = std::clamp<int64_t>(col, 0, mask->Cols() - 1);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 preview = IM_COL32(86, 180, 233, 255);
+
+  if (hovered && in_mask && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    e.active = true;
+    e.anchor_r = e.last_r = r;
+    e.anchor_c = e.last_c = c;
+    switch (e.tool) {
+      case Tool::kBrush:
+        studio.BeginGesture(e.erase ? "erase" : "brush");
+        studio.ApplyEdit(engine::PaintBrush(mask, r, c, e.brush, opt));
+        break;
+      case Tool::kBand:
+        studio.BeginGesture("band");
+        studio.ApplyEdit(engine::PaintBand(mask, r, c, e.band_width, opt));
+        e.active = false;
+        break;
+      default: break;
+    }
+  }
+  if (!e.active) {
+    if (e.tool == Tool::kBand && hovered && in_mask) {  // preview the band's edges
+      const double off = static_cast<double>(c - r), w = static_cast<double>(e.band_width);
+      const double n = static_cast<double>(mask->Rows());
+      for (double k : {off - w + 1, off + w}) {
+        dl->AddLine(g.Screen(std::max(0.0, -k), std::max(0.0, k)),
+                    g.Screen(std::min(n, n - k), std::min(n, n + k)), preview, 1.5f);
+      }
+    }
+    return;
+  }
+  if (io.MouseDown[ImGuiMouseButton_Left]) {
+    if (e.tool == Tool::kBrush && (r != e.last_r || c != e.last_c)) {
+      studio.ApplyEdit(engine::PaintLine(mask, e.last_r, e.last_c, r, c, e.brush, opt));
+      e.last_r = r;
+      e.last_c = c;
+    } else if (e.tool == Tool::kLine) {
+      dl->AddLine(g.Screen(e.anchor_r + 0.5, e.anchor_c + 0.5), g.Screen(r + 0.5, c + 0.5), preview, 2.0f);
+    } else if (e.tool == Tool::kRect) {
+      dl->AddRect(g.Screen(static_cast<double>(std::min(e.anchor_r, r)), static_cast<double>(std::min(e.anchor_c, c))),
+                  g.Screen(static_cast<double>(std::max(e.anchor_r, r) + 1), static_cast<double>(std::max(e.anchor_c, c) + 1)),
+                  preview, 0.0f, 0, 2.0f);
+    }
+    return;
+  }
+  // Released: finish line / rectangle; Studio ends the gesture once no button is down.
+  if (e.tool == Tool::kLine) {
+    studio.BeginGesture("line");
+    studio.ApplyEdit(engine::PaintLine(mask, e.anchor_r, e.anchor_c, r, c, e.brush, opt));
+  } else if (e.tool == Tool::kRect) {
+    studio.BeginGesture("rectangle");
+    studio.ApplyEdit(engine::PaintRect(mask, e.anchor_r, e.anchor_c, r, c, opt));
+  }
+  e.active = false;
+}
+
+}  // namespace
+
+void DrawMaskCanvas(Studio& studio) {
+  DrawToolbar(studio);
+  const engine::Mask& m = studio.Doc().state.mask;
+  if (m.Empty()) return;
+  CanvasView& v = studio.View();
+  const ImGuiIO& io = ImGui::GetIO();
+
+  Geometry g;
+  g.p0 = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 size(std::max(64.0f, avail.x), std::max(64.0f, avail.y));
+  g.p1 = ImVec2(g.p0.x + size.x, g.p0.y + size.y);
+  g.centre = ImVec2((g.p0.x + g.p1.x) * 0.5f, (g.p0.y + g.p1.y) * 0.5f);
+  const double L = static_cast<double>(std::max(m.Rows(), m.Cols()));
+  const double fit = std::min(size.x, size.y) / L;
+  const double max_zoom = std::max(1.0, kMaxCellPixels / fit);
+
+  ImGui::InvisibleButton("canvas", size, ImGuiButtonFlags_MouseButtonLeft |
+                                             ImGuiButtonFlags_MouseButtonRight |
+                                             ImGuiButtonFlags_MouseButtonMiddle);
+  const bool hovered = ImGui::IsItemHovered();
+  const bool active = ImGui::IsItemActive();
+
+  // Zoom around the cursor, pan by dragging (right / middle, or left with Inspect).
+  g.ppc = fit * v.zoom;
+  g.cx = v.cx;
+  g.cy = v.cy;
+  if (hovered && io.MouseWheel != 0.0f) {
+    const double col = g.Col(io.MousePos.x), row = g.Row(io.MousePos.y);
+    v.zoom = std::clamp(v.zoom * std::pow(1.25, io.MouseWheel), 1.0, max_zoom);
+    g.ppc = fit * v.zoom;
+    v.cx = col - (io.MousePos.x - g.centre.x) / g.ppc;
+    v.cy = row - (io.MousePos.y - g.centre.y) / g.ppc;
+  }
+  const bool pan_left = studio.Edit().tool == Tool::kInspect;
+  if (active && (io.MouseDown[ImGuiMouseButton_Right] || io.MouseDown[ImGuiMouseButton_Middle] ||
+                 (pan_left && io.MouseDown[ImGuiMouseButton_Left]))) {
+    v.cx -= io.MouseDelta.x / g.ppc;
+    v.cy -= io.MouseDelta.y / g.ppc;
+  }
+  v.cx = std::clamp(v.cx, 0.0, static_cast<double>(m.Cols()));
+  v.cy = std::clamp(v.cy, 0.0, static_cast<double>(m.Rows()));
+  g.cx = v.cx;
+  g.cy = v.cy;
+
+  // Visible cells.
+  const int64_t vr0 = std::max<int64_t>(0, static_cast<int64_t>(std::floor(g.Row(g.p0.y))));
+  const int64_t vr1 = std::min<int64_t>(m.Rows(), static_cast<int64_t>(std::ceil(g.Row(g.p1.y))));
+  const int64_t vc0 = std::max<int64_t>(0, static_cast<int64_t>(std::floor(g.Col(g.p0.x))));
+  const int64_t vc1 = std::min<int64_t>(m.Cols(), static_cast<int64_t>(std::ceil(g.Col(g.p1.x))));
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(g.p0, g.p1, true);
+  dl->AddRectFilled(g.p0, g.p1, IM_COL32(14, 15, 20, 255));
+  const Overlay overlay = studio.OverlayMode();
+  if (overlay != Overlay::kBlocks && vr0 < vr1 && vc0 < vc1) {
+    const Texture& ov = studio.MaskOverview();
+    const int64_t step = studio.OverviewStep();
+    if (step > 1 && vr1 - vr0 <= kDetailMaxCells && vc1 - vc0 <= kDetailMaxCells) {
+      Studio::DetailKey key{studio.Doc().version, vr0 / 64 * 64, std::min(m.Rows(), (vr1 + 63) / 64 * 64),
+                            vc0 / 64 * 64, std::min(m.Cols(), (vc1 + 63) / 64 * 64)};
+      if (!(key == studio.DetailRect())) {
+        std::vector<uint32_t> px;
+        int w = 0, h = 0;
+        RenderMaskPixels(m, key.r0, key.r1, key.c0, key.c1, 1, &px, &w, &h);
+        studio.Detail().Upload(px, w, h);
+        studio.DetailRect() = key;
+      }
+      const Studio::DetailKey& k = studio.DetailRect();
+      dl->AddImage(studio.Detail().Id(), g.Screen(static_cast<double>(k.r0), static_cast<double>(k.c0)),
+                   g.Screen(static_cast<double>(k.r1), static_cast<double>(k.c1)));
+    } else if (ov.Valid()) {
+      const double tw = static_cast<double>(ov.Width() * step), th = static_cast<double>(ov.Height() * step);
+      dl->AddImage(ov.Id(), g.Screen(0, 0), g.Screen(th, tw));
+    }
+  }
+  const engine::MaskAnalysis* a = studio.Analysis();
+  const bool layout_fits = a && a->layout.Rows() == m.Rows();
+  if (overlay != Overlay::kMask && layout_fits && studio.BlockTexture().Valid()) {
+    const engine::BlockLayout& l = a->layout;
+    dl->AddImage(studio.BlockTexture().Id(), g.Screen(0, 0),
+                 g.Screen(static_cast<double>(l.BlockRows() * l.BlockM()),
+                          static_cast<double>(l.BlockCols() * l.BlockN())));
+  }
+  if (g.ppc >= 8.0)
+    DrawGrid(dl, g, vr0, vr1, vc0, vc1, 1, 1, IM_COL32(70, 74, 90, 160));
+  if (overlay != Overlay::kMask && layout_fits && g.ppc * std::min(a->layout.BlockM(), a->layout.BlockN()) >= 6.0)
+    DrawGrid(dl, g, vr0, vr1, vc0, vc1, a->layout.BlockM(), a->layout.BlockN(), IM_COL32(150, 150, 170, 200));
+  dl->AddRect(g.Screen(0, 0), g.Screen(static_cast<double>(m.Rows()), static_cast<double>(m.Cols())),
+              IM_COL32(120, 120, 140, 255));
+
+  const int64_t row = static_cast<int64_t>(std::floor(g.Row(io.MousePos.y)));
+  const int64_t col = static_cast<int64_t>(std::floor(g.Col(io.MousePos.x)));
+  const bool on_mask = row >= 0 && col >= 0 && row < m.Rows() && col < m.Cols();
+  if (studio.Edit().tool != Tool::kInspect) {
+    HandleTools(studio, g, hovered, row, col);
+  } else if (hovered && on_mask && ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
+             io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < 9.0f && layout_fits &&
+             overlay != Overlay::kMask) {
+    const int64_t bm = a->layout.BlockM(), bn = a->layout.BlockN();
+    studio.ZoomToCells(row / bm * bm, row / bm * bm + bm, col / bn * bn, col / bn * bn + bn);
+  }
+  if (hovered && on_mask && layout_fits && overlay != Overlay::kMask) {
+    const int64_t bm = a->layout.BlockM(), bn = a->layout.BlockN();
+    dl->AddRect(g.Screen(static_cast<double>(row / bm * bm), static_cast<double>(col / bn * bn)),
+                g.Screen(static_cast<double>(row / bm * bm + bm), static_cast<double>(col / bn * bn + bn)),
+                IM_COL32(255, 255, 255, 230), 0.0f, 0, 2.0f);
+  }
+  dl->PopClipRect();
+  // Zoom and position readout in the canvas corner.
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "zoom %.1fx  %.1f px/cell", v.zoom, g.ppc);
+  dl->AddText(ImVec2(g.p0.x + 6, g.p1.y - ImGui::GetTextLineHeight() - 4), IM_COL32(190, 190, 200, 255), buf);
+  if (hovered && on_mask && !studio.Edit().active) Tooltip(studio, row, col);
+}
+
+}  // namespace stof::app

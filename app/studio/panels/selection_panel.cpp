@@ -1,0 +1,161 @@
+// DrawSelectionPanel (selection_panel.h). The Eq. 2 table's sort order is recomputed only when
+// the user changes the sort or a new analysis arrives, not per frame.
+#include "app/studio/panels/selection_panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "app/studio/studio.h"
+
+namespace stof::app {
+
+namespace {
+
+double Key(const engine::Eq2Candidate& c, int column) {
+  switch (column) {
+    case 0: return static_cast<double>(c.block_m);
+    case 1: return static_cast<double>(c.block_n);
+    case 2: return static_cast<double>(c.num_warps);
+    case 3: return static_cast<double>(c.req_smem_bytes);
+    case 4: return static_cast<double>(c.blocks_per_sm);
+    case 5: return c.occ;
+    case 6: return c.score;
+    default: return c.feasible ? 1.0 : 0.0;
+  }
+}
+
+void Eq2Table(const engine::KernelSelection& sel) {
+  static std::vector<int> order;
+  static const void* sorted_for = nullptr;
+  const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("eq2", 8, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("BM");
+  ImGui::TableSetupColumn("BN");
+  ImGui::TableSetupColumn("warps");
+  ImGui::TableSetupColumn("req_SMEM (B)");
+  ImGui::TableSetupColumn("blocks/SM");
+  ImGui::TableSetupColumn("OCC");
+  ImGui::TableSetupColumn("score", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
+  ImGui::TableSetupColumn("feasible");
+  ImGui::TableHeadersRow();
+  const auto& cands = sel.eq2.candidates;
+  ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
+  if (specs && (specs->SpecsDirty || sorted_for != &sel || order.size() != cands.size())) {
+    order.resize(cands.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (specs->SpecsCount > 0) {
+      const ImGuiTableColumnSortSpecs& s = specs->Specs[0];
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        const double ka = Key(cands[static_cast<size_t>(a)], s.ColumnIndex);
+        const double kb = Key(cands[static_cast<size_t>(b)], s.ColumnIndex);
+        return s.SortDirection == ImGuiSortDirection_Ascending ? ka < kb : ka > kb;
+      });
+    }
+    specs->SpecsDirty = false;
+    sorted_for = &sel;
+  }
+  for (int i : order) {
+    const engine::Eq2Candidate& c = cands[static_cast<size_t>(i)];
+    ImGui::TableNextRow();
+    if (i == sel.eq2.best)
+      ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(0, 114, 178, 140));
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(c.block_m));
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(c.block_n));
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(c.num_warps));
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(c.req_smem_bytes));
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(c.blocks_per_sm));
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3f", c.occ);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.2f", c.score);
+    ImGui::TableNextColumn();
+    if (c.feasible) {
+      ImGui::TextUnformatted(i == sel.eq2.best ? "yes (best)" : "yes");
+    } else {
+      ImGui::TextDisabled("no");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", c.why_infeasible.c_str());
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void DrawSelectionPanel(Studio& studio) {
+  ImGui::TextUnformatted("Workload and device");
+  ImGui::Separator();
+  engine::Workload w = studio.Workload();
+  bool changed = false;
+  const int64_t step = 1;
+  for (auto [label, field] : {std::pair{"batch", &w.batch}, std::pair{"heads", &w.heads},
+                              std::pair{"head dim d", &w.head_dim}}) {
+    ImGui::SetNextItemWidth(140);
+    changed |= ImGui::InputScalar(label, ImGuiDataType_S64, field, &step, nullptr, "%lld");
+    ImGui::SameLine();
+  }
+  ImGui::NewLine();
+  if (changed) studio.SetWorkload(w);
+  const auto& devices = studio.Devices();
+  ImGui::SetNextItemWidth(260);
+  if (ImGui::BeginCombo("device", studio.Device().name.c_str())) {
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const std::string label = devices[i].name + (devices[i].source == "queried" ? " (this GPU)" : "");
+      if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == studio.DeviceIndex()))
+        studio.SetDevice(static_cast<int>(i));
+    }
+    ImGui::EndCombo();
+  }
+  const engine::DeviceSpec& d = studio.Device();
+  ImGui::TextDisabled("%d SMs, %lld KiB SMEM/SM, %lld KiB/block, %d warps/SM, sm_%d%d (%s)", d.sm_count,
+                      static_cast<long long>(d.smem_per_sm_bytes / 1024),
+                      static_cast<long long>(d.smem_per_block_bytes / 1024), d.max_warps_per_sm, d.cc_major,
+                      d.cc_minor, d.source.c_str());
+
+  const engine::MaskAnalysis* a = studio.Analysis();
+  if (!a) {
+    ImGui::TextDisabled("computing...");
+    return;
+  }
+  if (!a->has_selection) {
+    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", a->selection_error.c_str());
+    return;
+  }
+  const engine::KernelSelection& s = a->selection;
+  const engine::Eq1Result& e1 = s.eq1;
+  ImGui::Spacing();
+  ImGui::TextUnformatted("STOF Eq. 1: row-wise or block-wise");
+  ImGui::Separator();
+  ImGui::TextUnformatted("threshold = valid / n^2 - tau / (log2 n)^2,  n = ceil(L / 16),  tau = 1.2");
+  ImGui::Text("n = ceil(%lld / 16) = %lld,  valid 16x16 blocks = %lld", static_cast<long long>(studio.Workload().seq_len),
+              static_cast<long long>(e1.n), static_cast<long long>(e1.valid_blocks));
+  ImGui::Text("threshold = %lld / %lld^2 - 1.2 / (log2 %lld)^2 = %.6f - %.6f = %.6f",
+              static_cast<long long>(e1.valid_blocks), static_cast<long long>(e1.n), static_cast<long long>(e1.n),
+              e1.valid_ratio, e1.penalty, e1.threshold);
+  ImGui::Text("threshold %s 0  ->  %s kernel", e1.threshold < 0 ? "<" : ">=", engine::MhaKernelName(e1.kernel));
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Chosen kernel");
+  ImGui::Separator();
+  if (s.kernel == engine::MhaKernel::kBlockWise || s.block_m > 0)
+    ImGui::Text("%s,  BM %lld, BN %lld, %lld warps  (Eq. 2's best)", engine::MhaKernelName(s.kernel),
+                static_cast<long long>(s.block_m), static_cast<long long>(s.block_n), static_cast<long long>(s.num_warps));
+  else
+    ImGui::Text("%s", engine::MhaKernelName(s.kernel));
+  ImGui::Spacing();
+  ImGui::TextUnformatted("STOF Eq. 2: every (BM, BN, num_warps); click a header to sort");
+  ImGui::Separator();
+  ImGui::TextDisabled("req_SMEM = 2 ((2 BM + BN)(d + 16) + BM (BN + 16)) B;  OCC = warps min(blocks, MAX_WARP / warps) / MAX_WARP");
+  ImGui::TextDisabled("score = OCC sqrt(SM_NUM / (BM BN) * (L H B) / BM)");
+  Eq2Table(s);
+}
+
+}  // namespace stof::app
