@@ -227,7 +227,6 @@ void DrawMaskCanvas(Studio& studio) {
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(g.p0, g.p1, true);
-  dl->AddRectFilled(g.p0, g.p1, IM_COL32(14, 15, 20, 255));
   const Overlay overlay = studio.OverlayMode();
   if (overlay != Overlay::kBlocks && vr0 < vr1 && vc0 < vc1) {
     const Texture& ov = studio.MaskOverview();
