@@ -79,7 +79,6 @@ engine::Status Studio::Init(const StudioOptions& options) {
   if (auto local = kernels::QueryDeviceSpec(0); local.IsOk()) {
     m_devices.insert(m_devices.begin(), *local);
     m_device_index = 0;
-    ++h100;
   }
 #endif
   if (!options.device.empty()) {
