@@ -1,7 +1,7 @@
 // Host side of the block-wise sparse MHA kernel (block_sparse_attention.h): the supported set,
-// validation of a launch, and the dispatch of run-time (head_dim, BLOCK_N) to the 8 explicit
-// instantiations (block_sparse_attention_d64.cu / _d128.cu). BLOCK_M and num_warps stay
-// run-time values of the kernel, which is what keeps the instantiations few.
+// validation of a launch, and the dispatch of run-time (head_dim, BLOCK_N, rows per warp) to
+// the 11 explicit instantiations (block_sparse_attention_d64.cu, _d64_rows32.cu, _d128.cu).
+// BLOCK_M and num_warps stay run-time values of the kernel, which keeps the instantiations few.
 #include "kernels/attention/block_sparse_attention.h"
 
 #include <cuda_runtime.h>
@@ -39,15 +39,29 @@ bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) ==
 
 }  // namespace
 
-size_t BlockSparseSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n, int64_t num_warps) {
+int64_t BlockSparseRowsPerWarp(int64_t head_dim, int64_t block_m, int64_t block_n,
+                               int64_t num_warps) {
   if (!IsOneOf(head_dim, {64, 128}) || !IsOneOf(block_m, {16, 32, 64, 128}) ||
-      !IsOneOf(block_n, {16, 32, 64, 128}) || !IsOneOf(num_warps, {1, 2, 4, 8}) ||
-      num_warps < block_m / 16) {
+      !IsOneOf(block_n, {16, 32, 64, 128}) || !IsOneOf(num_warps, {1, 2, 4, 8})) {
     return 0;
   }
-  const int64_t split = num_warps / (block_m / 16);
+  if (num_warps >= block_m / 16) return 16;
+  if (head_dim == 64 && block_n <= 64 && num_warps == block_m / 32) return 32;
+  return 0;
+}
+
+size_t BlockSparseSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n, int64_t num_warps) {
+  const int64_t rows = BlockSparseRowsPerWarp(head_dim, block_m, block_n, num_warps);
+  if (rows == 0) return 0;
+  const int64_t split = num_warps / (block_m / rows);
   return detail::BlockSparseSmemBytesFor(static_cast<int>(head_dim), static_cast<int>(block_m),
                                          static_cast<int>(block_n), static_cast<int>(split));
+}
+
+bool IsPreferredBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
+                                  int64_t num_warps, int64_t smem_limit_bytes) {
+  return block_m >= 64 && block_n >= 64 && num_warps == block_m / 16 &&
+         CheckBlockSparseConfig(head_dim, block_m, block_n, num_warps, smem_limit_bytes).IsOk();
 }
 
 std::vector<BlockSparseConfig> SupportedBlockSparseConfigs(int64_t head_dim,
@@ -99,9 +113,11 @@ engine::Status CheckBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t
     return engine::MakeError(what + "BLOCK_N must be one of 16, 32, 64, 128" + supported);
   if (!IsOneOf(num_warps, {1, 2, 4, 8}))
     return engine::MakeError(what + "num_warps must be one of 1, 2, 4, 8" + supported);
-  if (num_warps < block_m / 16) {
-    return engine::MakeError(what + "num_warps must be at least BLOCK_M / 16 = " +
-                             Str(block_m / 16) + " (each warp owns 16 query rows)" + supported);
+  if (BlockSparseRowsPerWarp(head_dim, block_m, block_n, num_warps) == 0) {
+    return engine::MakeError(
+        what + "num_warps must be at least BLOCK_M / 16 = " + Str(block_m / 16) +
+        " (each warp owns 16 query rows), or exactly BLOCK_M / 32 with head_dim 64 and BLOCK_N "
+        "<= 64 (each warp owns 32 rows)" + supported);
   }
   const size_t smem = BlockSparseSmemBytes(head_dim, block_m, block_n, num_warps);
   if (static_cast<int64_t>(smem) > smem_limit_bytes) {
@@ -155,34 +171,45 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
   p.block_m = static_cast<int>(layout.BlockM());
   p.block_rows = static_cast<int>(layout.BlockRows());
   p.bitmap_words = static_cast<int>(layout.BitmapWords());
-  p.warps_per_group = static_cast<int>(layout.BlockM() / 16);
+  const int64_t rows_per_warp =
+      BlockSparseRowsPerWarp(w.head_dim, layout.BlockM(), layout.BlockN(), num_warps);
+  p.warps_per_group = static_cast<int>(layout.BlockM() / rows_per_warp);
   p.split = static_cast<int>(num_warps / p.warps_per_group);
   p.scale_log2 =
       static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(w.head_dim)));
   p.grid_blocks = grid;
   const size_t smem = BlockSparseSmemBytes(w.head_dim, layout.BlockM(), layout.BlockN(), num_warps);
 
-  if (w.head_dim == 64) {
+  if (rows_per_warp == 32) {  // head_dim 64, BLOCK_N <= 64 (BlockSparseRowsPerWarp)
     switch (layout.BlockN()) {
       case 16:
-        return detail::LaunchBlockSparseVariant<64, 16>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<64, 16, 2>(p, smem, stream);
       case 32:
-        return detail::LaunchBlockSparseVariant<64, 32>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<64, 32, 2>(p, smem, stream);
       case 64:
-        return detail::LaunchBlockSparseVariant<64, 64>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<64, 64, 2>(p, smem, stream);
+    }
+  } else if (w.head_dim == 64) {
+    switch (layout.BlockN()) {
+      case 16:
+        return detail::LaunchBlockSparseVariant<64, 16, 1>(p, smem, stream);
+      case 32:
+        return detail::LaunchBlockSparseVariant<64, 32, 1>(p, smem, stream);
+      case 64:
+        return detail::LaunchBlockSparseVariant<64, 64, 1>(p, smem, stream);
       case 128:
-        return detail::LaunchBlockSparseVariant<64, 128>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<64, 128, 1>(p, smem, stream);
     }
   } else {
     switch (layout.BlockN()) {
       case 16:
-        return detail::LaunchBlockSparseVariant<128, 16>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<128, 16, 1>(p, smem, stream);
       case 32:
-        return detail::LaunchBlockSparseVariant<128, 32>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<128, 32, 1>(p, smem, stream);
       case 64:
-        return detail::LaunchBlockSparseVariant<128, 64>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<128, 64, 1>(p, smem, stream);
       case 128:
-        return detail::LaunchBlockSparseVariant<128, 128>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<128, 128, 1>(p, smem, stream);
     }
   }
   // Unreachable: CheckBlockSparseConfig accepted head_dim and BLOCK_N above.

@@ -6,8 +6,10 @@
 // Supported set (docs/kernels.md): fp16, head_dim 64 or 128; BLOCK_M, BLOCK_N in
 // {16, 32, 64, 128}; num_warps in {1, 2, 4, 8} with num_warps >= BLOCK_M / 16 (each warp owns
 // 16 query rows; num_warps / (BLOCK_M / 16) warp groups split the valid K/V blocks of a block
-// row); the shared memory of BlockSparseSmemBytes within the device's per-block limit.
-// Only (head_dim, BLOCK_N) are template parameters: 8 kernel instantiations in all.
+// row), or num_warps = BLOCK_M / 32 at head_dim 64 and BLOCK_N <= 64 (each warp owns 32 rows,
+// so every K/V fragment it reads feeds two MMAs); the shared memory of BlockSparseSmemBytes
+// within the device's per-block limit. Only (head_dim, BLOCK_N, rows per warp) are template
+// parameters: 11 kernel instantiations in all.
 #pragma once
 
 #include <cstddef>
@@ -31,8 +33,13 @@ struct BlockSparseConfig {
 // checks; launches use the current device's own limit.
 constexpr int64_t kHopperSmemPerBlock = 232448;
 
-// Dynamic shared memory one thread block needs, in bytes (0 when the combination is not
-// structurally valid: unsupported head_dim or block size, or num_warps < BLOCK_M / 16).
+// Query rows each warp owns: 16, 32 (num_warps = BLOCK_M / 32, head_dim 64, BLOCK_N <= 64), or
+// 0 when the combination is not structurally valid (unsupported head_dim, block size or
+// num_warps, or too few warps for BLOCK_M).
+int64_t BlockSparseRowsPerWarp(int64_t head_dim, int64_t block_m, int64_t block_n,
+                               int64_t num_warps);
+
+// Dynamic shared memory one thread block needs, in bytes (0 when BlockSparseRowsPerWarp is 0).
 size_t BlockSparseSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n, int64_t num_warps);
 
 // Ok when the combination is supported with `smem_limit_bytes` of shared memory per block;
@@ -40,6 +47,16 @@ size_t BlockSparseSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n, 
 engine::Status CheckBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
                                       int64_t num_warps,
                                       int64_t smem_limit_bytes = kHopperSmemPerBlock);
+
+// The part of the supported set that automatic choices (ChooseMhaConfig without overrides)
+// draw from: BLOCK_M, BLOCK_N >= 64 with one warp per 16 rows and no split. Why (H100,
+// 2026-11-21, `stof bench mha`, docs/kernels.md "Choosing parameters"): Eq. 2's score grows as
+// tiles shrink, and on this mma.sync kernel 16 x 16 tiles ran 2.2-2.7 x slower than 64 x 64
+// with 4 warps (sliding window L4096 B16: 500 vs 222 us; BigBird L4096 B16: 1740 vs 642 us);
+// 32 rows per warp or a split ran 1.1-1.6 x slower than 64 x 64 with 4 warps on every workload
+// measured.
+bool IsPreferredBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
+                                  int64_t num_warps, int64_t smem_limit_bytes = kHopperSmemPerBlock);
 
 // Every supported combination for head_dim, BLOCK_M-major, then BLOCK_N, then num_warps.
 std::vector<BlockSparseConfig> SupportedBlockSparseConfigs(

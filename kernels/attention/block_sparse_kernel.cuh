@@ -1,16 +1,25 @@
 // The block-wise BSR sparse attention kernel (STOF's block-wise MHA kernel) as a template over
-// the head size and BLOCK_N, and its launcher. Included only by the two instantiation files
-// (block_sparse_attention_d64.cu, _d128.cu); the host dispatch sees block_sparse_variant.h.
+// the head size, BLOCK_N and the 16-row m-tiles each warp owns, and its launcher. Included
+// only by the instantiation files (block_sparse_attention_d64.cu, _d128.cu); the host
+// dispatch sees block_sparse_variant.h.
 //
-// One thread block computes BLOCK_M query rows of one (batch, head). Its warps form `split`
-// groups of BLOCK_M / 16 warps; inside a group each warp owns 16 query rows, and group g
-// takes valid K/V blocks g, g + split, g + 2 split, ... of the block row (the load CSR of the
-// BlockLayout), so BLOCK_M and num_warps are run-time values and only (d, BLOCK_N) are
-// template parameters. Per valid block a warp computes S = Q K^T (mma.sync m16n8k16, fp32),
-// masks it (full blocks: only the ragged column edge; part blocks: the stored bitmap), does
-// the online-softmax update in fp32 (base 2), and accumulates O += P V with P kept in
-// registers. With split > 1 the groups' partial (max, sum, O) are merged through shared
-// memory at the end.
+// One thread block computes BLOCK_M query rows of one (batch, head). Each warp owns kMTiles
+// 16-row m-tiles (16 or 32 query rows); the warps form `split` groups of
+// BLOCK_M / (16 kMTiles) warps, and group g takes valid K/V blocks g, g + split, ... of the
+// block row (the load CSR of the BlockLayout), so BLOCK_M and num_warps stay run-time values.
+// Per valid block a warp computes S = Q K^T (mma.sync m16n8k16, fp32), masks it (part blocks:
+// the stored bitmap; the last block column: the ragged edge; full blocks: nothing), does the
+// online-softmax update in fp32 with the scale folded into exp2's FFMA, and accumulates
+// O += P V with P kept in registers. With split > 1 the groups' partial (max, sum, O) are
+// merged through shared memory at the end. With kMTiles = 2 every K/V fragment read from
+// shared memory feeds two MMAs (half the ldmatrix traffic per MMA).
+// Why it is written this way (ncu on an H100, 2026-11-21, sliding window L4096 B16 d64 at
+// 64x64, 4 warps, the first version): 130 registers (3 blocks per SM), 0.49 instructions
+// issued per scheduler cycle and 40 % of stalls on fixed-latency ALU dependencies: the
+// per-element mask arithmetic (a 64-bit variable shift per element, even on full blocks) and
+// per-chunk index loads fed the issue slots, not the tensor pipe. Hence: no mask work on full
+// blocks, one shift per row and constant bit tests on part blocks, indices loaded once per
+// tile, scale folded into the exponent.
 // Pipeline: cp.async (16 B, zero-fill past L) loads step s + 1's K/V tiles into the other
 // stage while step s computes; one commit group per step; two __syncthreads per step.
 // Shared memory rows are padded by 16 bytes (kSmemPadHalves), so the 8 row addresses of
@@ -29,12 +38,18 @@
 
 namespace stof::kernels::detail {
 
-template <int kHeadDim, int kBlockN>
+template <int kHeadDim, int kBlockN, int kMTiles>
 struct BlockSparseTraits {
   static_assert(kHeadDim == 64 || kHeadDim == 128, "head_dim: 64 or 128");
   static_assert(kBlockN == 16 || kBlockN == 32 || kBlockN == 64 || kBlockN == 128,
                 "BLOCK_N: 16, 32, 64 or 128");
+  static_assert(kMTiles == 1 || kMTiles == 2, "a warp owns 16 or 32 query rows");
   static constexpr int kMaxThreads = 256;                    // 8 warps
+  // Register budget: 128 per thread (4 blocks of 128 threads per SM) where the accumulators
+  // fit in it without spills (d = 64, 16 rows per warp, BLOCK_N <= 64: 96-128 registers with
+  // nvcc 13 for sm_90); the rest get up to 255 (147-242).
+  static constexpr int kMinBlocks = (kHeadDim == 64 && kMTiles == 1 && kBlockN <= 64) ? 2 : 1;
+  static constexpr int kWarpRows = 16 * kMTiles;
   static constexpr int kStride = kHeadDim + kSmemPadHalves;  // halves per smem row
   static_assert((kStride * 2) % 16 == 0, "smem rows must stay 16-byte aligned for ldmatrix");
   static_assert(((kStride * 2 / 16) & 1) == 1,
@@ -51,10 +66,11 @@ struct BlockSparseTraits {
 
 __device__ __forceinline__ float NegInf() { return __int_as_float(0xff800000u); }
 
-template <int kHeadDim, int kBlockN>
-__global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN>::kMaxThreads)
+template <int kHeadDim, int kBlockN, int kMTiles>
+__global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>::kMaxThreads,
+                                  BlockSparseTraits<kHeadDim, kBlockN, kMTiles>::kMinBlocks)
     BlockSparseAttentionKernel(const BlockSparseParams p) {
-  using T = BlockSparseTraits<kHeadDim, kBlockN>;
+  using T = BlockSparseTraits<kHeadDim, kBlockN, kMTiles>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   __half* const q_s = reinterpret_cast<__half*>(smem_raw);
   __half* const kv_s = q_s + p.block_m * T::kStride;  // [stage][group][K | V][BLOCK_N][kStride]
@@ -74,8 +90,8 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN>::kMaxThre
   const __half* const vh = static_cast<const __half*>(p.v) + head_off;
   __half* const oh = static_cast<__half*>(p.o) + head_off;
   const int q_row0 = qb * p.block_m;
-  const int e_begin = p.load_row_ptr[qb];
-  const int n_blocks = p.load_row_ptr[qb + 1] - e_begin;
+  const int e_begin = __ldg(p.load_row_ptr + qb);
+  const int n_blocks = __ldg(p.load_row_ptr + qb + 1) - e_begin;
 
   if (n_blocks == 0) {
     // Nothing attended in this block row: zeros (the reference's fully masked rows). The
@@ -91,7 +107,7 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN>::kMaxThre
   }
 
   const int group = warp / p.warps_per_group;
-  const int wrow = (warp % p.warps_per_group) * 16;  // this warp's first row in the Q tile
+  const int wrow = (warp % p.warps_per_group) * T::kWarpRows;  // warp's first row in the tile
 
   // ---- cp.async producers (all threads) ----
   // Rows past L are zero-filled: Q so padded rows give finite (unused) scores, K/V so that a
@@ -106,22 +122,24 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN>::kMaxThre
                      qh + (ok ? static_cast<size_t>(gr) * kHeadDim + col : 0), ok);
     }
   };
+  // Every thread copies chunks of every group's tiles; the block index is read once per tile.
   auto load_kv = [&](int step, int stage) {
     constexpr int kPerTile = kBlockN * T::kChunksPerRow;
-    for (int c = tid; c < p.split * kPerTile; c += nthreads) {
-      const int grp = c / kPerTile;
+    for (int grp = 0; grp < p.split; ++grp) {
       const int e = step * p.split + grp;
-      if (e >= n_blocks) continue;  // this group has no block at this step
-      const int rem = c % kPerTile;
-      const int r = rem / T::kChunksPerRow;
-      const int col = (rem % T::kChunksPerRow) * 8;
-      const int gr = p.load_col_idx[e_begin + e] * kBlockN + r;
-      const bool ok = gr < L;
-      const size_t off = ok ? static_cast<size_t>(gr) * kHeadDim + col : 0;
-      __half* const k_dst =
-          kv_s + (stage * p.split + grp) * 2 * T::kTileHalves + r * T::kStride + col;
-      mma::CpAsync16(k_dst, kh + off, ok);
-      mma::CpAsync16(k_dst + T::kTileHalves, vh + off, ok);
+      if (e >= n_blocks) break;  // later groups of this step have no block either
+      const int key0 = __ldg(p.load_col_idx + e_begin + e) * kBlockN;
+      __half* const k_tile = kv_s + (stage * p.split + grp) * 2 * T::kTileHalves;
+      for (int c = tid; c < kPerTile; c += nthreads) {
+        const int r = c / T::kChunksPerRow;
+        const int col = (c % T::kChunksPerRow) * 8;
+        const int gr = key0 + r;
+        const bool ok = gr < L;
+        const size_t off = ok ? static_cast<size_t>(gr) * kHeadDim + col : 0;
+        __half* const dst = k_tile + r * T::kStride + col;
+        mma::CpAsync16(dst, kh + off, ok);
+        mma::CpAsync16(dst + T::kTileHalves, vh + off, ok);
+      }
     }
   };
 
@@ -133,19 +151,32 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN>::kMaxThre
   mma::CpAsyncWait<1>();  // the Q group is done; step 0's K/V may still be in flight
   __syncthreads();
 
-  uint32_t q_frag[T::kQkSteps][4];
+  uint32_t q_frag[kMTiles][T::kQkSteps][4];
 #pragma unroll
-  for (int kk = 0; kk < T::kQkSteps; ++kk)
-    mma::LoadA(q_frag[kk], q_s + wrow * T::kStride + kk * 16, T::kStride, lane);
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int kk = 0; kk < T::kQkSteps; ++kk)
+      mma::LoadA(q_frag[mt][kk], q_s + (wrow + 16 * mt) * T::kStride + kk * 16, T::kStride,
+                 lane);
+  }
 
-  float acc_o[T::kOTiles][4];
+  float acc_o[kMTiles][T::kOTiles][4];
 #pragma unroll
-  for (int j = 0; j < T::kOTiles; ++j) acc_o[j][0] = acc_o[j][1] = acc_o[j][2] = acc_o[j][3] = 0.f;
-  // Per thread: rows g (h = 0) and g + 8 (h = 1) of the warp's 16. m_run is the running max
-  // in base-2 units (the same in the 4 lanes of a quad); l_run this thread's partial sum.
-  float m_run[2] = {NegInf(), NegInf()};
-  float l_run[2] = {0.f, 0.f};
-  const int row_in_block[2] = {wrow + g, wrow + g + 8};
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int j = 0; j < T::kOTiles; ++j)
+      acc_o[mt][j][0] = acc_o[mt][j][1] = acc_o[mt][j][2] = acc_o[mt][j][3] = 0.f;
+  }
+  // Per thread and m-tile: rows g (h = 0) and g + 8 (h = 1). m_run is the running max of the
+  // raw scores (the same in the 4 lanes of a quad); l_run this thread's partial sum of
+  // 2^(scale_log2 * (s - m_run)).
+  float m_run[kMTiles][2], l_run[kMTiles][2];
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+    m_run[mt][0] = m_run[mt][1] = NegInf();
+    l_run[mt][0] = l_run[mt][1] = 0.f;
+  }
+  const float scale = p.scale_log2;
 
   for (int s = 0; s < steps; ++s) {
     const int stage = s & 1;
@@ -162,105 +193,130 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN>::kMaxThre
     if (e < n_blocks) {  // uniform per warp: the mma/ldmatrix/shuffles below need all lanes
       const __half* const k_s = kv_s + (stage * p.split + group) * 2 * T::kTileHalves;
       const __half* const v_s = k_s + T::kTileHalves;
-      const int kb = p.load_col_idx[e_begin + e];
-      const int part = p.load_part_idx[e_begin + e];
+      const int key0 = __ldg(p.load_col_idx + e_begin + e) * kBlockN;
+      const int part = __ldg(p.load_part_idx + e_begin + e);
 
-      // S = Q K^T for the warp's 16 rows x BLOCK_N columns.
-      float acc_s[T::kSTiles][4];
+      // S = Q K^T for the warp's rows x BLOCK_N columns; each K fragment feeds every m-tile.
+      float acc_s[kMTiles][T::kSTiles][4];
 #pragma unroll
-      for (int j = 0; j < T::kSTiles; ++j)
-        acc_s[j][0] = acc_s[j][1] = acc_s[j][2] = acc_s[j][3] = 0.f;
+      for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int j = 0; j < T::kSTiles; ++j)
+          acc_s[mt][j][0] = acc_s[mt][j][1] = acc_s[mt][j][2] = acc_s[mt][j][3] = 0.f;
+      }
 #pragma unroll
       for (int kk = 0; kk < T::kQkSteps; ++kk) {
 #pragma unroll
         for (int jj = 0; jj < kBlockN / 16; ++jj) {
           uint32_t b[4];
           mma::LoadBFromNK(b, k_s + jj * 16 * T::kStride + kk * 16, T::kStride, lane);
-          mma::Mma16816(acc_s[2 * jj], q_frag[kk], b[0], b[1]);
-          mma::Mma16816(acc_s[2 * jj + 1], q_frag[kk], b[2], b[3]);
+#pragma unroll
+          for (int mt = 0; mt < kMTiles; ++mt) {
+            mma::Mma16816(acc_s[mt][2 * jj], q_frag[mt][kk], b[0], b[1]);
+            mma::Mma16816(acc_s[mt][2 * jj + 1], q_frag[mt][kk], b[2], b[3]);
+          }
         }
       }
 
-      // Mask and scale. Element (j, c) of acc_s is row g + 8 (c >> 1), column
-      // 8 j + 2 t + (c & 1) of the block. Part blocks: the bitmap row (BLOCK_N bits at bit
-      // row * BLOCK_N; padding bits are zero). Every block: columns at or past L (only the
-      // last block column can have them, and it can be "full").
-      const int key0 = kb * kBlockN;
-      const bool ragged = key0 + kBlockN > L;
-      uint64_t bits[2][T::kBitWords];
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-#pragma unroll
-        for (int w = 0; w < T::kBitWords; ++w) bits[h][w] = ~uint64_t{0};
-      }
+      // Masking. Element (j, c) of acc_s[mt] is row 16 mt + g + 8 (c >> 1) of the warp,
+      // column 8 j + 2 t + (c & 1) of the block. Part blocks: the bitmap row (BLOCK_N bits at
+      // bit row * BLOCK_N; padding bits are zero), shifted once by 2 t so that each element
+      // tests the constant bit 8 j + (c & 1). The last block column: keys at or past L.
+      // Full blocks inside L skip both (uniform branches).
       if (part >= 0) {
         const uint64_t* const bm =
             p.part_bitmaps + static_cast<size_t>(part) * static_cast<size_t>(p.bitmap_words);
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int bit0 = row_in_block[h] * kBlockN;
-          if constexpr (kBlockN <= 64) {
-            bits[h][0] = __ldg(bm + (bit0 >> 6)) >> (bit0 & 63);
-          } else {
+        for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
-            for (int w = 0; w < T::kBitWords; ++w) bits[h][w] = __ldg(bm + (bit0 >> 6) + w);
+          for (int h = 0; h < 2; ++h) {
+            const int bit0 = (wrow + 16 * mt + g + 8 * h) * kBlockN;
+            uint64_t bits[T::kBitWords];
+            if constexpr (kBlockN <= 64) {
+              bits[0] = __ldg(bm + (bit0 >> 6)) >> ((bit0 & 63) + 2 * t);
+            } else {
+#pragma unroll
+              for (int w = 0; w < T::kBitWords; ++w)
+                bits[w] = __ldg(bm + (bit0 >> 6) + w) >> (2 * t);
+            }
+#pragma unroll
+            for (int j = 0; j < T::kSTiles; ++j) {
+#pragma unroll
+              for (int lo = 0; lo < 2; ++lo) {
+                // j and lo are compile-time: a constant bit of a known word.
+                const bool in = (bits[(8 * j) >> 6] >> ((8 * j + lo) & 63)) & 1u;
+                if (!in) acc_s[mt][j][2 * h + lo] = NegInf();
+              }
+            }
           }
         }
       }
+      if (key0 + kBlockN > L) {
+        const int lim = L - key0 - 2 * t;  // element (j, c) is valid iff 8 j + (c & 1) < lim
 #pragma unroll
-      for (int j = 0; j < T::kSTiles; ++j) {
+        for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          const int h = c >> 1;
-          const int col = 8 * j + 2 * t + (c & 1);
-          // j is a compile-time index: the word is known statically; col & 63 < 64.
-          const bool in_bitmap = (bits[h][(8 * j) >> 6] >> (col & 63)) & 1u;
-          const bool ok = in_bitmap && (!ragged || key0 + col < L);
-          acc_s[j][c] = ok ? acc_s[j][c] * p.scale_log2 : NegInf();
+          for (int j = 0; j < T::kSTiles; ++j) {
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+              if (8 * j + (c & 1) >= lim) acc_s[mt][j][c] = NegInf();
+          }
         }
       }
 
       // Online softmax: new row max over this block (quad shuffles: the 4 lanes of a quad
-      // share rows g and g + 8), rescale the old state, exponentiate in place.
+      // share rows g and g + 8), rescale the old state, exponentiate in place with one FFMA
+      // and one ex2 per element: p = 2^(s * scale - m * scale).
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        float mx = m_run[h];
+      for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
-        for (int j = 0; j < T::kSTiles; ++j)
-          mx = fmaxf(mx, fmaxf(acc_s[j][2 * h], acc_s[j][2 * h + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        // A row with nothing attended so far keeps max -inf; subtract 0 instead so that
-        // exp2(-inf - (-inf)) = NaN never happens (every p and alpha is then 0, O and l stay 0).
-        const float m_use = mx == NegInf() ? 0.f : mx;
-        const float alpha = mma::FastExp2(m_run[h] - m_use);
-        m_run[h] = mx;
-        float sum = 0.f;
+        for (int h = 0; h < 2; ++h) {
+          float mx = m_run[mt][h];
 #pragma unroll
-        for (int j = 0; j < T::kSTiles; ++j) {
-          acc_s[j][2 * h] = mma::FastExp2(acc_s[j][2 * h] - m_use);
-          acc_s[j][2 * h + 1] = mma::FastExp2(acc_s[j][2 * h + 1] - m_use);
-          sum += acc_s[j][2 * h] + acc_s[j][2 * h + 1];
-        }
-        l_run[h] = l_run[h] * alpha + sum;
+          for (int j = 0; j < T::kSTiles; ++j)
+            mx = fmaxf(mx, fmaxf(acc_s[mt][j][2 * h], acc_s[mt][j][2 * h + 1]));
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+          // A row with nothing attended so far keeps max -inf; subtract 0 instead so that
+          // exp2(-inf - (-inf)) = NaN never happens (every p and alpha is then 0, O and l stay
+          // 0). scale > 0, so -inf * scale = -inf and 2^-inf = 0.
+          const float m_use = mx == NegInf() ? 0.f : mx * scale;
+          const float alpha = mma::FastExp2(m_run[mt][h] * scale - m_use);
+          m_run[mt][h] = mx;
+          float sum = 0.f;
 #pragma unroll
-        for (int j = 0; j < T::kOTiles; ++j) {
-          acc_o[j][2 * h] *= alpha;
-          acc_o[j][2 * h + 1] *= alpha;
+          for (int j = 0; j < T::kSTiles; ++j) {
+            acc_s[mt][j][2 * h] = mma::FastExp2(fmaf(acc_s[mt][j][2 * h], scale, -m_use));
+            acc_s[mt][j][2 * h + 1] =
+                mma::FastExp2(fmaf(acc_s[mt][j][2 * h + 1], scale, -m_use));
+            sum += acc_s[mt][j][2 * h] + acc_s[mt][j][2 * h + 1];
+          }
+          l_run[mt][h] = l_run[mt][h] * alpha + sum;
+#pragma unroll
+          for (int j = 0; j < T::kOTiles; ++j) {
+            acc_o[mt][j][2 * h] *= alpha;
+            acc_o[mt][j][2 * h + 1] *= alpha;
+          }
         }
       }
 
-      // O += P V, P (fp16) straight from the S accumulators.
+      // O += P V, P (fp16) straight from the S accumulators; each V fragment feeds every
+      // m-tile.
 #pragma unroll
       for (int kk = 0; kk < T::kPvSteps; ++kk) {
-        uint32_t a[4];
-        mma::AccumToA(a, acc_s[2 * kk], acc_s[2 * kk + 1]);
+        uint32_t a[kMTiles][4];
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt)
+          mma::AccumToA(a[mt], acc_s[mt][2 * kk], acc_s[mt][2 * kk + 1]);
 #pragma unroll
         for (int jd = 0; jd < kHeadDim / 16; ++jd) {
           uint32_t b[4];
           mma::LoadBFromKN(b, v_s + kk * 16 * T::kStride + jd * 16, T::kStride, lane);
-          mma::Mma16816(acc_o[2 * jd], a, b[0], b[1]);
-          mma::Mma16816(acc_o[2 * jd + 1], a, b[2], b[3]);
+#pragma unroll
+          for (int mt = 0; mt < kMTiles; ++mt) {
+            mma::Mma16816(acc_o[mt][2 * jd], a[mt], b[0], b[1]);
+            mma::Mma16816(acc_o[mt][2 * jd + 1], a[mt], b[2], b[3]);
+          }
         }
       }
     }
@@ -268,31 +324,36 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN>::kMaxThre
   }
 
   // Full row sums: the 4 lanes of a quad hold disjoint columns of the same rows.
-  float l_full[2];
+  float l_full[kMTiles][2];
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float l = l_run[h];
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    l_full[h] = l;
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float l = l_run[mt][h];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      l_full[mt][h] = l;
+    }
   }
 
   if (p.split == 1) {
-    // Normalise, stage the warp's 16 rows in its own rows of the Q tile (only this warp read
+    // Normalise, stage the warp's rows in its own rows of the Q tile (only this warp read
     // them, into q_frag, before the loop), then write 16-byte chunks of rows < L.
-    const float inv[2] = {l_full[0] > 0.f ? __frcp_rn(l_full[0]) : 0.f,
-                          l_full[1] > 0.f ? __frcp_rn(l_full[1]) : 0.f};
     __half* const os = q_s + wrow * T::kStride;
 #pragma unroll
-    for (int j = 0; j < T::kOTiles; ++j) {
+    for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        *reinterpret_cast<__half2*>(os + (g + 8 * h) * T::kStride + 8 * j + 2 * t) =
-            __floats2half2_rn(acc_o[j][2 * h] * inv[h], acc_o[j][2 * h + 1] * inv[h]);
+        const float inv = l_full[mt][h] > 0.f ? __frcp_rn(l_full[mt][h]) : 0.f;
+#pragma unroll
+        for (int j = 0; j < T::kOTiles; ++j) {
+          *reinterpret_cast<__half2*>(os + (16 * mt + g + 8 * h) * T::kStride + 8 * j + 2 * t) =
+              __floats2half2_rn(acc_o[mt][j][2 * h] * inv, acc_o[mt][j][2 * h + 1] * inv);
+        }
       }
     }
     __syncwarp();
-    for (int c = lane; c < 16 * T::kChunksPerRow; c += 32) {
+    for (int c = lane; c < T::kWarpRows * T::kChunksPerRow; c += 32) {
       const int r = c / T::kChunksPerRow;
       const int col = (c % T::kChunksPerRow) * 8;
       const int gr = q_row0 + wrow + r;
@@ -307,20 +368,23 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN>::kMaxThre
   // split > 1: merge the groups' partials through shared memory, reusing the K/V stages (the
   // barrier ending the last step ordered every read of them; wait_group 0 left no copy in
   // flight). Layout: O partials [split][BLOCK_M][kMergeStride] fp32, then (max, sum) pairs
-  // [split][BLOCK_M][2].
+  // [split][BLOCK_M][2], the max in base-2 units (m * scale).
   float* const mo = reinterpret_cast<float*>(kv_s);
   float* const ml = mo + static_cast<size_t>(p.split) * p.block_m * T::kMergeStride;
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int r = row_in_block[h];
-    float* const dst = mo + (static_cast<size_t>(group) * p.block_m + r) * T::kMergeStride;
+  for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
-    for (int j = 0; j < T::kOTiles; ++j)
-      *reinterpret_cast<float2*>(dst + 8 * j + 2 * t) =
-          make_float2(acc_o[j][2 * h], acc_o[j][2 * h + 1]);
-    if (t == 0) {
-      ml[(group * p.block_m + r) * 2] = m_run[h];
-      ml[(group * p.block_m + r) * 2 + 1] = l_full[h];
+    for (int h = 0; h < 2; ++h) {
+      const int r = wrow + 16 * mt + g + 8 * h;
+      float* const dst = mo + (static_cast<size_t>(group) * p.block_m + r) * T::kMergeStride;
+#pragma unroll
+      for (int j = 0; j < T::kOTiles; ++j)
+        *reinterpret_cast<float2*>(dst + 8 * j + 2 * t) =
+            make_float2(acc_o[mt][j][2 * h], acc_o[mt][j][2 * h + 1]);
+      if (t == 0) {
+        ml[(group * p.block_m + r) * 2] = m_run[mt][h] * scale;
+        ml[(group * p.block_m + r) * 2 + 1] = l_full[mt][h];
+      }
     }
   }
   __syncthreads();
@@ -357,15 +421,20 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN>::kMaxThre
   }
 }
 
-template <int kHeadDim, int kBlockN>
+template <int kHeadDim, int kBlockN, int kMTiles>
 engine::Status LaunchBlockSparseVariant(const BlockSparseParams& p, size_t smem_bytes,
                                         void* stream) {
-  auto* kernel = &BlockSparseAttentionKernel<kHeadDim, kBlockN>;
-  // Above 48 KiB a kernel must opt in to its dynamic shared memory size.
+  auto* kernel = &BlockSparseAttentionKernel<kHeadDim, kBlockN, kMTiles>;
+  // Above 48 KiB a kernel must opt in to its dynamic shared memory size. The carveout asks
+  // for the largest shared-memory share of L1, so that registers, not a smaller carveout
+  // picked by the driver, decide how many blocks share an SM (ncu reported both limits at 3
+  // blocks per SM for the first version's 46 KB, 130-register blocks).
   if (smem_bytes > 48 * 1024) {
     STOF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(smem_bytes)));
   }
+  STOF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     static_cast<int>(cudaSharedmemCarveoutMaxShared)));
   const unsigned threads = 32u * static_cast<unsigned>(p.warps_per_group * p.split);
   kernel<<<static_cast<unsigned>(p.grid_blocks), threads, smem_bytes,
            static_cast<cudaStream_t>(stream)>>>(p);

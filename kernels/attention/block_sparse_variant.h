@@ -5,8 +5,8 @@
 // per head size, so a 2-core build compiles them in parallel).
 // Invariants (checked once by LaunchBlockSparseAttention before any launch): pointers are
 // device pointers, 16-byte aligned; 16 <= block_m <= 128 is a power of two; warps_per_group =
-// block_m / 16; split * warps_per_group <= 8; the layout arrays belong to a BlockLayout of the
-// mask at block_m x kBlockN; seq_len <= 32768; block_rows * batch * heads < 2^31.
+// block_m / (16 kMTiles); split * warps_per_group <= 8; kMTiles = 2 only with split = 1;
+// the layout arrays belong to a BlockLayout of the mask at block_m x kBlockN; seq_len <= 32768; block_rows * batch * heads < 2^31.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +29,7 @@ struct BlockSparseParams {
   int block_m = 0;
   int block_rows = 0;       // ceil(seq_len / block_m)
   int bitmap_words = 0;     // block_m * kBlockN / 64
-  int warps_per_group = 0;  // block_m / 16: one warp per 16 query rows
+  int warps_per_group = 0;  // block_m / (16 kMTiles): one warp per 16 kMTiles query rows
   int split = 0;            // warp groups; group g takes valid blocks g, g + split, ...
   float scale_log2 = 0;     // log2(e) / sqrt(d): scores are kept in base-2 units
   int64_t grid_blocks = 0;  // block_rows * batch * heads
@@ -51,9 +51,10 @@ constexpr size_t BlockSparseSmemBytesFor(int head_dim, int block_m, int block_n,
   return q + (kv > merge ? kv : merge);
 }
 
-// Launches one variant with blockDim = 32 * warps_per_group * split threads and `smem_bytes`
-// of dynamic shared memory on `stream` (cudaStream_t). Defined in block_sparse_kernel.cuh.
-template <int kHeadDim, int kBlockN>
+// Launches one variant (kMTiles: 16-row m-tiles per warp, 1 or 2) with blockDim =
+// 32 * warps_per_group * split threads and `smem_bytes` of dynamic shared memory on `stream`
+// (cudaStream_t). Defined in block_sparse_kernel.cuh.
+template <int kHeadDim, int kBlockN, int kMTiles>
 engine::Status LaunchBlockSparseVariant(const BlockSparseParams& p, size_t smem_bytes,
                                         void* stream);
 

@@ -129,14 +129,23 @@ engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
     if (x.feasible != y.feasible) return x.feasible;
     return x.score > y.score;
   });
+  // Without overrides the first pass takes only the kernel's preferred set
+  // (IsPreferredBlockSparseConfig); with a fixed field, or when nothing preferred matches, any
+  // supported candidate.
+  const bool restrict = !block_given && !warps_given;
   const engine::Eq2Candidate* used = nullptr;
-  for (size_t i : order) {
-    const engine::Eq2Candidate& e = s.eq2.candidates[i];
-    if (block_given && (e.block_m != request.block_m || e.block_n != request.block_n)) continue;
-    if (warps_given && e.num_warps != request.num_warps) continue;
-    if (!CheckBlockSparseConfig(d, e.block_m, e.block_n, e.num_warps, smem).IsOk()) continue;
-    used = &e;
-    break;
+  for (int pass = restrict ? 0 : 1; pass < 2 && used == nullptr; ++pass) {
+    for (size_t i : order) {
+      const engine::Eq2Candidate& e = s.eq2.candidates[i];
+      if (block_given && (e.block_m != request.block_m || e.block_n != request.block_n)) continue;
+      if (warps_given && e.num_warps != request.num_warps) continue;
+      const bool ok =
+          pass == 0 ? IsPreferredBlockSparseConfig(d, e.block_m, e.block_n, e.num_warps, smem)
+                    : CheckBlockSparseConfig(d, e.block_m, e.block_n, e.num_warps, smem).IsOk();
+      if (!ok) continue;
+      used = &e;
+      break;
+    }
   }
   if (used == nullptr) {
     std::string fixed = block_given ? "BLOCK " + Str(request.block_m) + "x" + Str(request.block_n)
@@ -156,15 +165,23 @@ engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
   c.params_source = "eq2";
   if (used->block_m != s.block_m || used->block_n != s.block_n || used->num_warps != s.num_warps) {
     c.fell_back = true;
-    c.params_source = "eq2 (supported fallback)";
+    const std::string pick = ConfigText(s.block_m, s.block_n, s.num_warps);
+    const std::string chosen = ConfigText(used->block_m, used->block_n, used->num_warps);
     engine::Status why = CheckBlockSparseConfig(d, s.block_m, s.block_n, s.num_warps, smem);
-    // Only the rule, not the supported list that follows it in parentheses.
-    std::string rule = why.Message();
-    if (size_t p = rule.find(" (supported at"); p != std::string::npos) rule.resize(p);
-    c.note = "Eq. 2 picked " + ConfigText(s.block_m, s.block_n, s.num_warps) +
-             ", which the block-wise kernel does not support (" + rule +
-             "); using the best-scoring supported candidate " +
-             ConfigText(used->block_m, used->block_n, used->num_warps);
+    if (why.IsOk()) {
+      c.params_source = "eq2 (preferred set)";
+      c.note = "Eq. 2 picked " + pick +
+               "; automatic choices use BLOCK_M, BLOCK_N >= 64 with one warp per 16 rows, "
+               "which ran fastest on an H100 (docs/kernels.md), so the best-scoring of those "
+               "is used: " + chosen;
+    } else {
+      c.params_source = "eq2 (supported fallback)";
+      // Only the rule, not the supported list that follows it in parentheses.
+      std::string rule = why.Message();
+      if (size_t p = rule.find(" (supported at"); p != std::string::npos) rule.resize(p);
+      c.note = "Eq. 2 picked " + pick + ", which the block-wise kernel does not support (" + rule +
+               "); using the best-scoring supported candidate " + chosen;
+    }
   }
   return c;
 }

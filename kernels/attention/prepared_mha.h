@@ -49,9 +49,11 @@ struct MhaChoice {
                                      // are 0 for the row-wise kernel)
   engine::KernelSelection selection; // Eq. 1 and Eq. 2 with every intermediate value
   std::string kernel_source;         // "eq1" or "user"
-  std::string params_source;         // "eq2", "eq2 (supported fallback)", "user", "user + eq2"
+  std::string params_source;         // "eq2", "eq2 (preferred set)", "eq2 (supported
+                                     // fallback)", "user", "user + eq2"
                                      // or "-" (row-wise, native)
-  bool fell_back = false;            // Eq. 2's pick was not in the supported set
+  bool fell_back = false;            // Eq. 2's pick was not used (not preferred or not
+                                     // supported; the note says which)
   int64_t eq2_pick_block_m = 0, eq2_pick_block_n = 0, eq2_pick_num_warps = 0;
   double score = 0;                  // Eq. 2 score of the configuration used (block-wise)
   std::string note;                  // one line on a fallback or an ignored option; else empty
@@ -62,9 +64,10 @@ const char* MhaChoiceKernelName(const MhaChoice& c);
 
 // Eq. 1 decides the kernel when request.kernel is kAuto. For the block-wise kernel, Eq. 2's
 // candidates that match the fixed fields of `request` are taken best score first (ties keep
-// Eq. 2's order) and the first that CheckBlockSparseConfig accepts with
-// device.smem_per_block_bytes is used; if that is not Eq. 2's own pick, fell_back is set and
-// the note says which pick was refused and why. When every field is fixed, an unsupported
+// Eq. 2's order). Without overrides the first in the kernel's preferred set
+// (IsPreferredBlockSparseConfig) is used; with a fixed field, or if nothing preferred fits,
+// the first that CheckBlockSparseConfig accepts with device.smem_per_block_bytes. If that is
+// not Eq. 2's own pick, fell_back is set and the note says why the pick was not used. When every field is fixed, an unsupported
 // combination is an error with CheckBlockSparseConfig's message. BLOCK/warp fields given with
 // the row-wise kernel or kNative are ignored and the note says so. kNative runs Eq. 1 / Eq. 2
 // for information only (selection) and sets `native`. Fails on a bad workload (head_dim must

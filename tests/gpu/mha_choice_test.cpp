@@ -57,8 +57,8 @@ bool Supported(const stof::kernels::MhaChoice& c, int64_t d, const DeviceSpec& d
       .IsOk();
 }
 
-// The paper's grid: whatever Eq. 2 says, the block-wise choice is supported, and a fallback
-// happens exactly when Eq. 2's own pick is not.
+// The paper's grid: whatever Eq. 2 says, the block-wise choice is in the kernel's preferred
+// set, and Eq. 2's pick is replaced exactly when it is not in that set.
 TEST(MhaChoice, AutoIsAlwaysSupportedOnThePaperGrid) {
   const DeviceSpec dev = H100();
   for (const char* pattern : {"sliding_window", "dilated", "longformer", "bigbird"})
@@ -71,13 +71,17 @@ TEST(MhaChoice, AutoIsAlwaysSupportedOnThePaperGrid) {
           auto c = ChooseMhaConfig(m, Shape(B, L, d), dev, req);
           ASSERT_TRUE(c.IsOk()) << c.Message();
           EXPECT_TRUE(Supported(*c, d, dev)) << pattern << " L " << L << " B " << B;
-          const bool pick_ok = stof::kernels::CheckBlockSparseConfig(
-                                   d, c->eq2_pick_block_m, c->eq2_pick_block_n,
-                                   c->eq2_pick_num_warps, dev.smem_per_block_bytes)
-                                   .IsOk();
+          EXPECT_TRUE(stof::kernels::IsPreferredBlockSparseConfig(
+              d, c->config.block_m, c->config.block_n, c->config.num_warps,
+              dev.smem_per_block_bytes));
+          const bool pick_ok = stof::kernels::IsPreferredBlockSparseConfig(
+              d, c->eq2_pick_block_m, c->eq2_pick_block_n, c->eq2_pick_num_warps,
+              dev.smem_per_block_bytes);
           EXPECT_EQ(c->fell_back, !pick_ok);
           EXPECT_EQ(c->note.empty(), pick_ok) << c->note;
-          if (pick_ok) {
+          if (!pick_ok) {
+            EXPECT_EQ(c->params_source, "eq2 (preferred set)");
+          } else {
             EXPECT_EQ(c->config.block_m, c->eq2_pick_block_m);
             EXPECT_EQ(c->config.block_n, c->eq2_pick_block_n);
             EXPECT_EQ(c->config.num_warps, c->eq2_pick_num_warps);
@@ -124,7 +128,7 @@ TEST(MhaChoice, OverridesAreHonouredOrRefused) {
   EXPECT_EQ(c->config.num_warps, 4);
   EXPECT_EQ(c->params_source, "user");
   // All fixed but unsupported: refused with the rule.
-  auto bad = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kBlockWise, 128, 64, 4});
+  auto bad = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kBlockWise, 128, 64, 2});
   ASSERT_FALSE(bad.IsOk());
   EXPECT_NE(bad.Message().find("num_warps must be at least"), std::string::npos) << bad.Message();
   // Block fixed: Eq. 2 picks the warps among supported ones.

@@ -20,6 +20,7 @@ using stof::engine::MhaCall;
 using stof::engine::MhaKernel;
 using stof::engine::Workload;
 using stof::kernels::BlockSparseConfig;
+using stof::kernels::BlockSparseRowsPerWarp;
 using stof::kernels::BlockSparseSmemBytes;
 using stof::kernels::CheckBlockSparseConfig;
 using stof::kernels::SupportedBlockSparseConfigs;
@@ -36,16 +37,18 @@ TEST(MhaDispatch, SupportedSetFollowsTheRules) {
         for (int64_t w : {1, 2, 4, 8}) {
           const bool listed = std::find(supported.begin(), supported.end(),
                                         BlockSparseConfig{bm, bn, w}) != supported.end();
-          const bool rules =
-              w >= bm / 16 && static_cast<int64_t>(BlockSparseSmemBytes(d, bm, bn, w)) <=
-                                  stof::kernels::kHopperSmemPerBlock;
+          // 16 rows per warp (any split), or 32 rows per warp at d = 64, BLOCK_N <= 64.
+          const bool warps_fit = w >= bm / 16 || (d == 64 && bn <= 64 && w == bm / 32);
+          const bool rules = warps_fit && static_cast<int64_t>(BlockSparseSmemBytes(
+                                              d, bm, bn, w)) <= stof::kernels::kHopperSmemPerBlock;
           EXPECT_EQ(listed, rules) << d << " " << bm << "x" << bn << " w" << w;
           EXPECT_EQ(CheckBlockSparseConfig(d, bm, bn, w).IsOk(), listed)
               << d << " " << bm << "x" << bn << " w" << w;
         }
   }
-  // On a 227 KiB device: 36 combinations at d = 64, 30 at d = 128 (docs/kernels.md).
-  EXPECT_EQ(SupportedBlockSparseConfigs(64).size(), 36u);
+  // On a 227 KiB device: 45 combinations at d = 64 (36 with 16 rows per warp, 9 with 32),
+  // 30 at d = 128 (docs/kernels.md).
+  EXPECT_EQ(SupportedBlockSparseConfigs(64).size(), 45u);
   EXPECT_EQ(SupportedBlockSparseConfigs(128).size(), 30u);
   // What Eq. 2 usually picks (16x16, 4 warps) and MhaConfig's default (64x64, 4 warps).
   EXPECT_TRUE(CheckBlockSparseConfig(64, 16, 16, 4).IsOk());
@@ -61,19 +64,26 @@ TEST(MhaDispatch, SharedMemoryFormula) {
   EXPECT_EQ(BlockSparseSmemBytes(128, 16, 16, 4), 16u * 136 * 2 + 2u * 2 * 4 * 16 * 136 * 2);
   // split 2 at 64 x 16, d = 64: the merge area (2 x 64 rows of 72 floats + max/sum) is larger.
   EXPECT_EQ(BlockSparseSmemBytes(64, 64, 16, 8), 64u * 72 * 2 + 2u * 64 * (72 * 4 + 8));
-  EXPECT_EQ(BlockSparseSmemBytes(64, 64, 64, 2), 0u);  // fewer warps than 16-row slabs
+  // 32 rows per warp: one group, the same tiles as 16 rows per warp with 4 warps.
+  EXPECT_EQ(BlockSparseSmemBytes(64, 64, 64, 2), BlockSparseSmemBytes(64, 64, 64, 4));
+  EXPECT_EQ(BlockSparseRowsPerWarp(64, 64, 64, 2), 32);
+  EXPECT_EQ(BlockSparseRowsPerWarp(64, 64, 64, 4), 16);
+  EXPECT_EQ(BlockSparseSmemBytes(64, 64, 128, 2), 0u);   // 32 rows per warp needs BLOCK_N <= 64
+  EXPECT_EQ(BlockSparseSmemBytes(128, 64, 64, 2), 0u);   // and head_dim 64
+  EXPECT_EQ(BlockSparseSmemBytes(64, 128, 64, 2), 0u);   // fewer warps than 32-row slabs
   EXPECT_EQ(BlockSparseSmemBytes(96, 64, 64, 4), 0u);
 }
 
 TEST(MhaDispatch, UnsupportedCombinationsSayWhyAndListTheSupported) {
-  auto warps = CheckBlockSparseConfig(64, 128, 64, 4);
+  auto warps = CheckBlockSparseConfig(64, 128, 64, 2);
   ASSERT_FALSE(warps.IsOk());
-  EXPECT_TRUE(Contains(warps.Message(), "BLOCK_M 128, BLOCK_N 64, num_warps 4, head_dim 64"))
+  EXPECT_TRUE(Contains(warps.Message(), "BLOCK_M 128, BLOCK_N 64, num_warps 2, head_dim 64"))
       << warps.Message();
   EXPECT_TRUE(Contains(warps.Message(), "num_warps must be at least BLOCK_M / 16 = 8"))
       << warps.Message();
   EXPECT_TRUE(Contains(warps.Message(), "16x{16,32,64,128} warps 1")) << warps.Message();
   EXPECT_TRUE(Contains(warps.Message(), "128x{16,32,64,128} warps 8")) << warps.Message();
+  EXPECT_TRUE(Contains(warps.Message(), "128x{16,32,64} warps 4")) << warps.Message();
 
   auto bn = CheckBlockSparseConfig(64, 64, 256, 4);
   ASSERT_FALSE(bn.IsOk());
@@ -134,7 +144,7 @@ TEST(GpuMhaBackend, RefusesBadCallsWithTheField) {
 
   MhaCall warps = call;
   warps.config.block_m = 128;
-  warps.config.num_warps = 4;
+  warps.config.num_warps = 2;  // fewer than BLOCK_M / 32
   s = backend.RunMha(warps);
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "mha call: config: block-wise MHA: unsupported"))
