@@ -9,7 +9,8 @@ What it runs, in ONE process, on identical masks and identical inputs per config
   eager    matmul, masked_fill(-inf), softmax, matmul; fully masked rows set to 0
   compile  torch.compile of that eager function (static shapes, compiled once per shape)
   ours     STOF through the C API (build/kernels/libstof_capi.so, ctypes): stof_prepare builds
-           the Eq. 1 / Eq. 2 choice and the device layout once, stof_run launches (timed)
+           the automatic choice (Eq. 1, Eq. 2 within the preferred set) and the device
+           layout once, stof_run launches (timed)
            (--ours auto,64x64x4 adds fixed configurations BMxBNxWARPS as ours_64x64x4 ...;
            --ours ...,native adds ours_native: our unfused baseline, cuBLAS Q K^T, one
            scale + mask + softmax kernel, cuBLAS P V, i.e. eager's steps in our code, with a
@@ -576,7 +577,7 @@ def print_table(results, methods_order, key="latency"):
     head = f"{'config':<28}" + "".join(f"{n:>{w}}" for n, w in zip(methods_order, widths)) + \
         f"{'xFlex':>8}{'xSDPA':>8}{'xEager':>8}{'xComp':>8}"
     log(("latency" if key == "latency" else "CUDA-graph latency per call") +
-        " in us (median); speedup = peer / ours (ours = Eq. 1 / Eq. 2 choice)")
+        " in us (median); speedup = peer / ours (ours = the automatic choice)")
     log(head)
     for r in results:
         if "methods" not in r:
