@@ -9,6 +9,7 @@
 
 #include "engine/fusion/scheme_hex.h"
 #include "engine/graph/graph_build.h"
+#include "tests/engine/test_graphs.h"
 
 using namespace stof::engine;
 
@@ -16,15 +17,7 @@ namespace {
 
 OpGraph Graph(const std::string& preset, std::optional<LayerPart> part = std::nullopt,
               bool separate_bias = false) {
-  GraphRequest r;
-  r.model = *FindModelPreset(preset);
-  r.batch = 8;
-  r.seq_len = 512;
-  r.part = part;
-  r.separate_bias = separate_bias;
-  auto g = BuildLayerGraph(r);
-  EXPECT_TRUE(g.IsOk()) << g.Message();
-  return *g;
+  return stof::engine::testing::PresetGraph(preset, 8, 512, part, separate_bias);
 }
 
 std::vector<OpGraph> EveryLayer() {

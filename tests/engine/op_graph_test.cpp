@@ -8,23 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "tests/engine/test_graphs.h"
+
 using namespace stof::engine;
 
 namespace {
 
 OpGraph Build(const std::string& preset, int64_t batch, int64_t seq,
               std::optional<LayerPart> part = std::nullopt, bool separate_bias = false) {
-  GraphRequest r;
-  auto m = FindModelPreset(preset);
-  EXPECT_TRUE(m.IsOk()) << m.Message();
-  r.model = *m;
-  r.batch = batch;
-  r.seq_len = seq;
-  r.part = part;
-  r.separate_bias = separate_bias;
-  auto g = BuildLayerGraph(r);
-  EXPECT_TRUE(g.IsOk()) << g.Message();
-  return *g;
+  return stof::engine::testing::PresetGraph(preset, batch, seq, part, separate_bias);
 }
 
 std::vector<std::string> Kinds(const OpGraph& g) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "engine/graph/graph_build.h"
+#include "tests/engine/test_graphs.h"
 
 using namespace stof::engine;
 
@@ -15,15 +16,7 @@ namespace {
 
 OpGraph Graph(const std::string& preset, std::optional<LayerPart> part = std::nullopt,
               bool separate_bias = false) {
-  GraphRequest r;
-  r.model = *FindModelPreset(preset);
-  r.batch = 1;
-  r.seq_len = 128;
-  r.part = part;
-  r.separate_bias = separate_bias;
-  auto g = BuildLayerGraph(r);
-  EXPECT_TRUE(g.IsOk()) << g.Message();
-  return *g;
+  return stof::engine::testing::PresetGraph(preset, 1, 128, part, separate_bias);
 }
 
 std::string Name(const OpGraph& g, int first, int last) {
