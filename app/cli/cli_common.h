@@ -58,5 +58,6 @@ void RegisterPlanCommand(CLI::App& app, int* exit_code);
 void RegisterProfileCommand(CLI::App& app, int* exit_code);  // cmd_profile.cpp
 void RegisterBenchCommand(CLI::App& app, int* exit_code);    // cmd_bench.cpp
 void RegisterDeviceCommand(CLI::App& app, int* exit_code);
+void RegisterGraphCommand(CLI::App& app, int* exit_code);    // cmd_graph.cpp
 
 }  // namespace stof::app

@@ -7,7 +7,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"stof: STOF Studio command line (sparse attention masks, block layouts, kernel "
-               "selection, plans)"};
+               "selection, op graphs and fusion schemes, plans)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "stof 0.1.0");
   int exit_code = stof::app::kExitOk;
@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   stof::app::RegisterProfileCommand(app, &exit_code);
   stof::app::RegisterBenchCommand(app, &exit_code);
   stof::app::RegisterDeviceCommand(app, &exit_code);
+  stof::app::RegisterGraphCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -89,6 +89,31 @@ $py -c "import json; j=json.load(open('$tmp/plan.json')); j['workload']['batch']
 run_fail "plan with batch 0" "workload\.batch" "$stof" plan validate "$tmp/batch0.json"
 run_fail "plan missing" "nofile\.json" "$stof" plan validate "$tmp/nofile.json"
 
+# --- graph and fusion schemes ---------------------------------------------------------------
+run_ok "graph bert-base" "$stof" graph --model bert-base --batch 8 --seq 512 --json
+json_check "bert-base: 14 ops, MHA at #2-#6, hand-computed op #1 and totals" "len(j['ops']) == 14 and [o['kind'] for o in j['ops'][1:6]] == ['BatchGEMM', 'Scale', 'Mask', 'Softmax', 'BatchGEMM'] and j['ops'][0]['flops'] == 2*4096*768*2304 + 4096*2304 and j['ops'][0]['bytes'] == 2*(4096*768 + 768*2304 + 2304 + 4096*2304) and j['total_flops'] == 64786268160 and j['total_bytes'] == 656428544"
+run_ok "graph text" "$stof" graph --model gpt2-small --batch 1 --seq 128
+grep -q "Mask(c)" "$tmp/out" && ok || bad "gpt2 text output lacks the causal mask"
+run_ok "graph paper scheme" "$stof" graph --model bert-base --scheme 10000011100011 --json
+json_check "paper scheme: segments and templates" "j['scheme']['hex'] == '14:20e3' and [s['ops'] for s in j['scheme']['segments']] == [[1], [2,3,4,5,6], [7,8,9], [10,11,12], [13,14]] and [s['template'] for s in j['scheme']['segments']] == ['', 'sparse_mha', 'gemm_norm', 'gemm_chain', 'bias_add_norm']"
+run_ok "graph hex scheme" "$stof" graph --model bert-base --scheme 14:20E3 --json
+json_check "hex scheme is the same code" "j['scheme']['code'] == '10000011100011'"
+run_ok "graph scheme text" "$stof" graph --model t5-small --seq 64 --scheme 0100001110001
+grep -q "\[#3-#6\] .*sparse_mha" "$tmp/out" && grep -q "\[#10-#12\] .*GEMM+ReLU+GEMM .*gemm_chain" "$tmp/out" && ok || bad "t5 scheme text: $(tail -7 "$tmp/out")"
+cat >"$tmp/t5.json" <<'JSON'
+{"model_type": "t5", "d_model": 512, "num_heads": 8, "d_ff": 2048, "d_kv": 64, "num_layers": 6, "vocab_size": 32128}
+JSON
+run_fail "graph T5 all ops in one segment" "--scheme: segment \[#1-#22\] has 11 CI ops" "$stof" graph --model t5-small --layer decoder --seq 64 --scheme 0000000000000000000000
+run_ok "graph from config.json" "$stof" graph --config "$tmp/t5.json" --layer decoder --batch 2 --seq 64 --json
+json_check "config.json T5 decoder: 22 ops, cross K/V from the encoder" "len(j['ops']) == 22 and j['family'] == 't5' and j['ops'][10]['inputs'][0]['source'] == 'encoder'"
+printf '{"model_type": "bert", "hidden_size": 768, "num_attention_heads": 0}' >"$tmp/bad_cfg.json"
+run_fail "graph bad config" "bad_cfg\.json: num_attention_heads" "$stof" graph --config "$tmp/bad_cfg.json"
+run_fail "graph bad scheme digits" "--scheme: expected only 0/1 digits, got '012'" "$stof" graph --model bert-base --scheme 012
+run_fail "graph scheme length" "--scheme: expected 14 digits" "$stof" graph --model bert-base --scheme 00111000110
+run_fail "graph unknown model" "model: expected one of" "$stof" graph --model bert-huge
+run_fail "graph gpt2 encoder" "layer: gpt2 has decoder layers only" "$stof" graph --model gpt2-small --layer encoder
+run_fail "graph no model" "--model NAME or --config FILE" "$stof" graph
+
 # --- device -------------------------------------------------------------------------------
 run_ok "device" "$stof" device --json
 json_check "device lists the built-ins and the local GPU or why not" "len(j['builtin']) == 4 and ('local' in j or 'GPU' in j['local_unavailable'] or 'CUDA' in j['local_unavailable'])"
