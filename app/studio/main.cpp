@@ -3,7 +3,9 @@
 // dropped files and close requests to Studio, and runs the frame loop; Studio owns all state.
 // Batch modes for tests and docs: --screenshot renders until the analysis is ready, then
 // --frames more, saves a PNG and exits; --dump-state writes the state the window shows as
-// JSON at that moment; --fps-frames N measures N frames without vsync and prints the rate.
+// JSON at that moment; --fps-frames N measures N frames without vsync and prints the rate;
+// --save FILE saves the mask as the Save button does and reports the frames drawn meanwhile.
+// The recent-files list lives in $XDG_CONFIG_HOME/stof-studio/recent.json (else ~/.config).
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
@@ -14,6 +16,7 @@
 #include <cfloat>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -21,6 +24,7 @@
 
 #include "app/studio/screenshot.h"
 #include "app/studio/studio.h"
+#include "engine/core/recent_files.h"
 
 namespace {
 
@@ -33,6 +37,7 @@ struct Args {
   std::string panel = "mask";
   std::string screenshot;
   std::string dump_state;
+  std::string save;
   int frames = 5;
   int fps_frames = 0;
   double fps_zoom = 1.0;
@@ -42,16 +47,21 @@ struct Args {
   double wait_s = 120;
 };
 
-// Files dropped on the window; filled by the GLFW callback, drained at the start of a frame.
-std::mutex g_drop_mutex;
-std::vector<std::string> g_dropped;
+// Files dropped on the window (its user pointer); filled by the GLFW callback, drained at the
+// start of a frame.
+struct DropQueue {
+  std::mutex mutex;
+  std::vector<std::string> paths;
+};
 
 void GlfwError(int code, const char* desc) { std::fprintf(stderr, "stof-studio: GLFW error %d: %s\n", code, desc); }
 
-void GlfwDrop(GLFWwindow*, int count, const char** paths) {
+void GlfwDrop(GLFWwindow* window, int count, const char** paths) {
   try {  // nothing may propagate through GLFW's C frames
-    std::lock_guard<std::mutex> lock(g_drop_mutex);
-    for (int i = 0; i < count; ++i) g_dropped.emplace_back(paths[i]);
+    auto* queue = static_cast<DropQueue*>(glfwGetWindowUserPointer(window));
+    if (!queue) return;
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    for (int i = 0; i < count; ++i) queue->paths.emplace_back(paths[i]);
   } catch (...) {
   }
 }
@@ -78,6 +88,45 @@ int ParseBlock(const std::string& text, int64_t* bm, int64_t* bn) {
   return 0;
 }
 
+using Clock = std::chrono::steady_clock;
+
+// --save: starts the save once the analysis is ready, then counts the frames drawn while the
+// SaveJob runs (the window must stay live) and the longest gap between two frame starts.
+struct SaveProbe {
+  enum class State { kIdle, kRunning, kDone } state = State::kIdle;
+  Clock::time_point start, last;
+  int frames = 0;
+  double longest_ms = 0;
+
+  // One frame; true once the save has finished (rc set to 1 when it failed).
+  bool Step(stof::app::Studio& studio, const std::string& path, Clock::time_point t0, int* rc) {
+    if (state == State::kDone) return true;
+    if (state == State::kIdle) {
+      studio.SaveFile(path);
+      state = State::kRunning;
+      start = last = t0;
+      return false;
+    }
+    longest_ms = std::max(longest_ms, std::chrono::duration<double, std::milli>(t0 - last).count());
+    last = t0;
+    if (studio.Saving()) {
+      ++frames;
+      return false;
+    }
+    state = State::kDone;
+    const nlohmann::json message = studio.StateJson()["message"];
+    const std::string text = message["text"].get<std::string>();
+    if (message["level"] == "error") {
+      std::fprintf(stderr, "stof-studio: %s\n", text.c_str());
+      *rc = 1;
+    } else {
+      std::printf("stof-studio: %s; %d frames drawn meanwhile over %.2f s, longest frame gap %.1f ms\n",
+                  text.c_str(), frames, std::chrono::duration<double>(t0 - start).count(), longest_ms);
+    }
+    return true;
+  }
+};
+
 int Run(const Args& args) {
   stof::app::StudioOptions options;
   options.spec.pattern = args.pattern;
@@ -86,7 +135,11 @@ int Run(const Args& args) {
   options.device = args.device;
   options.open = args.open;
   options.panel = args.panel;
-  const bool batch = !args.screenshot.empty() || args.fps_frames > 0;
+  if (auto recent = stof::engine::RecentFilesPath(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME")); recent.IsOk())
+    options.recent_path = *recent;
+  else
+    std::fprintf(stderr, "stof-studio: %s (recent files kept for this session only)\n", recent.Message().c_str());
+  const bool batch = !args.screenshot.empty() || args.fps_frames > 0 || !args.save.empty();
 
   glfwSetErrorCallback(GlfwError);
   if (!glfwInit()) {
@@ -108,6 +161,8 @@ int Run(const Args& args) {
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(batch ? 0 : 1);
+  DropQueue drops;
+  glfwSetWindowUserPointer(window, &drops);
   glfwSetDropCallback(window, GlfwDrop);
 
   IMGUI_CHECKVERSION();
@@ -129,8 +184,9 @@ int Run(const Args& args) {
       if (args.overlay == "mask") studio.OverlayMode() = stof::app::Overlay::kMask;
       if (args.overlay == "blocks") studio.OverlayMode() = stof::app::Overlay::kBlocks;
       if (args.zoom > 1.0) studio.View().zoom = args.zoom;
-      using Clock = std::chrono::steady_clock;
       const auto start = Clock::now();
+      SaveProbe save;
+      bool save_done = args.save.empty();
       int ready_frames = -1;         // frames rendered since the analysis was ready
       bool dumped = false;
       std::vector<double> frame_ms;  // --fps-frames
@@ -145,8 +201,8 @@ int Run(const Args& args) {
         {
           std::vector<std::string> dropped;
           {
-            std::lock_guard<std::mutex> lock(g_drop_mutex);
-            dropped.swap(g_dropped);
+            std::lock_guard<std::mutex> lock(drops.mutex);
+            dropped.swap(drops.paths);
           }
           for (const std::string& p : dropped) {
             studio.PathBuffer() = p;
@@ -181,12 +237,21 @@ int Run(const Args& args) {
         }
         if (ready_frames >= 0) ++ready_frames;
         const double waited = std::chrono::duration<double>(Clock::now() - start).count();
-        if (batch && ready_frames < 0 && waited > args.wait_s) {
-          std::fprintf(stderr, "stof-studio: the analysis did not finish in %.0f s\n", args.wait_s);
+        if (batch && (ready_frames < 0 || !save_done) && waited > args.wait_s) {
+          std::fprintf(stderr, "stof-studio: the %s did not finish in %.0f s\n", ready_frames < 0 ? "analysis" : "save",
+                       args.wait_s);
           rc = 1;
           break;
         }
-        if (!args.dump_state.empty() && !dumped && ready_frames >= (args.screenshot.empty() ? 1 : args.frames)) {
+        if (!save_done && ready_frames >= 0) {
+          if ((save_done = save.Step(studio, args.save, t0, &rc))) {
+            ready_frames = 1;  // screenshot, state and frame rate: the window after the save
+            fps_start = Clock::now();
+            if (args.screenshot.empty() && args.dump_state.empty() && args.fps_frames <= 0) break;
+          }
+        }
+        if (save_done && !args.dump_state.empty() && !dumped &&
+            ready_frames >= (args.screenshot.empty() ? 1 : args.frames)) {
           std::ofstream f(args.dump_state);
           f << studio.StateJson().dump(2) << "\n";
           dumped = true;
@@ -195,7 +260,8 @@ int Run(const Args& args) {
             rc = 1;
           }
         }
-        if (!args.screenshot.empty() && ready_frames >= args.frames) {
+        if (dumped && !args.save.empty() && args.screenshot.empty() && args.fps_frames <= 0) break;
+        if (save_done && !args.screenshot.empty() && ready_frames >= args.frames) {
           if (stof::engine::Status shot = stof::app::SaveFramebufferPng(args.screenshot, fw, fh); !shot.IsOk()) {
             std::fprintf(stderr, "stof-studio: %s\n", shot.Message().c_str());
             rc = 1;
@@ -205,7 +271,7 @@ int Run(const Args& args) {
           if (args.fps_frames <= 0) break;
         }
         glfwSwapBuffers(window);
-        if (ready_frames > 0 && args.fps_frames > 0) {
+        if (save_done && ready_frames > 0 && args.fps_frames > 0) {
           glFinish();
           frame_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
           if (static_cast<int>(frame_ms.size()) >= args.fps_frames) {
@@ -248,6 +314,7 @@ int main(int argc, char** argv) {
   app.add_option("--screenshot", args.screenshot, "Render until the analysis is ready and --frames more, save the window as PNG, exit");
   app.add_option("--frames", args.frames, "Frames to render after the analysis is ready, before --screenshot")->capture_default_str();
   app.add_option("--dump-state", args.dump_state, "Write the shown state as JSON to FILE (once the analysis is ready)");
+  app.add_option("--save", args.save, "Once the analysis is ready, save the mask to FILE (.png, .npy, .json) as the Save button does; report the frames drawn meanwhile");
   app.add_option("--fps-frames", args.fps_frames, "Measure N frames without vsync, print the frame rate, exit");
   app.add_option("--fps-zoom", args.fps_zoom, "With --fps-frames: zoom this far in and pan a cell per frame")->capture_default_str();
   app.add_option("--wait", args.wait_s, "Batch modes: seconds to wait for the analysis")->capture_default_str();

@@ -1,11 +1,13 @@
-// Studio (studio.h): commands, the analysis round trip, textures and the frame's layout
-// (file bar on top, canvas left, tabbed panels right, status bar at the bottom).
+// Studio (studio.h): commands, the analysis and save round trips, the recent-files list,
+// textures and the frame's layout (file bar on top, canvas left, tabbed panels right, status
+// bar at the bottom).
 #include "app/studio/studio.h"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "app/studio/panels/export_panel.h"
 #include "app/studio/panels/file_bar.h"
@@ -13,6 +15,7 @@
 #include "app/studio/panels/mask_canvas.h"
 #include "app/studio/panels/mask_panel.h"
 #include "app/studio/panels/selection_panel.h"
+#include "engine/core/recent_files.h"
 #include "engine/mask/mask_io.h"
 #include "engine/mask/mask_json.h"
 #include "engine/plan/plan_build.h"
@@ -25,7 +28,6 @@ namespace stof::app {
 
 namespace {
 constexpr int64_t kOverviewMaxSide = 2048;
-constexpr size_t kMaxRecent = 10;
 
 nlohmann::json StatsJson(const engine::LayoutStats& s) {
   return {{"block_m", s.block_m},         {"block_n", s.block_n},
@@ -79,7 +81,12 @@ engine::Status Studio::Init(const StudioOptions& options) {
   if (auto local = kernels::QueryDeviceSpec(0); local.IsOk()) {
     m_devices.insert(m_devices.begin(), *local);
     m_device_index = 0;
+    m_device_note = "this GPU";
+  } else {
+    m_device_note = "built-in spec: " + local.Message();
   }
+#else
+  m_device_note = "built-in spec: this build has no CUDA";
 #endif
   if (!options.device.empty()) {
     auto d = engine::FindBuiltinDevice(options.device);
@@ -87,7 +94,10 @@ engine::Status Studio::Init(const StudioOptions& options) {
     for (size_t i = 0; i < m_devices.size(); ++i)
       if (m_devices[i].name == d->name && m_devices[i].source == "built-in")
         m_device_index = static_cast<int>(i);
+    m_device_note = "chosen with --device";
   }
+
+  m_initial_device = m_device_index;
 
   auto resolved = engine::Resolve(options.spec);
   if (!resolved.IsOk()) return resolved.ToStatus();
@@ -97,6 +107,8 @@ engine::Status Studio::Init(const StudioOptions& options) {
   m_doc.state = engine::MaskState{std::move(*mask), *resolved};
   m_view = CanvasView{1.0, m_doc.state.mask.Cols() / 2.0, m_doc.state.mask.Rows() / 2.0};
   MaskChanged(false);
+  m_recent_path = options.recent_path;
+  LoadRecent();
   if (!options.open.empty()) OpenFile(options.open);
   return engine::Status::Ok();
 }
@@ -139,19 +151,55 @@ void Studio::OpenFile(const std::string& path) {
 
 void Studio::SaveFile(const std::string& path) {
   if (path.empty()) return Message(MessageLevel::kError, "save: give a file path (.png, .npy or .json)");
-  const engine::MaskSpec* spec = m_doc.state.spec ? &*m_doc.state.spec : nullptr;
-  if (engine::Status s = engine::SaveMask(path, m_doc.state.mask, spec); !s.IsOk())
-    return Message(MessageLevel::kError, s.Message());
-  m_doc.path = path;
-  m_doc.dirty = false;
-  AddRecent(path);
-  Message(MessageLevel::kInfo, "saved " + path);
+  if (auto format = engine::MaskFormatFromPath(path); !format.IsOk())
+    return Message(MessageLevel::kError, format.Message());
+  EndGesture();
+  // The job writes a snapshot; edits made while it runs keep the document "unsaved".
+  engine::Status s = m_save.Start(std::make_shared<const engine::Mask>(m_doc.state.mask), m_doc.state.spec,
+                                  path, m_doc.version);
+  if (!s.IsOk()) return Message(MessageLevel::kError, s.Message());
+  Message(MessageLevel::kInfo, "saving " + path + "...");
+}
+
+void Studio::PollSave() {
+  std::optional<SaveResult> r = m_save.Poll();
+  if (!r) return;
+  if (!r->status.IsOk()) {
+    m_quit_after_save = false;
+    return Message(MessageLevel::kError, r->status.Message());
+  }
+  m_doc.path = r->path;
+  if (m_doc.version == r->version) m_doc.dirty = false;
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.2f s", r->seconds);
+  Message(MessageLevel::kInfo, "saved " + r->path + " in " + secs +
+                                   (m_doc.dirty ? " (the mask changed since: still unsaved)" : ""));
+  AddRecent(r->path);
+  if (m_quit_after_save) {
+    m_quit_after_save = false;
+    m_quit_confirmed = RequestQuit();
+  }
+}
+
+// The list on disk is the truth shared by every studio: read it again before adding, so a
+// second window's files are kept. Problems go to the status line; the list then lives in
+// memory only.
+void Studio::LoadRecent() {
+  if (m_recent_path.empty()) return;
+  auto list = engine::LoadRecentFiles(m_recent_path);
+  if (!list.IsOk()) return Message(MessageLevel::kError, "recent files ignored: " + list.Message());
+  m_recent = std::move(*list);
 }
 
 void Studio::AddRecent(const std::string& path) {
-  m_recent.erase(std::remove(m_recent.begin(), m_recent.end(), path), m_recent.end());
-  m_recent.push_front(path);
-  if (m_recent.size() > kMaxRecent) m_recent.pop_back();
+  if (!m_recent_path.empty()) {
+    if (auto on_disk = engine::LoadRecentFiles(m_recent_path); on_disk.IsOk())
+      for (auto it = on_disk->rbegin(); it != on_disk->rend(); ++it) m_recent = engine::AddRecentFile(m_recent, *it);
+  }
+  m_recent = engine::AddRecentFile(m_recent, path);
+  if (m_recent_path.empty()) return;
+  if (engine::Status s = engine::SaveRecentFiles(m_recent_path, m_recent); !s.IsOk())
+    Message(MessageLevel::kError, "recent files not kept: " + s.Message());
 }
 
 void Studio::ApplySpec(const engine::MaskSpec& spec, bool record) {
@@ -253,10 +301,17 @@ void Studio::PollAnalysis() {
   m_analysis_seconds = r->seconds;
   if (r->analysis) {
     m_analysis = r->analysis;
+    ++m_analysis_serial;
+    m_block_classes = engine::BlockClassMatrix(m_analysis->layout);
     m_analysis_error.clear();
   } else {
     m_analysis_error = r->error;
   }
+}
+
+bool Studio::LayoutFits() const {
+  const engine::Mask& m = m_doc.state.mask;
+  return m_analysis && m_analysis->layout.Rows() == m.Rows() && m_analysis->layout.Cols() == m.Cols();
 }
 
 bool Studio::AnalysisReady() const {
@@ -294,13 +349,25 @@ CliCommands Studio::Commands() const {
 
 // ---- textures ----------------------------------------------------------------------------
 
+uint64_t Studio::BlendSerial() const {
+  return m_overlay == Overlay::kBlocksOverMask && LayoutFits() ? m_analysis_serial : 0;
+}
+
+// The overview keeps its unblended pixels, so a new layout or overlay mode re-blends them
+// (a table lookup per texel) without reading the mask again.
 void Studio::RebuildOverview() {
   const engine::Mask& m = m_doc.state.mask;
   m_overview_step = std::max<int64_t>(1, (std::max(m.Rows(), m.Cols()) + kOverviewMaxSide - 1) / kOverviewMaxSide);
-  std::vector<uint32_t> px;
-  int w = 0, h = 0;
-  RenderMaskPixels(m, 0, m.Rows(), 0, m.Cols(), m_overview_step, &px, &w, &h);
-  m_overview.Upload(px, w, h);
+  RenderMaskPixels(m, 0, m.Rows(), 0, m.Cols(), m_overview_step, &m_overview_mask, &m_overview_w, &m_overview_h);
+  UploadOverview(BlendSerial());
+}
+
+void Studio::UploadOverview(uint64_t blend) {
+  m_overview_blend = blend;
+  std::vector<uint32_t> px = m_overview_mask;
+  if (blend != 0)
+    BlendBlockClasses(m_analysis->layout, m_block_classes, 0, 0, m_overview_step, m_overview_w, m_overview_h, &px);
+  m_overview.Upload(px, m_overview_w, m_overview_h);
 }
 
 void Studio::UpdateOverview(const engine::CellRect& cells) {
@@ -310,7 +377,34 @@ void Studio::UpdateOverview(const engine::CellRect& cells) {
   std::vector<uint32_t> px;
   int w = 0, h = 0;
   RenderMaskPixels(m_doc.state.mask, y0 * s, y1 * s, x0 * s, x1 * s, s, &px, &w, &h);
+  for (int y = 0; y < h; ++y)  // keep the unblended copy current
+    std::copy_n(px.begin() + static_cast<ptrdiff_t>(y) * w, w,
+                m_overview_mask.begin() + (y0 + y) * m_overview_w + x0);
+  if (m_overview_blend != 0 && m_overview_blend == m_analysis_serial)
+    BlendBlockClasses(m_analysis->layout, m_block_classes, y0 * s, x0 * s, s, w, h, &px);
   m_overview.UpdateRegion(px, static_cast<int>(x0), static_cast<int>(y0), w, h);
+}
+
+void Studio::RefreshTextures() {
+  if (m_analysis && m_block_texture_serial != m_analysis_serial && m_overlay == Overlay::kBlocks) {
+    UploadBlockTexture(m_analysis->layout, &m_block_texture);
+    m_block_texture_serial = m_analysis_serial;
+  }
+  if (const uint64_t blend = BlendSerial(); blend != m_overview_blend && !m_overview_mask.empty())
+    UploadOverview(blend);
+}
+
+const Texture& Studio::Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  const DetailKey key{m_doc.version, BlendSerial(), r0, r1, c0, c1};
+  if (!(key == m_detail_key)) {
+    std::vector<uint32_t> px;
+    int w = 0, h = 0;
+    RenderMaskPixels(m_doc.state.mask, r0, r1, c0, c1, 1, &px, &w, &h);
+    if (key.blend != 0) BlendBlockClasses(m_analysis->layout, m_block_classes, r0, c0, 1, w, h, &px);
+    m_detail.Upload(px, w, h);
+    m_detail_key = key;
+  }
+  return m_detail;
 }
 
 void Studio::ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
@@ -333,6 +427,11 @@ void Studio::HandleShortcuts() {
 }
 
 bool Studio::RequestQuit() {
+  if (m_save.Busy()) {  // let the file be finished; PollSave asks again
+    m_quit_after_save = true;
+    Message(MessageLevel::kInfo, "quitting once " + m_save.Path() + " is written");
+    return false;
+  }
   if (!m_doc.dirty || m_quit_confirmed) return true;
   m_quit_dialog = true;
   return false;
@@ -350,7 +449,7 @@ void Studio::DrawQuitDialog() {
     ImGui::TextUnformatted("Save them in the path field's file, quit without saving, or go back.");
     if (ImGui::Button("Save and quit")) {
       SaveFile(m_path_buffer.empty() ? m_doc.path : m_path_buffer);
-      if (!m_doc.dirty) m_quit_confirmed = true;
+      m_quit_after_save = m_save.Busy();  // PollSave quits once the file is written
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
@@ -365,6 +464,11 @@ void Studio::DrawQuitDialog() {
 }
 
 void Studio::DrawStatusBar() {
+  if (m_save.Busy()) {
+    ImGui::TextColored(ImVec4(0.94f, 0.89f, 0.26f, 1.0f), "saving %s: %.1f s |", m_save.Path().c_str(),
+                       m_save.Seconds());
+    ImGui::SameLine();
+  }
   if (m_worker.Busy()) {
     ImGui::ProgressBar(static_cast<float>(m_worker.Progress()), ImVec2(220, 0),
                        m_worker.Stage().c_str());
@@ -373,9 +477,16 @@ void Studio::DrawStatusBar() {
     ImGui::Text("analysis %.0f ms", m_analysis_seconds * 1000.0);
     ImGui::SameLine();
   }
-  ImGui::Text("| %.0f fps | L = %lld | undo %lld%s |", ImGui::GetIO().Framerate,
+  ImGui::Text("| %.0f fps | L = %lld | undo %lld%s | %s", ImGui::GetIO().Framerate,
               static_cast<long long>(m_doc.state.mask.Rows()),
-              static_cast<long long>(m_history.UndoCount()), m_doc.dirty ? " | unsaved" : "");
+              static_cast<long long>(m_history.UndoCount()), m_doc.dirty ? " | unsaved" : "",
+              Device().name.c_str());
+  if (m_device_index == m_initial_device && !m_device_note.empty()) {
+    ImGui::SameLine(0, 4);
+    ImGui::TextDisabled("(%s)", m_device_note.c_str());
+  }
+  ImGui::SameLine(0, 4);
+  ImGui::TextUnformatted("|");
   ImGui::SameLine();
   if (!m_analysis_error.empty())
     ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", m_analysis_error.c_str());
@@ -387,13 +498,9 @@ void Studio::DrawStatusBar() {
 
 void Studio::Draw() {
   PollAnalysis();
+  PollSave();
   HandleShortcuts();
-  const Overlay tex_mode = m_overlay == Overlay::kBlocks ? Overlay::kBlocks : Overlay::kBlocksOverMask;
-  if (m_analysis && (m_block_texture_tag != m_shown_tag || m_block_texture_overlay != tex_mode)) {
-    UploadBlockTexture(m_analysis->layout, tex_mode == Overlay::kBlocks ? 255 : 120, &m_block_texture);
-    m_block_texture_tag = m_shown_tag;
-    m_block_texture_overlay = tex_mode;
-  }
+  RefreshTextures();
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
@@ -453,9 +560,14 @@ nlohmann::json Studio::StateJson() const {
   j["panel"] = PanelName(m_panel);
   j["block"] = {{"block_m", m_block_m}, {"block_n", m_block_n}};
   j["device"] = Device().name;
+  j["device_note"] = m_device_note;
   j["workload"] = {{"batch", m_workload.batch}, {"heads", m_workload.heads},
                    {"seq_len", m_workload.seq_len}, {"head_dim", m_workload.head_dim}};
   j["analysis_ready"] = AnalysisReady();
+  j["saving"] = m_save.Busy();
+  j["recent"] = m_recent;
+  j["canvas"] = {{"overlay", m_overlay == Overlay::kMask ? "mask" : m_overlay == Overlay::kBlocks ? "blocks" : "blocks-over-mask"},
+                 {"mask_blended", m_overview_blend != 0}};
   if (m_analysis) {
     const engine::MaskAnalysis& a = *m_analysis;
     j["layout"] = StatsJson(a.stats);

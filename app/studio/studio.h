@@ -2,13 +2,14 @@
 // (bits, generator spec, file, unsaved flag), the undo history, the edit tool settings, the
 // view choices (block size, overlay, workload, device) and the latest analysis, and draws the
 // panels each frame. Heavy work never runs per frame: mask edits touch only the changed cells
-// and texels, and layouts / selection / the block-size table run on the AnalysisWorker when
-// the mask version or a choice changes. main.cpp drives it; panels/ read it and call its
-// commands.
+// and texels, layouts / selection / the block-size table run on the AnalysisWorker when the
+// mask version or a choice changes, and mask files are written by a SaveJob. Every piece of
+// panel state (export paths, sort order, pending preset) lives here in PanelUi, never in
+// function statics, so two studios never share it. main.cpp drives it; panels/ read it and
+// call its commands.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,6 +18,7 @@
 
 #include "app/studio/analysis_worker.h"
 #include "app/studio/cli_command.h"
+#include "app/studio/save_job.h"
 #include "app/studio/widgets/texture.h"
 #include "engine/analysis/layout_analysis.h"
 #include "engine/core/status.h"
@@ -37,6 +39,7 @@ struct StudioOptions {
   int64_t block_m = 64, block_n = 64;
   std::string device;     // "" = local GPU, else H100-SXM-80GB
   std::string open;       // a mask file to open instead of the spec
+  std::string recent_path;  // the recent-files list (engine::RecentFilesPath); "" = not kept
   std::string panel = "mask";
 };
 
@@ -73,6 +76,20 @@ struct CanvasView {
 
 enum class MessageLevel { kInfo, kError };
 
+// Panel widgets' own state (what a panel shows between frames but the engine never needs).
+struct PanelUi {
+  // Export tab.
+  std::string mask_path = "mask.json", layout_path = "layout.json", plan_path = "plan.json";
+  int layout_format = 0;  // engine::LayoutExportFormat
+  // Kernel-selection tab: the Eq. 2 table's row order, for the analysis with this serial.
+  std::vector<int> eq2_order;
+  uint64_t eq2_sorted_for = 0;
+  // Mask tab: "split evenly" document count; a preset change at L > 4096 waiting for the
+  // control's release.
+  int doc_split = 4;
+  bool preset_pending = false;
+};
+
 class Studio {
  public:
   engine::Status Init(const StudioOptions& options);
@@ -82,7 +99,8 @@ class Studio {
 
   // ---- commands (panels and main.cpp) ----------------------------------------------------
   void OpenFile(const std::string& path);        // errors become the status message
-  void SaveFile(const std::string& path);
+  void SaveFile(const std::string& path);        // starts a SaveJob; the result comes later
+  bool Saving() const { return m_save.Busy(); }
   void ApplySpec(const engine::MaskSpec& spec, bool record);  // regenerate from a preset
   void Undo();
   void Redo();
@@ -119,25 +137,34 @@ class Studio {
   const engine::DeviceSpec& Device() const { return m_devices[static_cast<size_t>(m_device_index)]; }
   // The latest finished analysis (may be for an older mask version while one is running).
   const engine::MaskAnalysis* Analysis() const { return m_analysis.get(); }
+  // Bumped each time Analysis() is replaced (caches keyed on it never alias).
+  uint64_t AnalysisSerial() const { return m_analysis_serial; }
+  // The analysis' layout has the mask's shape (it may still be one version behind).
+  bool LayoutFits() const;
   const std::string& AnalysisError() const { return m_analysis_error; }
   const AnalysisWorker& Worker() const { return m_worker; }
   double AnalysisSeconds() const { return m_analysis_seconds; }
   CliCommands Commands() const;
-  std::deque<std::string>& Recent() { return m_recent; }
+  const std::vector<std::string>& Recent() const { return m_recent; }
+  PanelUi& Ui() { return m_ui; }
   std::string& PathBuffer() { return m_path_buffer; }
   engine::MaskSpec& PresetSpec() { return m_preset; }
 
-  // Textures, kept current by Draw() (the canvas draws them).
+  // Textures, kept current by Draw() (the canvas draws them). In the "blocks over mask" mode
+  // the mask textures come with the block classes blended in (one quad per frame).
   const Texture& MaskOverview() const { return m_overview; }
   int64_t OverviewStep() const { return m_overview_step; }
-  const Texture& BlockTexture() const { return m_block_texture; }
-  Texture& Detail() { return m_detail; }
+  const Texture& BlockTexture() const { return m_block_texture; }  // opaque, "blocks only"
   struct DetailKey {
     uint64_t version = 0;
+    uint64_t blend = 0;  // the analysis serial blended in, 0 = none
     int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
     bool operator==(const DetailKey&) const = default;
   };
-  DetailKey& DetailRect() { return m_detail_key; }
+  // The exact-cell texture of rows [r0, r1) x cols [c0, c1), rebuilt only when the rectangle,
+  // the mask version or the blended layout changes.
+  const Texture& Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
+  const DetailKey& DetailRect() const { return m_detail_key; }
 
  private:
   void StepHistory(bool redo);
@@ -146,8 +173,13 @@ class Studio {
   void PollAnalysis();
   void RebuildOverview();
   void UpdateOverview(const engine::CellRect& cells);
+  void RefreshTextures();          // block texture and overview blend after a new analysis
+  uint64_t BlendSerial() const;    // the analysis serial to blend into the mask textures, or 0
+  void UploadOverview(uint64_t blend);  // m_overview_mask, blended with that serial (0: none)
   void SetMask(engine::MaskState state, const std::string& path, const std::string& label);
+  void LoadRecent();
   void AddRecent(const std::string& path);
+  void PollSave();
   void DrawStatusBar();
   void DrawQuitDialog();
   void HandleShortcuts();
@@ -164,6 +196,8 @@ class Studio {
   engine::Workload m_workload;
   std::vector<engine::DeviceSpec> m_devices;
   int m_device_index = 0;
+  int m_initial_device = 0;
+  std::string m_device_note;  // why the start-up device was chosen, for the status line
   engine::MaskSpec m_preset;
 
   AnalysisWorker m_worker;
@@ -178,18 +212,27 @@ class Studio {
   uint64_t m_request_tag = 0;       // tag of the newest submitted analysis
   uint64_t m_shown_tag = 0;         // tag of m_analysis
   std::shared_ptr<const engine::MaskAnalysis> m_analysis;
+  uint64_t m_analysis_serial = 0;
+  std::vector<uint8_t> m_block_classes;  // engine::BlockClassMatrix of m_analysis->layout
   std::string m_analysis_error;
   double m_analysis_seconds = 0;
-  uint64_t m_block_texture_tag = 0;
-  Overlay m_block_texture_overlay = Overlay::kMask;
+  uint64_t m_block_texture_serial = 0;
 
   Texture m_overview, m_block_texture, m_detail;
   int64_t m_overview_step = 1;
+  std::vector<uint32_t> m_overview_mask;  // the overview's mask pixels before blending
+  int m_overview_w = 0, m_overview_h = 0;
+  uint64_t m_overview_blend = 0;          // the serial blended into m_overview
   DetailKey m_detail_key;
+
+  SaveJob m_save;
+  bool m_quit_after_save = false;  // "Save and quit", or a quit while a save ran
+  PanelUi m_ui;
 
   std::string m_message;
   MessageLevel m_message_level = MessageLevel::kInfo;
-  std::deque<std::string> m_recent;
+  std::vector<std::string> m_recent;
+  std::string m_recent_path;
   std::string m_path_buffer;
   bool m_quit_dialog = false;
   bool m_force_panel = true;   // select m_panel's tab on the next frame

@@ -5,13 +5,18 @@
 # at FlexAttention's 128 x 128 and in the block-size table, the Eq. 1 / Eq. 2 choice; it runs
 # the "copy as CLI command" lines and compares their output; it checks that every panel's
 # screenshot is a real picture, that a missing file is reported in the app (not a crash) and
-# that bad options are refused.
+# that bad options are refused. It checks the recent-files list across runs (kept under
+# $XDG_CONFIG_HOME, here the test's own folder; a corrupt list is reported, not fatal) and that
+# saving a mask (--save, the Save button's path) runs off the GUI thread: frames keep coming
+# while the file is written, the file reloads to the same mask, and a bad path is an error.
 # Usage: studio_test.sh path/to/stof-studio path/to/stof path/to/stof_png_check
 set -euo pipefail
 studio=$1 stof=$2 check=$3
 assets="$(cd "$(dirname "$0")/../../assets" && pwd)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export XDG_CONFIG_HOME="$tmp/config"   # never the user's own recent files
+recent="$XDG_CONFIG_HOME/stof-studio/recent.json"
 command -v xvfb-run >/dev/null || { echo "xvfb-run missing: run scripts/setup" >&2; exit 1; }
 run() { xvfb-run -a -s "-screen 0 1600x900x24" "$studio" "$@"; }
 
@@ -112,5 +117,47 @@ fi
 grep -q "panel" "$tmp/bad.err" || { echo "FAIL: --panel error: $(cat "$tmp/bad.err")" >&2; exit 1; }
 if run --block 48x64 --screenshot "$tmp/x.png" 2>"$tmp/bad.err"; then
   echo "FAIL: --block 48x64 accepted" >&2; exit 1
+fi
+
+# --- recent files across sessions -----------------------------------------------------------
+# The file run above opened the longformer mask: a later session lists it.
+run --screenshot "$tmp/r.png" --dump-state "$tmp/recent1.json" --frames 1
+/usr/bin/python3 - "$tmp/recent1.json" "$recent" "$assets/masks/longformer-256.npy" <<'PY'
+import json, sys
+s, f, path = (json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3])
+assert f["format"] == "stof-studio-recent" and path in f["files"], f
+assert path in s["recent"], s["recent"]
+assert s["message"]["level"] == "info", s["message"]
+print("recent files kept across sessions:", len(s["recent"]), "entries")
+PY
+echo '{"format": "stof-studio-recent", "version": 1, "files": [3' >"$recent"
+run --screenshot "$tmp/r.png" --dump-state "$tmp/recent2.json" --frames 1
+/usr/bin/python3 -c "
+import json; s = json.load(open('$tmp/recent2.json'))
+m = s['message']
+assert m['level'] == 'error' and 'recent.json' in m['text'] and 'not valid JSON' in m['text'], m
+assert s['recent'] == [] and s['analysis_ready'] is True, s['recent']
+print('corrupt recent list reported:', m['text'][:90])"
+
+# --- saving off the GUI thread --------------------------------------------------------------
+run --seq 4096 --save "$tmp/saved.png" --dump-state "$tmp/saved.json" | tee "$tmp/save.out"
+frames=$(sed -n 's/.* \([0-9][0-9]*\) frames drawn meanwhile.*/\1/p' "$tmp/save.out")
+[ -n "$frames" ] && [ "$frames" -ge 1 ] || { echo "FAIL: no frames drawn while saving: $(cat "$tmp/save.out")" >&2; exit 1; }
+"$stof" layout --mask "$tmp/saved.png" --block 64x64 --json >"$tmp/saved_cli.json"
+/usr/bin/python3 - "$tmp" "$recent" <<'PY'
+import json, sys
+d, recent = sys.argv[1], sys.argv[2]
+s, c = json.load(open(f"{d}/saved.json")), json.load(open(f"{d}/saved_cli.json"))
+assert s["mask"]["path"] == f"{d}/saved.png" and s["mask"]["dirty"] is False and s["saving"] is False, s["mask"]
+assert c["nnz"] == s["mask"]["nnz"], (c["nnz"], s["mask"]["nnz"])
+assert json.load(open(recent))["files"][0] == f"{d}/saved.png"
+print("saved off the GUI thread:", s["message"]["text"])
+PY
+if run --save "$tmp/no/such/dir/m.png" 2>"$tmp/bad.err"; then
+  echo "FAIL: saving into a missing directory succeeded" >&2; exit 1
+fi
+grep -q "no/such/dir/m.png" "$tmp/bad.err" || { echo "FAIL: save error: $(cat "$tmp/bad.err")" >&2; exit 1; }
+if run --save "$tmp/m.txt" 2>"$tmp/bad.err"; then
+  echo "FAIL: saving as .txt succeeded" >&2; exit 1
 fi
 echo "studio: all checks passed"

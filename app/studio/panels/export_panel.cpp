@@ -1,5 +1,6 @@
-// DrawExportPanel (export_panel.h). Writing is synchronous: the engine's writers take well
-// under a second up to L = 4096 (PNG of L = 16384 takes seconds: stb's deflate, see mask_io).
+// DrawExportPanel (export_panel.h). The mask is written by Studio's SaveJob (a PNG of
+// L = 16384 takes seconds: stb's deflate, see mask_io); layouts and plans are small (one entry
+// per block) and written at once. The path fields live in Studio::Ui().
 #include "app/studio/panels/export_panel.h"
 
 #include <imgui.h>
@@ -37,11 +38,12 @@ void CommandBox(const char* id, const std::string& command) {
 }  // namespace
 
 void DrawExportPanel(Studio& studio) {
-  static std::string mask_path = "mask.json", layout_path = "layout.json", plan_path = "plan.json";
-  static int layout_format = 0;
+  PanelUi& ui = studio.Ui();
   ImGui::TextUnformatted("Mask (.png, .npy or .json; JSON keeps the generator spec)");
   ImGui::Separator();
-  if (PathRow("mask", &mask_path, "Save mask")) studio.SaveFile(mask_path);
+  ImGui::BeginDisabled(studio.Saving());
+  if (PathRow("mask", &ui.mask_path, "Save mask")) studio.SaveFile(ui.mask_path);
+  ImGui::EndDisabled();
 
   ImGui::Spacing();
   ImGui::Text("Block layout at %lld x %lld", static_cast<long long>(studio.BlockM()),
@@ -50,15 +52,15 @@ void DrawExportPanel(Studio& studio) {
   const char* formats[] = {"JSON (CSR arrays, bitmaps)", "FlexAttention BlockMask JSON",
                            "PNG (one pixel per block)", "NPY (u1 block classes)"};
   ImGui::SetNextItemWidth(-120);
-  ImGui::Combo("format", &layout_format, formats, 4);
-  if (PathRow("layout", &layout_path, "Export layout"))
-    studio.ExportLayout(layout_path, static_cast<engine::LayoutExportFormat>(layout_format));
+  ImGui::Combo("format", &ui.layout_format, formats, 4);
+  if (PathRow("layout", &ui.layout_path, "Export layout"))
+    studio.ExportLayout(ui.layout_path, static_cast<engine::LayoutExportFormat>(ui.layout_format));
   ImGui::TextDisabled("PNG: empty 0, part 128, full 255.  NPY: empty 0, part 1, full 2.");
 
   ImGui::Spacing();
   ImGui::TextUnformatted("Plan (device, workload, mask, Eq. 1 + Eq. 2 choice)");
   ImGui::Separator();
-  if (PathRow("plan", &plan_path, "Export plan")) studio.ExportPlan(plan_path);
+  if (PathRow("plan", &ui.plan_path, "Export plan")) studio.ExportPlan(ui.plan_path);
 
   ImGui::Spacing();
   ImGui::TextUnformatted("The same view from the command line");

@@ -1,7 +1,8 @@
-// DrawMaskCanvas (mask_canvas.h). Per frame: at most three textured quads, grid lines only
-// for the visible cells / blocks, one tooltip. The exact-cell "detail" texture (masks larger
-// than the 2048-texel overview) is rebuilt only when the visible rectangle, rounded out to
-// 64 cells, or the mask version changes.
+// DrawMaskCanvas (mask_canvas.h). Per frame: one textured quad (the mask, with the block
+// classes pre-blended in "blocks over mask"; the block texture in "blocks only"), grid lines
+// only for the visible cells / blocks, one tooltip. The exact-cell "detail" texture (masks
+// larger than the 2048-texel overview) is rebuilt by Studio only when the visible rectangle,
+// rounded out to 64 cells, the mask version or the blended layout changes.
 #include "app/studio/panels/mask_canvas.h"
 
 #include <imgui.h>
@@ -68,13 +69,15 @@ void DrawGrid(ImDrawList* dl, const Geometry& g, int64_t r0, int64_t r1, int64_t
   const int64_t a = (r0 + step_r - 1) / step_r * step_r, b = (c0 + step_c - 1) / step_c * step_c;
   const ImVec2 top = g.Screen(static_cast<double>(r0), 0), bottom = g.Screen(static_cast<double>(r1), 0);
   const ImVec2 left = g.Screen(0, static_cast<double>(c0)), right = g.Screen(0, static_cast<double>(c1));
+  // One-pixel filled rectangles, not AddLine: an anti-aliased line is a ~3 px wide blended
+  // strip, and llvmpipe pays per pixel (the 64 x 64 block grid at L = 4096 cost about 3 ms).
   for (int64_t c = b; c <= c1; c += step_c) {
-    const float x = g.Screen(0, static_cast<double>(c)).x;
-    dl->AddLine(ImVec2(x, top.y), ImVec2(x, bottom.y), color);
+    const float x = std::floor(g.Screen(0, static_cast<double>(c)).x);
+    dl->AddRectFilled(ImVec2(x, top.y), ImVec2(x + 1.0f, bottom.y), color);
   }
   for (int64_t r = a; r <= r1; r += step_r) {
-    const float y = g.Screen(static_cast<double>(r), 0).y;
-    dl->AddLine(ImVec2(left.x, y), ImVec2(right.x, y), color);
+    const float y = std::floor(g.Screen(static_cast<double>(r), 0).y);
+    dl->AddRectFilled(ImVec2(left.x, y), ImVec2(right.x, y + 1.0f), color);
   }
 }
 
@@ -232,17 +235,10 @@ void DrawMaskCanvas(Studio& studio) {
     const Texture& ov = studio.MaskOverview();
     const int64_t step = studio.OverviewStep();
     if (step > 1 && vr1 - vr0 <= kDetailMaxCells && vc1 - vc0 <= kDetailMaxCells) {
-      Studio::DetailKey key{studio.Doc().version, vr0 / 64 * 64, std::min(m.Rows(), (vr1 + 63) / 64 * 64),
-                            vc0 / 64 * 64, std::min(m.Cols(), (vc1 + 63) / 64 * 64)};
-      if (!(key == studio.DetailRect())) {
-        std::vector<uint32_t> px;
-        int w = 0, h = 0;
-        RenderMaskPixels(m, key.r0, key.r1, key.c0, key.c1, 1, &px, &w, &h);
-        studio.Detail().Upload(px, w, h);
-        studio.DetailRect() = key;
-      }
+      const Texture& detail = studio.Detail(vr0 / 64 * 64, std::min(m.Rows(), (vr1 + 63) / 64 * 64),
+                                            vc0 / 64 * 64, std::min(m.Cols(), (vc1 + 63) / 64 * 64));
       const Studio::DetailKey& k = studio.DetailRect();
-      dl->AddImage(studio.Detail().Id(), g.Screen(static_cast<double>(k.r0), static_cast<double>(k.c0)),
+      dl->AddImage(detail.Id(), g.Screen(static_cast<double>(k.r0), static_cast<double>(k.c0)),
                    g.Screen(static_cast<double>(k.r1), static_cast<double>(k.c1)));
     } else if (ov.Valid()) {
       const double tw = static_cast<double>(ov.Width() * step), th = static_cast<double>(ov.Height() * step);
@@ -250,8 +246,8 @@ void DrawMaskCanvas(Studio& studio) {
     }
   }
   const engine::MaskAnalysis* a = studio.Analysis();
-  const bool layout_fits = a && a->layout.Rows() == m.Rows();
-  if (overlay != Overlay::kMask && layout_fits && studio.BlockTexture().Valid()) {
+  const bool layout_fits = studio.LayoutFits();
+  if (overlay == Overlay::kBlocks && layout_fits && studio.BlockTexture().Valid()) {
     const engine::BlockLayout& l = a->layout;
     dl->AddImage(studio.BlockTexture().Id(), g.Screen(0, 0),
                  g.Screen(static_cast<double>(l.BlockRows() * l.BlockM()),

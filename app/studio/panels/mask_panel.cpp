@@ -1,4 +1,5 @@
-// DrawMaskPanel (mask_panel.h). The preset being edited is Studio::PresetSpec(); a change
+// DrawMaskPanel (mask_panel.h). The preset being edited is Studio::PresetSpec() and the
+// panel's own state is Studio::Ui() (no statics: two studios never share it); a change
 // regenerates the mask (one engine::Generate) at once up to L = 4096 and when the control is
 // released above, so dragging a slider at L = 16384 does not regenerate every frame. The
 // regeneration is one undo step per drag (Studio's gesture).
@@ -58,7 +59,7 @@ bool DefaultableInt(const char* label, int64_t* value, int64_t lo, int64_t hi, i
   return changed;
 }
 
-bool EditSpec(engine::MaskSpec& s, int64_t L, int depth) {
+bool EditSpec(engine::MaskSpec& s, int64_t L, int depth, PanelUi& ui) {
   bool changed = false;
   const std::vector<std::string>& names = engine::MaskPatternNames();
   ImGui::SetNextItemWidth(-100);
@@ -145,7 +146,7 @@ bool EditSpec(engine::MaskSpec& s, int64_t L, int depth) {
       changed = true;
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Document lengths, comma-separated, summing to L; Enter applies");
-    static int split = 4;
+    int& split = ui.doc_split;
     ImGui::SetNextItemWidth(120);
     ImGui::SliderInt("##split", &split, 1, 32);
     ImGui::SameLine();
@@ -163,7 +164,7 @@ bool EditSpec(engine::MaskSpec& s, int64_t L, int depth) {
       const std::string title = "operand " + std::to_string(i) + ": " + s.operands[i].pattern;
       ImGui::SetNextItemOpen(true, ImGuiCond_Once);
       if (ImGui::TreeNode("op", "%s", title.c_str())) {
-        changed |= EditSpec(s.operands[i], L, depth + 1);
+        changed |= EditSpec(s.operands[i], L, depth + 1, ui);
         if (p != "not" && s.operands.size() > 2 && ImGui::SmallButton("remove operand")) {
           s.operands.erase(s.operands.begin() + static_cast<std::ptrdiff_t>(i));
           changed = true;
@@ -190,7 +191,7 @@ bool EditSpec(engine::MaskSpec& s, int64_t L, int depth) {
 
 void DrawMaskPanel(Studio& studio) {
   engine::MaskSpec& spec = studio.PresetSpec();
-  static bool pending = false;  // a change at L > 4096 waits for the control's release
+  bool& pending = studio.Ui().preset_pending;  // a change at L > 4096 waits for the release
   ImGui::TextUnformatted("Pattern preset");
   ImGui::Separator();
   int64_t L = spec.seq_len;
@@ -202,7 +203,7 @@ void DrawMaskPanel(Studio& studio) {
     ResetForLength(spec, true);
     changed = true;
   }
-  changed |= EditSpec(spec, spec.seq_len, 0);
+  changed |= EditSpec(spec, spec.seq_len, 0, studio.Ui());
   if (ImGui::Button("paper defaults")) {
     ResetForLength(spec, true);
     spec.fill = -1;

@@ -1,5 +1,5 @@
-// DrawSelectionPanel (selection_panel.h). The Eq. 2 table's sort order is recomputed only when
-// the user changes the sort or a new analysis arrives, not per frame.
+// DrawSelectionPanel (selection_panel.h). The Eq. 2 table's sort order (Studio::Ui()) is
+// recomputed only when the user changes the sort or a new analysis arrives, not per frame.
 #include "app/studio/panels/selection_panel.h"
 
 #include <imgui.h>
@@ -27,9 +27,8 @@ double Key(const engine::Eq2Candidate& c, int column) {
   }
 }
 
-void Eq2Table(const engine::KernelSelection& sel) {
-  static std::vector<int> order;
-  static const void* sorted_for = nullptr;
+void Eq2Table(const engine::KernelSelection& sel, uint64_t serial, PanelUi& ui) {
+  std::vector<int>& order = ui.eq2_order;
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("eq2", 8, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
@@ -45,7 +44,7 @@ void Eq2Table(const engine::KernelSelection& sel) {
   ImGui::TableHeadersRow();
   const auto& cands = sel.eq2.candidates;
   ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
-  if (specs && (specs->SpecsDirty || sorted_for != &sel || order.size() != cands.size())) {
+  if (specs && (specs->SpecsDirty || ui.eq2_sorted_for != serial || order.size() != cands.size())) {
     order.resize(cands.size());
     std::iota(order.begin(), order.end(), 0);
     if (specs->SpecsCount > 0) {
@@ -57,7 +56,7 @@ void Eq2Table(const engine::KernelSelection& sel) {
       });
     }
     specs->SpecsDirty = false;
-    sorted_for = &sel;
+    ui.eq2_sorted_for = serial;
   }
   for (int i : order) {
     const engine::Eq2Candidate& c = cands[static_cast<size_t>(i)];
@@ -155,7 +154,7 @@ void DrawSelectionPanel(Studio& studio) {
   ImGui::Separator();
   ImGui::TextDisabled("req_SMEM = 2 ((2 BM + BN)(d + 16) + BM (BN + 16)) B;  OCC = warps min(blocks, MAX_WARP / warps) / MAX_WARP");
   ImGui::TextDisabled("score = OCC sqrt(SM_NUM / (BM BN) * (L H B) / BM)");
-  Eq2Table(s);
+  Eq2Table(s, studio.AnalysisSerial(), studio.Ui());
 }
 
 }  // namespace stof::app

@@ -76,20 +76,54 @@ void RenderMaskPixels(const engine::Mask& mask, int64_t r0, int64_t r1, int64_t 
   }
 }
 
-void UploadBlockTexture(const engine::BlockLayout& layout, uint8_t alpha, Texture* texture) {
+namespace {
+uint32_t ClassColor(uint8_t cls) {
+  const auto c = static_cast<engine::BlockClass>(cls);
+  return c == engine::BlockClass::kFull ? kColorFull : c == engine::BlockClass::kPart ? kColorPart : kColorEmpty;
+}
+
+// Source-over of `top` at `alpha` on an opaque `bottom`, per 8-bit channel.
+uint32_t Over(uint32_t top, uint32_t bottom, uint32_t alpha) {
+  uint32_t out = 0xff000000u;
+  for (int shift = 0; shift < 24; shift += 8) {
+    const uint32_t t = (top >> shift) & 255, b = (bottom >> shift) & 255;
+    out |= ((t * alpha + b * (255 - alpha) + 127) / 255) << shift;
+  }
+  return out;
+}
+}  // namespace
+
+void UploadBlockTexture(const engine::BlockLayout& layout, Texture* texture) {
   const int w = static_cast<int>(layout.BlockCols()), h = static_cast<int>(layout.BlockRows());
   if (w == 0 || h == 0) return;
   const std::vector<uint8_t> cls = engine::BlockClassMatrix(layout);
-  const uint32_t a = uint32_t{alpha} << 24, rgb = 0x00ffffffu;
   std::vector<uint32_t> px(cls.size());
-  for (size_t i = 0; i < cls.size(); ++i) {
-    const auto c = static_cast<engine::BlockClass>(cls[i]);
-    const uint32_t color = c == engine::BlockClass::kFull   ? kColorFull
-                           : c == engine::BlockClass::kPart ? kColorPart
-                                                            : kColorEmpty;
-    px[i] = (color & rgb) | a;
-  }
+  for (size_t i = 0; i < cls.size(); ++i) px[i] = ClassColor(cls[i]);
   texture->Upload(px, w, h);
+}
+
+void BlendBlockClasses(const engine::BlockLayout& layout, const std::vector<uint8_t>& classes,
+                       int64_t r0, int64_t c0, int64_t step, int w, int h, std::vector<uint32_t>* px) {
+  const int64_t brows = layout.BlockRows(), bcols = layout.BlockCols();
+  if (brows == 0 || bcols == 0 || static_cast<int64_t>(classes.size()) != brows * bcols ||
+      px->size() != static_cast<size_t>(w) * static_cast<size_t>(h))
+    return;
+  // The six colours a pixel can take: {masked, attend} x {full, part, empty}.
+  uint32_t lut[2][3];
+  for (int a = 0; a < 2; ++a)
+    for (int c = 0; c < 3; ++c)
+      lut[a][c] = Over(ClassColor(static_cast<uint8_t>(c)), a ? kColorAttend : kColorMasked, kBlockOverlayAlpha);
+  std::vector<int64_t> block_col(static_cast<size_t>(w));
+  for (int x = 0; x < w; ++x) block_col[static_cast<size_t>(x)] = std::min(bcols - 1, (c0 + x * step) / layout.BlockN());
+  for (int y = 0; y < h; ++y) {
+    const int64_t br = std::min(brows - 1, (r0 + y * step) / layout.BlockM());
+    const uint8_t* row_cls = classes.data() + br * bcols;
+    uint32_t* out = px->data() + static_cast<size_t>(y) * static_cast<size_t>(w);
+    for (int x = 0; x < w; ++x) {
+      const uint8_t c = std::min<uint8_t>(row_cls[block_col[static_cast<size_t>(x)]], 2);
+      out[x] = lut[out[x] == kColorAttend ? 1 : 0][c];
+    }
+  }
 }
 
 }  // namespace stof::app

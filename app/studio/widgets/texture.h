@@ -2,6 +2,7 @@
 // the images the studio draws: the element mask (any rectangle of it, at any sub-sampling
 // step) and the block classes of a layout. Rebuilt only when their input changes (a mask
 // version, a view rectangle), and during a brush stroke only the changed region is re-sent.
+// Used by Studio (which owns the textures) and panels/mask_canvas.cpp (which draws them).
 #pragma once
 
 #include <cstdint>
@@ -42,8 +43,17 @@ inline constexpr uint32_t Rgba(uint8_t r, uint8_t g, uint8_t b, uint8_t a = 255)
 void RenderMaskPixels(const engine::Mask& mask, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                       int64_t step, std::vector<uint32_t>* px, int* w, int* h);
 
-// One texel per block in the legend's colours; `alpha` (0..255) for drawing over the mask.
-void UploadBlockTexture(const engine::BlockLayout& layout, uint8_t alpha, Texture* texture);
+// One opaque texel per block in the legend's colours (the "blocks only" view).
+void UploadBlockTexture(const engine::BlockLayout& layout, Texture* texture);
+
+// The "blocks over mask" view pre-blended on the CPU, so the canvas draws one quad, not two
+// (at L = 4096 the second full-canvas blended quad cost llvmpipe about 3 ms a frame, see
+// docs/user-guide.md). `px` holds w x h pixels from RenderMaskPixels(mask, r0, .., c0, .., step);
+// each pixel is blended (source-over, kBlockOverlayAlpha) with the class of the block that
+// holds its top-left cell. `classes` is engine::BlockClassMatrix(layout).
+void BlendBlockClasses(const engine::BlockLayout& layout, const std::vector<uint8_t>& classes,
+                       int64_t r0, int64_t c0, int64_t step, int w, int h, std::vector<uint32_t>* px);
+inline constexpr uint8_t kBlockOverlayAlpha = 120;
 
 // Okabe-Ito colours (safe for the common colour-vision deficiencies): full = blue,
 // part = orange, empty = reddish purple; the mask is white on near-black.

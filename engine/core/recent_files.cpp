@@ -1,0 +1,123 @@
+// Recent files list (recent_files.h): bounding, JSON form, location and atomic saving. The JSON
+// readers of json_read.h throw inside this file only; every public function catches.
+#include "engine/core/recent_files.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include "engine/core/byte_files.h"
+#include "engine/core/json_read.h"
+
+namespace stof::engine {
+
+namespace {
+constexpr const char* kFormat = "stof-studio-recent";
+constexpr uintmax_t kMaxFileBytes = uintmax_t{1} << 20;
+
+bool Keep(const std::string& path) { return !path.empty() && path.size() <= kMaxRecentPathChars; }
+}  // namespace
+
+std::vector<std::string> AddRecentFile(const std::vector<std::string>& list, const std::string& path,
+                                       size_t max) {
+  std::vector<std::string> out;
+  if (max == 0) return out;
+  if (Keep(path)) out.push_back(path);
+  for (const std::string& p : list) {
+    if (out.size() >= max) break;
+    if (!Keep(p)) continue;
+    bool seen = false;
+    for (const std::string& q : out) seen = seen || q == p;
+    if (!seen) out.push_back(p);
+  }
+  return out;
+}
+
+std::string RecentFilesToJson(const std::vector<std::string>& list) {
+  const nlohmann::json j = {{"format", kFormat}, {"version", 1}, {"files", list}};
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+Expected<std::vector<std::string>> ParseRecentFiles(const std::string& text, const std::string& name,
+                                                    size_t max) {
+  const std::string prefix = name.empty() ? "" : name + ": ";
+  try {
+    const json_read::Json j = json_read::Json::parse(text);
+    const json_read::ObjectReader r(j, name, prefix, {"format", "version", "files"});
+    if (r.String("format") != kFormat)
+      json_read::Fail(r.PathOf("format"), std::string("expected \"") + kFormat + "\", got " +
+                                              json_read::Shown(r.Require("format")));
+    r.Int("version", 1, 1);
+    const json_read::Json& files = r.Array("files");
+    std::vector<std::string> list;
+    for (size_t i = 0; i < files.size(); ++i)
+      list.push_back(json_read::ReadString(files[i], json_read::Index(r.PathOf("files"), i), true));
+    // Dedup and bound through the same rule as adding (the first entry is just the newest).
+    if (list.empty()) return list;
+    const std::string first = list.front();
+    list.erase(list.begin());
+    return AddRecentFile(list, first, max);
+  } catch (const json_read::JsonPathError& e) {
+    return MakeError(e.what());
+  } catch (const nlohmann::json::exception& e) {
+    return MakeError(prefix + "not valid JSON: " + e.what());
+  }
+}
+
+Expected<std::string> RecentFilesPath(const char* xdg_config_home, const char* home) {
+  std::filesystem::path base;
+  if (xdg_config_home && xdg_config_home[0] == '/') {
+    base = xdg_config_home;
+  } else if (home && home[0] != '\0') {
+    base = std::filesystem::path(home) / ".config";
+  } else {
+    return MakeError("recent files: neither XDG_CONFIG_HOME (absolute) nor HOME is set");
+  }
+  return (base / "stof-studio" / "recent.json").string();
+}
+
+Expected<std::vector<std::string>> LoadRecentFiles(const std::string& path, size_t max) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::vector<std::string>{};
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return MakeError(path + ": cannot read: " + ec.message());
+  if (size > kMaxFileBytes)
+    return MakeError(path + ": " + std::to_string(size) + " bytes, more than a recent-files list has (1 MiB)");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return MakeError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream text;
+  text << f.rdbuf();
+  if (f.bad()) return MakeError(path + ": read failed");
+  return ParseRecentFiles(text.str(), path, max);
+}
+
+Status SaveRecentFiles(const std::string& path, const std::vector<std::string>& list) {
+  const std::filesystem::path target(path);
+  std::error_code ec;
+  if (target.has_parent_path()) {
+    std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) return MakeError(target.parent_path().string() + ": cannot create: " + ec.message());
+  }
+  // Unique per process and call, so two studios saving at once never share a temporary.
+  const size_t salt = std::hash<std::thread::id>{}(std::this_thread::get_id()) ^
+                      static_cast<size_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  const std::string tmp = path + ".tmp." + std::to_string(salt);
+  if (Status s = WriteBytesFile(tmp, RecentFilesToJson(list)); !s.IsOk()) {
+    std::filesystem::remove(tmp, ec);
+    return s;
+  }
+  std::filesystem::rename(tmp, target, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(tmp, ec);
+    return MakeError(path + ": cannot replace: " + why);
+  }
+  return Status::Ok();
+}
+
+}  // namespace stof::engine
