@@ -98,9 +98,9 @@ Plan FullPlan() {
   p.fusion.segments = {
       {{1}, "", json::object()},
       {{2, 3, 4, 5, 6}, "sparse_mha", {{"block_m", 64}, {"block_n", 32}, {"num_warps", 4}}},
-      {{7, 8, 9}, "gemm_bias_add_layernorm", {{"tile", json::array({128, 64, 32})}, {"stages", 3}}},
-      {{10, 11, 12}, "gemm_bias_gelu", {{"tile", json::array({128, 128, 32})}, {"split_k", false}}},
-      {{13, 14}, "gemm_bias", {{"note", "flat tiling"}, {"alpha", 1.25}}},
+      {{7, 8, 9}, "gemm_norm", {{"tile", json::array({128, 64, 32})}, {"stages", 3}}},
+      {{10, 11, 12}, "gemm_chain", {{"tile", json::array({128, 128, 32})}, {"split_k", false}}},
+      {{13, 14}, "bias_add_norm", {{"note", "flat tiling"}, {"alpha", 1.25}}},
   };
   p.measurements = {{"mha", 812.5, true, 1.5e9}, {"segment 3", 95.25, true, std::nullopt},
                     {"total", 2400.0, false, std::nullopt}};
