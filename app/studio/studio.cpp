@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "app/studio/panels/export_panel.h"
 #include "app/studio/panels/file_bar.h"
@@ -196,7 +197,10 @@ void Studio::AddRecent(const std::string& path) {
     if (auto on_disk = engine::LoadRecentFiles(m_recent_path); on_disk.IsOk())
       for (auto it = on_disk->rbegin(); it != on_disk->rend(); ++it) m_recent = engine::AddRecentFile(m_recent, *it);
   }
-  m_recent = engine::AddRecentFile(m_recent, path);
+  // Absolute, so the list still works from another working directory next session.
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  m_recent = engine::AddRecentFile(m_recent, ec ? path : absolute.lexically_normal().string());
   if (m_recent_path.empty()) return;
   if (engine::Status s = engine::SaveRecentFiles(m_recent_path, m_recent); !s.IsOk())
     Message(MessageLevel::kError, "recent files not kept: " + s.Message());
