@@ -98,34 +98,35 @@ std::string DescribeSupportedBlockSparseConfigs(int64_t head_dim, int64_t smem_l
 
 engine::Status CheckBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
                                       int64_t num_warps, int64_t smem_limit_bytes) {
-  const std::string what =
-      "block-wise MHA: unsupported " + ConfigName(head_dim, block_m, block_n, num_warps) + ": ";
-  const std::string supported =
-      IsOneOf(head_dim, {64, 128})
-          ? " (supported at head_dim " + Str(head_dim) + " with " + Str(smem_limit_bytes) +
-                " bytes of shared memory per block, as BLOCK_MxBLOCK_N warps: " +
-                DescribeSupportedBlockSparseConfigs(head_dim, smem_limit_bytes) + ")"
-          : "";
-  if (!IsOneOf(head_dim, {64, 128})) return engine::MakeError(what + "head_dim must be 64 or 128");
-  if (!IsOneOf(block_m, {16, 32, 64, 128}))
-    return engine::MakeError(what + "BLOCK_M must be one of 16, 32, 64, 128" + supported);
-  if (!IsOneOf(block_n, {16, 32, 64, 128}))
-    return engine::MakeError(what + "BLOCK_N must be one of 16, 32, 64, 128" + supported);
-  if (!IsOneOf(num_warps, {1, 2, 4, 8}))
-    return engine::MakeError(what + "num_warps must be one of 1, 2, 4, 8" + supported);
-  if (BlockSparseRowsPerWarp(head_dim, block_m, block_n, num_warps) == 0) {
-    return engine::MakeError(
-        what + "num_warps must be at least BLOCK_M / 16 = " + Str(block_m / 16) +
-        " (each warp owns 16 query rows), or exactly BLOCK_M / 32 with head_dim 64 and BLOCK_N "
-        "<= 64 (each warp owns 32 rows)" + supported);
+  // Runs on every launch: the rule checks are integer compares, and the message (with the
+  // supported list, which checks every combination) is built only when one fails.
+  std::string rule;
+  if (!IsOneOf(head_dim, {64, 128})) {
+    rule = "head_dim must be 64 or 128";
+  } else if (!IsOneOf(block_m, {16, 32, 64, 128})) {
+    rule = "BLOCK_M must be one of 16, 32, 64, 128";
+  } else if (!IsOneOf(block_n, {16, 32, 64, 128})) {
+    rule = "BLOCK_N must be one of 16, 32, 64, 128";
+  } else if (!IsOneOf(num_warps, {1, 2, 4, 8})) {
+    rule = "num_warps must be one of 1, 2, 4, 8";
+  } else if (BlockSparseRowsPerWarp(head_dim, block_m, block_n, num_warps) == 0) {
+    rule = "num_warps must be at least BLOCK_M / 16 = " + Str(block_m / 16) +
+           " (each warp owns 16 query rows), or exactly BLOCK_M / 32 with head_dim 64 and "
+           "BLOCK_N <= 64 (each warp owns 32 rows)";
+  } else if (const size_t smem = BlockSparseSmemBytes(head_dim, block_m, block_n, num_warps);
+             static_cast<int64_t>(smem) > smem_limit_bytes) {
+    rule = "needs " + Str(static_cast<int64_t>(smem)) + " bytes of shared memory, the limit is " +
+           Str(smem_limit_bytes);
   }
-  const size_t smem = BlockSparseSmemBytes(head_dim, block_m, block_n, num_warps);
-  if (static_cast<int64_t>(smem) > smem_limit_bytes) {
-    return engine::MakeError(what + "needs " + Str(static_cast<int64_t>(smem)) +
-                             " bytes of shared memory, the limit is " + Str(smem_limit_bytes) +
-                             supported);
+  if (rule.empty()) return engine::Status::Ok();
+  std::string message = "block-wise MHA: unsupported " +
+                        ConfigName(head_dim, block_m, block_n, num_warps) + ": " + rule;
+  if (IsOneOf(head_dim, {64, 128})) {
+    message += " (supported at head_dim " + Str(head_dim) + " with " + Str(smem_limit_bytes) +
+               " bytes of shared memory per block, as BLOCK_MxBLOCK_N warps: " +
+               DescribeSupportedBlockSparseConfigs(head_dim, smem_limit_bytes) + ")";
   }
-  return engine::Status::Ok();
+  return engine::MakeError(message);
 }
 
 engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
@@ -183,33 +184,33 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
   if (rows_per_warp == 32) {  // head_dim 64, BLOCK_N <= 64 (BlockSparseRowsPerWarp)
     switch (layout.BlockN()) {
       case 16:
-        return detail::LaunchBlockSparseVariant<64, 16, 2>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<64, 16, 2>(p, smem, device, smem_limit, stream);
       case 32:
-        return detail::LaunchBlockSparseVariant<64, 32, 2>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<64, 32, 2>(p, smem, device, smem_limit, stream);
       case 64:
-        return detail::LaunchBlockSparseVariant<64, 64, 2>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<64, 64, 2>(p, smem, device, smem_limit, stream);
     }
   } else if (w.head_dim == 64) {
     switch (layout.BlockN()) {
       case 16:
-        return detail::LaunchBlockSparseVariant<64, 16, 1>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<64, 16, 1>(p, smem, device, smem_limit, stream);
       case 32:
-        return detail::LaunchBlockSparseVariant<64, 32, 1>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<64, 32, 1>(p, smem, device, smem_limit, stream);
       case 64:
-        return detail::LaunchBlockSparseVariant<64, 64, 1>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<64, 64, 1>(p, smem, device, smem_limit, stream);
       case 128:
-        return detail::LaunchBlockSparseVariant<64, 128, 1>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<64, 128, 1>(p, smem, device, smem_limit, stream);
     }
   } else {
     switch (layout.BlockN()) {
       case 16:
-        return detail::LaunchBlockSparseVariant<128, 16, 1>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<128, 16, 1>(p, smem, device, smem_limit, stream);
       case 32:
-        return detail::LaunchBlockSparseVariant<128, 32, 1>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<128, 32, 1>(p, smem, device, smem_limit, stream);
       case 64:
-        return detail::LaunchBlockSparseVariant<128, 64, 1>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<128, 64, 1>(p, smem, device, smem_limit, stream);
       case 128:
-        return detail::LaunchBlockSparseVariant<128, 128, 1>(p, smem, stream);
+        return detail::LaunchBlockSparseVariant<128, 128, 1>(p, smem, device, smem_limit, stream);
     }
   }
   // Unreachable: CheckBlockSparseConfig accepted head_dim and BLOCK_N above.

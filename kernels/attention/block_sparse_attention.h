@@ -56,7 +56,8 @@ engine::Status CheckBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t
 // 32 rows per warp ran 1.13-1.24 x slower, and a split 1.12-1.45 x slower except at batch 1
 // with global rows (Longformer L4096 B1: 83 vs 100 us), where one heavy block row dominates.
 bool IsPreferredBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
-                                  int64_t num_warps, int64_t smem_limit_bytes = kHopperSmemPerBlock);
+                                  int64_t num_warps,
+                                  int64_t smem_limit_bytes = kHopperSmemPerBlock);
 
 // Every supported combination for head_dim, BLOCK_M-major, then BLOCK_N, then num_warps.
 std::vector<BlockSparseConfig> SupportedBlockSparseConfigs(

@@ -6,13 +6,13 @@
 
 namespace stof::kernels::detail {
 
-template engine::Status LaunchBlockSparseVariant<128, 16, 1>(const BlockSparseParams&, size_t,
-                                                             void*);
-template engine::Status LaunchBlockSparseVariant<128, 32, 1>(const BlockSparseParams&, size_t,
-                                                             void*);
-template engine::Status LaunchBlockSparseVariant<128, 64, 1>(const BlockSparseParams&, size_t,
-                                                             void*);
-template engine::Status LaunchBlockSparseVariant<128, 128, 1>(const BlockSparseParams&, size_t,
-                                                              void*);
+template engine::Status LaunchBlockSparseVariant<128, 16, 1>(
+    const BlockSparseParams&, size_t, int, int, void*);
+template engine::Status LaunchBlockSparseVariant<128, 32, 1>(
+    const BlockSparseParams&, size_t, int, int, void*);
+template engine::Status LaunchBlockSparseVariant<128, 64, 1>(
+    const BlockSparseParams&, size_t, int, int, void*);
+template engine::Status LaunchBlockSparseVariant<128, 128, 1>(
+    const BlockSparseParams&, size_t, int, int, void*);
 
 }  // namespace stof::kernels::detail

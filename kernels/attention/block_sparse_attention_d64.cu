@@ -7,13 +7,13 @@
 
 namespace stof::kernels::detail {
 
-template engine::Status LaunchBlockSparseVariant<64, 16, 1>(const BlockSparseParams&, size_t,
-                                                            void*);
-template engine::Status LaunchBlockSparseVariant<64, 32, 1>(const BlockSparseParams&, size_t,
-                                                            void*);
-template engine::Status LaunchBlockSparseVariant<64, 64, 1>(const BlockSparseParams&, size_t,
-                                                            void*);
-template engine::Status LaunchBlockSparseVariant<64, 128, 1>(const BlockSparseParams&, size_t,
-                                                             void*);
+template engine::Status LaunchBlockSparseVariant<64, 16, 1>(
+    const BlockSparseParams&, size_t, int, int, void*);
+template engine::Status LaunchBlockSparseVariant<64, 32, 1>(
+    const BlockSparseParams&, size_t, int, int, void*);
+template engine::Status LaunchBlockSparseVariant<64, 64, 1>(
+    const BlockSparseParams&, size_t, int, int, void*);
+template engine::Status LaunchBlockSparseVariant<64, 128, 1>(
+    const BlockSparseParams&, size_t, int, int, void*);
 
 }  // namespace stof::kernels::detail

@@ -7,11 +7,11 @@
 
 namespace stof::kernels::detail {
 
-template engine::Status LaunchBlockSparseVariant<64, 16, 2>(const BlockSparseParams&, size_t,
-                                                            void*);
-template engine::Status LaunchBlockSparseVariant<64, 32, 2>(const BlockSparseParams&, size_t,
-                                                            void*);
-template engine::Status LaunchBlockSparseVariant<64, 64, 2>(const BlockSparseParams&, size_t,
-                                                            void*);
+template engine::Status LaunchBlockSparseVariant<64, 16, 2>(
+    const BlockSparseParams&, size_t, int, int, void*);
+template engine::Status LaunchBlockSparseVariant<64, 32, 2>(
+    const BlockSparseParams&, size_t, int, int, void*);
+template engine::Status LaunchBlockSparseVariant<64, 64, 2>(
+    const BlockSparseParams&, size_t, int, int, void*);
 
 }  // namespace stof::kernels::detail

@@ -30,6 +30,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "kernels/attention/block_sparse_variant.h"
@@ -423,18 +424,23 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
 
 template <int kHeadDim, int kBlockN, int kMTiles>
 engine::Status LaunchBlockSparseVariant(const BlockSparseParams& p, size_t smem_bytes,
-                                        void* stream) {
+                                        int device, int smem_optin, void* stream) {
   auto* kernel = &BlockSparseAttentionKernel<kHeadDim, kBlockN, kMTiles>;
-  // Above 48 KiB a kernel must opt in to its dynamic shared memory size. The carveout asks
-  // for the largest shared-memory share of L1, so that registers, not a smaller carveout
-  // picked by the driver, decide how many blocks share an SM (ncu reported both limits at 3
-  // blocks per SM for the first version's 46 KB, 130-register blocks).
-  if (smem_bytes > 48 * 1024) {
-    STOF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(smem_bytes)));
+  // Function attributes belong to a device, so they are set once per device (bit `device` of
+  // `configured`), not on every launch: the opt-in dynamic shared memory up to the device's
+  // per-block limit (above 48 KiB a kernel must opt in), and the largest shared-memory share
+  // of L1 as carveout, so that registers, not a smaller carveout picked by the driver, decide
+  // how many blocks share an SM (ncu reported both limits at 3 blocks per SM for the first
+  // version's 46 KB, 130-register blocks). Two threads racing here set the same values.
+  static std::atomic<uint64_t> configured{0};
+  const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
+  if (bit == 0 || (configured.load(std::memory_order_acquire) & bit) == 0) {
+    STOF_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_optin));
+    STOF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+    configured.fetch_or(bit, std::memory_order_release);
   }
-  STOF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                     static_cast<int>(cudaSharedmemCarveoutMaxShared)));
   const unsigned threads = 32u * static_cast<unsigned>(p.warps_per_group * p.split);
   kernel<<<static_cast<unsigned>(p.grid_blocks), threads, smem_bytes,
            static_cast<cudaStream_t>(stream)>>>(p);

@@ -6,7 +6,8 @@
 // Invariants (checked once by LaunchBlockSparseAttention before any launch): pointers are
 // device pointers, 16-byte aligned; 16 <= block_m <= 128 is a power of two; warps_per_group =
 // block_m / (16 kMTiles); split * warps_per_group <= 8; kMTiles = 2 only with split = 1;
-// the layout arrays belong to a BlockLayout of the mask at block_m x kBlockN; seq_len <= 32768; block_rows * batch * heads < 2^31.
+// the layout arrays belong to a BlockLayout of the mask at block_m x kBlockN;
+// seq_len <= 32768; block_rows * batch * heads < 2^31.
 #pragma once
 
 #include <cstddef>
@@ -53,9 +54,10 @@ constexpr size_t BlockSparseSmemBytesFor(int head_dim, int block_m, int block_n,
 
 // Launches one variant (kMTiles: 16-row m-tiles per warp, 1 or 2) with blockDim =
 // 32 * warps_per_group * split threads and `smem_bytes` of dynamic shared memory on `stream`
-// (cudaStream_t). Defined in block_sparse_kernel.cuh.
+// (cudaStream_t) on the current device `device`, whose opt-in shared memory per block is
+// `smem_optin` bytes. Defined in block_sparse_kernel.cuh.
 template <int kHeadDim, int kBlockN, int kMTiles>
 engine::Status LaunchBlockSparseVariant(const BlockSparseParams& p, size_t smem_bytes,
-                                        void* stream);
+                                        int device, int smem_optin, void* stream);
 
 }  // namespace stof::kernels::detail

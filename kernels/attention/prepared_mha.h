@@ -67,8 +67,9 @@ const char* MhaChoiceKernelName(const MhaChoice& c);
 // Eq. 2's order). Without overrides the first in the kernel's preferred set
 // (IsPreferredBlockSparseConfig) is used; with a fixed field, or if nothing preferred fits,
 // the first that CheckBlockSparseConfig accepts with device.smem_per_block_bytes. If that is
-// not Eq. 2's own pick, fell_back is set and the note says why the pick was not used. When every field is fixed, an unsupported
-// combination is an error with CheckBlockSparseConfig's message. BLOCK/warp fields given with
+// not Eq. 2's own pick, fell_back is set and the note says why the pick was not used. When
+// every field is fixed, an unsupported combination is an error with CheckBlockSparseConfig's
+// message. BLOCK/warp fields given with
 // the row-wise kernel or kNative are ignored and the note says so. kNative runs Eq. 1 / Eq. 2
 // for information only (selection) and sets `native`. Fails on a bad workload (head_dim must
 // be 64 or 128, dtype f16) or a mask that is not seq_len x seq_len.
