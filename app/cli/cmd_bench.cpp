@@ -1,8 +1,9 @@
 // `stof bench mha`: times our sparse MHA kernel on one mask and workload, the way the project
 // times kernels (DESIGN.md, docs/kernels.md "Benchmarking"):
-//   1. choice: STOF Eq. 1 / Eq. 2 on the local device's spec, restricted to the block-wise
-//      kernel's supported set (kernels/attention/prepared_mha.h), or the user's overrides
-//      (--kernel native: the unfused cuBLAS + softmax baseline, never chosen by Eq. 1);
+//   1. choice: STOF Eq. 1 / Eq. 2 on the local device's spec, Eq. 2 ranked within the
+//      block-wise kernel's preferred set (kernels/attention/prepared_mha.h), or the user's
+//      overrides (--kernel native: the unfused cuBLAS + softmax baseline, never chosen by
+//      Eq. 1);
 //   2. the device layout built and uploaded once (its time reported apart from the kernel's);
 //   3. a reference check of that exact configuration on the same mask against
 //      engine::cpu::MaskedAttention (batch 1; all heads when L <= 1024, else one), output
@@ -705,8 +706,12 @@ static void AddMhaOptions(CLI::App* m, BenchArgs* args) {
                 "auto (Eq. 1), row_wise, block_wise or native (the unfused cuBLAS + softmax "
                 "baseline; needs a B*H*L*L fp16 workspace)")
       ->capture_default_str();
-  m->add_option("--block", args->block, "Block-wise BLOCK_MxBLOCK_N (default: Eq. 2)");
-  m->add_option("--warps", args->warps, "Block-wise num_warps: 1, 2, 4 or 8 (default: Eq. 2)");
+  m->add_option("--block", args->block,
+                "Block-wise BLOCK_MxBLOCK_N (default: Eq. 2's best in the kernel's preferred set, "
+                ">= 64x64; docs/kernels.md)");
+  m->add_option("--warps", args->warps,
+                "Block-wise num_warps: 1, 2, 4 or 8 (default: Eq. 2's best that the kernel "
+                "supports)");
   m->add_option("--input-seed", args->input_seed, "Seed of the random inputs")
       ->capture_default_str();
 }
