@@ -176,4 +176,107 @@ void Softmax(float* x, int64_t rows, int64_t cols) {
   }
 }
 
+void ApplyActivation(float* x, int64_t n, Activation act) {
+  if (act == Activation::kNone) return;
+  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(Activate(act, x[i]));
+}
+
+void RmsNorm(const float* x, float* y, const float* gamma, int64_t rows, int64_t cols,
+             float eps) {
+  if (cols <= 0) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * cols;
+    float* yr = y + r * cols;
+    double ms = 0;
+    for (int64_t c = 0; c < cols; ++c) ms += static_cast<double>(xr[c]) * xr[c];
+    ms /= static_cast<double>(cols);
+    const double inv = 1.0 / std::sqrt(ms + static_cast<double>(eps));
+    for (int64_t c = 0; c < cols; ++c) yr[c] = static_cast<float>(xr[c] * inv * gamma[c]);
+  }
+}
+
+void LinearEpilogue(const float* a, const float* w, const float* bias, Activation act,
+                    const float* residual, float* out, int64_t m, int64_t n, int64_t k) {
+  std::vector<double> row(static_cast<size_t>(n));
+  for (int64_t i = 0; i < m; ++i) {
+    std::fill(row.begin(), row.end(), 0.0);
+    for (int64_t p = 0; p < k; ++p) {  // i-p-j order: w is read row by row
+      const double av = a[i * k + p];
+      const float* wp = w + p * n;
+      for (int64_t j = 0; j < n; ++j) row[static_cast<size_t>(j)] += av * wp[j];
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      double v = row[static_cast<size_t>(j)] + (bias ? bias[j] : 0.0);
+      v = Activate(act, v);
+      if (residual) v += residual[i * n + j];
+      out[i * n + j] = static_cast<float>(v);
+    }
+  }
+}
+
+void BiasAddNorm(const float* x, const float* bias, const float* residual, const float* gamma,
+                 const float* beta, float* y, int64_t rows, int64_t cols, float eps) {
+  std::vector<float> sum(static_cast<size_t>(cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      double v = x[r * cols + c];
+      if (bias) v += bias[c];
+      if (residual) v += residual[r * cols + c];
+      sum[static_cast<size_t>(c)] = static_cast<float>(v);
+    }
+    if (beta)
+      LayerNorm(sum.data(), y + r * cols, gamma, beta, 1, cols, eps);
+    else
+      RmsNorm(sum.data(), y + r * cols, gamma, 1, cols, eps);
+  }
+}
+
+Status ScaleMaskSoftmax(float* s, int64_t bh, int64_t seq_len, const Mask& mask, float scale) {
+  if (mask.Rows() != seq_len || mask.Cols() != seq_len)
+    return MakeError("mask: expected " + std::to_string(seq_len) + " x " +
+                     std::to_string(seq_len) + ", got " + std::to_string(mask.Rows()) + " x " +
+                     std::to_string(mask.Cols()));
+  const int64_t L = seq_len;
+  for (int64_t h = 0; h < bh; ++h) {
+    for (int64_t i = 0; i < L; ++i) {
+      float* row = s + (h * L + i) * L;
+      double mx = -std::numeric_limits<double>::infinity();
+      for (int64_t j = 0; j < L; ++j)
+        if (mask.Get(i, j)) mx = std::max(mx, static_cast<double>(row[j]) * scale);
+      if (mx == -std::numeric_limits<double>::infinity()) {  // nothing attended
+        std::fill(row, row + L, 0.0f);
+        continue;
+      }
+      double sum = 0;
+      for (int64_t j = 0; j < L; ++j) {
+        const double e = mask.Get(i, j) ? std::exp(static_cast<double>(row[j]) * scale - mx) : 0.0;
+        row[j] = static_cast<float>(e);
+        sum += e;
+      }
+      for (int64_t j = 0; j < L; ++j) row[j] = static_cast<float>(row[j] / sum);
+    }
+  }
+  return Status::Ok();
+}
+
+void SplitHeads(const float* src, int64_t src_row_stride, int64_t col_offset, float* dst,
+                int64_t batch, int64_t seq_len, int64_t heads, int64_t head_dim) {
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t l = 0; l < seq_len; ++l)
+        for (int64_t t = 0; t < head_dim; ++t)
+          dst[((b * heads + h) * seq_len + l) * head_dim + t] =
+              src[(b * seq_len + l) * src_row_stride + col_offset + h * head_dim + t];
+}
+
+void MergeHeads(const float* src, float* dst, int64_t batch, int64_t seq_len, int64_t heads,
+                int64_t head_dim) {
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t l = 0; l < seq_len; ++l)
+        for (int64_t t = 0; t < head_dim; ++t)
+          dst[(b * seq_len + l) * heads * head_dim + h * head_dim + t] =
+              src[((b * heads + h) * seq_len + l) * head_dim + t];
+}
+
 }  // namespace stof::engine::cpu

@@ -292,3 +292,97 @@ TEST(ReferenceOps, SoftmaxHandCaseAndLargeInputs) {
     EXPECT_NEAR(sum, 1.0, 1e-6);
   }
 }
+
+// --- The layer ops of the fused kernels (reference.h, second block) ---
+
+TEST(ReferenceOps, ActivationGeluIsTanhForm) {
+  // 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))), computed in double by Python's math.
+  float x[] = {1.0f, -1.0f, 3.0f, 0.0f};
+  cpu::ApplyActivation(x, 4, Activation::kGelu);
+  EXPECT_FLOAT_EQ(x[0], 0.8411919906082768f);
+  EXPECT_FLOAT_EQ(x[1], -0.15880800939172324f);
+  EXPECT_FLOAT_EQ(x[2], 2.996362607918227f);
+  EXPECT_EQ(x[3], 0.0f);
+  float r[] = {-2.0f, 0.5f};
+  cpu::ApplyActivation(r, 2, Activation::kRelu);
+  EXPECT_EQ(r[0], 0.0f);
+  EXPECT_EQ(r[1], 0.5f);
+  EXPECT_TRUE(ParseActivation("gelu", "x").IsOk());
+  auto bad = ParseActivation("swish", "plan.json: act");
+  ASSERT_FALSE(bad.IsOk());
+  EXPECT_NE(bad.Message().find("plan.json: act"), std::string::npos);
+}
+
+TEST(ReferenceOps, RmsNormKnownCase) {
+  // x = [1 2 3 4]: mean(x^2) = 7.5, y = x / sqrt(7.5 + eps) * gamma.
+  const float x[] = {1, 2, 3, 4};
+  const float gamma[] = {1, 1, 2, 2};
+  float y[4];
+  cpu::RmsNorm(x, y, gamma, 1, 4, 0.0f);
+  EXPECT_FLOAT_EQ(y[0], static_cast<float>(1 / std::sqrt(7.5)));
+  EXPECT_FLOAT_EQ(y[3], static_cast<float>(8 / std::sqrt(7.5)));
+}
+
+TEST(ReferenceOps, LinearEpilogueHandCase) {
+  // a = [[1 2]], w = [[1 0 -1], [2 1 0]]: a w = [5 2 -1]; + bias [1 -3 0] = [6 -1 -1];
+  // ReLU -> [6 0 0]; + residual [1 1 1] = [7 1 1].
+  const float a[] = {1, 2}, w[] = {1, 0, -1, 2, 1, 0}, bias[] = {1, -3, 0}, res[] = {1, 1, 1};
+  float out[3];
+  cpu::LinearEpilogue(a, w, bias, Activation::kRelu, res, out, 1, 3, 2);
+  EXPECT_EQ(out[0], 7.0f);
+  EXPECT_EQ(out[1], 1.0f);
+  EXPECT_EQ(out[2], 1.0f);
+  cpu::LinearEpilogue(a, w, nullptr, Activation::kNone, nullptr, out, 1, 3, 2);
+  EXPECT_EQ(out[2], -1.0f);
+}
+
+TEST(ReferenceOps, BiasAddNormMatchesSteps) {
+  std::mt19937_64 rng(5);
+  auto x = RandomVec(3 * 8, rng, -2, 2), res = RandomVec(3 * 8, rng, -2, 2);
+  auto bias = RandomVec(8, rng, -1, 1), gamma = RandomVec(8, rng, 0.5f, 1.5f);
+  auto beta = RandomVec(8, rng, -1, 1);
+  std::vector<float> sum(x), want(24), got(24), want_rms(24);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 8; ++c) sum[r * 8 + c] = x[r * 8 + c] + bias[c] + res[r * 8 + c];
+  cpu::LayerNorm(sum.data(), want.data(), gamma.data(), beta.data(), 3, 8, 1e-5f);
+  cpu::BiasAddNorm(x.data(), bias.data(), res.data(), gamma.data(), beta.data(), got.data(), 3,
+                   8, 1e-5f);
+  for (int i = 0; i < 24; ++i) EXPECT_NEAR(got[i], want[i], 1e-5);
+  cpu::RmsNorm(sum.data(), want_rms.data(), gamma.data(), 3, 8, 1e-6f);
+  cpu::BiasAddNorm(x.data(), bias.data(), res.data(), gamma.data(), nullptr, got.data(), 3, 8,
+                   1e-6f);
+  for (int i = 0; i < 24; ++i) EXPECT_NEAR(got[i], want_rms[i], 1e-5);
+}
+
+TEST(ReferenceOps, ScaleMaskSoftmaxHandCaseAndEmptyRow) {
+  // L = 2, mask [[1 1], [0 0]], scale 0.5: row 0 = softmax([2 4] * 0.5) = softmax([1 2]);
+  // row 1 attends nothing: zeros.
+  Mask m = *Mask::Create(2, 2);
+  m.Set(0, 0, true);
+  m.Set(0, 1, true);
+  float s[] = {2, 4, 7, 9};
+  ASSERT_TRUE(cpu::ScaleMaskSoftmax(s, 1, 2, m, 0.5f).IsOk());
+  EXPECT_FLOAT_EQ(s[0], 0.2689414213699951f);
+  EXPECT_FLOAT_EQ(s[1], 0.7310585786300049f);
+  EXPECT_EQ(s[2], 0.0f);
+  EXPECT_EQ(s[3], 0.0f);
+  Mask wrong = *Mask::Create(3, 3);
+  auto st = cpu::ScaleMaskSoftmax(s, 1, 2, wrong, 1.0f);
+  ASSERT_FALSE(st.IsOk());
+  EXPECT_NE(st.Message().find("mask"), std::string::npos);
+}
+
+TEST(ReferenceOps, SplitMergeHeadsRoundTrip) {
+  // qkv rows [B=2, L=3] of 3 * H * d (H = 2, d = 4): split K (col offset H*d) then merge back.
+  const int64_t B = 2, L = 3, H = 2, d = 4, stride = 3 * H * d;
+  std::vector<float> qkv(static_cast<size_t>(B * L * stride));
+  for (size_t i = 0; i < qkv.size(); ++i) qkv[i] = static_cast<float>(i);
+  std::vector<float> k(static_cast<size_t>(B * H * L * d)), merged(static_cast<size_t>(B * L * H * d));
+  cpu::SplitHeads(qkv.data(), stride, H * d, k.data(), B, L, H, d);
+  // k[b=1, h=1, l=2, t=3] = qkv[(1*3 + 2) * 24 + 8 + 4 + 3] = 135.
+  EXPECT_EQ(k[((1 * H + 1) * L + 2) * d + 3], 135.0f);
+  cpu::MergeHeads(k.data(), merged.data(), B, L, H, d);
+  for (int64_t r = 0; r < B * L; ++r)
+    for (int64_t c = 0; c < H * d; ++c)
+      EXPECT_EQ(merged[r * H * d + c], qkv[r * stride + H * d + c]);
+}
