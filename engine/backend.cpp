@@ -4,8 +4,11 @@
 // It checks only what holds for every backend; dtype support is each backend's own check.
 #include "engine/backend.h"
 
+#include <algorithm>
+#include <chrono>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace stof::engine {
 
@@ -50,6 +53,68 @@ Status ValidateMhaCall(const MhaCall& call) {
     return MakeError(what + "config.kernel: unknown value " +
                      std::to_string(static_cast<int>(c.kernel)));
   return Status::Ok();
+}
+
+const char* MhaVariantName(MhaVariant v) {
+  switch (v) {
+    case MhaVariant::kUnfused: return "unfused";
+    case MhaVariant::kDecomposed: return "sd";
+    case MhaVariant::kRecomposed: return "sdf";
+    default: return "fused";
+  }
+}
+
+Expected<MhaVariant> ParseMhaVariant(const std::string& s, const std::string& what) {
+  if (s == "fused" || s == "f") return MhaVariant::kFused;
+  if (s == "unfused" || s == "u" || s == "native") return MhaVariant::kUnfused;
+  if (s == "sd" || s == "decomposed") return MhaVariant::kDecomposed;
+  if (s == "sdf" || s == "recomposed") return MhaVariant::kRecomposed;
+  return MakeError(what + ": expected fused, unfused, sd or sdf, got '" + s + "'");
+}
+
+namespace {
+Status NotSupported(const Backend& b, const char* op) {
+  return MakeError(b.Name() + ": " + op + " is not supported by this backend");
+}
+}  // namespace
+
+Status Backend::RunGemm(const GemmCall&) { return NotSupported(*this, "gemm"); }
+Status Backend::RunBatchedGemm(const BatchedGemmCall&) {
+  return NotSupported(*this, "batched gemm");
+}
+Status Backend::RunEpilogue(const EpilogueCall&) { return NotSupported(*this, "epilogue"); }
+Status Backend::RunNorm(const NormCall&) { return NotSupported(*this, "norm"); }
+Status Backend::RunGemmNorm(const GemmNormCall&) { return NotSupported(*this, "gemm_norm"); }
+Status Backend::RunGemmChain(const GemmChainCall&) { return NotSupported(*this, "gemm_chain"); }
+Status Backend::RunScores(const ScoresCall&) { return NotSupported(*this, "attention scores"); }
+Status Backend::RunHeads(const HeadsCall&) { return NotSupported(*this, "head split/merge"); }
+
+Expected<Measurement> Backend::Measure(const std::function<Status(void* stream)>& work,
+                                       const MeasureOptions& options) {
+  if (options.repeats < 1)
+    return MakeError("measure: repeats: must be at least 1, got " +
+                     std::to_string(options.repeats));
+  using Clock = std::chrono::steady_clock;
+  for (int i = 0; i < options.warmup; ++i) {
+    STOF_RETURN_IF_ERROR(work(nullptr));
+    STOF_RETURN_IF_ERROR(Synchronize());
+  }
+  std::vector<double> us;
+  const auto begin = Clock::now();
+  for (int i = 0; i < options.repeats; ++i) {
+    const auto t0 = Clock::now();
+    STOF_RETURN_IF_ERROR(work(nullptr));
+    STOF_RETURN_IF_ERROR(Synchronize());
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    if (std::chrono::duration<double>(Clock::now() - begin).count() > options.max_seconds) break;
+  }
+  std::sort(us.begin(), us.end());
+  Measurement m;
+  m.median_us = us[us.size() / 2];
+  m.min_us = us.front();
+  m.repeats = static_cast<int>(us.size());
+  m.method = "host clock";
+  return m;
 }
 
 }  // namespace stof::engine

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "engine/device/device_spec.h"
+#include "engine/layer_ops.h"
 #include "engine/mask/mask.h"
 #include "engine/select/kernel_select.h"
 
@@ -21,6 +23,14 @@ struct MhaConfig {
   int64_t block_m = 64, block_n = 64, num_warps = 4;
 };
 
+// The attention block's four exact variants, the "fusion ladder" (docs/fusion.md): F the fused
+// sparse kernel (row-wise or block-wise per MhaConfig), U unfused (GEMM, scale+mask+softmax,
+// GEMM), SD decomposed softmax (GEMM, LS, IR, GS, GEMM), SDF decomposed + fused (LS in the
+// QK^T GEMM's epilogue, GS in the PV GEMM's prologue).
+enum class MhaVariant { kFused, kUnfused, kDecomposed, kRecomposed };
+const char* MhaVariantName(MhaVariant v);  // "fused", "unfused", "sd", "sdf"
+Expected<MhaVariant> ParseMhaVariant(const std::string& s, const std::string& what);
+
 // One MHA call: q, k, v, o are [B, H, L, d] in the backend's memory, of workload.dtype.
 struct MhaCall {
   Workload workload;
@@ -31,6 +41,22 @@ struct MhaCall {
   const void* v = nullptr;
   void* o = nullptr;
   void* stream = nullptr;  // opaque; nullptr = the backend's default
+  MhaVariant variant = MhaVariant::kFused;
+  int64_t sub_len = 64;    // SD, SDF: the softmax sub-vector length T
+  float scale = 0.0f;      // score scale; 0 = 1/sqrt(head_dim) (T5 attention passes 1)
+};
+
+// How Backend::Measure times a piece of work.
+struct MeasureOptions {
+  int warmup = 2;
+  int repeats = 10;          // at least 1; stops early once max_seconds is spent (>= 1 run)
+  double max_seconds = 2.0;
+  bool graph = false;        // CUDA: capture the work once into a CUDA graph and time replays
+};
+struct Measurement {
+  double median_us = 0, min_us = 0;
+  int repeats = 0;
+  std::string method;        // "cuda events", "cuda graph + events", "host clock"
 };
 
 class Backend {
@@ -48,6 +74,22 @@ class Backend {
 
   // Runs masked MHA; validates the call (shapes, mask size, dtype, config) first.
   virtual Status RunMha(const MhaCall& call) = 0;
+
+  // The layer ops (engine/layer_ops.h). The defaults fail with "<backend>: <op> is not
+  // supported", so a backend implements what it can.
+  virtual Status RunGemm(const GemmCall& call);
+  virtual Status RunBatchedGemm(const BatchedGemmCall& call);
+  virtual Status RunEpilogue(const EpilogueCall& call);
+  virtual Status RunNorm(const NormCall& call);
+  virtual Status RunGemmNorm(const GemmNormCall& call);
+  virtual Status RunGemmChain(const GemmChainCall& call);
+  virtual Status RunScores(const ScoresCall& call);
+  virtual Status RunHeads(const HeadsCall& call);
+
+  // Times `work` (which enqueues on the stream it is given): warm-up runs, then up to
+  // `repeats` timed runs. The default uses the host clock around work + Synchronize.
+  virtual Expected<Measurement> Measure(const std::function<Status(void* stream)>& work,
+                                        const MeasureOptions& options);
 };
 
 // Checks what every backend needs of an MhaCall: workload valid, mask present and L x L,

@@ -73,7 +73,7 @@ Status CpuBackend::RunMha(const MhaCall& call) {
   return cpu::MaskedAttention(static_cast<const float*>(call.q),
                               static_cast<const float*>(call.k),
                               static_cast<const float*>(call.v), static_cast<float*>(call.o),
-                              call.workload, *call.mask);
+                              call.workload, *call.mask, call.scale);
 }
 
 }  // namespace stof::engine

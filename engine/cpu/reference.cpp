@@ -35,7 +35,7 @@ double Dot(const double* a, const float* b, int64_t n) {
 }  // namespace
 
 Status MaskedAttention(const float* q, const float* k, const float* v, float* o,
-                       const Workload& w, const Mask& mask) {
+                       const Workload& w, const Mask& mask, float scale_in) {
   STOF_RETURN_IF_ERROR(w.Validate("workload"));
   if (mask.Rows() != w.seq_len || mask.Cols() != w.seq_len) {
     return MakeError("mask: size " + std::to_string(mask.Rows()) + " x " +
@@ -48,7 +48,8 @@ Status MaskedAttention(const float* q, const float* k, const float* v, float* o,
   if (o == nullptr) return MakeError("attention: o: must not be null");
 
   const int64_t L = w.seq_len, d = w.head_dim;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  const double scale =
+      scale_in != 0.0f ? static_cast<double>(scale_in) : 1.0 / std::sqrt(static_cast<double>(d));
 
   // Attended columns of every row, in increasing order; shared by all (batch, head).
   std::vector<int64_t> row_begin(static_cast<size_t>(L) + 1, 0);

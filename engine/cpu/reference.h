@@ -13,10 +13,11 @@
 namespace stof::engine::cpu {
 
 // O = softmax(Q K^T * scale, masked) V for q, k, v, o of shape [B, H, L, d], one mask shared
-// by every (batch, head). scale = 1/sqrt(d). Masked elements are excluded (not -inf added), so
-// a fully masked row gives zeros, never NaN. Accumulates in double. Errors: mask size != L.
+// by every (batch, head). scale 0 means 1/sqrt(d) (T5 layers pass 1: no scaling). Masked
+// elements are excluded (not -inf added), so a fully masked row gives zeros, never NaN.
+// Accumulates in double. Errors: mask size != L.
 Status MaskedAttention(const float* q, const float* k, const float* v, float* o,
-                       const Workload& w, const Mask& mask);
+                       const Workload& w, const Mask& mask, float scale = 0.0f);
 
 // C[M,N] = alpha * op(A) op(B) + beta * C; op(A) is [M,K] (A stored [K,M] when trans_a),
 // op(B) is [K,N] (B stored [N,K] when trans_b). Accumulates in double.

@@ -1,0 +1,45 @@
+// DefaultScheme (see default_scheme.h): greedy longest template match.
+#include "engine/fusion/default_scheme.h"
+
+#include "engine/fusion/template_match.h"
+
+namespace stof::engine {
+
+bool OutputEscapes(const OpGraph& g, const Segment& s, int op) {
+  for (const Op& reader : g.ops) {
+    if (s.Contains(reader.number)) continue;
+    for (const TensorRef& t : reader.inputs)
+      if (t.source == TensorSource::kOp && t.op == op) return true;
+  }
+  return false;
+}
+
+FusionScheme DefaultScheme(const OpGraph& g, bool include_chains) {
+  std::vector<Segment> segs;
+  int first = 1;
+  while (first <= g.Size()) {
+    int best = first;
+    for (int last = g.Size(); last > first; --last) {
+      const Segment s{first, last};
+      if (CiCount(g, s) > kMaxCiPerSegment) continue;
+      const TemplateMatch m = MatchTemplate(g, s);
+      if (m.kind == TemplateKind::kNone) continue;
+      if (m.kind == TemplateKind::kGemmChain && !include_chains) continue;
+      bool escapes = false;
+      for (int op = first; op < last && !escapes; ++op) {
+        const bool written_anyway = m.kind == TemplateKind::kBiasAddNorm &&
+                                    g.At(op).kind == OpKind::kAdd && op + 1 == last;
+        escapes = !written_anyway && OutputEscapes(g, s, op);
+      }
+      if (escapes) continue;
+      best = last;
+      break;
+    }
+    segs.push_back({first, best});
+    first = best + 1;
+  }
+  auto scheme = FusionScheme::FromSegments(segs, g);
+  return scheme.IsOk() ? *scheme : FusionScheme::OpByOp(g);
+}
+
+}  // namespace stof::engine

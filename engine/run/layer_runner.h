@@ -1,0 +1,110 @@
+// LayerRunner: one transformer layer (an OpGraph) under a fusion scheme, bound to a Backend:
+// deterministic random weights (fp16-representable values, so the CPU and the GPU see the same
+// numbers), activation buffers, and per segment the list of backend calls (engine/layer_ops.h)
+// its template turns into. Segments with a template run as one fused call (plus head layout
+// glue for attention); the rest run op by op. Used by ModelRunner (model_runner.h), hence
+// `stof run`, and later the tuner (issue 7), which times segments through Backend::Measure.
+// Invariants: every call is bound to buffers at Create (a run does no allocation, so runs can
+// be captured into CUDA graphs); buffers hold fp16 when the backend supports it, else fp32;
+// the layer reads its input from Input() and writes its output to Output(), which may be
+// buffers owned by someone else (ModelRunner's ping-pong pair).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/backend.h"
+#include "engine/fusion/fusion_scheme.h"
+#include "engine/fusion/template_match.h"
+#include "engine/graph/op.h"
+#include "engine/layer_ops.h"
+#include "engine/mask/mask.h"
+
+namespace stof::engine {
+
+// How one segment runs: its template (or op by op) and the template's parameters.
+struct SegmentChoice {
+  ParamMap params;          // passed to the fused call (see layer_ops.h for the names)
+  MhaVariant mha_variant = MhaVariant::kFused;  // sparse_mha segments
+  MhaConfig mha_config;     // sparse_mha with kFused: kernel and block parameters
+  int64_t sub_len = 64;     // sparse_mha with SD/SDF
+  bool force_op_by_op = false;  // run the segment's ops one by one even if a template matches
+};
+
+// One backend call with a label ("gemm #1 +bias", "split heads q").
+using LayerCall = std::variant<GemmCall, BatchedGemmCall, EpilogueCall, NormCall, GemmNormCall,
+                               GemmChainCall, ScoresCall, HeadsCall, MhaCall>;
+struct LayerStep {
+  std::string label;
+  LayerCall call;
+};
+
+struct SegmentRun {
+  Segment segment;
+  TemplateMatch match;     // what the graph matched
+  bool fused = false;      // the template's fused call is used
+  std::string how;         // "gemm_norm (bm=32 ...)", "op by op: op 9's output is read by op 14"
+  std::vector<LayerStep> steps;
+};
+
+// Buffers a runner does not own: the layer's input and output (ModelRunner chains layers).
+struct LayerIo {
+  void* input = nullptr;   // [batch, seq, hidden]
+  void* output = nullptr;  // [batch, seq, hidden]
+  void* encoder = nullptr; // T5 decoder cross-attention: [batch, seq, hidden]; else unused
+};
+
+class LayerRunner {
+ public:
+  // Builds the steps of `scheme` (one SegmentChoice per segment, or empty = defaults) for
+  // `graph` with `mask` (seq_len x seq_len; a causal Mask op ANDs it with causal), allocates
+  // weights from `seed` and the intermediates on `backend`. Fails with the field at fault.
+  static Expected<std::unique_ptr<LayerRunner>> Create(Backend& backend, const OpGraph& graph,
+                                                       const Mask& mask,
+                                                       const FusionScheme& scheme,
+                                                       const std::vector<SegmentChoice>& choices,
+                                                       const LayerIo& io, uint64_t seed);
+  ~LayerRunner();
+  LayerRunner(const LayerRunner&) = delete;
+  LayerRunner& operator=(const LayerRunner&) = delete;
+
+  // Enqueues every step of segment `index` (or of all segments) on `stream`.
+  Status RunSegment(size_t index, void* stream);
+  Status Run(void* stream);
+
+  const std::vector<SegmentRun>& Segments() const { return m_segments; }
+  // The host values of weight `name` (as uploaded, before packing); empty if there is none.
+  std::vector<float> HostWeight(const std::string& name) const;
+  const OpGraph& Graph() const { return m_graph; }
+  DType StorageType() const { return m_storage; }
+  int64_t DeviceBytes() const { return m_bytes; }
+
+ private:
+  explicit LayerRunner(Backend& backend);
+  Status Build(const Mask& mask, const FusionScheme& scheme,
+               const std::vector<SegmentChoice>& choices, const LayerIo& io, uint64_t seed);
+  Status Dispatch(LayerStep& step, void* stream);
+  Expected<void*> NewBuffer(int64_t elements);
+
+  Backend& m_backend;
+  OpGraph m_graph;
+  DType m_storage = DType::kF16;
+  uint64_t m_seed = 0;
+  std::vector<void*> m_owned;
+  int64_t m_bytes = 0;
+  std::vector<Mask> m_masks;  // kept alive: ScoresCall / MhaCall point at them
+  std::vector<SegmentRun> m_segments;
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+// Host values in the storage type of `backend` (fp16 bits or fp32) for upload, and back.
+std::vector<uint8_t> PackForBackend(const std::vector<float>& values, DType storage);
+std::vector<float> UnpackFromBackend(const std::vector<uint8_t>& bytes, DType storage);
+// f16 when the backend supports it, else f32.
+DType StorageTypeFor(const Backend& backend);
+
+}  // namespace stof::engine

@@ -1,0 +1,175 @@
+// ModelRunner, MeasureModel and CheckLayerAgainstCpu (see model_runner.h).
+// The layer input is U(-1, 1) rounded to fp16 from the seed; T5 decoders also get a random
+// encoder output. The CPU check reuses the whole runner on CpuBackend, so a GPU layer is
+// compared with exactly the computation its scheme describes, in fp32 with double sums.
+#include "engine/run/model_runner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/core/half.h"
+#include "engine/cpu/cpu_backend.h"
+
+namespace stof::engine {
+
+namespace {
+
+std::vector<float> RandomActivations(int64_t n, uint64_t seed) {
+  std::vector<float> v(static_cast<size_t>(n));
+  uint64_t state = seed;
+  for (auto& x : v) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    x = RoundToHalf(static_cast<float>(2.0 * (static_cast<double>(z >> 11) * 0x1.0p-53) - 1.0));
+  }
+  return v;
+}
+
+std::string OpsText(const Segment& s) {
+  return s.first == s.last ? std::to_string(s.first)
+                           : std::to_string(s.first) + "-" + std::to_string(s.last);
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<ModelRunner>> ModelRunner::Create(Backend& backend, const OpGraph& graph,
+                                                           const Mask& mask,
+                                                           const FusionScheme& scheme,
+                                                           const ModelRunOptions& options) {
+  if (options.layers < 1 || options.layers > 1024)
+    return MakeError("run: layers: expected 1..1024, got " + std::to_string(options.layers));
+  std::unique_ptr<ModelRunner> m(new ModelRunner(backend));
+  const DType storage = StorageTypeFor(backend);
+  m->m_io_elements = graph.batch * graph.seq_len * graph.hidden;
+  m->m_seed = options.seed;
+  const size_t bytes = static_cast<size_t>(m->m_io_elements * DTypeBytes(storage));
+  for (void*& p : m->m_io) {
+    auto buf = backend.Allocate(bytes);
+    if (!buf.IsOk()) return buf.ToStatus().WithContext("run: activations: ");
+    p = *buf;
+  }
+  const auto x = PackForBackend(RandomActivations(m->m_io_elements, options.seed), storage);
+  STOF_RETURN_IF_ERROR(backend.CopyToDevice(m->m_io[0], x.data(), x.size()));
+  if (graph.part == LayerPart::kDecoder && graph.family == ModelFamily::kT5) {
+    auto buf = backend.Allocate(bytes);
+    if (!buf.IsOk()) return buf.ToStatus().WithContext("run: encoder output: ");
+    m->m_encoder = *buf;
+    const auto e = PackForBackend(RandomActivations(m->m_io_elements, options.seed + 7), storage);
+    STOF_RETURN_IF_ERROR(backend.CopyToDevice(m->m_encoder, e.data(), e.size()));
+  }
+  for (int i = 0; i < options.layers; ++i) {
+    LayerIo io{m->m_io[i % 2], m->m_io[(i + 1) % 2], m->m_encoder};
+    auto layer = LayerRunner::Create(backend, graph, mask, scheme, options.choices, io,
+                                     options.seed * 1000003ull + static_cast<uint64_t>(i));
+    if (!layer.IsOk())
+      return layer.ToStatus().WithContext("layer " + std::to_string(i) + ": ");
+    m->m_layers.push_back(std::move(*layer));
+  }
+  return m;
+}
+
+ModelRunner::~ModelRunner() {
+  m_layers.clear();  // before the buffers they point at
+  for (void* p : m_io) m_backend.Free(p);
+  m_backend.Free(m_encoder);
+}
+
+std::vector<float> ModelRunner::HostInput() const {
+  return RandomActivations(m_io_elements, m_seed);
+}
+std::vector<float> ModelRunner::HostEncoder() const {
+  return m_encoder ? RandomActivations(m_io_elements, m_seed + 7) : std::vector<float>{};
+}
+
+int64_t ModelRunner::DeviceBytes() const {
+  int64_t b = 0;
+  for (const auto& l : m_layers) b += l->DeviceBytes();
+  return b;
+}
+
+Status ModelRunner::Run(void* stream) {
+  for (auto& l : m_layers) STOF_RETURN_IF_ERROR(l->Run(stream));
+  return Status::Ok();
+}
+
+Expected<std::vector<float>> ModelRunner::ReadOutput() {
+  STOF_RETURN_IF_ERROR(m_backend.Synchronize());
+  const DType storage = StorageTypeFor(m_backend);
+  std::vector<uint8_t> bytes(static_cast<size_t>(m_io_elements * DTypeBytes(storage)));
+  STOF_RETURN_IF_ERROR(
+      m_backend.CopyToHost(bytes.data(), m_io[m_layers.size() % 2], bytes.size()));
+  return UnpackFromBackend(bytes, storage);
+}
+
+Expected<RunReport> MeasureModel(Backend& backend, ModelRunner& model,
+                                 const MeasureOptions& options) {
+  RunReport r;
+  r.backend = backend.Name();
+  r.layers = model.Layers();
+  r.device_bytes = model.DeviceBytes();
+  LayerRunner& layer0 = model.Layer(0);
+  for (size_t i = 0; i < layer0.Segments().size(); ++i) {
+    const SegmentRun& seg = layer0.Segments()[i];
+    auto m = backend.Measure([&](void* s) { return layer0.RunSegment(i, s); }, options);
+    if (!m.IsOk())
+      return m.ToStatus().WithContext("segment " + SegmentLabel(seg.segment) + ": ");
+    r.segments.push_back({OpsText(seg.segment), seg.fused ? seg.match.Name() : "", seg.how,
+                          m->median_us});
+    r.segments_sum_us += m->median_us;
+  }
+  auto one = backend.Measure([&](void* s) { return layer0.Run(s); }, options);
+  if (!one.IsOk()) return one.ToStatus().WithContext("layer: ");
+  r.layer_us = one->median_us;
+  auto all = backend.Measure([&](void* s) { return model.Run(s); }, options);
+  if (!all.IsOk()) return all.ToStatus().WithContext("model: ");
+  r.total_us = all->median_us;
+  r.method = all->method;
+  return r;
+}
+
+Expected<LayerCheck> CheckLayerAgainstCpu(Backend& backend, const OpGraph& graph,
+                                          const Mask& mask, const FusionScheme& scheme,
+                                          const std::vector<SegmentChoice>& choices,
+                                          uint64_t seed, double tolerance) {
+  ModelRunOptions o;
+  o.layers = 1;
+  o.seed = seed;
+  o.choices = choices;
+  auto dev = ModelRunner::Create(backend, graph, mask, scheme, o);
+  if (!dev.IsOk()) return dev.ToStatus();
+  STOF_RETURN_IF_ERROR((*dev)->Run(nullptr));
+  auto got = (*dev)->ReadOutput();
+  if (!got.IsOk()) return got.ToStatus();
+  CpuBackend cpu;
+  auto ref_model = ModelRunner::Create(cpu, graph, mask, scheme, o);
+  if (!ref_model.IsOk()) return ref_model.ToStatus().WithContext("cpu reference: ");
+  STOF_RETURN_IF_ERROR((*ref_model)->Run(nullptr));
+  auto want = (*ref_model)->ReadOutput();
+  if (!want.IsOk()) return want.ToStatus();
+  LayerCheck c;
+  c.tolerance = tolerance;
+  const int64_t cols = graph.hidden, rows = static_cast<int64_t>(want->size()) / cols;
+  for (int64_t r = 0; r < rows; ++r) {
+    double scale = 1, err = 0;
+    for (int64_t j = 0; j < cols; ++j)
+      scale = std::max(scale, static_cast<double>(std::fabs((*want)[r * cols + j])));
+    for (int64_t j = 0; j < cols; ++j) {
+      const double g = (*got)[r * cols + j];
+      if (std::isnan(g)) {
+        ++c.nan_count;
+        continue;
+      }
+      err = std::max(err, std::fabs(g - (*want)[r * cols + j]));
+    }
+    if (err / scale > c.max_row_error) {
+      c.max_row_error = err / scale;
+      c.worst_row = r;
+    }
+  }
+  c.passed = c.nan_count == 0 && c.max_row_error <= tolerance;
+  return c;
+}
+
+}  // namespace stof::engine

@@ -1,0 +1,92 @@
+// ModelRunner: N layers of one OpGraph chained on a Backend (each layer its own weights from
+// seed + layer index, activations shared), the measurement of a model run (per segment of
+// layer 0, one layer, all layers) and the check of one layer against the CPU reference.
+// Used by `stof run` (app/cli/cmd_run.cpp) and tests; the tuner (issue 7) will reuse
+// MeasureModel for candidate plans.
+// Invariants: layer i reads io[i % 2] and writes io[(i + 1) % 2]; the model's input is set
+// from the seed at Create; Run does no allocation (CUDA-graph capturable).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/backend.h"
+#include "engine/run/layer_runner.h"
+
+namespace stof::engine {
+
+struct ModelRunOptions {
+  int layers = 1;
+  uint64_t seed = 1;
+  std::vector<SegmentChoice> choices;  // one per segment, or empty = defaults
+};
+
+class ModelRunner {
+ public:
+  static Expected<std::unique_ptr<ModelRunner>> Create(Backend& backend, const OpGraph& graph,
+                                                       const Mask& mask,
+                                                       const FusionScheme& scheme,
+                                                       const ModelRunOptions& options);
+  ~ModelRunner();
+  ModelRunner(const ModelRunner&) = delete;
+  ModelRunner& operator=(const ModelRunner&) = delete;
+
+  Status Run(void* stream);  // every layer in order
+  // The model's output after Run (host floats, [batch, seq, hidden]); synchronises.
+  Expected<std::vector<float>> ReadOutput();
+  int Layers() const { return static_cast<int>(m_layers.size()); }
+  // The model's input (and a T5 decoder's encoder output) as host floats.
+  std::vector<float> HostInput() const;
+  std::vector<float> HostEncoder() const;
+  LayerRunner& Layer(int i) { return *m_layers[static_cast<size_t>(i)]; }
+  int64_t DeviceBytes() const;
+
+ private:
+  explicit ModelRunner(Backend& b) : m_backend(b) {}
+  Backend& m_backend;
+  void* m_io[2] = {nullptr, nullptr};
+  void* m_encoder = nullptr;
+  int64_t m_io_elements = 0;
+  uint64_t m_seed = 0;
+  std::vector<std::unique_ptr<LayerRunner>> m_layers;
+};
+
+struct SegmentTiming {
+  std::string ops;       // "7-9" or "1"
+  std::string tmpl;      // template name, "" op by op
+  std::string how;       // SegmentRun::how
+  double us = 0;
+};
+
+struct RunReport {
+  std::string backend;
+  std::string method;    // Measurement::method of the totals
+  std::vector<SegmentTiming> segments;  // layer 0, each segment alone
+  double segments_sum_us = 0;
+  double layer_us = 0;   // layer 0 as a whole
+  double total_us = 0;   // every layer
+  int layers = 0;
+  int64_t device_bytes = 0;
+};
+
+// Times each segment of layer 0, layer 0, and the whole model with `options`.
+Expected<RunReport> MeasureModel(Backend& backend, ModelRunner& model,
+                                 const MeasureOptions& options);
+
+// One layer of `graph` on `backend` against the same layer on the CPU reference (same weights,
+// input and scheme). Error metric per output row: max |out - ref| / max(max |ref|, 1).
+struct LayerCheck {
+  double max_row_error = 0;
+  int64_t worst_row = 0;
+  int64_t nan_count = 0;
+  double tolerance = 0;
+  bool passed = false;
+};
+Expected<LayerCheck> CheckLayerAgainstCpu(Backend& backend, const OpGraph& graph,
+                                          const Mask& mask, const FusionScheme& scheme,
+                                          const std::vector<SegmentChoice>& choices,
+                                          uint64_t seed, double tolerance);
+
+}  // namespace stof::engine
