@@ -5,14 +5,43 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 
 #include "kernels/attention/block_sparse_attention.h"
+#include "kernels/attention/native_attention.h"
 #include "kernels/attention/row_sparse_attention.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_query.h"
+#include "kernels/norm/elementwise_kernels.h"
+#include "kernels/softmax/recomposed_attention.h"
 
 namespace stof::kernels {
+
+// Attention objects that own a workspace sized for one workload, kept per (mask, workload,
+// variant, T) so a layer's repeated runs reuse them; and the scratch for a pre-scaled q.
+struct CudaBackend::MhaState {
+  std::mutex mu;
+  using Key = std::tuple<uint64_t, int64_t, int64_t, int64_t, int64_t, int, int64_t>;
+  std::map<Key, std::unique_ptr<NativeMha>> native;
+  std::map<Key, std::unique_ptr<RecomposedMha>> recomposed;
+  void* scaled_q = nullptr;
+  size_t scaled_q_bytes = 0;
+  ~MhaState() {
+    if (scaled_q) cudaFree(scaled_q);
+  }
+};
+
+CudaBackend::CudaBackend() = default;
+CudaBackend::~CudaBackend() {
+  if (MakeCurrent().IsOk()) {
+    m_mha.reset();
+    m_layer.reset();
+  }
+}
 
 engine::Expected<std::unique_ptr<CudaBackend>> CudaBackend::Create(int device) {
   auto spec = QueryDeviceSpec(device);  // also checks that the device exists
@@ -85,11 +114,21 @@ engine::Status CudaBackend::RunMha(const engine::MhaCall& call) {
         std::to_string(w.head_dim));
   }
   STOF_RETURN_IF_ERROR(MakeCurrent());
+  // A scale other than 1/sqrt(d) (T5: none) is applied to q: the kernels fold 1/sqrt(d) into
+  // their exponent, so q * scale * sqrt(d) gives scores * scale.
+  const void* q = call.q;
+  if (call.scale != 0.0f &&
+      std::fabs(call.scale * std::sqrt(static_cast<double>(w.head_dim)) - 1.0) > 1e-7) {
+    auto scaled = ScaledQ(call);
+    if (!scaled.IsOk()) return scaled.ToStatus();
+    q = *scaled;
+  }
+  if (call.variant != engine::MhaVariant::kFused) return RunOtherMha(call, q);
   const engine::MhaConfig& c = call.config;
   if (c.kernel == engine::MhaKernel::kRowWise) {
     auto layout = m_layouts.GetRow(*call.mask);
     if (!layout.IsOk()) return engine::Error{"mha call: " + layout.Message()};
-    return LaunchRowSparseAttention(w, **layout, call.q, call.k, call.v, call.o, call.stream);
+    return LaunchRowSparseAttention(w, **layout, q, call.k, call.v, call.o, call.stream);
   }
   // Refuse an unsupported configuration before building a layout for it.
   auto config_ok = CheckBlockSparseConfig(w.head_dim, c.block_m, c.block_n, c.num_warps,
@@ -97,8 +136,62 @@ engine::Status CudaBackend::RunMha(const engine::MhaCall& call) {
   if (!config_ok.IsOk()) return engine::Error{"mha call: config: " + config_ok.Message()};
   auto layout = m_layouts.GetBlock(*call.mask, c.block_m, c.block_n);
   if (!layout.IsOk()) return engine::Error{"mha call: " + layout.Message()};
-  return LaunchBlockSparseAttention(w, **layout, c.num_warps, call.q, call.k, call.v, call.o,
+  return LaunchBlockSparseAttention(w, **layout, c.num_warps, q, call.k, call.v, call.o,
                                     call.stream);
+}
+
+engine::Expected<const void*> CudaBackend::ScaledQ(const engine::MhaCall& call) {
+  if (!m_mha) m_mha = std::make_unique<MhaState>();
+  const engine::Workload& w = call.workload;
+  const int64_t n = w.batch * w.heads * w.seq_len * w.head_dim;
+  const size_t bytes = static_cast<size_t>(n) * 2;
+  {
+    std::lock_guard<std::mutex> lock(m_mha->mu);
+    if (m_mha->scaled_q_bytes < bytes) {
+      if (m_mha->scaled_q) STOF_CUDA_TRY(cudaFree(m_mha->scaled_q));
+      m_mha->scaled_q = nullptr;
+      m_mha->scaled_q_bytes = 0;
+      STOF_CUDA_TRY(cudaMalloc(&m_mha->scaled_q, bytes));
+      m_mha->scaled_q_bytes = bytes;
+    }
+  }
+  const float factor =
+      static_cast<float>(call.scale * std::sqrt(static_cast<double>(w.head_dim)));
+  STOF_RETURN_IF_ERROR(LaunchScale(n, call.q, factor, m_mha->scaled_q, call.stream));
+  return static_cast<const void*>(m_mha->scaled_q);
+}
+
+engine::Status CudaBackend::RunOtherMha(const engine::MhaCall& call, const void* q) {
+  if (!m_mha) m_mha = std::make_unique<MhaState>();
+  const engine::Workload& w = call.workload;
+  const MhaState::Key key{call.mask->Hash(), w.batch * w.heads, w.seq_len, w.head_dim,
+                          w.heads, static_cast<int>(call.variant), call.sub_len};
+  std::unique_lock<std::mutex> lock(m_mha->mu);
+  if (call.variant == engine::MhaVariant::kUnfused) {
+    auto& slot = m_mha->native[key];
+    if (!slot) {
+      auto made = NativeMha::Create(*call.mask, w);
+      if (!made.IsOk()) return engine::Error{"mha call (unfused): " + made.Message()};
+      slot = std::move(*made);
+    }
+    lock.unlock();
+    return slot->Launch(w, q, call.k, call.v, call.o, call.stream);
+  }
+  auto& slot = m_mha->recomposed[key];
+  if (!slot) {
+    RecomposeParams params;
+    params.sub_len = static_cast<int>(call.sub_len);
+    const RecomposeVariant v = call.variant == engine::MhaVariant::kDecomposed
+                                   ? RecomposeVariant::kDecomposed
+                                   : RecomposeVariant::kRecomposed;
+    auto made = RecomposedMha::Create(*call.mask, w, v, params);
+    if (!made.IsOk())
+      return engine::Error{std::string("mha call (") + engine::MhaVariantName(call.variant) +
+                           "): " + made.Message()};
+    slot = std::move(*made);
+  }
+  lock.unlock();
+  return slot->Launch(w, q, call.k, call.v, call.o, call.stream);
 }
 
 }  // namespace stof::kernels

@@ -1,5 +1,6 @@
 // CudaBackend: engine::Backend on one CUDA device, running our sparse MHA kernels (row-wise and
-// block-wise, kernels/attention/). CUDA-free header: buffers are void*, streams opaque.
+// block-wise, kernels/attention/; the unfused, SD and SDF variants on request) and the layer
+// ops of engine/layer_ops.h (cuBLASLt, norm, GEMM+norm and GEMM-chain kernels). CUDA-free header: buffers are void*, streams opaque.
 // Used by the CLI (`--device local`), the GPU tests, and later the tuner and the studio's
 // worker thread. Invariants: every call makes m_device current first; device layouts are built
 // once per (mask hash, block size) in Layouts() and reused by later RunMha calls.
@@ -35,12 +36,35 @@ class CudaBackend final : public engine::Backend {
   // Asynchronous on call.stream; kernel faults surface at Synchronize.
   engine::Status RunMha(const engine::MhaCall& call) override;
 
+  // The layer ops (cuda_backend_layer_ops.cpp; engine/layer_ops.h) and timing by CUDA events
+  // (optionally over a CUDA graph of the work).
+  engine::Status RunGemm(const engine::GemmCall& call) override;
+  engine::Status RunBatchedGemm(const engine::BatchedGemmCall& call) override;
+  engine::Status RunEpilogue(const engine::EpilogueCall& call) override;
+  engine::Status RunNorm(const engine::NormCall& call) override;
+  engine::Status RunGemmNorm(const engine::GemmNormCall& call) override;
+  engine::Status RunGemmChain(const engine::GemmChainCall& call) override;
+  engine::Status RunScores(const engine::ScoresCall& call) override;
+  engine::Status RunHeads(const engine::HeadsCall& call) override;
+  engine::Expected<engine::Measurement> Measure(
+      const std::function<engine::Status(void* stream)>& work,
+      const engine::MeasureOptions& options) override;
+
   int DeviceIndex() const { return m_device; }
   DeviceLayoutCache& Layouts() { return m_layouts; }
+  ~CudaBackend() override;
 
  private:
-  CudaBackend() = default;
+  CudaBackend();
   engine::Status MakeCurrent() const;
+  struct LayerState;  // cuBLASLt handle, device masks (cuda_backend_layer_ops.cpp)
+  engine::Expected<LayerState*> Layer();
+  engine::Expected<const void*> MaskWords(const engine::Mask& mask);
+  struct MhaState;    // unfused / SD / SDF attention objects, scaled-q scratch
+  engine::Status RunOtherMha(const engine::MhaCall& call, const void* q);
+  engine::Expected<const void*> ScaledQ(const engine::MhaCall& call);
+  std::unique_ptr<LayerState> m_layer;
+  std::unique_ptr<MhaState> m_mha;
 
   int m_device = 0;
   std::string m_name;

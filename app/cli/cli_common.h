@@ -59,5 +59,6 @@ void RegisterProfileCommand(CLI::App& app, int* exit_code);  // cmd_profile.cpp
 void RegisterBenchCommand(CLI::App& app, int* exit_code);    // cmd_bench.cpp
 void RegisterDeviceCommand(CLI::App& app, int* exit_code);
 void RegisterGraphCommand(CLI::App& app, int* exit_code);    // cmd_graph.cpp
+void RegisterRunCommand(CLI::App& app, int* exit_code);      // cmd_run.cpp
 
 }  // namespace stof::app

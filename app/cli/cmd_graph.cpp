@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/graph_args.h"
 #include "engine/fusion/fusion_scheme.h"
 #include "engine/fusion/scheme_hex.h"
 #include "engine/fusion/template_match.h"
@@ -15,63 +16,6 @@
 namespace stof::app {
 
 namespace {
-
-struct GraphArgs {
-  std::string model;
-  std::string config;
-  int64_t batch = 8;
-  int64_t seq = 512;
-  std::string dtype = "f16";
-  std::string layer;
-  bool separate_bias = false;
-  std::string scheme;
-  bool json = false;
-};
-
-engine::Expected<engine::OpGraph> BuildGraph(const GraphArgs& a) {
-  engine::GraphRequest r;
-  if (!a.config.empty()) {
-    std::optional<engine::ModelFamily> fallback;
-    if (!a.model.empty()) {
-      auto preset = engine::FindModelPreset(a.model);
-      if (!preset.IsOk()) return preset.ToStatus();
-      fallback = preset->family;
-    }
-    auto cfg = engine::LoadModelConfig(a.config, fallback ? &*fallback : nullptr);
-    if (!cfg.IsOk()) return cfg.ToStatus();
-    r.model = *cfg;
-  } else if (!a.model.empty()) {
-    auto preset = engine::FindModelPreset(a.model);
-    if (!preset.IsOk()) return preset.ToStatus();
-    r.model = *preset;
-  } else {
-    return engine::MakeError("give --model NAME or --config FILE");
-  }
-  auto dtype = engine::ParseDType(a.dtype);
-  if (!dtype.IsOk()) return dtype.ToStatus();
-  r.dtype = *dtype;
-  r.batch = a.batch;
-  r.seq_len = a.seq;
-  if (!a.layer.empty()) {
-    auto part = engine::ParseLayerPart(a.layer);
-    if (!part.IsOk()) return part.ToStatus();
-    r.part = *part;
-  }
-  r.separate_bias = a.separate_bias;
-  return engine::BuildLayerGraph(r);
-}
-
-// --scheme takes the binary code or its hex form ("14:20e3").
-engine::Expected<engine::FusionScheme> ParseScheme(const std::string& text,
-                                                   const engine::OpGraph& g) {
-  std::string code = text;
-  if (text.find(':') != std::string::npos) {
-    auto bits = engine::HexToCode(text, "--scheme");
-    if (!bits.IsOk()) return bits.ToStatus();
-    code = *bits;
-  }
-  return engine::FusionScheme::FromCode(code, g, "--scheme");
-}
 
 std::string Dims(const std::vector<int64_t>& d) {
   std::string s;

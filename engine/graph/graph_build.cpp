@@ -113,6 +113,7 @@ Expected<OpGraph> BuildLayerGraph(const GraphRequest& r) {
   g.heads = r.model.heads;
   g.head_dim = r.model.head_dim;
   g.ffn = r.model.ffn;
+  g.layers = r.model.layers;
   g.dtype = r.dtype;
   LayerBuilder b(&g, r.separate_bias);
   switch (g.family) {

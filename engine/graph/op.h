@@ -81,6 +81,7 @@ struct OpGraph {
   ModelFamily family = ModelFamily::kBert;
   LayerPart part = LayerPart::kEncoder;
   int64_t batch = 0, seq_len = 0, hidden = 0, heads = 0, head_dim = 0, ffn = 0;
+  int64_t layers = 0;      // the model's layer count (its config), for whole-model runs
   DType dtype = DType::kF16;
   std::vector<Op> ops;
 
