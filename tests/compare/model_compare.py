@@ -925,7 +925,10 @@ def main(argv=None):
                     doc["masks"][mkey] = {"error": str(e)}
             if not args.skip_ours:
                 if side:
-                    cc.free_memory()  # PyTorch's cached blocks back, for the other process
+                    try:
+                        cc.free_memory()  # PyTorch's cached blocks back, for the other process
+                    except Exception as e:  # noqa: BLE001 - a broken context: peers will say
+                        cc.log(f"    warning: {cc.error_text(e)}")
                 row = run_ours(args.stof, cfg, plans[name], args.ours_args, args.ours_timeout)
                 ours_dev = row.get("device")
                 if isinstance(ours_dev, str) and env.get("device") and \
