@@ -56,13 +56,9 @@ Usage (GPU machine; build first, see docs/kernels.md "Benchmarking"):
 
 import argparse
 import ctypes
-import datetime
-import json
 import math
 import os
 import re
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -72,6 +68,11 @@ import zlib
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+from compare_common import (FLEX_SMALL_BLOCK_OPTIONS, FlexState, Masks, create_flex_block_mask,
+                            eager_attention, environment, fmt, free_memory, geomean, log,
+                            mask_operands, raise_dynamo_cache_limits, time_graph, time_method,
+                            write_json)
 
 PATTERNS = ["sliding_window", "dilated", "longformer", "bigbird"]
 SEQS = [128, 256, 512, 1024, 2048, 4096]
@@ -83,10 +84,6 @@ CHECKED_STRICT = ("ours", "flex")  # method-name prefixes whose check failure sk
 MEMORY_MARGIN = 4 << 30  # bytes left free beside the rotating sets for the methods' temporaries
 
 STOF_KERNEL_NAMES = {1: "row_wise", 2: "block_wise", 3: "native"}
-
-
-def log(*args):
-    print(*args, flush=True)
 
 
 # ---- configuration grid -------------------------------------------------------------------
@@ -206,28 +203,7 @@ def parse_ours(spec):
     return out
 
 
-# ---- masks and references -----------------------------------------------------------------
-
-
-class Masks:
-    """Masks from `stof mask`, cached per (pattern, L)."""
-
-    def __init__(self, stof_bin, workdir):
-        self.stof = stof_bin
-        self.dir = workdir
-        self.cache = {}
-
-    def get(self, pattern, L):
-        key = (pattern, L)
-        if key not in self.cache:
-            path = os.path.join(self.dir, f"{pattern}_{L}.npy")
-            subprocess.run([self.stof, "mask", "--pattern", pattern, "--seq", str(L),
-                            "--out", path], check=True, stdout=subprocess.DEVNULL)
-            m = np.load(path)
-            if m.dtype != np.bool_ or m.shape != (L, L):
-                raise RuntimeError(f"{path}: expected bool {L}x{L}, got {m.dtype} {m.shape}")
-            self.cache[key] = m
-        return self.cache[key]
+# ---- references ---------------------------------------------------------------------------
 
 
 def reference_fp32(q, k, v, mask):
@@ -255,111 +231,6 @@ def row_error(out, ref):
 
 
 # ---- peers ----------------------------------------------------------------------------------
-
-
-def eager_attention(q, k, v, neg_mask, empty_rows):
-    """matmul, masked_fill(-inf), softmax, matmul; rows with nothing attended set to 0."""
-    scale = 1.0 / math.sqrt(q.shape[-1])
-    s = torch.matmul(q, k.transpose(-2, -1)) * scale
-    s = s.masked_fill(neg_mask, float("-inf"))
-    p = torch.softmax(s, dim=-1)
-    if empty_rows is not None:
-        p = p.masked_fill(empty_rows, 0.0)
-    return torch.matmul(p, v)
-
-
-class FlexState:
-    """One persistent mask buffer and mask_mod per L: create_block_mask reads the buffer when
-    the BlockMask is built, the compiled kernel reads it for partial blocks; reusing the same
-    buffer and function for every mask of one L keeps torch.compile from recompiling per mask
-    (guards see the same objects and shapes)."""
-
-    def __init__(self):
-        self.bufs = {}
-        self.mods = {}
-
-    def mask_mod_for(self, mask_t):
-        L = mask_t.shape[0]
-        if L not in self.bufs:
-            buf = torch.empty_like(mask_t)
-            self.bufs[L] = buf
-
-            def mask_mod(b, h, q_idx, kv_idx):
-                return buf[q_idx, kv_idx]
-
-            self.mods[L] = mask_mod
-        self.bufs[L].copy_(mask_t)
-        return self.mods[L]
-
-
-# ---- timing ---------------------------------------------------------------------------------
-
-
-def time_method(fn, sets, warmup, runs):
-    """fn(set) launches one call; per-call event pairs, back to back; rotation over sets."""
-    n = len(sets)
-    for i in range(warmup):
-        fn(sets[i % n])
-    torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
-    t0 = time.perf_counter()
-    for i in range(runs):
-        s = sets[(warmup + i) % n]
-        starts[i].record()
-        fn(s)
-        ends[i].record()
-    torch.cuda.synchronize()
-    wall = (time.perf_counter() - t0) / runs * 1e6
-    samples = [a.elapsed_time(b) * 1e3 for a, b in zip(starts, ends)]
-    return {"median_us": statistics.median(samples), "min_us": min(samples),
-            "max_us": max(samples), "mean_us": statistics.fmean(samples),
-            "wall_us_per_call": wall, "runs": runs, "warmup": warmup}
-
-
-def time_graph(fn, sets, warmup, runs, stream_box):
-    """CUDA-graph mode: one graph holds one call per input set (so replays rotate over the
-    sets like the plain mode); events around each replay, median of `runs` replays divided by
-    the calls per replay. Removes the host's launch overhead (Python, dispatch, guards) from
-    every method alike, leaving GPU time."""
-    n = len(sets)
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):  # warm-up on a side stream, as torch.cuda.graph advises
-        stream_box[0] = side.cuda_stream
-        for i in range(2):
-            fn(sets[i % n])
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    try:
-        with torch.cuda.graph(graph):
-            stream_box[0] = torch.cuda.current_stream().cuda_stream
-            for i in range(n):
-                fn(sets[i])
-    finally:
-        stream_box[0] = torch.cuda.current_stream().cuda_stream
-    for _ in range(max(1, warmup // n)):
-        graph.replay()
-    torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
-    for i in range(runs):
-        starts[i].record()
-        graph.replay()
-        ends[i].record()
-    torch.cuda.synchronize()
-    per_call = [a.elapsed_time(b) * 1e3 / n for a, b in zip(starts, ends)]
-    del graph
-    return {"median_us": statistics.median(per_call), "min_us": min(per_call),
-            "max_us": max(per_call), "calls_per_replay": n, "replays": runs}
-
-
-def free_memory():
-    torch.cuda.synchronize()
-    torch.cuda.empty_cache()
-    free, _ = torch.cuda.mem_get_info()
-    return free
 
 
 def make_sets(B, H, L, d, l2_bytes, gen, max_bytes):
@@ -393,10 +264,9 @@ def run_config(cfg, args, ctx):
     res["nnz"] = nnz
     res["density"] = nnz / (L * L)
     res["useful_flops"] = 4.0 * B * H * nnz * d
+    res["mask"] = ctx["masks"].info(pattern, L)
     mask_t = torch.from_numpy(mask_np).cuda()
-    neg_mask = ~mask_t
-    row_has = mask_t.any(dim=-1)
-    empty_rows = None if bool(row_has.all()) else (~row_has)[:, None]
+    neg_mask, empty_rows = mask_operands(mask_t)
     mask_u8 = np.ascontiguousarray(mask_np, dtype=np.uint8)
 
     budget = max(0, free_memory() - MEMORY_MARGIN) // 4  # the sets take at most a quarter
@@ -476,18 +346,13 @@ def run_config(cfg, args, ctx):
 
     # FlexAttention at BLOCK_SIZE 128 and 64
     if "flex" in ctx["methods"]:
-        from torch.nn.attention.flex_attention import create_block_mask
         for bs in (128, 64):
             holder = {}
 
             def setup_flex(bs=bs, holder=holder):
-                mod = ctx["flex_state"].mask_mod_for(mask_t)
-                t0 = time.perf_counter()
-                holder["bm"] = create_block_mask(mod, None, None, L, L, device="cuda",
-                                                 BLOCK_SIZE=bs)
-                torch.cuda.synchronize()
+                holder["bm"], seconds = create_flex_block_mask(ctx["flex_state"], mask_t, bs)
                 holder["opts"] = None
-                return {"block_mask_s": time.perf_counter() - t0}
+                return {"block_mask_s": seconds}
 
             def run_flex(s, holder=holder, bs=bs):
                 q, k, v, _ = s
@@ -497,7 +362,7 @@ def run_config(cfg, args, ctx):
                     except Exception:  # kernel tiles must divide BLOCK_SIZE: ask for 64x64
                         if bs >= 128:
                             raise
-                        holder["opts"] = {"BLOCK_M": 64, "BLOCK_N": 64}
+                        holder["opts"] = dict(FLEX_SMALL_BLOCK_OPTIONS)
                 return ctx["flex"](q, k, v, block_mask=holder["bm"], kernel_options=holder["opts"])
 
             record(f"flex{bs}", run_flex, setup_flex, True)
@@ -560,15 +425,6 @@ def summarize_config(res, ours_names):
 
 
 # ---- reporting --------------------------------------------------------------------------------
-
-
-def geomean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
-
-
-def fmt(x, spec="{:.1f}"):
-    return spec.format(x) if x is not None else "-"
 
 
 def print_table(results, methods_order, key="latency"):
@@ -659,15 +515,6 @@ def print_summary(s, mode):
                 f"max {e['max']:.2f})")
 
 
-def write_json(path, doc):
-    if not path:
-        return
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
-    os.replace(tmp, path)
-
-
 # ---- main ---------------------------------------------------------------------------------------
 
 
@@ -712,18 +559,11 @@ def main():
 
     started = time.time()
     torch.backends.cuda.matmul.allow_tf32 = False
-    # Many shapes in one process: let torch.compile keep one compiled version per shape.
-    for knob in ("cache_size_limit", "recompile_limit"):
-        if hasattr(torch._dynamo.config, knob):
-            setattr(torch._dynamo.config, knob, 4096)
-    if hasattr(torch._dynamo.config, "accumulated_cache_size_limit"):
-        torch._dynamo.config.accumulated_cache_size_limit = 8192
-    if hasattr(torch._dynamo.config, "accumulated_recompile_limit"):
-        torch._dynamo.config.accumulated_recompile_limit = 8192
+    raise_dynamo_cache_limits()
 
     stof = Stof(args.lib)
-    props = torch.cuda.get_device_properties(0)
-    l2_bytes = int(getattr(props, "L2_cache_size", 50 << 20))
+    env = environment()
+    l2_bytes = env["l2_bytes"]
     ctx = {"stof": stof, "l2_bytes": l2_bytes, "methods": methods,
            "ours": parse_ours(args.ours), "flex_state": FlexState()}
     if any(kernel == 3 for _, (kernel, _, _, _) in ctx["ours"]) and stof.version < 2:
@@ -734,18 +574,12 @@ def main():
         ctx["flex"] = torch.compile(flex_attention, dynamic=False)
     if "compile" in methods:
         ctx["compiled_eager"] = torch.compile(eager_attention, dynamic=False)
-    import triton  # noqa: F401 - its version goes into the record
 
     cfgs = build_grid(args)
     doc = {
         "tool": "tests/compare/mha_compare.py",
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "device": torch.cuda.get_device_name(0),
-        "sm_count": props.multi_processor_count,
-        "l2_bytes": l2_bytes,
-        "torch": torch.__version__, "triton": triton.__version__,
-        "cuda": torch.version.cuda, "stof_capi_version": stof.version,
-        "argv": sys.argv[1:],
+        **env,
+        "stof_capi_version": stof.version,
         "args": vars(args),
         "heads": HEADS, "tolerance": TOLERANCE,
         "timing": "torch.cuda.Event pair per call, back to back; median of runs; rotating sets"
@@ -757,7 +591,7 @@ def main():
     order = ours_names + [n for n in ("flex128", "flex64", "sdpa", "eager", "compile")
                           if n.rstrip("0123456789") in methods or n in methods]
     log(f"mha_compare: {len(cfgs)} configurations on {doc['device']} (L2 {l2_bytes >> 20} MiB), "
-        f"torch {torch.__version__}, triton {triton.__version__}; methods {', '.join(order)}")
+        f"torch {env['torch']}, triton {env['triton']}; methods {', '.join(order)}")
     with tempfile.TemporaryDirectory(prefix="stof_masks_") as tmp:
         ctx["masks"] = Masks(args.stof, tmp)
         for i, cfg in enumerate(cfgs):
