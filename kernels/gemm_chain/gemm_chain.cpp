@@ -99,17 +99,22 @@ std::string InstantiatedList() {
   return s;
 }
 
-// The default order of SupportedGemmChainParams: a crude estimate of the time, in flops, of
-// the busiest SM. Per block: its flops (GEMM 1 over the padded n x k, GEMM 2 over its bh
-// columns) against its L2 -> shared traffic (A per n tile unless the k loop has extent 1,
-// B, D, E once) at kFlopPerL2Byte, whichever is larger; times the blocks per SM with the
-// grid spread evenly over kAssumedSms. Both constants are assumptions, not measurements: an
-// H100 SXM's 132 SMs, and about 100 fp16 tensor flops per byte of L2 bandwidth per SM
-// (989 TFLOP/s data sheet over the ~5.5-7 TB/s usually quoted for L2, mma.sync reaching
-// about 2/3 of the peak). The tuner measures; this only picks a sensible first candidate.
+// The default order of SupportedGemmChainParams: a crude estimate of the busiest SM's time, in
+// flop-equivalents. Per block the largest of three limits: its tensor flops (GEMM 1 over the
+// padded n x k, GEMM 2 over its bh columns); its L2 -> shared traffic (A once per n tile
+// unless the k loop has extent 1, B, D, E once) times the flops one byte of L2 bandwidth costs;
+// and its (n, k) iterations times one L2 round trip (the two-stage pipeline hides at most one
+// load behind one iteration's compute, and on MCFuser's small shapes an iteration computes
+// for less than a round trip). Times the blocks per SM with the grid spread over kSms.
+// The constants are assumptions, not measurements: an H100 SXM's 132 SMs at ~5 TFLOP/s each
+// with mma.sync (about 2/3 of the 989 TFLOP/s data sheet); L2 bandwidth per SM the smaller of
+// its port (~40 flops per byte) and its share of the ~5.5-7 TB/s usually quoted for the whole
+// L2 when every SM streams (~100 flops per byte); a round trip of ~0.4 us (2e6 flops). The
+// tuner measures; this only orders the candidates so that the first is a sensible default.
 double RoughCost(const GemmChainArgs& a, const GemmChainParams& p) {
-  constexpr double kAssumedSms = 132;
-  constexpr double kFlopPerL2Byte = 100;
+  constexpr double kSms = 132;
+  constexpr double kPortFlopPerByte = 40, kSharedFlopPerByte = 100;
+  constexpr double kIterationFlops = 2e6;
   const double nt = static_cast<double>(CeilDiv(a.n, p.bn));
   const double kt = static_cast<double>(CeilDiv(a.k, p.bk));
   const double bm = p.bm, bn = p.bn, bk = p.bk, bh = p.bh;
@@ -117,8 +122,11 @@ double RoughCost(const GemmChainArgs& a, const GemmChainParams& p) {
   const double a_loads = kt == 1 ? 1 : nt * kt;
   const double bytes = 2 * (a_loads * bm * bk + nt * kt * bk * bn + nt * bn * bh + bm * bh);
   const double blocks = static_cast<double>(CeilDiv(a.m, p.bm) * CeilDiv(a.h, p.bh) * a.batch);
-  const double per_sm = std::ceil(blocks / kAssumedSms);
-  return per_sm * std::max(flops, kFlopPerL2Byte * bytes);
+  const double active = std::min(blocks, kSms);
+  const double flop_per_byte = std::max(kPortFlopPerByte, kSharedFlopPerByte * active / kSms);
+  const double per_block =
+      std::max({flops, flop_per_byte * bytes, kIterationFlops * nt * kt});
+  return std::ceil(blocks / kSms) * per_block;
 }
 
 using LaunchFn = engine::Status (*)(const detail::GemmChainKernelParams&, int64_t, int, void*);
