@@ -42,7 +42,48 @@ struct RunArgs {
   int repeats = 20;
   bool no_graph = false;
   uint64_t weight_seed = 1;
+  std::string versus;  // a second scheme measured in the same process
 };
+
+engine::Expected<engine::FusionScheme> SchemeFromText(const std::string& sch,
+                                                      const engine::OpGraph& g) {
+  if (sch.empty() || sch == "default") return engine::DefaultScheme(g);
+  if (sch == "unfused") return engine::FusionScheme::OpByOp(g);
+  if (sch == "chains") return engine::DefaultScheme(g, true);
+  return ParseScheme(sch, g);
+}
+
+// Per segment of `main`, the summed time of the `versus` segments inside it (when they nest).
+nlohmann::json VersusTable(const engine::RunReport& main_r, const engine::FusionScheme& main_s,
+                           const engine::RunReport& vs_r, const engine::FusionScheme& vs_s) {
+  nlohmann::json rows = nlohmann::json::array();
+  const auto& ms = main_s.Segments();
+  const auto& vs = vs_s.Segments();
+  for (size_t i = 0; i < ms.size(); ++i) {
+    double sum = 0;
+    bool nested = true;
+    std::string parts;
+    for (size_t j = 0; j < vs.size(); ++j) {
+      const bool inside = ms[i].Contains(vs[j].first) && ms[i].Contains(vs[j].last);
+      const bool overlaps = !(vs[j].last < ms[i].first || vs[j].first > ms[i].last);
+      if (overlaps && !inside) nested = false;
+      if (inside) {
+        sum += vs_r.segments[j].us;
+        parts += (parts.empty() ? "" : " + ") + vs_r.segments[j].ops;
+      }
+    }
+    nlohmann::json row = {{"ops", main_r.segments[i].ops},
+                          {"template", main_r.segments[i].tmpl},
+                          {"us", main_r.segments[i].us}};
+    if (nested) {
+      row["versus_ops"] = parts;
+      row["versus_us"] = sum;
+      row["speedup"] = main_r.segments[i].us > 0 ? sum / main_r.segments[i].us : 0.0;
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
 
 // A sparse_mha segment's choice from the CLI (variant, kernel) or a plan segment's params.
 engine::Status ApplyPlan(const engine::Plan& plan, const engine::OpGraph& g,
@@ -136,15 +177,9 @@ int Run(const RunArgs& a_in) {
                          std::to_string(graph->seq_len));
 
   // Scheme and choices: --scheme (code, hex, default, chains, unfused) or --plan.
-  engine::FusionScheme scheme = engine::DefaultScheme(*graph);
-  const std::string sch = a.graph.scheme;
-  if (sch == "unfused") scheme = engine::FusionScheme::OpByOp(*graph);
-  else if (sch == "chains") scheme = engine::DefaultScheme(*graph, true);
-  else if (!sch.empty() && sch != "default") {
-    auto s = ParseScheme(sch, *graph);
-    if (!s.IsOk()) return Fail(cmd, s.Message());
-    scheme = *s;
-  }
+  auto parsed = SchemeFromText(a.graph.scheme, *graph);
+  if (!parsed.IsOk()) return Fail(cmd, parsed.Message());
+  engine::FusionScheme scheme = *parsed;
   std::vector<engine::SegmentChoice> choices(scheme.Segments().size());
   auto variant = engine::ParseMhaVariant(a.mha, "--mha");
   if (!variant.IsOk()) return Fail(cmd, variant.Message());
@@ -260,6 +295,26 @@ int Run(const RunArgs& a_in) {
   out["total_us"] = report->total_us;
   out["timing"] = report->method + ", median of up to " + std::to_string(a.repeats);
   out["device_bytes"] = report->device_bytes;
+  if (!a.versus.empty()) {
+    // The same model under a second scheme, measured in this process right after.
+    auto vs_scheme = SchemeFromText(a.versus, run_graph);
+    if (!vs_scheme.IsOk()) return Fail(cmd, "--versus: " + vs_scheme.Message());
+    std::vector<engine::SegmentChoice> vc(vs_scheme->Segments().size());
+    for (auto& c : vc) c = choices.empty() ? engine::SegmentChoice{} : choices[0];
+    for (auto& c : vc) c.params.clear();
+    o.choices = vc;
+    model->reset();  // free the first model's buffers before the second is allocated
+    auto vs_model = engine::ModelRunner::Create(*backend, run_graph, mask->mask, *vs_scheme, o);
+    if (!vs_model.IsOk()) return Fail(cmd, "--versus: " + vs_model.Message());
+    auto vs_report = engine::MeasureModel(*backend, **vs_model, mo);
+    if (!vs_report.IsOk()) return Fail(cmd, "--versus: " + vs_report.Message());
+    out["versus"] = {{"scheme", {{"code", vs_scheme->Code()},
+                                 {"hex", *engine::CodeToHex(vs_scheme->Code())}}},
+                     {"layer_us", vs_report->layer_us},
+                     {"total_us", vs_report->total_us},
+                     {"speedup", report->total_us > 0 ? vs_report->total_us / report->total_us : 0.0},
+                     {"segments", VersusTable(*report, scheme, *vs_report, *vs_scheme)}};
+  }
   if (a.graph.json) {
     PrintJson(out);
     return kExitOk;
@@ -285,6 +340,21 @@ int Run(const RunArgs& a_in) {
   std::printf("\nlayer     %.1f us (one layer as a whole)\n", report->layer_us);
   std::printf("total     %.1f us (%d layers; %s)\n", report->total_us, layers,
               report->method.c_str());
+  if (out.contains("versus")) {
+    const auto& v = out["versus"];
+    std::printf("\nversus    %s: layer %.1f us, total %.1f us -> this scheme is %.2fx faster\n",
+                v["scheme"]["code"].get<std::string>().c_str(), v["layer_us"].get<double>(),
+                v["total_us"].get<double>(), v["speedup"].get<double>());
+    std::printf("  ops      template             us    versus ops           us    speedup\n");
+    for (const auto& r : v["segments"]) {
+      if (!r.contains("versus_us")) continue;
+      std::printf("  %-8s %-16s %9.1f    %-16s %9.1f  %6.2fx\n",
+                  r["ops"].get<std::string>().c_str(),
+                  r["template"].get<std::string>().empty() ? "-" : r["template"].get<std::string>().c_str(),
+                  r["us"].get<double>(), r["versus_ops"].get<std::string>().c_str(),
+                  r["versus_us"].get<double>(), r["speedup"].get<double>());
+    }
+  }
   return kExitOk;
 }
 
@@ -310,6 +380,9 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
                   "Fusion scheme: default (greedy templates, no GEMM chains), chains (with "
                   "GEMM chains), unfused (op by op), or a code / hex form")
       ->capture_default_str();
+  cmd->add_option("--versus", a->versus,
+                  "Also measure this scheme (same forms as --scheme) in the same process and "
+                  "compare segment by segment");
   cmd->add_option("--plan", a->plan, "Replay a plan's fusion scheme and parameters (plan.json)");
   cmd->add_option("--mha", a->mha, "Attention variant: fused, unfused, sd, sdf")
       ->capture_default_str();
