@@ -1,0 +1,391 @@
+// The fused GEMM + bias + residual + LayerNorm / RMSNorm kernel as a template over kBM (rows
+// per block) and kWarpCols (the most columns one warp owns), and its launcher. Included only
+// by the instantiation files gemm_norm_bm16.cu and gemm_norm_bm32.cu; the host dispatch
+// (gemm_norm.cpp) sees gemm_norm_variant.h.
+//
+// One thread block owns kBM full rows of the output (all n columns); its `warps` warps split
+// the n columns, warp i taking columns [i * warp_cols, (i + 1) * warp_cols), for all kBM rows.
+// warp_cols = n / warps is a run-time value up to kWarpCols (the 16-column blocks past it are
+// skipped by warp-uniform branches), so n, bk and stages stay run-time values and only
+// (kBM, kWarpCols) are template parameters. The k loop runs a `stages`-deep cp.async pipeline
+// of the A tile [kBM, bk] and the W tile [bk, n] (16-byte copies, zero-filled past m and k),
+// one commit group and one __syncthreads per step; each step does mma.sync m16n8k16 (fp16 in,
+// fp32 accumulators), A fragments by ldmatrix, W fragments by ldmatrix.trans (W is [k][n]).
+// Every A fragment feeds warp_cols / 8 MMAs and every W fragment (one n8 tile) kBM / 16.
+// The residual rows [kBM, n] go to a shared row tile: prefetched into a tile of their own with
+// step 0's group when p.prefetch_residual (their latency hides behind the k loop), else
+// loaded after the loop into the freed stages. Either way a block reads its residual rows
+// completely before it writes any output, so `out` may alias `residual`. Epilogue, from the
+// accumulators in registers: + bias + residual, the row mean (LayerNorm only), then the mean
+// of squared deviations (two passes over registers, fp32; quad shuffles, then one shared
+// slot per warp and row), normalise, * gamma (+ beta), fp16 into the row tile, then 16-byte
+// coalesced stores of the rows < m.
+// Shared memory rows are padded by 16 bytes (kGemmNormPadHalves): conflict-free ldmatrix and
+// fragment stores. Invariants: gemm_norm_variant.h (validated on the host, trusted here).
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "kernels/attention/mma_helpers.cuh"
+#include "kernels/cuda_check.h"
+#include "kernels/gemm_norm/gemm_norm_variant.h"
+
+namespace stof::kernels::detail {
+
+template <int kBM, int kWarpCols>
+struct GemmNormTraits {
+  static_assert(kBM == 16 || kBM == 32 || kBM == 64, "bm: 16, 32 or 64 rows per block");
+  static_assert(kWarpCols >= 16 && kWarpCols % 16 == 0,
+                "a warp's columns come in 16-wide blocks (one ldmatrix.x4.trans each)");
+  static constexpr int kMTiles = kBM / 16;       // m16 tiles: every warp covers all kBM rows
+  static constexpr int kNTiles = kWarpCols / 8;  // n8 tiles of one warp
+  static constexpr int kBSteps = kWarpCols / 16;
+  // Accumulators per thread: kBM * kWarpCols fp32 values over 32 lanes. At most 128 registers
+  // for them leaves room for fragments and addresses under the 255-register limit; beyond
+  // that nvcc spills the accumulators to local memory.
+  static constexpr int kAccFloats = kMTiles * kNTiles * 4;
+  static_assert(kAccFloats <= 128, "kBM * kWarpCols / 32 accumulators must fit in 128 registers");
+  static constexpr int kMaxThreads = 256;  // 8 warps
+  // Up to 64 accumulators: cap registers at 128 (two 8-warp blocks per SM where shared memory
+  // allows, so one block's epilogue overlaps the other's k loop); above: up to 255, one block.
+  static constexpr int kMinBlocks = kAccFloats <= 64 ? 2 : 1;
+};
+
+// Calls f(r, c) for each 16-byte chunk (row r, chunk c) of a rows x cpr grid that thread
+// `tid` of `nthreads` owns: chunk indices tid, tid + nthreads, ... in row-major order. The
+// (row, chunk) pair is stepped, not divided out per chunk (cpr is a run-time value).
+template <class F>
+__device__ __forceinline__ void ForEachChunk(int rows, int cpr, int tid, int nthreads, F&& f) {
+  int r = tid / cpr;
+  int c = tid - r * cpr;
+  const int dr = nthreads / cpr;
+  const int dc = nthreads - dr * cpr;
+  while (r < rows) {
+    f(r, c);
+    r += dr;
+    c += dc;
+    if (c >= cpr) {
+      c -= cpr;
+      ++r;
+    }
+  }
+}
+
+// Waits until step s's group (and every older one) has landed: stages - 2 younger groups may
+// stay in flight. cp.async.wait_group takes an immediate, hence the branches (uniform).
+__device__ __forceinline__ void WaitForStep(int stages) {
+  if (stages <= 2) {
+    mma::CpAsyncWait<0>();
+  } else if (stages == 3) {
+    mma::CpAsyncWait<1>();
+  } else {
+    mma::CpAsyncWait<2>();
+  }
+}
+
+// One pipeline step of a warp: acc += A tile [kBM, bk] x W tile [bk, its columns] (w_s points
+// at the warp's first column). Every A fragment feeds 2 * bsteps MMAs and every W fragment
+// kMTiles. kFull: bsteps == kBSteps, so no column block is skipped; otherwise blocks from
+// bsteps on are skipped by warp-uniform branches (ldmatrix and mma need all 32 lanes).
+template <class T, bool kFull>
+__device__ __forceinline__ void MmaStep(float (&acc)[T::kMTiles][T::kNTiles][4], const __half* a_s,
+                                        const __half* w_s, int a_stride, int w_stride, int bk,
+                                        int bsteps, int lane) {
+  for (int kk = 0; kk < bk; kk += 16) {
+    uint32_t af[T::kMTiles][4];
+#pragma unroll
+    for (int mt = 0; mt < T::kMTiles; ++mt)
+      mma::LoadA(af[mt], a_s + mt * 16 * a_stride + kk, a_stride, lane);
+#pragma unroll
+    for (int jj = 0; jj < T::kBSteps; ++jj) {
+      if (kFull || jj < bsteps) {
+        uint32_t b[4];
+        mma::LoadBFromKN(b, w_s + kk * w_stride + jj * 16, w_stride, lane);
+#pragma unroll
+        for (int mt = 0; mt < T::kMTiles; ++mt) {
+          mma::Mma16816(acc[mt][2 * jj], af[mt], b[0], b[1]);
+          mma::Mma16816(acc[mt][2 * jj + 1], af[mt], b[2], b[3]);
+        }
+      }
+    }
+  }
+}
+
+template <int kBM, int kWarpCols>
+__global__ void __launch_bounds__(GemmNormTraits<kBM, kWarpCols>::kMaxThreads,
+                                  GemmNormTraits<kBM, kWarpCols>::kMinBlocks)
+    GemmNormKernel(const GemmNormKernelParams p) {
+  using T = GemmNormTraits<kBM, kWarpCols>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int n = p.n;
+  const int k = p.k;
+  const int bk = p.bk;
+  const int stages = p.stages;
+  const int a_stride = bk + kGemmNormPadHalves;  // halves per shared row
+  const int w_stride = n + kGemmNormPadHalves;
+  const int a_tile = kBM * a_stride;
+  const int stage_halves = a_tile + bk * w_stride;
+  // Layout (GemmNormSmemBytesFor): [stage][A tile | W tile], the row tile when prefetching
+  // the residual (else the row tile is the start of the stages, used after the k loop), the
+  // statistics.
+  const bool prefetch = p.prefetch_residual;
+  __half* const pipe = reinterpret_cast<__half*>(smem_raw);
+  __half* const rows_s = prefetch ? pipe + stages * stage_halves : pipe;
+  float* const red_sum = reinterpret_cast<float*>(pipe + stages * stage_halves +
+                                                  (prefetch ? kBM * w_stride : 0));  // [warps][kBM]
+  float* const red_sq = red_sum + p.warps * kBM;                                     // [warps][kBM]
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int nthreads = static_cast<int>(blockDim.x);
+  const int warp = tid >> 5;
+  const int lane = tid & 31;
+  const int g = lane >> 2;  // groupID of the mma fragments
+  const int t = lane & 3;   // threadID_in_group
+  const int row0 = static_cast<int>(blockIdx.x) * kBM;
+  const int col0 = warp * p.warp_cols;
+  const int bsteps = p.warp_cols / 16;  // this warp's 16-column blocks, <= T::kBSteps
+  const __half* const a = static_cast<const __half*>(p.a);
+  const __half* const w = static_cast<const __half*>(p.w);
+  const int k_tiles = (k + bk - 1) / bk;
+
+  // ---- cp.async producers (all threads). Rows past m and k past the end are zero-filled
+  // (k is a multiple of 8, so a 16-byte chunk is wholly inside or outside), so padded rows
+  // and the k tail contribute nothing; no out-of-range address is formed.
+  auto load_step = [&](int kt, int stage) {
+    __half* const a_s = pipe + stage * stage_halves;
+    __half* const w_s = a_s + a_tile;
+    const int k0 = kt * bk;
+    ForEachChunk(kBM, bk / 8, tid, nthreads, [&](int r, int c) {
+      const int gr = row0 + r;
+      const int gk = k0 + c * 8;
+      const bool ok = gr < p.m && gk < k;
+      mma::CpAsync16(a_s + r * a_stride + c * 8,
+                     a + (ok ? static_cast<size_t>(gr) * static_cast<size_t>(k) + gk : 0), ok);
+    });
+    ForEachChunk(bk, n / 8, tid, nthreads, [&](int r, int c) {
+      const int gk = k0 + r;
+      const bool ok = gk < k;
+      mma::CpAsync16(w_s + r * w_stride + c * 8,
+                     w + (ok ? static_cast<size_t>(gk) * static_cast<size_t>(n) + c * 8 : 0), ok);
+    });
+  };
+
+  // The residual rows [kBM, n] into the row tile (zero past m).
+  auto load_residual = [&]() {
+    const __half* const res = static_cast<const __half*>(p.residual);
+    ForEachChunk(kBM, n / 8, tid, nthreads, [&](int r, int c) {
+      const int gr = row0 + r;
+      const bool ok = gr < p.m;
+      mma::CpAsync16(rows_s + r * w_stride + c * 8,
+                     res + (ok ? static_cast<size_t>(gr) * static_cast<size_t>(n) + c * 8 : 0), ok);
+    });
+  };
+
+  if (prefetch) load_residual();  // joins step 0's commit group
+  for (int s = 0; s < stages - 1; ++s) {
+    if (s < k_tiles) load_step(s, s);
+    mma::CpAsyncCommit();  // empty groups keep the count uniform: group s is step s
+  }
+
+  float acc[T::kMTiles][T::kNTiles][4];
+#pragma unroll
+  for (int mt = 0; mt < T::kMTiles; ++mt) {
+#pragma unroll
+    for (int j = 0; j < T::kNTiles; ++j)
+      acc[mt][j][0] = acc[mt][j][1] = acc[mt][j][2] = acc[mt][j][3] = 0.f;
+  }
+
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    WaitForStep(stages);
+    // Step kt's tiles (every thread's copies) are visible, and every warp has finished step
+    // kt - 1, whose stage the prefetch below refills.
+    __syncthreads();
+    const int pf = kt + stages - 1;
+    if (pf < k_tiles) load_step(pf, pf % stages);
+    mma::CpAsyncCommit();
+
+    const __half* const a_s = pipe + (kt % stages) * stage_halves;
+    const __half* const w_s = a_s + a_tile + col0;
+    // One uniform branch per step: the common n (512, 768, 1024 at their widths) fills the
+    // warp width and runs without a branch between a W fragment load and its MMAs.
+    if (bsteps == T::kBSteps) {
+      MmaStep<T, true>(acc, a_s, w_s, a_stride, w_stride, bk, bsteps, lane);
+    } else {
+      MmaStep<T, false>(acc, a_s, w_s, a_stride, w_stride, bk, bsteps, lane);
+    }
+  }
+  // Every real copy has landed (the groups still open are empty).
+  mma::CpAsyncWait<0>();
+  if (p.residual != nullptr && !prefetch) {
+    // The row tile is the start of the stages: every warp must be done with its last MMAs
+    // before the residual overwrites them. (Without a residual, the barriers of the row
+    // statistics below order the first write to the row tile after every warp's MMAs.)
+    __syncthreads();
+    load_residual();
+    mma::CpAsyncCommit();
+    mma::CpAsyncWait<0>();
+    __syncthreads();
+  }
+
+  // ---- Epilogue. Element (j, c) of acc[mt] is row 16 mt + g + 8 (c >> 1) of the block,
+  // column col0 + 8 j + 2 t + (c & 1). x = acc + bias + residual, in place.
+  const __half2* const bias2 = static_cast<const __half2*>(p.bias);
+  const bool has_residual = p.residual != nullptr;
+#pragma unroll
+  for (int jj = 0; jj < T::kBSteps; ++jj) {
+    if (jj >= bsteps) continue;
+#pragma unroll
+    for (int hj = 0; hj < 2; ++hj) {
+      const int j = 2 * jj + hj;
+      const int col = col0 + 8 * j + 2 * t;
+      const float2 bv =
+          bias2 != nullptr ? __half22float2(__ldg(bias2 + (col >> 1))) : make_float2(0.f, 0.f);
+#pragma unroll
+      for (int mt = 0; mt < T::kMTiles; ++mt) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          float2 x = bv;
+          if (has_residual) {
+            const float2 rv = __half22float2(
+                *reinterpret_cast<const __half2*>(rows_s + (16 * mt + g + 8 * h) * w_stride + col));
+            x.x += rv.x;
+            x.y += rv.y;
+          }
+          acc[mt][j][2 * h] += x.x;
+          acc[mt][j][2 * h + 1] += x.y;
+        }
+      }
+    }
+  }
+
+  // Row statistics. The 4 lanes of a quad hold disjoint columns of rows g and g + 8 (quad
+  // shuffles), the warps disjoint column ranges (one shared slot per warp and row, summed by
+  // every thread that needs the row). LayerNorm: mean first, then the mean squared deviation
+  // from it (two passes over registers: no cancellation as in E[x^2] - mean^2). RMSNorm: the
+  // mean of squares, mean = 0.
+  float mean[T::kMTiles][2];
+  float rstd[T::kMTiles][2];
+  if (p.beta != nullptr) {  // uniform over the block, so the barrier inside is safe
+#pragma unroll
+    for (int mt = 0; mt < T::kMTiles; ++mt) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float s = 0.f;
+#pragma unroll
+        for (int j = 0; j < T::kNTiles; ++j)
+          if (j / 2 < bsteps) s += acc[mt][j][2 * h] + acc[mt][j][2 * h + 1];
+        s += __shfl_xor_sync(0xffffffffu, s, 1);
+        s += __shfl_xor_sync(0xffffffffu, s, 2);
+        if (t == 0) red_sum[warp * kBM + 16 * mt + g + 8 * h] = s;
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int mt = 0; mt < T::kMTiles; ++mt) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float s = 0.f;
+        for (int wi = 0; wi < p.warps; ++wi) s += red_sum[wi * kBM + 16 * mt + g + 8 * h];
+        mean[mt][h] = s * p.inv_n;
+      }
+    }
+  } else {
+#pragma unroll
+    for (int mt = 0; mt < T::kMTiles; ++mt) mean[mt][0] = mean[mt][1] = 0.f;
+  }
+#pragma unroll
+  for (int mt = 0; mt < T::kMTiles; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float q = 0.f;
+#pragma unroll
+      for (int j = 0; j < T::kNTiles; ++j) {
+        if (j / 2 < bsteps) {
+          const float d0 = acc[mt][j][2 * h] - mean[mt][h];
+          const float d1 = acc[mt][j][2 * h + 1] - mean[mt][h];
+          q = fmaf(d0, d0, fmaf(d1, d1, q));
+        }
+      }
+      q += __shfl_xor_sync(0xffffffffu, q, 1);
+      q += __shfl_xor_sync(0xffffffffu, q, 2);
+      if (t == 0) red_sq[warp * kBM + 16 * mt + g + 8 * h] = q;
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int mt = 0; mt < T::kMTiles; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float q = 0.f;
+      for (int wi = 0; wi < p.warps; ++wi) q += red_sq[wi * kBM + 16 * mt + g + 8 * h];
+      rstd[mt][h] = rsqrtf(fmaf(q, p.inv_n, p.eps));
+    }
+  }
+
+  // Normalise into the row tile: each thread overwrites exactly the residual elements it read
+  // above, so no barrier is needed between the reads and these writes.
+  const __half2* const gamma2 = static_cast<const __half2*>(p.gamma);
+  const __half2* const beta2 = static_cast<const __half2*>(p.beta);
+#pragma unroll
+  for (int jj = 0; jj < T::kBSteps; ++jj) {
+    if (jj >= bsteps) continue;
+#pragma unroll
+    for (int hj = 0; hj < 2; ++hj) {
+      const int j = 2 * jj + hj;
+      const int col = col0 + 8 * j + 2 * t;
+      const float2 gm = __half22float2(__ldg(gamma2 + (col >> 1)));
+      const float2 bt =
+          beta2 != nullptr ? __half22float2(__ldg(beta2 + (col >> 1))) : make_float2(0.f, 0.f);
+#pragma unroll
+      for (int mt = 0; mt < T::kMTiles; ++mt) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const float y0 = fmaf((acc[mt][j][2 * h] - mean[mt][h]) * rstd[mt][h], gm.x, bt.x);
+          const float y1 = fmaf((acc[mt][j][2 * h + 1] - mean[mt][h]) * rstd[mt][h], gm.y, bt.y);
+          *reinterpret_cast<__half2*>(rows_s + (16 * mt + g + 8 * h) * w_stride + col) =
+              __floats2half2_rn(y0, y1);
+        }
+      }
+    }
+  }
+  __syncthreads();  // the whole row tile is written
+
+  __half* const out = static_cast<__half*>(p.out);
+  const int rows_here = min(kBM, p.m - row0);
+  ForEachChunk(rows_here, n / 8, tid, nthreads, [&](int r, int c) {
+    *reinterpret_cast<uint4*>(out + static_cast<size_t>(row0 + r) * static_cast<size_t>(n) +
+                              c * 8) =
+        *reinterpret_cast<const uint4*>(rows_s + r * w_stride + c * 8);
+  });
+}
+
+template <int kBM, int kWarpCols>
+engine::Status LaunchGemmNormVariant(const GemmNormKernelParams& p, size_t smem_bytes, int device,
+                                     int smem_optin, void* stream) {
+  auto* kernel = &GemmNormKernel<kBM, kWarpCols>;
+  // Function attributes belong to a device: set once per device (bit `device`), not on every
+  // launch. The opt-in dynamic shared memory up to the device's per-block limit (every
+  // setting above 48 KiB needs it), and the largest shared-memory carveout, so that a
+  // block's registers, not a small carveout, decide how many blocks share an SM. Two threads
+  // racing here set the same values.
+  static std::atomic<uint64_t> configured{0};
+  const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : 0;
+  if (bit == 0 || (configured.load(std::memory_order_acquire) & bit) == 0) {
+    STOF_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_optin));
+    STOF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+    configured.fetch_or(bit, std::memory_order_release);
+  }
+  const unsigned blocks = static_cast<unsigned>((int64_t{p.m} + kBM - 1) / kBM);
+  kernel<<<blocks, 32u * static_cast<unsigned>(p.warps), smem_bytes,
+           static_cast<cudaStream_t>(stream)>>>(p);
+  STOF_CUDA_TRY(cudaGetLastError());
+  return engine::Status::Ok();
+}
+
+}  // namespace stof::kernels::detail
