@@ -8,7 +8,9 @@
 // cancellation of E[v^2] - mean^2); RMSNorm the mean of v^2 (one reduction). A reduction is a
 // shuffle butterfly within the warp's T-lane group and, for T > 32, one pass through shared
 // memory (one float per warp). Store: (v - mean) * rstd * gamma (+ beta), one write of out.
-// out may equal x: every thread reads its elements before the reduction and writes only them.
+// With sum_out, v is also stored (fp16) at load time and the statistics use the stored values.
+// out/sum_out may equal x or residual: every thread reads its elements before it writes them,
+// and touches no other thread's elements.
 // Instantiations: kItems in {8, 16, 32, 64} x {vector, scalar} = 8 kernels; LayerNorm vs
 // RMSNorm and the optional inputs are uniform run-time branches.
 #include "kernels/norm/norm_kernels.h"
@@ -43,13 +45,14 @@ struct NormKernelArgs {
   int cols;
   int tpr_log2;  // threads_per_row = 1 << tpr_log2
   int rows_per_block;
-  float inv_cols, eps;
+  float fcols, eps;  // cols as float: statistics divide by it (IEEE division, correctly rounded)
   const __half* x;
   const __half* bias;
   const __half* residual;
   const __half* gamma;
   const __half* beta;
   __half* out;
+  __half* sum_out;
 };
 
 // Sum over the row's T threads (T = 1 << tpr_log2); `red` holds one float per warp. Called by
@@ -103,6 +106,11 @@ __global__ void __launch_bounds__(MaxBlockThreadsFor(kItems)) BiasAddNormKernel(
 #pragma unroll
         for (int j = 0; j < U; ++j) vk[j] += r[j];
       }
+      if (a.sum_out) {  // store the sum and normalise what was stored (see NormArgs)
+        mi::StoreHalves<U>(a.sum_out + base + c, vk);
+#pragma unroll
+        for (int j = 0; j < U; ++j) vk[j] = __half2float(__float2half_rn(vk[j]));
+      }
 #pragma unroll
       for (int j = 0; j < U; ++j) sum += vk[j];
     } else {
@@ -114,7 +122,7 @@ __global__ void __launch_bounds__(MaxBlockThreadsFor(kItems)) BiasAddNormKernel(
   const bool layer_norm = a.beta != nullptr;
   float mean = 0.f, second = 0.f;
   if (layer_norm) {
-    mean = RowSum(sum, a.tpr_log2, red[0]) * a.inv_cols;
+    mean = RowSum(sum, a.tpr_log2, red[0]) / a.fcols;
 #pragma unroll
     for (int k = 0; k < kSlots; ++k) {
       const int c = (k * tpr + lane) * U;
@@ -130,7 +138,7 @@ __global__ void __launch_bounds__(MaxBlockThreadsFor(kItems)) BiasAddNormKernel(
 #pragma unroll
     for (int k = 0; k < kItems; ++k) second += v[k] * v[k];  // padding slots are 0
   }
-  const float var = RowSum(second, a.tpr_log2, red[1]) * a.inv_cols;
+  const float var = RowSum(second, a.tpr_log2, red[1]) / a.fcols;
   const float rstd = rsqrtf(var + a.eps);
   if (!active) return;
 
@@ -192,6 +200,8 @@ engine::Status CheckNormArgs(const NormArgs& a) {
     return engine::MakeError(std::string(kOp) + ": eps: expected a finite value > 0, got " +
                              std::to_string(a.eps));
   STOF_RETURN_IF_ERROR(mi::SizeFits(kOp, "rows * cols", mi::CheckedMul(a.rows, a.cols)));
+  if (a.sum_out && a.sum_out == a.out)
+    return engine::MakeError(std::string(kOp) + ": sum_out: must not be out (both are written)");
   return engine::Status::Ok();
 }
 
@@ -293,7 +303,8 @@ engine::Status LaunchBiasAddNorm(const NormArgs& a, const NormParams& p, void* s
 
   const bool vec = a.cols % mi::kVecHalves == 0 && mi::Aligned16(a.x) && mi::Aligned16(a.out) &&
                    mi::Aligned16(a.gamma) && mi::Aligned16(a.bias) &&
-                   mi::Aligned16(a.residual) && mi::Aligned16(a.beta);  // null is aligned
+                   mi::Aligned16(a.residual) && mi::Aligned16(a.beta) &&
+                   mi::Aligned16(a.sum_out);  // null is aligned
   const int unit = vec ? mi::kVecHalves : 1;
   const int tpr = p.threads_per_row;
   NormKernelArgs k;
@@ -301,7 +312,7 @@ engine::Status LaunchBiasAddNorm(const NormArgs& a, const NormParams& p, void* s
   k.cols = static_cast<int>(a.cols);
   k.tpr_log2 = std::countr_zero(static_cast<unsigned>(tpr));
   k.rows_per_block = p.rows_per_block;
-  k.inv_cols = static_cast<float>(1.0 / static_cast<double>(a.cols));
+  k.fcols = static_cast<float>(a.cols);  // exact: cols <= 16384
   k.eps = a.eps;
   k.x = static_cast<const __half*>(a.x);
   k.bias = static_cast<const __half*>(a.bias);
@@ -309,6 +320,7 @@ engine::Status LaunchBiasAddNorm(const NormArgs& a, const NormParams& p, void* s
   k.gamma = static_cast<const __half*>(a.gamma);
   k.beta = static_cast<const __half*>(a.beta);
   k.out = static_cast<__half*>(a.out);
+  k.sum_out = static_cast<__half*>(a.sum_out);
   const int items = ItemsFor(a.cols, unit, tpr);  // <= 64: CheckNormParams bounded cols
   const KernelFn fn = vec ? PickKernel<true>(items) : PickKernel<false>(items);
   fn<<<*blocks, static_cast<unsigned>(p.rows_per_block * tpr), 0,

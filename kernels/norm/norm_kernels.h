@@ -6,7 +6,8 @@
 // and RMSNorm ops) and by the tuner (SupportedNormParams). Semantics: engine/cpu/reference.h
 // BiasAddNorm (biased variance, eps inside the square root). Tests: tests/gpu/norm_kernels_test.cpp.
 // Invariants: arguments are checked on the host (CheckNormArgs, CheckNormParams) on every
-// launch; the kernel trusts them. out may equal x (in place); no other overlap is allowed.
+// launch; the kernel trusts them. out and sum_out may each equal x or residual (every element
+// is read before it is written, by the same thread); no other overlap is allowed.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,12 @@ struct NormArgs {
   const void* gamma = nullptr;    // [cols], required
   const void* beta = nullptr;     // [cols]; nullptr => RMSNorm (T5), else LayerNorm
   float eps = 1e-5f;              // finite, > 0
-  void* out = nullptr;            // [rows, cols]; may equal x (in place)
+  void* out = nullptr;            // [rows, cols]; may equal x or residual (in place)
+  // [rows, cols], optional: also receives x + bias + residual rounded to fp16 (the residual
+  // stream of GPT-2's add -> LayerNorm, engine::NormCall::sum_out); the norm is then taken of
+  // those rounded values, so out == Norm(sum_out) as a later unfused op would see it. May equal
+  // x or residual, not out.
+  void* sum_out = nullptr;
 };
 
 // The tunables. A row is split over `threads_per_row` threads (a power of two, 4 .. 1024; the
@@ -45,8 +51,8 @@ inline constexpr int kNormMaxItemsPerThread = 64;
 // 256 threads x 64 elements (or 512 x 32): the longest row one block holds in registers.
 inline constexpr int64_t kNormMaxCols = 16384;
 
-// Null x/gamma/out, rows < 0, cols outside [1, kNormMaxCols], eps not finite or <= 0, or
-// rows * cols overflowing: an error naming the field ("bias_add_norm: gamma: ...").
+// Null x/gamma/out, rows < 0, cols outside [1, kNormMaxCols], eps not finite or <= 0,
+// sum_out == out, or rows * cols overflowing: an error naming the field ("bias_add_norm: gamma: ...").
 engine::Status CheckNormArgs(const NormArgs& args);
 // Params valid for args.cols (see NormParams); the error names the field and the limit.
 engine::Status CheckNormParams(const NormArgs& args, const NormParams& params);
