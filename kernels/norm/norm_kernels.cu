@@ -87,7 +87,6 @@ __global__ void __launch_bounds__(MaxBlockThreadsFor(kItems)) BiasAddNormKernel(
   const int64_t base = (active ? row : 0) * a.cols;
 
   float v[kItems];
-  float sum = 0.f;
 #pragma unroll
   for (int k = 0; k < kSlots; ++k) {
     const int c = (k * tpr + lane) * U;
@@ -106,18 +105,29 @@ __global__ void __launch_bounds__(MaxBlockThreadsFor(kItems)) BiasAddNormKernel(
 #pragma unroll
         for (int j = 0; j < U; ++j) vk[j] += r[j];
       }
-      if (a.sum_out) {  // store the sum and normalise what was stored (see NormArgs)
-        mi::StoreHalves<U>(a.sum_out + base + c, vk);
-#pragma unroll
-        for (int j = 0; j < U; ++j) vk[j] = __half2float(__float2half_rn(vk[j]));
-      }
-#pragma unroll
-      for (int j = 0; j < U; ++j) sum += vk[j];
     } else {
 #pragma unroll
       for (int j = 0; j < U; ++j) vk[j] = 0.f;
     }
   }
+  // sum_out after every load: a store between them (it may alias x or residual) would keep the
+  // compiler from issuing the later slots' loads early. The stored values are the ones
+  // normalised (see NormArgs).
+  if (a.sum_out) {
+#pragma unroll
+    for (int k = 0; k < kSlots; ++k) {
+      const int c = (k * tpr + lane) * U;
+      float* vk = v + k * U;
+      if (active && c < a.cols) {
+        mi::StoreHalves<U>(a.sum_out + base + c, vk);
+#pragma unroll
+        for (int j = 0; j < U; ++j) vk[j] = __half2float(__float2half_rn(vk[j]));
+      }
+    }
+  }
+  float sum = 0.f;
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) sum += v[k];  // padding slots are 0
 
   const bool layer_norm = a.beta != nullptr;
   float mean = 0.f, second = 0.f;
