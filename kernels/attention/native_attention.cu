@@ -9,14 +9,9 @@
 //     m = d, n = L, k = L, A = V (lda d), B = P (ldb L), C = O (ldc d)
 // batched over B * H heads with strides L*d (Q, K, V, O) and L*L (S).
 //
-// Softmax kernel: 256 threads per block, T threads per row (32 .. 256, the smallest power of
-// two with T * 8 >= L), 256 / T rows per block, one launch for all B * H * L rows. Per row:
-// the mask row (words of query i = row % L; shared by every batch and head) is staged in
-// shared memory once, then pass 1 reads S and keeps an online (max, sum) of 2^(x - max) over
-// attended elements (x = s * log2(e) / sqrt(d), fp32), merged across the row by warp shuffles
-// and, for T > 32, shared memory; pass 2 reads S again (L1/L2-hot) and writes
-// p = 2^(x - max) / sum as fp16, 0 where masked or when the row attends nothing. When
-// L % 8 == 0 a thread moves 8 halves (16 bytes) at a time (rows stay 16-byte aligned); else 1.
+// Softmax step: LaunchScaleMaskSoftmax (kernels/norm/elementwise_kernels.h, one kernel: scale +
+// mask + softmax over every row of S, in place, fp32 math, fp16 out; rows with nothing attended
+// give zeros) at scale 1/sqrt(d), on the mask words uploaded at Create (engine::Mask layout).
 #include "kernels/attention/native_attention.h"
 
 #include <cublas_v2.h>
@@ -24,7 +19,6 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
-#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
@@ -33,168 +27,11 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/gemm/cublas_check.h"
+#include "kernels/norm/elementwise_kernels.h"
 
 namespace stof::kernels {
 
 namespace {
-
-constexpr int kSoftmaxThreads = 256;
-constexpr int kSoftmaxWarps = kSoftmaxThreads / 32;
-constexpr int kVecHalves = 8;  // 16-byte loads and stores
-static_assert(kSoftmaxThreads % 32 == 0 && kSoftmaxThreads <= 1024, "whole warps per block");
-
-// Merges a partial (max m2, sum s2 of 2^(x - m2)) into (m, s). Commutative in its two
-// operands (so both lanes of a shuffle butterfly get the same bits); m = -inf means "nothing
-// attended yet" (s = 0) and never produces -inf - -inf.
-__device__ __forceinline__ void MergeRowStat(float& m, float& s, float m2, float s2) {
-  const float mn = fmaxf(m, m2);
-  if (mn == -INFINITY) return;
-  s = s * exp2f(m - mn) + s2 * exp2f(m2 - mn);
-  m = mn;
-}
-
-// `V` halves of S starting at `p` into fp32.
-template <int V>
-__device__ __forceinline__ void LoadHalves(const __half* p, float (&x)[V]) {
-  if constexpr (V == kVecHalves) {
-    const uint4 raw = *reinterpret_cast<const uint4*>(p);
-    const __half2* h = reinterpret_cast<const __half2*>(&raw);
-#pragma unroll
-    for (int j = 0; j < V / 2; ++j) {
-      const float2 f = __half22float2(h[j]);
-      x[2 * j] = f.x;
-      x[2 * j + 1] = f.y;
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < V; ++j) x[j] = __half2float(p[j]);
-  }
-}
-
-template <int V>
-__device__ __forceinline__ void StoreHalves(__half* p, const float (&x)[V]) {
-  if constexpr (V == kVecHalves) {
-    uint4 raw;
-    __half2* h = reinterpret_cast<__half2*>(&raw);
-#pragma unroll
-    for (int j = 0; j < V / 2; ++j) h[j] = __floats2half2_rn(x[2 * j], x[2 * j + 1]);
-    *reinterpret_cast<uint4*>(p) = raw;
-  } else {
-#pragma unroll
-    for (int j = 0; j < V; ++j) p[j] = __float2half_rn(x[j]);
-  }
-}
-
-// The V mask bits of columns [c, c + V) (V divides 64 and c % V == 0: one word).
-template <int V>
-__device__ __forceinline__ unsigned MaskBits(const uint64_t* words, int64_t c) {
-  return static_cast<unsigned>(words[c >> 6] >> (c & 63)) & ((1u << V) - 1u);
-}
-
-// Pass 1 of one row: this thread's (max, sum) over its chunks.
-template <int V>
-__device__ __forceinline__ void RowStatPass(const __half* row, const uint64_t* words, int64_t L,
-                                            int lane_in_row, int threads_per_row, float scale2,
-                                            float& m, float& s) {
-  for (int64_t c = static_cast<int64_t>(lane_in_row) * V; c < L;
-       c += static_cast<int64_t>(threads_per_row) * V) {
-    const unsigned bits = MaskBits<V>(words, c);
-    if (bits == 0) continue;
-    float x[V];
-    LoadHalves<V>(row + c, x);
-    float cm = -INFINITY;
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-      x[j] *= scale2;
-      if ((bits >> j) & 1u) cm = fmaxf(cm, x[j]);
-    }
-    float cs = 0.f;
-#pragma unroll
-    for (int j = 0; j < V; ++j)
-      if ((bits >> j) & 1u) cs += exp2f(x[j] - cm);
-    MergeRowStat(m, s, cm, cs);
-  }
-}
-
-// Pass 2 of one row: p = 2^(x - m) * inv_sum where attended, else 0.
-template <int V>
-__device__ __forceinline__ void RowWritePass(__half* row, const uint64_t* words, int64_t L,
-                                             int lane_in_row, int threads_per_row, float scale2,
-                                             float m, float inv_sum) {
-  for (int64_t c = static_cast<int64_t>(lane_in_row) * V; c < L;
-       c += static_cast<int64_t>(threads_per_row) * V) {
-    const unsigned bits = MaskBits<V>(words, c);
-    float x[V] = {};
-    if (bits != 0) LoadHalves<V>(row + c, x);
-#pragma unroll
-    for (int j = 0; j < V; ++j) x[j] = ((bits >> j) & 1u) ? exp2f(x[j] * scale2 - m) * inv_sum : 0.f;
-    StoreHalves<V>(row + c, x);
-  }
-}
-
-// Scale + mask + softmax in place over `rows` = B * H * L rows of length L. Dynamic shared
-// memory: kSoftmaxWarps float2 partials, then (256 / threads_per_row) * words_per_row mask words.
-__global__ void __launch_bounds__(kSoftmaxThreads)
-    MaskedSoftmaxKernel(__half* __restrict__ s, const uint64_t* __restrict__ mask, int64_t rows,
-                        int64_t L, int64_t words_per_row, int threads_per_row, float scale2,
-                        bool vectorised) {
-  extern __shared__ uint64_t smem_u64[];
-  float2* partial = reinterpret_cast<float2*>(smem_u64);
-  uint64_t* smem_words = smem_u64 + kSoftmaxWarps;  // float2 == one uint64_t slot each
-
-  const int rows_per_block = kSoftmaxThreads / threads_per_row;
-  const int group = static_cast<int>(threadIdx.x) / threads_per_row;
-  const int lane_in_row = static_cast<int>(threadIdx.x) % threads_per_row;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * rows_per_block + group;
-  const bool active = row < rows;
-  uint64_t* words = smem_words + static_cast<int64_t>(group) * words_per_row;
-
-  if (active) {
-    const uint64_t* src = mask + (row % L) * words_per_row;
-    for (int64_t w = lane_in_row; w < words_per_row; w += threads_per_row) words[w] = __ldg(src + w);
-  }
-  __syncthreads();
-
-  __half* srow = s + (active ? row : 0) * L;
-  float m = -INFINITY, sum = 0.f;
-  if (active) {
-    if (vectorised)
-      RowStatPass<kVecHalves>(srow, words, L, lane_in_row, threads_per_row, scale2, m, sum);
-    else
-      RowStatPass<1>(srow, words, L, lane_in_row, threads_per_row, scale2, m, sum);
-  }
-  // A warp lies within one row group (threads_per_row is a multiple of 32).
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) {
-    const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
-    const float s2 = __shfl_xor_sync(0xffffffffu, sum, off);
-    MergeRowStat(m, sum, m2, s2);
-  }
-  if (threads_per_row > 32) {  // uniform over the block: the barrier is safe
-    const int warp = static_cast<int>(threadIdx.x) / 32;
-    if ((threadIdx.x & 31) == 0) partial[warp] = make_float2(m, sum);
-    __syncthreads();
-    const int warps_per_row = threads_per_row / 32;
-    m = -INFINITY;
-    sum = 0.f;
-    for (int i = 0; i < warps_per_row; ++i) {
-      const float2 p = partial[group * warps_per_row + i];
-      MergeRowStat(m, sum, p.x, p.y);
-    }
-  }
-  if (!active) return;
-  const float inv_sum = sum > 0.f ? 1.f / sum : 0.f;  // 0: nothing attended, the row stays 0
-  if (vectorised)
-    RowWritePass<kVecHalves>(srow, words, L, lane_in_row, threads_per_row, scale2, m, inv_sum);
-  else
-    RowWritePass<1>(srow, words, L, lane_in_row, threads_per_row, scale2, m, inv_sum);
-}
-
-int ThreadsPerRow(int64_t L) {
-  int t = 32;
-  while (t < kSoftmaxThreads && static_cast<int64_t>(t) * kVecHalves < L) t *= 2;
-  return t;
-}
 
 std::string Str(int64_t v) { return std::to_string(v); }
 
@@ -307,16 +144,7 @@ engine::Status NativeMha::Launch(const engine::Workload& w, const void* q, const
   cublasHandle_t h = m_impl->handle;
   __half* ws = m_impl->workspace;
 
-  const int tpr = ThreadsPerRow(L);
-  const int rows_per_block = kSoftmaxThreads / tpr;
-  const int64_t rows = heads * L;
-  const int64_t words_per_row = (L + 63) / 64;
-  const size_t smem = sizeof(uint64_t) * (kSoftmaxWarps + rows_per_block * words_per_row);
-  const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
-  if (blocks > INT_MAX)
-    return engine::MakeError("native MHA: workload: " + Str(rows) +
-                             " softmax rows exceed the grid limit");
-  const float scale2 = static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(d)));
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
 
   std::lock_guard<std::mutex> lock(m_impl->mutex);
   STOF_CUBLAS_TRY(cublasSetStream(h, st));
@@ -325,9 +153,9 @@ engine::Status NativeMha::Launch(const engine::Workload& w, const void* q, const
       h, CUBLAS_OP_T, CUBLAS_OP_N, iL, iL, id, &one, k, CUDA_R_16F, id, stride_x, q, CUDA_R_16F,
       id, stride_x, &zero, ws, CUDA_R_16F, iL, stride_s, batch, CUBLAS_COMPUTE_32F,
       CUBLAS_GEMM_DEFAULT));
-  MaskedSoftmaxKernel<<<static_cast<unsigned>(blocks), kSoftmaxThreads, smem, st>>>(
-      ws, m_impl->mask, rows, L, words_per_row, tpr, scale2, L % kVecHalves == 0);
-  STOF_CUDA_TRY(cudaGetLastError());
+  STOF_RETURN_IF_ERROR(
+      LaunchScaleMaskSoftmax(heads, L, ws, scale, m_impl->mask, ws, stream).WithContext(
+          "native MHA: "));
   // O^T = V^T P^T per head.
   STOF_CUBLAS_TRY(cublasGemmStridedBatchedEx(
       h, CUBLAS_OP_N, CUBLAS_OP_N, id, iL, iL, &one, v, CUDA_R_16F, id, stride_x, ws, CUDA_R_16F,

@@ -1,8 +1,9 @@
 // The unfused "native" MHA baseline, what PyTorch eager does: (1) cuBLAS strided-batched
 // S = Q K^T for all B*H heads into an fp16 workspace [B*H, L, L] (fp32 compute, fp16 out, as
 // eager's matmul); (2) one kernel doing scale + mask + softmax over every row of S in place
-// (fp32 math, fp16 out); (3) cuBLAS strided-batched O = P V. It is never chosen by Eq. 1, only
-// requested ("native"), and is the reference point of the fusion ladder (docs/kernels.md).
+// (fp32 math, fp16 out; LaunchScaleMaskSoftmax of kernels/norm/elementwise_kernels.h);
+// (3) cuBLAS strided-batched O = P V. It is never chosen by Eq. 1, only requested ("native"),
+// and is the reference point of the fusion ladder (docs/kernels.md).
 // CUDA-free header. Used by PreparedMha (prepared_mha.h, MhaKernelRequest::kNative), hence by
 // `stof bench|profile mha --kernel native`, the C API and tests/gpu/mha_native_test.cpp.
 // Invariants: a NativeMha owns, on the device current at Create, the device copy of the mask's
