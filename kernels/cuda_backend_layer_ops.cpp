@@ -119,14 +119,7 @@ Status CudaBackend::RunNorm(const engine::NormCall& c) {
   STOF_RETURN_IF_ERROR(MakeCurrent());
   NormArgs a;
   a.rows = c.rows, a.cols = c.cols, a.x = c.x, a.bias = c.bias, a.residual = c.residual;
-  a.gamma = c.gamma, a.beta = c.beta, a.eps = c.eps, a.out = c.out;
-  if (c.sum_out) {
-    // The residual stream is read again later: write x + bias + residual first, then
-    // normalise that (two kernels; NormArgs has no second output).
-    STOF_RETURN_IF_ERROR(LaunchBiasActAdd(c.rows, c.cols, c.x, c.bias, engine::Activation::kNone,
-                                          c.residual, c.sum_out, c.stream));
-    a.x = c.sum_out, a.bias = nullptr, a.residual = nullptr;
-  }
+  a.gamma = c.gamma, a.beta = c.beta, a.eps = c.eps, a.out = c.out, a.sum_out = c.sum_out;
   NormParams params = DefaultNormParams(c.cols);
   size_t used = 0;
   Take(c.params, "rows_per_block", params.rows_per_block, used);
