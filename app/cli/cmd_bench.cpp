@@ -2,8 +2,9 @@
 // times kernels (DESIGN.md, docs/kernels.md "Benchmarking"):
 //   1. choice: STOF Eq. 1 / Eq. 2 on the local device's spec, Eq. 2 ranked within the
 //      block-wise kernel's preferred set (kernels/attention/prepared_mha.h), or the user's
-//      overrides (--kernel native: the unfused cuBLAS + softmax baseline, never chosen by
-//      Eq. 1);
+//      overrides (--kernel native: the unfused cuBLAS + softmax baseline; --kernel sd|sdf:
+//      softmax decomposition, and decomposition + fusion into the GEMMs, with --block BMxT;
+//      none of the three is ever chosen by Eq. 1);
 //   2. the device layout built and uploaded once (its time reported apart from the kernel's);
 //   3. a reference check of that exact configuration on the same mask against
 //      engine::cpu::MaskedAttention (batch 1; all heads when L <= 1024, else one), output
@@ -248,8 +249,23 @@ nlohmann::json ChoiceJson(const kernels::MhaChoice& c) {
        {{"block_m", c.eq2_pick_block_m},
         {"block_n", c.eq2_pick_block_n},
         {"num_warps", c.eq2_pick_num_warps}}}};
+  if (c.recompose)
+    j["recompose"] = {{"variant", kernels::RecomposeVariantName(c.recompose_variant)},
+                      {"sub_len", c.recompose_params.sub_len},
+                      {"block_m", c.recompose_params.block_m}};
   if (!c.note.empty()) j["note"] = c.note;
   return j;
+}
+
+// " BMxT = ..." for sd/sdf, " BMxBN, W warps (source)" for the block-wise kernel, else "".
+std::string ChoiceDetail(const kernels::MhaChoice& c) {
+  if (c.recompose)
+    return " BMxT " + std::to_string(c.recompose_params.block_m) + "x" +
+           std::to_string(c.recompose_params.sub_len) + " (" + c.params_source + ")";
+  if (!c.native && c.config.kernel == engine::MhaKernel::kBlockWise)
+    return " " + std::to_string(c.config.block_m) + "x" + std::to_string(c.config.block_n) +
+           ", " + std::to_string(c.config.num_warps) + " warps (" + c.params_source + ")";
+  return std::string();
 }
 
 // `stof profile mha` after the reference check: one profiler measurement of `work` (rotating
@@ -270,12 +286,7 @@ int ProfileMhaRun(const std::string& cmd, const ProfileArgs& p, const profiler::
   profiler::ProfileResult& r = *result;
   const kernels::MhaChoice& c = mha.Choice();
   r.notes.push_back(std::string("kernel: ") + kernels::MhaChoiceKernelName(c) +
-                    (!c.native && c.config.kernel == engine::MhaKernel::kBlockWise
-                         ? " " + std::to_string(c.config.block_m) + "x" +
-                               std::to_string(c.config.block_n) + ", " +
-                               std::to_string(c.config.num_warps) + " warps (" +
-                               c.params_source + ")"
-                         : std::string()));
+                    ChoiceDetail(c));
   r.notes.push_back("reference check before measuring: worst row error " +
                     Fmt("%.3e", check.value("row_err", 0.0)) + " (tolerance 2e-3), passed");
   auto bad = count_non_finite();
@@ -349,7 +360,17 @@ int RunBench(const BenchArgs& a) {
                 static_cast<long long>(w.seq_len), static_cast<long long>(w.head_dim));
     std::printf("device      %s (%d SMs, L2 %s)\n", backend.Name().c_str(), spec.sm_count,
                 Bytes(static_cast<double>(spec.l2_bytes)).c_str());
-    if (c.native)
+    if (const kernels::RecomposedMha* rec = mha.Recomposed())
+      std::printf("kernel      %s (%s; BM x T %d x %d from %s; %lld tiles per head; workspace "
+                  "%s)\n",
+                  kernels::RecomposeVariantName(rec->Variant()),
+                  rec->Variant() == kernels::RecomposeVariant::kDecomposed
+                      ? "softmax decomposed: cuBLAS Q K^T, LS, IR, GS kernels, cuBLAS P V"
+                      : "softmax decomposed + fused: Q K^T + LS kernel, IR, GS + P V kernel",
+                  rec->Params().block_m, rec->Params().sub_len, c.params_source.c_str(),
+                  static_cast<long long>(rec->TilesPerHead()),
+                  Bytes(static_cast<double>(rec->WorkspaceBytes())).c_str());
+    else if (c.native)
       std::printf("kernel      native (unfused: cuBLAS Q K^T, scale+mask+softmax kernel, cuBLAS "
                   "P V; S workspace %s)\n",
                   Bytes(static_cast<double>(mha.Native()->WorkspaceBytes())).c_str());
@@ -568,6 +589,10 @@ int RunBench(const BenchArgs& a) {
                    {"upload_ms", pt.upload_ms}};
     if (const kernels::NativeMha* n = mha.Native())
       j["layout"]["native_workspace_bytes"] = n->WorkspaceBytes();
+    if (const kernels::RecomposedMha* rec = mha.Recomposed()) {
+      j["layout"]["recompose_workspace_bytes"] = rec->WorkspaceBytes();
+      j["layout"]["recompose_tiles_per_head"] = rec->TilesPerHead();
+    }
     j["check"] = check_json();
     j["ceilings"] = {{"copy_bytes", kCopyBytes},
                      {"copy_median_us", ceil->copy_us},
@@ -703,12 +728,15 @@ static void AddMhaOptions(CLI::App* m, BenchArgs* args) {
   m->add_option("--dim,--head-dim", args->head_dim, "Head size d (64 or 128)")
       ->capture_default_str();
   m->add_option("--kernel", args->kernel,
-                "auto (Eq. 1), row_wise, block_wise or native (the unfused cuBLAS + softmax "
-                "baseline; needs a B*H*L*L fp16 workspace)")
+                "auto (Eq. 1), row_wise, block_wise, native (the unfused cuBLAS + softmax "
+                "baseline; needs a B*H*L*L fp16 workspace), sd (softmax decomposed into LS, IR, "
+                "GS kernels between cuBLAS GEMMs; same workspace) or sdf (LS fused into the Q K^T "
+                "GEMM, GS into the P V GEMM; workspace x' of the mask's valid BM x T tiles)")
       ->capture_default_str();
   m->add_option("--block", args->block,
                 "Block-wise BLOCK_MxBLOCK_N (default: Eq. 2's best in the kernel's preferred set, "
-                ">= 64x64; docs/kernels.md)");
+                ">= 64x64; docs/kernels.md); sd/sdf: BMxT, rows per tile x sub-vector length, "
+                "each 64 or 128 (default 64x64)");
   m->add_option("--warps", args->warps,
                 "Block-wise num_warps: 1, 2, 4 or 8 (default: Eq. 2's best that the kernel "
                 "supports)");

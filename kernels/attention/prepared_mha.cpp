@@ -1,6 +1,6 @@
 // ChooseMhaConfig and PreparedMha (prepared_mha.h): Eq. 1 / Eq. 2 restricted to the supported
-// set of the block-wise kernel (or the native baseline on request), and a layout (or a
-// NativeMha) built once for timed launches. Used by
+// set of the block-wise kernel (or the native baseline, SD or SDF on request), and a layout (or
+// a NativeMha or RecomposedMha) built once for timed launches. Used by
 // `stof bench mha` and the C API. Host code only; launches go through the kernels' own launch
 // functions, which validate their arguments on the host.
 #include "kernels/attention/prepared_mha.h"
@@ -23,6 +23,11 @@ std::string ConfigText(int64_t bm, int64_t bn, int64_t warps) {
   return Str(bm) + "x" + Str(bn) + " warps " + Str(warps);
 }
 
+// SDF works on the mask's valid BM x T tiles (SD, like native, on the dense L x L).
+bool IsSdf(const RecomposedMha* r) {
+  return r != nullptr && r->Variant() == RecomposeVariant::kRecomposed;
+}
+
 }  // namespace
 
 const char* MhaKernelRequestName(MhaKernelRequest r) {
@@ -31,6 +36,8 @@ const char* MhaKernelRequestName(MhaKernelRequest r) {
     case MhaKernelRequest::kRowWise: return "row_wise";
     case MhaKernelRequest::kBlockWise: return "block_wise";
     case MhaKernelRequest::kNative: return "native";
+    case MhaKernelRequest::kDecomposed: return "sd";
+    case MhaKernelRequest::kRecomposed: return "sdf";
   }
   return "?";
 }
@@ -38,14 +45,18 @@ const char* MhaKernelRequestName(MhaKernelRequest r) {
 engine::Expected<MhaKernelRequest> ParseMhaKernelRequest(const std::string& s) {
   if (s == "auto") return MhaKernelRequest::kAuto;
   if (s == "native") return MhaKernelRequest::kNative;
+  if (s == "sd") return MhaKernelRequest::kDecomposed;
+  if (s == "sdf") return MhaKernelRequest::kRecomposed;
   auto k = engine::ParseMhaKernel(s);
   if (!k.IsOk())
-    return engine::MakeError("expected auto, row_wise, block_wise or native, got '" + s + "'");
+    return engine::MakeError("expected auto, row_wise, block_wise, native, sd or sdf, got '" + s +
+                             "'");
   return *k == engine::MhaKernel::kRowWise ? MhaKernelRequest::kRowWise
                                            : MhaKernelRequest::kBlockWise;
 }
 
 const char* MhaChoiceKernelName(const MhaChoice& c) {
+  if (c.recompose) return RecomposeVariantName(c.recompose_variant);
   return c.native ? "native" : engine::MhaKernelName(c.config.kernel);
 }
 
@@ -82,6 +93,34 @@ engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
     c.params_source = "-";
     if (block_given || warps_given)
       c.note = "native baseline: the block size and warp count options are ignored";
+    return c;
+  }
+  if (request.kernel == MhaKernelRequest::kDecomposed ||
+      request.kernel == MhaKernelRequest::kRecomposed) {
+    c.recompose = true;
+    c.recompose_variant = request.kernel == MhaKernelRequest::kDecomposed
+                              ? RecomposeVariant::kDecomposed
+                              : RecomposeVariant::kRecomposed;
+    c.config.kernel = s.kernel;
+    c.config.block_m = c.config.block_n = c.config.num_warps = 0;
+    c.kernel_source = "user";
+    c.params_source = block_given ? "user" : "default";
+    if (block_given) {
+      // Checked as int64 first: RecomposeParams holds ints.
+      if (request.block_m > 1024 || request.block_n > 1024 || request.block_m < 0 ||
+          request.block_n < 0)
+        return engine::MakeError(std::string("request: ") +
+                                 RecomposeVariantName(c.recompose_variant) +
+                                 ": block_m x block_n is BM x T, each 64 or 128, got " +
+                                 Str(request.block_m) + " x " + Str(request.block_n));
+      c.recompose_params.block_m = static_cast<int>(request.block_m);
+      c.recompose_params.sub_len = static_cast<int>(request.block_n);
+    }
+    STOF_RETURN_IF_ERROR(CheckRecomposeParams(c.recompose_params, workload.head_dim,
+                                              c.recompose_variant, device.smem_per_block_bytes));
+    if (warps_given)
+      c.note = std::string(RecomposeVariantName(c.recompose_variant)) +
+               ": the warp count option is ignored (one warp per 16 rows of BM)";
     return c;
   }
   if (request.kernel == MhaKernelRequest::kAuto) {
@@ -199,7 +238,12 @@ engine::Expected<std::unique_ptr<PreparedMha>> PreparedMha::Create(const engine:
   p->m_workload = workload;
   p->m_choice = choice;
   p->m_nnz = mask.Count();
-  if (choice.native) {
+  if (choice.recompose) {
+    auto rec = RecomposedMha::Create(mask, workload, choice.recompose_variant,
+                                     choice.recompose_params);
+    if (!rec.IsOk()) return rec.ToStatus();
+    p->m_recomposed = std::shared_ptr<const RecomposedMha>(std::move(*rec));
+  } else if (choice.native) {
     auto native = NativeMha::Create(mask, workload);
     if (!native.IsOk()) return native.ToStatus();
     p->m_native = std::shared_ptr<const NativeMha>(std::move(*native));
@@ -223,23 +267,32 @@ engine::Status PreparedMha::Launch(const engine::Workload& w, const void* q, con
                              Str(m_workload.seq_len) + ", d = " + Str(m_workload.head_dim) +
                              ", got L = " + Str(w.seq_len) + ", d = " + Str(w.head_dim));
   }
+  if (m_recomposed) return m_recomposed->Launch(w, q, k, v, o, stream);
   if (m_native) return m_native->Launch(w, q, k, v, o, stream);
   if (m_row) return LaunchRowSparseAttention(w, *m_row, q, k, v, o, stream);
   return LaunchBlockSparseAttention(w, *m_block, m_choice.config.num_warps, q, k, v, o, stream);
 }
 
 const LayoutPrepTiming& PreparedMha::Timing() const {
+  if (m_recomposed) return m_recomposed->Timing();
   if (m_native) return m_native->Timing();
   return m_row ? m_row->Timing() : m_block->Timing();
 }
 
 int64_t PreparedMha::DeviceBytes() const {
+  if (m_recomposed) return m_recomposed->DeviceBytes();
   if (m_native) return m_native->DeviceBytes();
   return m_row ? m_row->DeviceBytes() : m_block->DeviceBytes();
 }
 
-int64_t PreparedMha::ValidBlocks() const { return m_block ? m_block->ValidBlocks() : 0; }
-int64_t PreparedMha::PartBlocks() const { return m_block ? m_block->PartBlocks() : 0; }
+int64_t PreparedMha::ValidBlocks() const {
+  if (IsSdf(m_recomposed.get())) return m_recomposed->TilesPerHead();
+  return m_block ? m_block->ValidBlocks() : 0;
+}
+int64_t PreparedMha::PartBlocks() const {
+  if (IsSdf(m_recomposed.get())) return m_recomposed->PartTilesPerHead();
+  return m_block ? m_block->PartBlocks() : 0;
+}
 
 double PreparedMha::UsefulFlops(const engine::Workload& w) const {
   return 4.0 * static_cast<double>(w.batch) * static_cast<double>(w.heads) *
@@ -247,7 +300,12 @@ double PreparedMha::UsefulFlops(const engine::Workload& w) const {
 }
 
 double PreparedMha::KernelFlops(const engine::Workload& w) const {
-  if (m_native)  // both GEMMs are dense
+  if (IsSdf(m_recomposed.get()))  // both GEMMs over the valid BM x T tiles
+    return 4.0 * static_cast<double>(w.batch) * static_cast<double>(w.heads) *
+           static_cast<double>(w.head_dim) * static_cast<double>(m_recomposed->TilesPerHead()) *
+           static_cast<double>(m_recomposed->Params().block_m) *
+           static_cast<double>(m_recomposed->Params().sub_len);
+  if (m_native || m_recomposed)  // both GEMMs are dense (cuBLAS)
     return 4.0 * static_cast<double>(w.batch) * static_cast<double>(w.heads) *
            static_cast<double>(w.head_dim) * static_cast<double>(w.seq_len) *
            static_cast<double>(w.seq_len);

@@ -4,7 +4,9 @@
 // uploads the device layout of that choice once and then launches without touching the mask
 // (no hashing, no cache lookup), which is what timed loops need. A request for the unfused
 // "native" baseline (native_attention.h; never chosen by Eq. 1) prepares a NativeMha instead
-// of a layout: its mask copy and S workspace. CUDA-free header.
+// of a layout: its mask copy and S workspace; a request for softmax decomposition "sd" or
+// decomposition + fusion "sdf" (kernels/softmax/recomposed_attention.h; never chosen by Eq. 1
+// either) prepares a RecomposedMha. CUDA-free header.
 // Used by `stof bench mha` (app/cli/cmd_bench.cpp) and the C API (kernels/capi/stof_capi.h).
 // Invariants: a PreparedMha owns its layout (immutable after Create); Launch accepts any batch
 // and head count but the sequence length and head size of the workload it was prepared for.
@@ -22,29 +24,34 @@
 #include "engine/select/kernel_select.h"
 #include "kernels/attention/device_layout.h"
 #include "kernels/attention/native_attention.h"
+#include "kernels/softmax/recomposed_attention.h"
 
 namespace stof::kernels {
 
 // What the caller asked for: a kernel (or Eq. 1) and, for the block-wise kernel, any of
 // BLOCK_M x BLOCK_N and num_warps (0 = let Eq. 2 choose). kNative is the unfused baseline
 // (native_attention.h): only ever run on request; engine::MhaKernel (Eq. 1's choice) does not
-// know it.
-enum class MhaKernelRequest { kAuto, kRowWise, kBlockWise, kNative };
-// "auto", "row_wise", "block_wise", "native"
+// know it. kDecomposed / kRecomposed are the softmax recomposition rungs SD and SDF
+// (recomposed_attention.h), also only on request; their BM x T come from block_m x block_n.
+enum class MhaKernelRequest { kAuto, kRowWise, kBlockWise, kNative, kDecomposed, kRecomposed };
+// "auto", "row_wise", "block_wise", "native", "sd", "sdf"
 const char* MhaKernelRequestName(MhaKernelRequest r);
-// "auto", "native", or any spelling engine::ParseMhaKernel accepts ("row_wise", "block", ...).
+// "auto", "native", "sd", "sdf", or any spelling engine::ParseMhaKernel accepts ("row_wise",
+// "block", ...).
 engine::Expected<MhaKernelRequest> ParseMhaKernelRequest(const std::string& s);
 
 struct MhaRequest {
   MhaKernelRequest kernel = MhaKernelRequest::kAuto;
-  int64_t block_m = 0, block_n = 0;  // both 0 or both set
-  int64_t num_warps = 0;
+  int64_t block_m = 0, block_n = 0;  // both 0 or both set; sd/sdf: BM x T (0: 64 x 64)
+  int64_t num_warps = 0;             // ignored by sd/sdf (one warp per 16 rows)
 };
 
 // The configuration that will run and why.
 struct MhaChoice {
   bool native = false;               // the unfused baseline runs; `config` then holds Eq. 1's
                                      // kernel for information and 0 block-wise fields
+  bool recompose = false;            // SD or SDF runs (recompose_variant, recompose_params);
+                                     // `config` as for native
   engine::MhaConfig config;          // kernel, BLOCK_M, BLOCK_N, num_warps (block-wise fields
                                      // are 0 for the row-wise kernel)
   engine::KernelSelection selection; // Eq. 1 and Eq. 2 with every intermediate value
@@ -57,9 +64,11 @@ struct MhaChoice {
   int64_t eq2_pick_block_m = 0, eq2_pick_block_n = 0, eq2_pick_num_warps = 0;
   double score = 0;                  // Eq. 2 score of the configuration used (block-wise)
   std::string note;                  // one line on a fallback or an ignored option; else empty
+  RecomposeVariant recompose_variant = RecomposeVariant::kDecomposed;  // when recompose
+  RecomposeParams recompose_params;                                    // when recompose
 };
 
-// "native", "row_wise" or "block_wise": what a choice runs.
+// "native", "sd", "sdf", "row_wise" or "block_wise": what a choice runs.
 const char* MhaChoiceKernelName(const MhaChoice& c);
 
 // Eq. 1 decides the kernel when request.kernel is kAuto. For the block-wise kernel, Eq. 2's
@@ -71,15 +80,18 @@ const char* MhaChoiceKernelName(const MhaChoice& c);
 // every field is fixed, an unsupported combination is an error with CheckBlockSparseConfig's
 // message. BLOCK/warp fields given with
 // the row-wise kernel or kNative are ignored and the note says so. kNative runs Eq. 1 / Eq. 2
-// for information only (selection) and sets `native`. Fails on a bad workload (head_dim must
-// be 64 or 128, dtype f16) or a mask that is not seq_len x seq_len.
+// for information only (selection) and sets `native`; kDecomposed / kRecomposed likewise set
+// `recompose` with BM x T = request.block_m x block_n (64 x 64 when not given), refused with
+// CheckRecomposeParams's message (device.smem_per_block_bytes) when unsupported; num_warps is
+// ignored (noted). Fails on a bad workload (head_dim must be 64 or 128, dtype f16) or a mask
+// that is not seq_len x seq_len.
 engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
                                             const engine::Workload& workload,
                                             const engine::DeviceSpec& device,
                                             const MhaRequest& request);
 
-// One choice with its device layout (or, native, its NativeMha), on the device that was current
-// at Create.
+// One choice with its device layout (or, native, its NativeMha; sd/sdf, its RecomposedMha), on
+// the device that was current at Create.
 class PreparedMha {
  public:
   static engine::Expected<std::unique_ptr<PreparedMha>> Create(const engine::Mask& mask,
@@ -89,8 +101,8 @@ class PreparedMha {
   PreparedMha& operator=(const PreparedMha&) = delete;
 
   // Launches on `stream` (opaque cudaStream_t) for [B, H, L, d] fp16 buffers; `workload` may
-  // differ from the prepared one in batch and heads only (native: B * H at most the prepared
-  // B * H, the capacity of its workspace). Asynchronous.
+  // differ from the prepared one in batch and heads only (native, sd, sdf: B * H at most the
+  // prepared B * H, the capacity of their workspace). Asynchronous.
   engine::Status Launch(const engine::Workload& workload, const void* q, const void* k,
                         const void* v, void* o, void* stream) const;
   // Launch with the prepared workload.
@@ -101,15 +113,20 @@ class PreparedMha {
   const MhaChoice& Choice() const { return m_choice; }
   const engine::Workload& PreparedWorkload() const { return m_workload; }
   const LayoutPrepTiming& Timing() const;  // host build and upload of the device layout
-  int64_t DeviceBytes() const;             // bytes of the device layout (native: mask + S)
+  int64_t DeviceBytes() const;             // bytes of the device layout (native: mask + S;
+                                           // sd/sdf: mask, tiles and workspace)
   const NativeMha* Native() const { return m_native.get(); }  // null unless Choice().native
+  // Null unless Choice().recompose.
+  const RecomposedMha* Recomposed() const { return m_recomposed.get(); }
   int64_t Nnz() const { return m_nnz; }    // attended elements of the mask
-  // Block-wise: valid (full + part) and part blocks at BLOCK_M x BLOCK_N; row-wise: 0.
+  // Block-wise: valid (full + part) and part blocks at BLOCK_M x BLOCK_N; sdf: valid and part
+  // tiles at BM x T (per head); row-wise, native, sd: 0.
   int64_t ValidBlocks() const;
   int64_t PartBlocks() const;
   // FLOPs the launch must do: 4 * B * H * d * nnz (QK^T and PV on attended elements only),
   // and what the kernel computes: 4 * B * H * d * valid_blocks * BM * BN (block-wise; equal to
-  // the first for row-wise; 4 * B * H * d * L * L, dense, for native).
+  // the first for row-wise; 4 * B * H * d * L * L, dense, for native and sd; sdf: valid tiles
+  // * BM * T in place of valid blocks).
   double UsefulFlops(const engine::Workload& w) const;
   double KernelFlops(const engine::Workload& w) const;
 
@@ -121,6 +138,7 @@ class PreparedMha {
   std::shared_ptr<const DeviceBlockLayout> m_block;
   std::shared_ptr<const DeviceRowLayout> m_row;
   std::shared_ptr<const NativeMha> m_native;
+  std::shared_ptr<const RecomposedMha> m_recomposed;
 };
 
 }  // namespace stof::kernels

@@ -79,9 +79,11 @@ engine::Expected<kernels::MhaRequest> MakeRequest(int kernel, int64_t block_m, i
     case STOF_KERNEL_ROW_WISE: r.kernel = kernels::MhaKernelRequest::kRowWise; break;
     case STOF_KERNEL_BLOCK_WISE: r.kernel = kernels::MhaKernelRequest::kBlockWise; break;
     case STOF_KERNEL_NATIVE: r.kernel = kernels::MhaKernelRequest::kNative; break;
+    case STOF_KERNEL_SD: r.kernel = kernels::MhaKernelRequest::kDecomposed; break;
+    case STOF_KERNEL_SDF: r.kernel = kernels::MhaKernelRequest::kRecomposed; break;
     default:
-      return engine::MakeError("kernel: expected 0 (auto), 1 (row_wise), 2 (block_wise) or 3 "
-                               "(native), got " + std::to_string(kernel));
+      return engine::MakeError("kernel: expected 0 (auto), 1 (row_wise), 2 (block_wise), 3 "
+                               "(native), 4 (sd) or 5 (sdf), got " + std::to_string(kernel));
   }
   if (block_m < 0 || block_n < 0 || num_warps < 0)
     return engine::MakeError("block_m, block_n, num_warps: expected 0 (auto) or a positive value");
@@ -275,16 +277,26 @@ int stof_choice(const stof_plan* plan, int* kernel, int64_t* block_m, int64_t* b
       return Report({STOF_ERR_INVALID, "plan: must not be null"}, text, text_len);
     const kernels::MhaChoice& c = plan->mha->Choice();
     const bool row = c.config.kernel == engine::MhaKernel::kRowWise;
+    const bool sd = c.recompose && c.recompose_variant == kernels::RecomposeVariant::kDecomposed;
     if (kernel)
-      *kernel = c.native ? STOF_KERNEL_NATIVE : row ? STOF_KERNEL_ROW_WISE : STOF_KERNEL_BLOCK_WISE;
-    if (block_m) *block_m = c.config.block_m;
-    if (block_n) *block_n = c.config.block_n;
+      *kernel = c.recompose ? (sd ? STOF_KERNEL_SD : STOF_KERNEL_SDF)
+                : c.native  ? STOF_KERNEL_NATIVE
+                : row       ? STOF_KERNEL_ROW_WISE
+                            : STOF_KERNEL_BLOCK_WISE;
+    if (block_m) *block_m = c.recompose ? c.recompose_params.block_m : c.config.block_m;
+    if (block_n) *block_n = c.recompose ? c.recompose_params.sub_len : c.config.block_n;
     if (num_warps) *num_warps = c.config.num_warps;
     if (fell_back) *fell_back = c.fell_back ? 1 : 0;
     std::string line = kernels::MhaChoiceKernelName(c);
     // append() rather than "literal" + string: GCC 12 warns (-Wrestrict, a false positive) on
     // operator+(const char*, std::string&&) once inlined here.
-    if (c.native) {
+    if (const kernels::RecomposedMha* rec = plan->mha->Recomposed()) {
+      line.append(sd ? " (softmax decomposed: cuBLAS QK^T, LS, IR, GS, cuBLAS PV"
+                     : " (softmax decomposed + fused: QK^T+LS, IR, GS+PV");
+      line.append("; BMxT ").append(std::to_string(c.recompose_params.block_m)).append("x");
+      line.append(std::to_string(c.recompose_params.sub_len)).append(", workspace ");
+      line.append(std::to_string(rec->WorkspaceBytes())).append(" bytes)");
+    } else if (c.native) {
       line.append(" (unfused: cuBLAS QK^T, softmax kernel, cuBLAS PV; S workspace ");
       line.append(std::to_string(plan->mha->Native()->WorkspaceBytes())).append(" bytes)");
     } else if (!row) {

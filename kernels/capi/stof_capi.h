@@ -10,15 +10,22 @@
  * supports when Eq. 2's pick is not supported), 1 = row-wise, 2 = block-wise, 3 = native (the
  * unfused baseline, what PyTorch eager does: cuBLAS Q K^T, one scale + mask + softmax kernel,
  * cuBLAS P V; never chosen by auto; its plan holds a B*H*L*L fp16 workspace, and since its
- * launches share it, one native plan must not run on two streams at once). block_m,
+ * launches share it, one native plan must not run on two streams at once), 4 = sd (softmax
+ * decomposition: cuBLAS Q K^T, local softmax, inter-sub-vector reduction and global scaling
+ * kernels, cuBLAS P V; the same workspace as native plus per-tile statistics), 5 = sdf
+ * (decomposition + fusion: local softmax in the Q K^T GEMM's epilogue, global scaling in the
+ * P V GEMM's prologue; workspace for the mask's valid tiles); sd and sdf are never chosen by
+ * auto and, like native, one such plan must not run on two streams at once. block_m,
  * block_n, num_warps: 0 = chosen by Eq. 2; any given value restricts the choice (all three
  * given: exactly that configuration, refused when unsupported; ignored by row-wise and native).
+ * For sd and sdf, block_m x block_n is BM x T (query rows per tile x sub-vector length, each
+ * 64 or 128; both 0 = 64 x 64) and num_warps is ignored.
  *
  * Errors: every function returning int returns STOF_OK (0) on success, else a nonzero code,
  * and writes a one-line, NUL-terminated message into err[0..err_len) (truncated to fit; err
  * may be NULL). Launches are asynchronous: a fault inside a kernel surfaces at the caller's
  * next synchronisation. No function throws, exits or aborts. Thread-safe; a plan may be run
- * from several threads at once (a native plan on one stream at a time: see above).
+ * from several threads at once (a native, sd or sdf plan on one stream at a time: see above).
  */
 #ifndef STOF_CAPI_H_
 #define STOF_CAPI_H_
@@ -36,7 +43,8 @@
 extern "C" {
 #endif
 
-#define STOF_CAPI_VERSION 2 /* 2: STOF_KERNEL_NATIVE */
+#define STOF_CAPI_VERSION 2 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
+                               only: no function or layout changed) */
 
 enum {
   STOF_OK = 0,
@@ -49,7 +57,9 @@ enum {
   STOF_KERNEL_AUTO = 0,
   STOF_KERNEL_ROW_WISE = 1,
   STOF_KERNEL_BLOCK_WISE = 2,
-  STOF_KERNEL_NATIVE = 3
+  STOF_KERNEL_NATIVE = 3,
+  STOF_KERNEL_SD = 4,
+  STOF_KERNEL_SDF = 5
 };
 
 /* A mask prepared for one workload: the kernel choice and its device layout (built and
@@ -78,17 +88,20 @@ STOF_CAPI_EXPORT int stof_prepare(const uint8_t* mask_host, int64_t B, int64_t H
 STOF_CAPI_EXPORT int stof_run(const stof_plan* plan, const void* q, const void* k, const void* v,
                               void* o, void* stream, char* err, size_t err_len);
 
-/* What the plan runs: *kernel = STOF_KERNEL_ROW_WISE, STOF_KERNEL_BLOCK_WISE or
- * STOF_KERNEL_NATIVE; block_m, block_n, num_warps (0 for row-wise and native); *fell_back = 1 when Eq. 2's pick was unsupported and a
- * fallback is used. `text` receives one line: kernel, parameters, where they came from, and the
- * note on a fallback. Any output pointer may be NULL. */
+/* What the plan runs: *kernel = STOF_KERNEL_ROW_WISE, STOF_KERNEL_BLOCK_WISE,
+ * STOF_KERNEL_NATIVE, STOF_KERNEL_SD or STOF_KERNEL_SDF; block_m, block_n, num_warps (0 for
+ * row-wise and native; sd and sdf: BM, T and 0); *fell_back = 1 when Eq. 2's pick was
+ * unsupported and a fallback is used. `text` receives one line: kernel, parameters, where
+ * they came from, and the note on a fallback. Any output pointer may be NULL. */
 STOF_CAPI_EXPORT int stof_choice(const stof_plan* plan, int* kernel, int64_t* block_m,
                                  int64_t* block_n, int64_t* num_warps, int* fell_back,
                                  char* text, size_t text_len);
 
-/* Facts about the plan: attended elements, valid blocks (block-wise; 0 for row-wise and
- * native), bytes of the device layout (native: the mask copy and the S workspace), and the host milliseconds of the selection (Eq. 1 / Eq. 2), the layout
- * build and the upload. Any output pointer may be NULL. */
+/* Facts about the plan: attended elements, valid blocks (block-wise; 0 for row-wise, native
+ * and sd; sdf: valid BM x T tiles per head), bytes of the device layout (native: the mask copy
+ * and the S workspace; sd, sdf: the mask copy, tile list and workspace), and the host
+ * milliseconds of the selection (Eq. 1 / Eq. 2), the layout build and the upload. Any output
+ * pointer may be NULL. */
 STOF_CAPI_EXPORT int stof_plan_info(const stof_plan* plan, int64_t* nnz, int64_t* valid_blocks,
                                     int64_t* layout_bytes, double* select_ms, double* build_ms,
                                     double* upload_ms);

@@ -83,7 +83,7 @@ ROW_FLOOR = 1e-3
 CHECKED_STRICT = ("ours", "flex")  # method-name prefixes whose check failure skips timing
 MEMORY_MARGIN = 4 << 30  # bytes left free beside the rotating sets for the methods' temporaries
 
-STOF_KERNEL_NAMES = {1: "row_wise", 2: "block_wise", 3: "native"}
+STOF_KERNEL_NAMES = {1: "row_wise", 2: "block_wise", 3: "native", 4: "sd", 5: "sdf"}
 
 
 # ---- configuration grid -------------------------------------------------------------------
@@ -191,10 +191,13 @@ def parse_ours(spec):
             out.append(("ours_row", (1, 0, 0, 0)))
         elif item == "native":
             out.append(("ours_native", (3, 0, 0, 0)))
+        elif item in ("sd", "sdf"):  # softmax decomposition (+ fusion), BM x T 64 x 64
+            out.append((f"ours_{item}", (4 if item == "sd" else 5, 0, 0, 0)))
         else:
             m = re.fullmatch(r"(\d+)x(\d+)x(\d+)", item)
             if not m:
-                raise SystemExit(f"--ours: expected auto, row_wise, native or BMxBNxWARPS, "
+                raise SystemExit(f"--ours: expected auto, row_wise, native, sd, sdf or "
+                                 f"BMxBNxWARPS, "
                                  f"got '{item}'")
             bm, bn, w = (int(g) for g in m.groups())
             out.append((f"ours_{item}", (2, bm, bn, w)))
@@ -534,7 +537,8 @@ def main():
                     help="comma list of: ours, flex, sdpa, eager, compile (ours is always run)")
     ap.add_argument("--ours", default="auto",
                     help="our configurations: auto (Eq. 1/2), row_wise, native (the unfused "
-                         "baseline), BMxBNxWARPS; comma list")
+                         "baseline), sd, sdf (softmax decomposition, + fusion), BMxBNxWARPS; "
+                         "comma list")
     ap.add_argument("--seed", type=int, default=1, help="input seed")
     ap.add_argument("--time-budget", type=float, default=0,
                     help="seconds after which no new configuration starts (0 = no limit)")

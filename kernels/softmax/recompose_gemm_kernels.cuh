@@ -1,0 +1,384 @@
+// The two tensor-core GEMM kernels of SDF (softmax decomposition + fusion, recomposed_attention.h)
+// as templates over the head size and the sub-vector length T, and their launchers. Included
+// only by the instantiation files (recompose_gemm_d64.cu, _d128.cu); the host side sees
+// recompose_variant.h. Fragment and cp.async helpers: kernels/attention/mma_helpers.cuh (the
+// same code the block-wise kernel runs and tests/gpu/mma_fragment_test.cpp checks).
+//
+// Q K^T + LS (RecomposeQkLsKernel): one thread block per valid BM x T tile of one (batch,
+// head) of the mask's BlockLayout at BM x T (grid = heads * tiles; empty tiles are never
+// launched). BM / 16 warps, each owning 16 query rows x T keys: S = Q K^T with mma.sync
+// m16n8k16 (fp32), mask (part tiles: the mask's words, one shift per row and constant bit tests
+// as in the block-wise kernel; ragged edges: padding bits are zero; full tiles: nothing), then
+// the local softmax per row of the tile: m' = max (quad shuffles), x' = 2^(s * scale - m'
+// * scale) with the scale folded into one FFMA, d' = sum x' in fp32. Writes x' as fp16
+// (staged in shared memory, then 16-byte stores of the tile's contiguous BM x T block) and
+// (m' * scale, d') per row. A row with nothing attended in the tile gets m' = -inf, d' = 0 and
+// x' = 0 (the exponent subtracts 0 instead of -inf, so no -inf - -inf = NaN).
+//
+// GS + P V (RecomposeGsPvKernel): one thread block per BM-row block of one (batch, head)
+// (grid = heads * block_rows), BM / 16 warps of 16 rows each, looping over the block row's
+// valid tiles. Per tile, cp.async brings the x' tile, the V tile (rows past L zero-filled) and
+// the BM factors r' into the other stage while the current one computes (double buffered, one
+// commit group per tile, two barriers per tile). The prologue is the global scaling: each A
+// fragment of x' is scaled in fp32 by its row's r'_k and rounded to fp16 (= P, as the
+// unfused path stores it), then O += P V. A block row without valid tiles writes zeros; a row
+// with nothing attended has r' = 0 on every tile, hence O = 0.
+// Invariants: see recompose_variant.h; the kernels trust them (validated on the host).
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "kernels/attention/mma_helpers.cuh"
+#include "kernels/cuda_check.h"
+#include "kernels/softmax/recompose_variant.h"
+
+namespace stof::kernels::detail {
+
+template <int kHeadDim, int kT>
+struct RecomposeTraits {
+  static_assert(kHeadDim == 64 || kHeadDim == 128, "head_dim: 64 or 128");
+  static_assert(kT == 64 || kT == 128, "sub_len T: 64 or 128 (whole 64-bit mask words)");
+  static constexpr int kMaxThreads = 256;                        // BM = 128: 8 warps
+  static constexpr int kDStride = kHeadDim + kRecomposeSmemPad;  // Q, K, V, O rows (halves)
+  static constexpr int kXStride = kT + kRecomposeSmemPad;        // x' rows (halves)
+  static_assert(((kDStride * 2 / 16) & 1) == 1 && ((kXStride * 2 / 16) & 1) == 1,
+                "row strides must be odd numbers of 16-byte units: conflict-free ldmatrix");
+  static constexpr int kDChunks = kHeadDim / 8;  // 16-byte chunks per Q/K/V/O row
+  static constexpr int kXChunks = kT / 8;        // 16-byte chunks per x' row
+  static constexpr int kQkSteps = kHeadDim / 16; // k-steps of Q K^T
+  static constexpr int kSTiles = kT / 8;         // n-tiles of S (16 x 8 each)
+  static constexpr int kPvSteps = kT / 16;       // k-steps of P V
+  static constexpr int kOTiles = kHeadDim / 8;   // n-tiles of O
+  static constexpr int kMaskWords = kT / 64;     // mask words per row of a tile
+};
+
+__device__ __forceinline__ float RecomposeNegInf() { return __int_as_float(0xff800000u); }
+
+// Two fp16 of an A fragment register times `s` in fp32, rounded back to fp16.
+__device__ __forceinline__ uint32_t ScaleHalf2(uint32_t h, float s) {
+  const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&h));
+  return mma::PackHalf2(f.x * s, f.y * s);
+}
+
+template <int kHeadDim, int kT>
+__global__ void __launch_bounds__(RecomposeTraits<kHeadDim, kT>::kMaxThreads)
+    RecomposeQkLsKernel(const RecomposeGemmParams p) {
+  using Tr = RecomposeTraits<kHeadDim, kT>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  __half* const q_s = reinterpret_cast<__half*>(smem_raw);
+  __half* const k_s = q_s + p.block_m * Tr::kDStride;
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int nthreads = static_cast<int>(blockDim.x);
+  const int warp = tid >> 5;
+  const int lane = tid & 31;
+  const int g = lane >> 2;  // groupID of the mma fragments
+  const int t = lane & 3;   // threadID_in_group
+  const int e = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.tiles));
+  const int64_t bh = static_cast<int64_t>(blockIdx.x / static_cast<unsigned>(p.tiles));
+  const int L = p.seq_len;
+  const int qb = __ldg(p.tile_row + e);
+  const int key0 = __ldg(p.load_col_idx + e) * kT;
+  const bool full = __ldg(p.load_part_idx + e) < 0;
+  const int q_row0 = qb * p.block_m;
+  const size_t head_off = static_cast<size_t>(bh) * static_cast<size_t>(L) * kHeadDim;
+  const __half* const qh = static_cast<const __half*>(p.q) + head_off;
+  const __half* const kh = static_cast<const __half*>(p.k) + head_off;
+
+  // Rows past L are zero-filled, so their scores are finite (and masked below).
+  for (int c = tid; c < p.block_m * Tr::kDChunks; c += nthreads) {
+    const int r = c / Tr::kDChunks;
+    const int col = (c % Tr::kDChunks) * 8;
+    const bool ok = q_row0 + r < L;
+    mma::CpAsync16(q_s + r * Tr::kDStride + col,
+                   qh + (ok ? static_cast<size_t>(q_row0 + r) * kHeadDim + col : 0), ok);
+  }
+  for (int c = tid; c < kT * Tr::kDChunks; c += nthreads) {
+    const int r = c / Tr::kDChunks;
+    const int col = (c % Tr::kDChunks) * 8;
+    const bool ok = key0 + r < L;
+    mma::CpAsync16(k_s + r * Tr::kDStride + col,
+                   kh + (ok ? static_cast<size_t>(key0 + r) * kHeadDim + col : 0), ok);
+  }
+  mma::CpAsyncCommit();
+  mma::CpAsyncWait<0>();
+  __syncthreads();
+
+  const int wrow = warp * 16;  // the warp's first row in the tile
+  float acc[Tr::kSTiles][4];
+#pragma unroll
+  for (int j = 0; j < Tr::kSTiles; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+#pragma unroll
+  for (int kk = 0; kk < Tr::kQkSteps; ++kk) {
+    uint32_t a[4];
+    mma::LoadA(a, q_s + wrow * Tr::kDStride + kk * 16, Tr::kDStride, lane);
+#pragma unroll
+    for (int jj = 0; jj < kT / 16; ++jj) {
+      uint32_t b[4];
+      mma::LoadBFromNK(b, k_s + jj * 16 * Tr::kDStride + kk * 16, Tr::kDStride, lane);
+      mma::Mma16816(acc[2 * jj], a, b[0], b[1]);
+      mma::Mma16816(acc[2 * jj + 1], a, b[2], b[3]);
+    }
+  }
+
+  // Masking. Element (j, c) is row g + 8 (c >> 1) of the warp, column 8 j + 2 t + (c & 1) of
+  // the tile: in mask word j / 8 of the tile's row (T is a multiple of 64, so the tile starts
+  // on a word), bit (8 j mod 64) + 2 t + (c & 1); one shift by 2 t per row, then constant bit
+  // tests. Rows past L and words past the row's end count as empty; columns past L are
+  // padding bits, always zero. Full tiles inside L skip all of it (uniform branch).
+  const bool ragged = q_row0 + p.block_m > L || key0 + kT > L;
+  if (!full || ragged) {
+    const int word0 = key0 >> 6;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = q_row0 + wrow + g + 8 * h;
+      uint64_t bits[Tr::kMaskWords];
+#pragma unroll
+      for (int w = 0; w < Tr::kMaskWords; ++w) {
+        const bool ok = row < L && word0 + w < p.words_per_row;
+        bits[w] = ok ? __ldg(p.mask + static_cast<size_t>(row) * p.words_per_row + word0 + w) >>
+                           (2 * t)
+                     : 0;
+      }
+#pragma unroll
+      for (int j = 0; j < Tr::kSTiles; ++j) {
+#pragma unroll
+        for (int lo = 0; lo < 2; ++lo) {
+          const bool in = (bits[(8 * j) >> 6] >> ((8 * j + lo) & 63)) & 1u;
+          if (!in) acc[j][2 * h + lo] = RecomposeNegInf();
+        }
+      }
+    }
+  }
+
+  // Local softmax per row of the tile (the 4 lanes of a quad share rows g and g + 8).
+  const float scale = p.scale_log2;
+  float2* const stats = static_cast<float2*>(p.stats) +
+                        (static_cast<size_t>(bh) * p.tiles + e) * p.block_m + wrow;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx = RecomposeNegInf();
+#pragma unroll
+    for (int j = 0; j < Tr::kSTiles; ++j)
+      mx = fmaxf(mx, fmaxf(acc[j][2 * h], acc[j][2 * h + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    // Nothing attended in this row of the tile: subtract 0, so every x' is 2^-inf = 0.
+    const float m_use = mx == RecomposeNegInf() ? 0.f : mx * scale;
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < Tr::kSTiles; ++j) {
+      acc[j][2 * h] = mma::FastExp2(fmaf(acc[j][2 * h], scale, -m_use));
+      acc[j][2 * h + 1] = mma::FastExp2(fmaf(acc[j][2 * h + 1], scale, -m_use));
+      sum += acc[j][2 * h] + acc[j][2 * h + 1];
+    }
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    // scale > 0, so an empty row's m' stays -inf.
+    if (t == 0) stats[g + 8 * h] = make_float2(mx * scale, sum);
+  }
+
+  // x' through shared memory: each warp stages its own 16 rows (the Q and K tiles are free once
+  // every warp passed this barrier), then writes them as 16-byte chunks of the tile's
+  // contiguous BM x T block.
+  __syncthreads();
+  __half* const xs = reinterpret_cast<__half*>(smem_raw) + wrow * Tr::kXStride;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int j = 0; j < Tr::kSTiles; ++j)
+      *reinterpret_cast<__half2*>(xs + (g + 8 * h) * Tr::kXStride + 8 * j + 2 * t) =
+          __floats2half2_rn(acc[j][2 * h], acc[j][2 * h + 1]);
+  }
+  __syncwarp();
+  __half* const xg = static_cast<__half*>(p.x) +
+                     ((static_cast<size_t>(bh) * p.tiles + e) * p.block_m + wrow) * kT;
+  for (int c = lane; c < 16 * Tr::kXChunks; c += 32) {
+    const int r = c / Tr::kXChunks;
+    const int col = (c % Tr::kXChunks) * 8;
+    *reinterpret_cast<uint4*>(xg + r * kT + col) =
+        *reinterpret_cast<const uint4*>(xs + r * Tr::kXStride + col);
+  }
+}
+
+template <int kHeadDim, int kT>
+__global__ void __launch_bounds__(RecomposeTraits<kHeadDim, kT>::kMaxThreads)
+    RecomposeGsPvKernel(const RecomposeGemmParams p) {
+  using Tr = RecomposeTraits<kHeadDim, kT>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  // Stage s at smem_raw + s * stage_bytes: x' [BM][kXStride] fp16, V [T][kDStride] fp16,
+  // r' [BM] fp32.
+  const int stage_bytes = p.block_m * Tr::kXStride * 2 + kT * Tr::kDStride * 2 + p.block_m * 4;
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int nthreads = static_cast<int>(blockDim.x);
+  const int warp = tid >> 5;
+  const int lane = tid & 31;
+  const int g = lane >> 2;
+  const int t = lane & 3;
+  const int qb = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.block_rows));
+  const int64_t bh = static_cast<int64_t>(blockIdx.x / static_cast<unsigned>(p.block_rows));
+  const int L = p.seq_len;
+  const size_t head_off = static_cast<size_t>(bh) * static_cast<size_t>(L) * kHeadDim;
+  const __half* const vh = static_cast<const __half*>(p.v) + head_off;
+  __half* const oh = static_cast<__half*>(p.o) + head_off;
+  const int q_row0 = qb * p.block_m;
+  const int e_begin = __ldg(p.load_row_ptr + qb);
+  const int n_tiles = __ldg(p.load_row_ptr + qb + 1) - e_begin;
+
+  if (n_tiles == 0) {
+    // Nothing attended in this block row: zeros. Uniform over the block: no barrier follows.
+    for (int c = tid; c < p.block_m * Tr::kDChunks; c += nthreads) {
+      const int r = c / Tr::kDChunks;
+      if (q_row0 + r < L)
+        *reinterpret_cast<uint4*>(oh + static_cast<size_t>(q_row0 + r) * kHeadDim +
+                                  (c % Tr::kDChunks) * 8) = make_uint4(0, 0, 0, 0);
+    }
+    return;
+  }
+
+  const size_t tile0 = static_cast<size_t>(bh) * p.tiles + e_begin;
+  const __half* const xh = static_cast<const __half*>(p.x) + tile0 * p.block_m * kT;
+  const float* const rh = p.r + tile0 * p.block_m;
+  auto stage_x = [&](int stage) {
+    return reinterpret_cast<__half*>(smem_raw + stage * stage_bytes);
+  };
+  auto load = [&](int i, int stage) {
+    __half* const xs = stage_x(stage);
+    __half* const vs = xs + p.block_m * Tr::kXStride;
+    float* const rs = reinterpret_cast<float*>(vs + kT * Tr::kDStride);
+    const __half* const xt = xh + static_cast<size_t>(i) * p.block_m * kT;
+    for (int c = tid; c < p.block_m * Tr::kXChunks; c += nthreads) {
+      const int r = c / Tr::kXChunks;
+      const int col = (c % Tr::kXChunks) * 8;
+      mma::CpAsync16(xs + r * Tr::kXStride + col, xt + r * kT + col, true);
+    }
+    const int key0 = __ldg(p.load_col_idx + e_begin + i) * kT;
+    for (int c = tid; c < kT * Tr::kDChunks; c += nthreads) {
+      const int r = c / Tr::kDChunks;
+      const int col = (c % Tr::kDChunks) * 8;
+      const bool ok = key0 + r < L;  // zero-filled: x' is 0 there, and 0 * garbage could be NaN
+      mma::CpAsync16(vs + r * Tr::kDStride + col,
+                     vh + (ok ? static_cast<size_t>(key0 + r) * kHeadDim + col : 0), ok);
+    }
+    for (int c = tid; c < p.block_m / 4; c += nthreads)  // 4 floats per 16 bytes
+      mma::CpAsync16(rs + 4 * c, rh + static_cast<size_t>(i) * p.block_m + 4 * c, true);
+  };
+
+  const int wrow = warp * 16;
+  // r' of rows at or past L is never written by IR: use 0 for them.
+  const bool row_ok0 = q_row0 + wrow + g < L;
+  const bool row_ok1 = q_row0 + wrow + g + 8 < L;
+  float acc[Tr::kOTiles][4];
+#pragma unroll
+  for (int j = 0; j < Tr::kOTiles; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+
+  load(0, 0);
+  mma::CpAsyncCommit();
+  for (int i = 0; i < n_tiles; ++i) {
+    const int stage = i & 1;
+    if (i + 1 < n_tiles) {
+      load(i + 1, stage ^ 1);  // released by the barrier that ended tile i - 1
+      mma::CpAsyncCommit();
+      mma::CpAsyncWait<1>();
+    } else {
+      mma::CpAsyncWait<0>();
+    }
+    __syncthreads();  // tile i, written by every thread's cp.async, is visible
+
+    const __half* const xs = stage_x(stage);
+    const __half* const vs = xs + p.block_m * Tr::kXStride;
+    const float* const rs = reinterpret_cast<const float*>(vs + kT * Tr::kDStride);
+    const float r0 = row_ok0 ? rs[wrow + g] : 0.f;
+    const float r1 = row_ok1 ? rs[wrow + g + 8] : 0.f;
+#pragma unroll
+    for (int kk = 0; kk < Tr::kPvSteps; ++kk) {
+      uint32_t a[4];
+      mma::LoadA(a, xs + wrow * Tr::kXStride + kk * 16, Tr::kXStride, lane);
+      // GS: a[0], a[2] hold row g, a[1], a[3] row g + 8 (mma_helpers.cuh).
+      a[0] = ScaleHalf2(a[0], r0);
+      a[1] = ScaleHalf2(a[1], r1);
+      a[2] = ScaleHalf2(a[2], r0);
+      a[3] = ScaleHalf2(a[3], r1);
+#pragma unroll
+      for (int jd = 0; jd < kHeadDim / 16; ++jd) {
+        uint32_t b[4];
+        mma::LoadBFromKN(b, vs + kk * 16 * Tr::kDStride + jd * 16, Tr::kDStride, lane);
+        mma::Mma16816(acc[2 * jd], a, b[0], b[1]);
+        mma::Mma16816(acc[2 * jd + 1], a, b[2], b[3]);
+      }
+    }
+    __syncthreads();  // every warp is done with this stage before tile i + 1 refills it
+  }
+
+  // O: each warp stages its 16 rows (the stages are free after the last barrier) and writes
+  // 16-byte chunks of rows < L.
+  __half* const os = reinterpret_cast<__half*>(smem_raw) + wrow * Tr::kDStride;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int j = 0; j < Tr::kOTiles; ++j)
+      *reinterpret_cast<__half2*>(os + (g + 8 * h) * Tr::kDStride + 8 * j + 2 * t) =
+          __floats2half2_rn(acc[j][2 * h], acc[j][2 * h + 1]);
+  }
+  __syncwarp();
+  for (int c = lane; c < 16 * Tr::kDChunks; c += 32) {
+    const int r = c / Tr::kDChunks;
+    const int col = (c % Tr::kDChunks) * 8;
+    const int gr = q_row0 + wrow + r;
+    if (gr < L)
+      *reinterpret_cast<uint4*>(oh + static_cast<size_t>(gr) * kHeadDim + col) =
+          *reinterpret_cast<const uint4*>(os + r * Tr::kDStride + col);
+  }
+}
+
+// Function attributes belong to a device, so they are set once per device (bit `device` of
+// `configured`, one per kernel instantiation): the opt-in dynamic shared memory (above 48 KiB
+// a kernel must opt in) and the largest shared-memory carveout, as the block-wise kernel does.
+template <class Kernel>
+engine::Status ConfigureRecomposeKernel(Kernel* kernel, std::atomic<uint64_t>& configured,
+                                        int device, int smem_optin) {
+  const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : 0;
+  if (bit != 0 && (configured.load(std::memory_order_acquire) & bit) != 0)
+    return engine::Status::Ok();
+  STOF_CUDA_TRY(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_optin));
+  STOF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+  configured.fetch_or(bit, std::memory_order_release);
+  return engine::Status::Ok();
+}
+
+template <int kHeadDim, int kT>
+engine::Status LaunchRecomposeQk(const RecomposeGemmParams& p, int device, int smem_optin,
+                                 void* stream) {
+  auto* kernel = &RecomposeQkLsKernel<kHeadDim, kT>;
+  static std::atomic<uint64_t> configured{0};
+  STOF_RETURN_IF_ERROR(ConfigureRecomposeKernel(kernel, configured, device, smem_optin));
+  const size_t smem = RecomposeQkSmemBytes(kHeadDim, kT, p.block_m);
+  const auto grid = static_cast<unsigned>(p.heads * p.tiles);
+  kernel<<<grid, static_cast<unsigned>(p.block_m * 2), smem, static_cast<cudaStream_t>(stream)>>>(
+      p);
+  STOF_CUDA_TRY(cudaGetLastError());
+  return engine::Status::Ok();
+}
+
+template <int kHeadDim, int kT>
+engine::Status LaunchRecomposePv(const RecomposeGemmParams& p, int device, int smem_optin,
+                                 void* stream) {
+  auto* kernel = &RecomposeGsPvKernel<kHeadDim, kT>;
+  static std::atomic<uint64_t> configured{0};
+  STOF_RETURN_IF_ERROR(ConfigureRecomposeKernel(kernel, configured, device, smem_optin));
+  const size_t smem = RecomposePvSmemBytes(kHeadDim, kT, p.block_m);
+  const auto grid = static_cast<unsigned>(p.heads * p.block_rows);
+  kernel<<<grid, static_cast<unsigned>(p.block_m * 2), smem, static_cast<cudaStream_t>(stream)>>>(
+      p);
+  STOF_CUDA_TRY(cudaGetLastError());
+  return engine::Status::Ok();
+}
+
+}  // namespace stof::kernels::detail

@@ -1,0 +1,632 @@
+// RecomposedMha (recomposed_attention.h): softmax decomposition (SD) and decomposition + fusion
+// (SDF). This file holds the host side (validation, workspace, tile list, dispatch), the SD
+// element-wise kernels (LS, GS) and the IR kernel both variants share; the SDF GEMM kernels
+// are in recompose_gemm_kernels.cuh (instantiated in recompose_gemm_d64.cu / _d128.cu).
+//
+// Tiles: both variants number the BM x T tiles of one head e = 0 .. tiles - 1 and keep the
+// statistics of row r of tile e of head bh at (bh * tiles + e) * BM + r, so IR is one kernel.
+// SD: all tiles of the ceil(L/BM) x ceil(L/T) grid, e = qb * NT + kb (NT = ceil(L/T)); SDF:
+// the valid tiles of the mask's BlockLayout at BM x T, in its load order (CSR by block row).
+// Rows of one tile are consecutive in memory, so a warp of IR threads (32 consecutive query
+// rows of one block row) reads and writes 32 consecutive statistics of each tile: coalesced.
+//
+// SD kernels (256 threads, one block per tile (bh, qb, kb); warp w takes rows w, w + 8, ...;
+// lane l takes the T / 32 consecutive columns kb T + l T / 32 ...):
+//   LS: mask bits of the row's sub-vector; a sub-vector with nothing attended gets
+//       (m', d') = (-inf, 0) and its S is neither read nor written; otherwise x = s * scale2
+//       (scale2 = log2(e) / sqrt(d), base-2 units as the native kernel), m' = max over attended
+//       (warp shuffles), x' = 2^(x - m') where attended, 0 where masked, written over S (fp16),
+//       d' = sum x' (fp32). The tile's BM (m', d') go out as one contiguous store.
+//   GS: P = x' * r' over the tile, in place; r' = 0 (a sub-vector or row with nothing
+//       attended) writes zeros without reading x' (which then still holds S).
+// IR (one thread per query row): (m, d) = merge of the row's (m'_k, d'_k) over its tiles
+// (online, fp32), then r'_k = 2^(m'_k - m) / d; a row with nothing attended gets r' = 0.
+// cuBLAS calls (SD): as native_attention.cu (derivation of the column-major view there).
+#include "kernels/softmax/recomposed_attention.h"
+
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/layout/block_layout.h"
+#include "kernels/cuda_check.h"
+#include "kernels/gemm/cublas_check.h"
+#include "kernels/softmax/recompose_variant.h"
+
+namespace stof::kernels {
+
+namespace {
+
+constexpr int kSdThreads = 256;
+constexpr int kSdWarps = kSdThreads / 32;
+constexpr int kIrThreads = 256;
+constexpr int kMaxBlockM = 128;  // static shared memory of the SD kernels
+
+__device__ __forceinline__ float NegInfF() { return __int_as_float(0xff800000u); }
+
+// Parameters of the SD kernels (LS, GS).
+struct SdParams {
+  __half* s = nullptr;             // S / x' / P: [heads, L, L] fp16
+  float2* stats = nullptr;         // (m', d'): [heads][block_rows * subs][block_m]
+  const float* r = nullptr;        // r': same layout
+  const uint64_t* mask = nullptr;  // [L][words_per_row]
+  int seq_len = 0, words_per_row = 0, block_m = 0, block_rows = 0, subs = 0;
+  float scale_log2 = 0;
+  bool vec = false;  // L % (T / 32) == 0: each lane moves its T / 32 halves in one access
+};
+
+// Parameters of IR.
+struct IrParams {
+  const float2* stats = nullptr;
+  float* r = nullptr;
+  const int32_t* row_ptr = nullptr;  // SDF: tiles of block row qb are [row_ptr[qb], row_ptr[qb+1])
+  int subs = 0;                      // SD (row_ptr null): tiles qb * subs .. + subs - 1
+  int seq_len = 0, block_m = 0;
+  int64_t tiles = 0;  // per head
+  int64_t rows = 0;   // heads * L
+};
+
+// The V = T / 32 halves of one lane at `p` into fp32; `valid` of them lie inside the row (all
+// or none on the vectorised path).
+template <int V>
+__device__ __forceinline__ void LoadLane(const __half* p, float (&x)[V], bool vec, int valid) {
+  if (vec) {
+    if constexpr (V == 2) {
+      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(p));
+      x[0] = f.x;
+      x[1] = f.y;
+    } else {
+      static_assert(V == 4, "T / 32 halves per lane: 2 or 4");
+      const uint2 raw = *reinterpret_cast<const uint2*>(p);
+      const float2 lo = __half22float2(*reinterpret_cast<const __half2*>(&raw.x));
+      const float2 hi = __half22float2(*reinterpret_cast<const __half2*>(&raw.y));
+      x[0] = lo.x;
+      x[1] = lo.y;
+      x[2] = hi.x;
+      x[3] = hi.y;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j) x[j] = j < valid ? __half2float(p[j]) : 0.f;
+  }
+}
+
+template <int V>
+__device__ __forceinline__ void StoreLane(__half* p, const float (&x)[V], bool vec, int valid) {
+  if (vec) {
+    if constexpr (V == 2) {
+      *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x[0], x[1]);
+    } else {
+      uint2 raw;
+      *reinterpret_cast<__half2*>(&raw.x) = __floats2half2_rn(x[0], x[1]);
+      *reinterpret_cast<__half2*>(&raw.y) = __floats2half2_rn(x[2], x[3]);
+      *reinterpret_cast<uint2*>(p) = raw;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      if (j < valid) p[j] = __float2half_rn(x[j]);
+  }
+}
+
+// Where one SD block works: tile (bh, qb, kb) = blockIdx.x, and this lane's columns.
+struct SdTile {
+  int64_t bh;
+  int qb, kb, q_row0, col0, valid;
+};
+
+template <int kT>
+__device__ __forceinline__ SdTile DecodeSdTile(const SdParams& p) {
+  constexpr int V = kT / 32;
+  SdTile s;
+  const int64_t flat = blockIdx.x;
+  s.kb = static_cast<int>(flat % p.subs);
+  const int64_t rest = flat / p.subs;
+  s.qb = static_cast<int>(rest % p.block_rows);
+  s.bh = rest / p.block_rows;
+  s.q_row0 = s.qb * p.block_m;
+  s.col0 = s.kb * kT + (static_cast<int>(threadIdx.x) & 31) * V;
+  s.valid = min(max(p.seq_len - s.col0, 0), V);
+  return s;
+}
+
+template <int kT>
+__global__ void __launch_bounds__(kSdThreads) LocalSoftmaxKernel(const SdParams p) {
+  constexpr int V = kT / 32;
+  __shared__ float2 tile_stats[kMaxBlockM];
+  const SdTile s = DecodeSdTile<kT>(p);
+  const int L = p.seq_len;
+  const int warp = static_cast<int>(threadIdx.x) >> 5;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  // The lane's V columns lie in one mask word (V divides 64 and col0 is a multiple of V).
+  const int word = s.col0 >> 6;
+  const bool word_ok = word < p.words_per_row;
+  const float scale = p.scale_log2;
+  __half* const sh = p.s + static_cast<size_t>(s.bh) * L * L;
+
+  for (int r = warp; r < p.block_m; r += kSdWarps) {
+    const int i = s.q_row0 + r;
+    if (i >= L) {  // padding row of the last block row (uniform per warp)
+      if (lane == 0) tile_stats[r] = make_float2(NegInfF(), 0.f);
+      continue;
+    }
+    const unsigned bits =
+        word_ok ? static_cast<unsigned>(__ldg(p.mask + static_cast<size_t>(i) * p.words_per_row +
+                                              word) >> (s.col0 & 63)) & ((1u << V) - 1u)
+                : 0u;
+    if (!__any_sync(0xffffffffu, bits != 0)) {  // nothing attended: S stays unread
+      if (lane == 0) tile_stats[r] = make_float2(NegInfF(), 0.f);
+      continue;
+    }
+    __half* const row = sh + static_cast<size_t>(i) * L + s.col0;
+    float x[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) x[j] = 0.f;
+    if (bits != 0) LoadLane<V>(row, x, p.vec, s.valid);
+    float mx = NegInfF();
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      if ((bits >> j) & 1u) mx = fmaxf(mx, x[j]);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+    const float m2 = mx * scale;  // finite: some lane has an attended element
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      x[j] = ((bits >> j) & 1u) ? exp2f(fmaf(x[j], scale, -m2)) : 0.f;
+      sum += x[j];
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+    if (s.valid > 0) StoreLane<V>(row, x, p.vec, s.valid);
+    if (lane == 0) tile_stats[r] = make_float2(m2, sum);
+  }
+  __syncthreads();
+  float2* const out = p.stats + static_cast<size_t>(blockIdx.x) * p.block_m;
+  for (int r = static_cast<int>(threadIdx.x); r < p.block_m; r += kSdThreads)
+    out[r] = tile_stats[r];
+}
+
+template <int kT>
+__global__ void __launch_bounds__(kSdThreads) GlobalScaleKernel(const SdParams p) {
+  constexpr int V = kT / 32;
+  __shared__ float tile_r[kMaxBlockM];
+  const SdTile s = DecodeSdTile<kT>(p);
+  const int L = p.seq_len;
+  const int warp = static_cast<int>(threadIdx.x) >> 5;
+  const float* const rr = p.r + static_cast<size_t>(blockIdx.x) * p.block_m;
+  for (int r = static_cast<int>(threadIdx.x); r < p.block_m; r += kSdThreads)
+    tile_r[r] = s.q_row0 + r < L ? rr[r] : 0.f;  // rows past L: IR never wrote them
+  __syncthreads();
+  if (s.valid == 0) return;  // this lane's columns lie past L (no barrier follows)
+  __half* const sh = p.s + static_cast<size_t>(s.bh) * L * L;
+  for (int r = warp; r < p.block_m && s.q_row0 + r < L; r += kSdWarps) {
+    const float f = tile_r[r];
+    __half* const row = sh + static_cast<size_t>(s.q_row0 + r) * L + s.col0;
+    float x[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) x[j] = 0.f;
+    if (f != 0.f) {  // r' = 0: masked sub-vector or empty row; x' may still hold S there
+      LoadLane<V>(row, x, p.vec, s.valid);
+#pragma unroll
+      for (int j = 0; j < V; ++j) x[j] *= f;
+    }
+    StoreLane<V>(row, x, p.vec, s.valid);
+  }
+}
+
+// Merges a partial (max m2, sum s2 of 2^(x - m2)) into (m, s); m = -inf means "nothing
+// attended yet" (s = 0) and never produces -inf - -inf.
+__device__ __forceinline__ void MergeStat(float& m, float& s, float m2, float s2) {
+  const float mn = fmaxf(m, m2);
+  if (mn == NegInfF()) return;
+  s = s * exp2f(m - mn) + s2 * exp2f(m2 - mn);
+  m = mn;
+}
+
+__global__ void __launch_bounds__(kIrThreads) InterSubVectorReduceKernel(const IrParams p) {
+  const int64_t idx = static_cast<int64_t>(blockIdx.x) * kIrThreads + threadIdx.x;
+  if (idx >= p.rows) return;
+  const int64_t bh = idx / p.seq_len;
+  const int i = static_cast<int>(idx % p.seq_len);
+  const int qb = i / p.block_m;
+  const int e0 = p.row_ptr ? __ldg(p.row_ptr + qb) : qb * p.subs;
+  const int e1 = p.row_ptr ? __ldg(p.row_ptr + qb + 1) : e0 + p.subs;
+  const size_t base = static_cast<size_t>(bh) * p.tiles * p.block_m + (i - qb * p.block_m);
+  float m = NegInfF(), d = 0.f;
+  for (int e = e0; e < e1; ++e) {
+    const float2 st = p.stats[base + static_cast<size_t>(e) * p.block_m];
+    MergeStat(m, d, st.x, st.y);
+  }
+  // d >= 1 when m is finite: the sub-vector holding the max contributes 2^0 to it.
+  const bool empty = m == NegInfF();
+  const float inv = empty ? 0.f : 1.f / d;
+  for (int e = e0; e < e1; ++e) {
+    const size_t at = base + static_cast<size_t>(e) * p.block_m;
+    p.r[at] = empty ? 0.f : exp2f(p.stats[at].x - m) * inv;
+  }
+}
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+std::string GiB(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1 << 30));
+  return buf;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp256(int64_t v) { return (v + 255) / 256 * 256; }
+bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+engine::Status CheckShape(const engine::Workload& w, const std::string& what) {
+  STOF_RETURN_IF_ERROR(w.Validate(what));
+  if (w.dtype != engine::DType::kF16)
+    return engine::MakeError(what + ".dtype: the recomposed MHA supports f16 only, got " +
+                             engine::DTypeName(w.dtype));
+  if (w.head_dim != 64 && w.head_dim != 128)
+    return engine::MakeError(what + ".head_dim: the recomposed MHA supports 64 or 128, got " +
+                             Str(w.head_dim));
+  return engine::Status::Ok();
+}
+
+// Workspace parts for `heads` heads of `tiles` tiles each: x' (SD: the dense S), (m', d'),
+// r', each rounded up to 256 bytes; false on int64 overflow.
+struct WorkspaceParts {
+  int64_t x = 0, stats = 0, r = 0;
+  int64_t Total() const { return x + stats + r; }
+};
+
+bool ComputeParts(RecomposeVariant v, int64_t heads, int64_t L, int64_t tiles, int64_t bm,
+                  int64_t t, WorkspaceParts& out) {
+  constexpr int64_t kMax = INT64_MAX / 4;
+  if (heads < 1 || tiles < 0 || heads > kMax / std::max<int64_t>(tiles * bm, 1)) return false;
+  const int64_t stat_entries = heads * tiles * bm;  // <= kMax
+  if (stat_entries > kMax / 8) return false;
+  out.stats = RoundUp256(stat_entries * 8);
+  out.r = RoundUp256(stat_entries * 4);
+  if (v == RecomposeVariant::kDecomposed) {
+    if (L > 2000000000 || heads > kMax / (L * L * 2)) return false;
+    out.x = RoundUp256(heads * L * L * 2);
+  } else {
+    if (stat_entries > kMax / (t * 2)) return false;
+    out.x = RoundUp256(stat_entries * t * 2);
+  }
+  return out.Total() >= 0 && out.Total() < kMax;
+}
+
+}  // namespace
+
+const char* RecomposeVariantName(RecomposeVariant v) {
+  return v == RecomposeVariant::kDecomposed ? "sd" : "sdf";
+}
+
+int64_t RecomposeSmemBytes(const RecomposeParams& p, int64_t head_dim, RecomposeVariant v) {
+  if (v != RecomposeVariant::kRecomposed) return 0;
+  if ((head_dim != 64 && head_dim != 128) || (p.sub_len != 64 && p.sub_len != 128) ||
+      (p.block_m != 64 && p.block_m != 128))
+    return 0;
+  const int d = static_cast<int>(head_dim);
+  const size_t qk = detail::RecomposeQkSmemBytes(d, p.sub_len, p.block_m);
+  const size_t pv = detail::RecomposePvSmemBytes(d, p.sub_len, p.block_m);
+  return static_cast<int64_t>(qk > pv ? qk : pv);
+}
+
+engine::Status CheckRecomposeParams(const RecomposeParams& p, int64_t head_dim,
+                                    RecomposeVariant v, int64_t smem_limit_bytes) {
+  const std::string what = std::string("recomposed MHA (") + RecomposeVariantName(v) + "): ";
+  if (head_dim != 64 && head_dim != 128)
+    return engine::MakeError(what + "head_dim: expected 64 or 128, got " + Str(head_dim));
+  if (p.sub_len != 64 && p.sub_len != 128)
+    return engine::MakeError(what + "params.sub_len: expected 64 or 128 (T, whole 64-bit mask "
+                             "words), got " + Str(p.sub_len));
+  if (p.block_m != 64 && p.block_m != 128)
+    return engine::MakeError(what + "params.block_m: expected 64 or 128, got " + Str(p.block_m));
+  const int64_t smem = RecomposeSmemBytes(p, head_dim, v);
+  if (smem > smem_limit_bytes)
+    return engine::MakeError(what + "params: sub_len " + Str(p.sub_len) + ", block_m " +
+                             Str(p.block_m) + " at head_dim " + Str(head_dim) + " need " +
+                             Str(smem) + " bytes of shared memory per block, the device allows " +
+                             Str(smem_limit_bytes));
+  return engine::Status::Ok();
+}
+
+std::vector<RecomposeParams> SupportedRecomposeParams(int64_t head_dim, RecomposeVariant v,
+                                                      int64_t smem_limit_bytes) {
+  std::vector<RecomposeParams> out;
+  for (int t : {64, 128})
+    for (int bm : {64, 128}) {
+      const RecomposeParams p{t, bm};
+      if (CheckRecomposeParams(p, head_dim, v, smem_limit_bytes).IsOk()) out.push_back(p);
+    }
+  return out;
+}
+
+struct RecomposedMha::Impl {
+  cublasHandle_t handle = nullptr;  // SD only
+  void* workspace = nullptr;
+  void* index = nullptr;            // mask words, then (SDF) the tile rows
+  std::unique_ptr<DeviceBlockLayout> layout;  // SDF
+  WorkspaceParts parts;
+  int device = 0, smem_optin = 0;
+  std::mutex mutex;  // cublasSetStream + the launches, per call
+  const uint64_t* Mask() const { return static_cast<const uint64_t*>(index); }
+  const int32_t* TileRow(int64_t mask_words) const {
+    return reinterpret_cast<const int32_t*>(static_cast<const uint64_t*>(index) + mask_words);
+  }
+  ~Impl() {
+    if (handle) cublasDestroy(handle);
+    if (workspace) cudaFree(workspace);
+    if (index) cudaFree(index);
+  }
+};
+
+RecomposedMha::RecomposedMha() = default;
+RecomposedMha::~RecomposedMha() = default;
+
+int64_t RecomposedMha::WorkspaceBytesFor(const engine::Workload& w, RecomposeVariant v,
+                                         const RecomposeParams& p) {
+  if (w.batch < 1 || w.heads < 1 || w.seq_len < 1 || w.seq_len > engine::Mask::kMaxLen ||
+      w.batch > INT64_MAX / w.heads)
+    return -1;
+  if ((p.sub_len != 64 && p.sub_len != 128) || (p.block_m != 64 && p.block_m != 128)) return -1;
+  const int64_t tiles = CeilDiv(w.seq_len, p.block_m) * CeilDiv(w.seq_len, p.sub_len);
+  WorkspaceParts parts;
+  if (!ComputeParts(v, w.batch * w.heads, w.seq_len, tiles, p.block_m, p.sub_len, parts))
+    return -1;
+  return parts.Total();
+}
+
+engine::Expected<std::unique_ptr<RecomposedMha>> RecomposedMha::Create(
+    const engine::Mask& mask, const engine::Workload& workload, RecomposeVariant variant,
+    const RecomposeParams& params) {
+  const std::string what = std::string("recomposed MHA (") + RecomposeVariantName(variant) + "): ";
+  STOF_RETURN_IF_ERROR(CheckShape(workload, "workload"));
+  if (mask.Rows() != workload.seq_len || mask.Cols() != workload.seq_len)
+    return engine::MakeError(what + "mask: size " + Str(mask.Rows()) + " x " + Str(mask.Cols()) +
+                             " does not match workload.seq_len " + Str(workload.seq_len));
+  int device = 0, smem_optin = 0;
+  STOF_CUDA_TRY(cudaGetDevice(&device));
+  STOF_CUDA_TRY(
+      cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  STOF_RETURN_IF_ERROR(CheckRecomposeParams(params, workload.head_dim, variant, smem_optin));
+
+  std::unique_ptr<RecomposedMha> m(new RecomposedMha());
+  m->m_impl = std::make_unique<Impl>();
+  Impl& impl = *m->m_impl;
+  impl.device = device;
+  impl.smem_optin = smem_optin;
+  m->m_workload = workload;
+  m->m_variant = variant;
+  m->m_params = params;
+  const int64_t L = workload.seq_len, bm = params.block_m, t = params.sub_len;
+
+  // Tiles: SD every tile of the grid; SDF the valid tiles of the BlockLayout at BM x T.
+  engine::BlockLayout layout;
+  std::vector<int32_t> tile_row;
+  if (variant == RecomposeVariant::kDecomposed) {
+    m->m_tiles_per_head = CeilDiv(L, bm) * CeilDiv(L, t);
+  } else {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto built = engine::BlockLayout::Build(mask, bm, t);
+    if (!built.IsOk()) return built.ToStatus();
+    layout = std::move(*built);
+    m->m_timing.host_build_ms = std::chrono::duration<double, std::milli>(
+                                    std::chrono::steady_clock::now() - t0)
+                                    .count();
+    const std::vector<int32_t>& row_ptr = layout.LoadRowPtr();
+    tile_row.reserve(layout.LoadColIdx().size());
+    for (int64_t qb = 0; qb < layout.BlockRows(); ++qb)
+      for (int32_t e = row_ptr[qb]; e < row_ptr[qb + 1]; ++e)
+        tile_row.push_back(static_cast<int32_t>(qb));
+    m->m_tiles_per_head = static_cast<int64_t>(tile_row.size());
+    m->m_part_tiles = static_cast<int64_t>(layout.PartColIdx().size());
+  }
+
+  const int64_t heads = workload.batch * workload.heads;
+  const std::string ws_text =
+      std::string("the workspace (") +
+      (variant == RecomposeVariant::kDecomposed ? "S/x'/P B*H*L*L fp16" : "x' of the valid tiles") +
+      ", m' d' r' per row and tile) for " + Str(workload.batch) + "*" + Str(workload.heads) +
+      " heads of L " + Str(L) + ", " + Str(m->m_tiles_per_head) + " tiles of " + Str(bm) + "x" +
+      Str(t);
+  if (!ComputeParts(variant, heads, L, m->m_tiles_per_head, bm, t, impl.parts))
+    return engine::MakeError(what + ws_text + " overflows int64");
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const int64_t ws_bytes = std::max<int64_t>(impl.parts.Total(), 256);
+  if (cudaError_t e = cudaMalloc(&impl.workspace, static_cast<size_t>(ws_bytes));
+      e != cudaSuccess) {
+    (void)cudaGetLastError();  // an allocation failure is not sticky: clear it
+    impl.workspace = nullptr;
+    return engine::MakeError(what + "cannot allocate " + ws_text + " = " + Str(ws_bytes) +
+                             " bytes (" + GiB(ws_bytes) + "): cudaMalloc: " +
+                             cudaGetErrorString(e) +
+                             "; use a smaller batch, fewer heads or another kernel");
+  }
+  m->m_workspace_bytes = ws_bytes;
+
+  // Index: the mask words, then the tile rows (SDF), in one allocation.
+  const std::vector<uint64_t>& words = mask.Words();
+  const size_t mask_bytes = words.size() * sizeof(uint64_t);
+  const size_t index_bytes = mask_bytes + tile_row.size() * sizeof(int32_t);
+  STOF_CUDA_TRY(cudaMalloc(&impl.index, std::max<size_t>(index_bytes, 16)));
+  STOF_CUDA_TRY(cudaMemcpy(impl.index, words.data(), mask_bytes, cudaMemcpyHostToDevice));
+  if (!tile_row.empty())
+    STOF_CUDA_TRY(cudaMemcpy(static_cast<char*>(impl.index) + mask_bytes, tile_row.data(),
+                             tile_row.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+  m->m_index_bytes = static_cast<int64_t>(index_bytes);
+  if (variant == RecomposeVariant::kRecomposed) {
+    auto dev = DeviceBlockLayout::Upload(layout);
+    if (!dev.IsOk()) return dev.ToStatus();
+    impl.layout = std::move(*dev);
+    m->m_index_bytes += impl.layout->DeviceBytes();
+  } else {
+    STOF_CUBLAS_TRY(cublasCreate(&impl.handle));
+  }
+  m->m_timing.upload_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // Spelled out: nvcc's front end does not apply C++20's implicit move into a converting
+  // constructor.
+  return engine::Expected<std::unique_ptr<RecomposedMha>>(std::move(m));
+}
+
+RecomposeWorkspaceView RecomposedMha::Workspace() const {
+  RecomposeWorkspaceView v;
+  char* base = static_cast<char*>(m_impl->workspace);
+  v.x = base;
+  v.stats = base + m_impl->parts.x;
+  v.r_factors = base + m_impl->parts.x + m_impl->parts.stats;
+  v.tiles_per_head = m_tiles_per_head;
+  v.x_bytes = m_impl->parts.x;
+  v.stats_bytes = m_impl->parts.stats;
+  v.r_bytes = m_impl->parts.r;
+  return v;
+}
+
+engine::Status RecomposedMha::Launch(const engine::Workload& w, const void* q, const void* k,
+                                     const void* v, void* o, void* stream) const {
+  const std::string what =
+      std::string("recomposed MHA (") + RecomposeVariantName(m_variant) + "): ";
+  STOF_RETURN_IF_ERROR(CheckShape(w, what + "workload"));
+  if (w.seq_len != m_workload.seq_len || w.head_dim != m_workload.head_dim)
+    return engine::MakeError(what + "workload: prepared for L = " + Str(m_workload.seq_len) +
+                             ", d = " + Str(m_workload.head_dim) + ", got L = " + Str(w.seq_len) +
+                             ", d = " + Str(w.head_dim));
+  const int64_t heads = w.batch * w.heads;
+  const int64_t capacity = m_workload.batch * m_workload.heads;
+  if (heads > capacity)
+    return engine::MakeError(what + "workload: batch * heads = " + Str(heads) + " exceeds the " +
+                             Str(capacity) +
+                             " heads the workspace was allocated for (prepare with the larger "
+                             "batch)");
+  if (!q || !k || !v || !o) return engine::MakeError(what + "q, k, v, o: null pointer");
+  if (!Aligned16(q) || !Aligned16(k) || !Aligned16(v) || !Aligned16(o))
+    return engine::MakeError(what + "q, k, v, o: must be 16-byte aligned (cp.async, uint4)");
+
+  const int64_t L = w.seq_len, d = w.head_dim;
+  const int bm = m_params.block_m, t = m_params.sub_len;
+  const int64_t block_rows = CeilDiv(L, bm);
+  const int64_t tiles = m_tiles_per_head;
+  const int64_t words_per_row = CeilDiv(L, 64);
+  const float scale2 = static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(d)));
+  // Grids: SD LS/GS heads * tiles, SDF Q K^T heads * tiles and P V heads * block_rows, IR
+  // heads * L / 256 <= heads * block_rows (block_m <= 128 < 256).
+  const int64_t most_blocks = heads * std::max(tiles, block_rows);
+  if (most_blocks > INT_MAX)
+    return engine::MakeError(what + "workload: batch * heads * tiles = " + Str(most_blocks) +
+                             " exceeds the grid limit 2^31 - 1");
+  const RecomposeWorkspaceView ws = Workspace();
+  cudaStream_t st = static_cast<cudaStream_t>(stream);
+
+  IrParams ir;
+  ir.stats = static_cast<const float2*>(ws.stats);
+  ir.r = static_cast<float*>(ws.r_factors);
+  ir.seq_len = static_cast<int>(L);
+  ir.block_m = bm;
+  ir.tiles = tiles;
+  ir.rows = heads * L;
+  const auto ir_blocks = static_cast<unsigned>(CeilDiv(ir.rows, kIrThreads));
+
+  std::lock_guard<std::mutex> lock(m_impl->mutex);
+  if (m_variant == RecomposeVariant::kDecomposed) {
+    // Validated bounds: L <= 32768 and heads * tiles < 2^31 fit cuBLAS's int.
+    const int iL = static_cast<int>(L), id = static_cast<int>(d), batch = static_cast<int>(heads);
+    const long long stride_x = static_cast<long long>(L * d);
+    const long long stride_s = static_cast<long long>(L * L);
+    const float one = 1.f, zero = 0.f;
+    cublasHandle_t h = m_impl->handle;
+    __half* s = static_cast<__half*>(ws.x);
+    SdParams sd;
+    sd.s = s;
+    sd.stats = static_cast<float2*>(ws.stats);
+    sd.r = static_cast<const float*>(ws.r_factors);
+    sd.mask = m_impl->Mask();
+    sd.seq_len = iL;
+    sd.words_per_row = static_cast<int>(words_per_row);
+    sd.block_m = bm;
+    sd.block_rows = static_cast<int>(block_rows);
+    sd.subs = static_cast<int>(CeilDiv(L, t));
+    sd.scale_log2 = scale2;
+    sd.vec = L % (t / 32) == 0;
+    ir.subs = sd.subs;
+    const auto sd_blocks = static_cast<unsigned>(heads * tiles);
+
+    STOF_CUBLAS_TRY(cublasSetStream(h, st));
+    // S^T = K Q^T per head (column-major view; native_attention.cu).
+    STOF_CUBLAS_TRY(cublasGemmStridedBatchedEx(
+        h, CUBLAS_OP_T, CUBLAS_OP_N, iL, iL, id, &one, k, CUDA_R_16F, id, stride_x, q, CUDA_R_16F,
+        id, stride_x, &zero, s, CUDA_R_16F, iL, stride_s, batch, CUBLAS_COMPUTE_32F,
+        CUBLAS_GEMM_DEFAULT));
+    if (t == 64)
+      LocalSoftmaxKernel<64><<<sd_blocks, kSdThreads, 0, st>>>(sd);
+    else
+      LocalSoftmaxKernel<128><<<sd_blocks, kSdThreads, 0, st>>>(sd);
+    STOF_CUDA_TRY(cudaGetLastError());
+    InterSubVectorReduceKernel<<<ir_blocks, kIrThreads, 0, st>>>(ir);
+    STOF_CUDA_TRY(cudaGetLastError());
+    if (t == 64)
+      GlobalScaleKernel<64><<<sd_blocks, kSdThreads, 0, st>>>(sd);
+    else
+      GlobalScaleKernel<128><<<sd_blocks, kSdThreads, 0, st>>>(sd);
+    STOF_CUDA_TRY(cudaGetLastError());
+    // O^T = V^T P^T per head.
+    STOF_CUBLAS_TRY(cublasGemmStridedBatchedEx(
+        h, CUBLAS_OP_N, CUBLAS_OP_N, id, iL, iL, &one, v, CUDA_R_16F, id, stride_x, s, CUDA_R_16F,
+        iL, stride_s, &zero, o, CUDA_R_16F, id, stride_x, batch, CUBLAS_COMPUTE_32F,
+        CUBLAS_GEMM_DEFAULT));
+    return engine::Status::Ok();
+  }
+
+  const DeviceBlockLayout& layout = *m_impl->layout;
+  detail::RecomposeGemmParams p;
+  p.q = q;
+  p.k = k;
+  p.v = v;
+  p.o = o;
+  p.x = ws.x;
+  p.stats = ws.stats;
+  p.r = static_cast<const float*>(ws.r_factors);
+  p.mask = m_impl->Mask();
+  p.tile_row = m_impl->TileRow(static_cast<int64_t>(L * words_per_row));
+  p.load_row_ptr = layout.LoadRowPtr();
+  p.load_col_idx = layout.LoadColIdx();
+  p.load_part_idx = layout.LoadPartIdx();
+  p.seq_len = static_cast<int>(L);
+  p.words_per_row = static_cast<int>(words_per_row);
+  p.block_m = bm;
+  p.block_rows = static_cast<int>(block_rows);
+  p.tiles = static_cast<int>(tiles);
+  p.scale_log2 = scale2;
+  p.heads = heads;
+  ir.row_ptr = layout.LoadRowPtr();
+  const int dev = m_impl->device, optin = m_impl->smem_optin;
+
+  // An all-empty mask has no tile: nothing for Q K^T (a zero grid is a launch error) and IR
+  // (every row's range is empty); P V writes the zeros.
+  if (tiles > 0) {
+    engine::Status qk =
+        d == 64 ? (t == 64 ? detail::LaunchRecomposeQk<64, 64>(p, dev, optin, st)
+                           : detail::LaunchRecomposeQk<64, 128>(p, dev, optin, st))
+                : (t == 64 ? detail::LaunchRecomposeQk<128, 64>(p, dev, optin, st)
+                           : detail::LaunchRecomposeQk<128, 128>(p, dev, optin, st));
+    STOF_RETURN_IF_ERROR(qk);
+    InterSubVectorReduceKernel<<<ir_blocks, kIrThreads, 0, st>>>(ir);
+    STOF_CUDA_TRY(cudaGetLastError());
+  }
+  return d == 64 ? (t == 64 ? detail::LaunchRecomposePv<64, 64>(p, dev, optin, st)
+                            : detail::LaunchRecomposePv<64, 128>(p, dev, optin, st))
+                 : (t == 64 ? detail::LaunchRecomposePv<128, 64>(p, dev, optin, st)
+                            : detail::LaunchRecomposePv<128, 128>(p, dev, optin, st));
+}
+
+}  // namespace stof::kernels
