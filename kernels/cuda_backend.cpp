@@ -2,6 +2,7 @@
 // everything that can be checked on the host before building a layout or launching, so a bad
 // call costs no device work and its message names the field.
 #include "kernels/cuda_backend.h"
+#include "kernels/cuda_backend_state.h"
 
 #include <cuda_runtime.h>
 
@@ -20,20 +21,6 @@
 #include "kernels/softmax/recomposed_attention.h"
 
 namespace stof::kernels {
-
-// Attention objects that own a workspace sized for one workload, kept per (mask, workload,
-// variant, T) so a layer's repeated runs reuse them; and the scratch for a pre-scaled q.
-struct CudaBackend::MhaState {
-  std::mutex mu;
-  using Key = std::tuple<uint64_t, int64_t, int64_t, int64_t, int64_t, int, int64_t>;
-  std::map<Key, std::unique_ptr<NativeMha>> native;
-  std::map<Key, std::unique_ptr<RecomposedMha>> recomposed;
-  void* scaled_q = nullptr;
-  size_t scaled_q_bytes = 0;
-  ~MhaState() {
-    if (scaled_q) cudaFree(scaled_q);
-  }
-};
 
 CudaBackend::CudaBackend() = default;
 CudaBackend::~CudaBackend() {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/cuda_backend.h"
+#include "kernels/cuda_backend_state.h"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_chain/gemm_chain.h"
 #include "kernels/gemm_epilogue/lt_gemm.h"
@@ -26,15 +27,6 @@ namespace stof::kernels {
 using engine::MakeError;
 using engine::ParamMap;
 using engine::Status;
-
-struct CudaBackend::LayerState {
-  std::mutex mu;
-  std::unique_ptr<LtGemm> lt;
-  std::map<uint64_t, void*> mask_words;  // mask hash -> device words
-  ~LayerState() {
-    for (auto& [h, p] : mask_words) cudaFree(p);
-  }
-};
 
 namespace {
 
@@ -247,7 +239,7 @@ engine::Expected<engine::Measurement> CudaBackend::Measure(
   }();
   if (!st.IsOk()) {
     cleanup();
-    return st.ToStatus();
+    return st;
   }
   std::vector<double> us;
   double spent = 0;
@@ -265,7 +257,7 @@ engine::Expected<engine::Measurement> CudaBackend::Measure(
     }();
     if (!s.IsOk()) {
       cleanup();
-      return s.ToStatus();
+      return s;
     }
     if (spent > o.max_seconds) break;
   }
