@@ -90,6 +90,10 @@ Expected<PruneCounts> Walk(const GemmChainShape& shape, const DeviceSpec& device
   for (auto& d : dup) d.fill(-1);
   const double smem_limit = opt.smem_slack * static_cast<double>(device.smem_per_block_bytes);
 
+  if (!out && !opt.rule4_smem && !opt.merge_equivalent) {  // nothing per candidate to check
+    c.after_rule4 = c.after_equivalence = c.after_rule3;
+    return c;
+  }
   if (out) {
     out->shape = shape;
     out->exprs = exprs;

@@ -80,7 +80,9 @@ Expected<ChainSearchResult> SearchChain(const CandidateSpace& space, const Devic
     return MakeError("search: gemm_chain " + ToString(space.shape) +
                      ": the candidate space is empty (every candidate was pruned)");
   const int64_t space_size = static_cast<int64_t>(space.candidates.size());
-  auto at = [&](int64_t pos) -> const Candidate& { return space.candidates[static_cast<size_t>(pos)]; };
+  auto at = [&](int64_t pos) -> const Candidate& {
+    return space.candidates[static_cast<size_t>(pos)];
+  };
 
   SplitMix64 rng(options.seed);
   std::vector<int64_t> population = SampleDistinct(space_size, options.population, rng);

@@ -78,6 +78,7 @@ struct ChainSearchResult {
   std::vector<MeasuredCandidate> history;  // in measurement order
 };
 
+// `space` must come from BuildCandidateSpace (its candidates are valid, its index matches).
 // Errors: bad options or device, an empty space, a measure function that is empty, or no
 // candidate measured successfully (the message quotes the first measurement error).
 Expected<ChainSearchResult> SearchChain(const CandidateSpace& space, const DeviceSpec& device,
