@@ -1,7 +1,7 @@
 // Mask generators: Resolve (defaults + validation) and Generate for every pattern of
 // mask_spec.h. Called by the CLI, plans, mask files (JSON specs) and the GUI presets.
 // Invariants: every definition below matches docs/masks.md; Generate is deterministic per spec
-// (the random blocks use the splitmix64 below, not std::*_distribution, so the bits are the
+// (the random blocks use engine/core/split_mix64.h, not std::*_distribution, so the bits are the
 // same with every standard library); nothing is allocated before the spec validated, so a bad
 // seq_len never asks for more than Mask::kMaxLen^2 bits.
 // Measured at L = 1024 with the defaults (tests/engine/mask_generators_test.cpp): sliding
@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "engine/core/split_mix64.h"
 
 namespace stof::engine {
 
@@ -51,29 +53,6 @@ bool UsesWidth(Kind k) {
 bool UsesGlobal(Kind k) { return k == Kind::kGlobal || k == Kind::kLongformer || k == Kind::kBigBird; }
 bool UsesRandom(Kind k) { return k == Kind::kRandomBlocks || k == Kind::kBigBird; }
 bool IsComposition(Kind k) { return k == Kind::kOr || k == Kind::kAnd || k == Kind::kNot; }
-
-// splitmix64 (Steele, Lea, Flood 2014): tiny, and the same sequence on every platform.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : m_state(seed) {}
-  uint64_t Next() {
-    uint64_t z = (m_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n), n >= 1, without modulo bias: draws below 2^64 mod n are rejected.
-  uint64_t Below(uint64_t n) {
-    const uint64_t reject_below = (0 - n) % n;
-    for (;;) {
-      const uint64_t x = Next();
-      if (x >= reject_below) return x % n;
-    }
-  }
-
- private:
-  uint64_t m_state;
-};
 
 std::string Str(int64_t v) { return std::to_string(v); }
 
