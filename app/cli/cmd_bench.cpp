@@ -718,6 +718,7 @@ void RegisterBenchCommand(CLI::App& app, int* exit_code) {
               "Skip the CUPTI pass (DRAM bytes, kernel time by activity)");
   m->add_flag("--json", args->json, "Print everything as JSON");
   m->callback([args, exit_code] { *exit_code = RunBenchEntry(*args); });
+  RegisterBenchChainCommand(cmd, exit_code);
 }
 
 // The MHA options shared by `bench mha` and `profile mha`.

@@ -49,7 +49,8 @@ engine::Expected<engine::FusionScheme> SchemeFromText(const std::string& sch,
                                                       const engine::OpGraph& g) {
   if (sch.empty() || sch == "default") return engine::DefaultScheme(g);
   if (sch == "unfused") return engine::FusionScheme::OpByOp(g);
-  if (sch == "chains") return engine::DefaultScheme(g, true);
+  if (sch == "chains") return engine::DefaultScheme(g, {true, false});
+  if (sch == "all") return engine::DefaultScheme(g, {true, true});
   return ParseScheme(sch, g);
 }
 
@@ -377,8 +378,9 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
   cmd->get_option("--mask")->description(
       "Mask: a generator name (bigbird, longformer, ...; default bigbird) or a file");
   cmd->add_option("--scheme", a->graph.scheme,
-                  "Fusion scheme: default (greedy templates, no GEMM chains), chains (with "
-                  "GEMM chains), unfused (op by op), or a code / hex form")
+                  "Fusion scheme: default (greedy templates without GEMM chains and GEMM+norm "
+                  "row blocks), chains (with GEMM chains), all (every template), unfused (op by "
+                  "op), or a code / hex form")
       ->capture_default_str();
   cmd->add_option("--versus", a->versus,
                   "Also measure this scheme (same forms as --scheme) in the same process and "

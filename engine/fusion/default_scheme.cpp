@@ -14,7 +14,7 @@ bool OutputEscapes(const OpGraph& g, const Segment& s, int op) {
   return false;
 }
 
-FusionScheme DefaultScheme(const OpGraph& g, bool include_chains) {
+FusionScheme DefaultScheme(const OpGraph& g, const DefaultSchemeOptions& options) {
   std::vector<Segment> segs;
   int first = 1;
   while (first <= g.Size()) {
@@ -24,7 +24,8 @@ FusionScheme DefaultScheme(const OpGraph& g, bool include_chains) {
       if (CiCount(g, s) > kMaxCiPerSegment) continue;
       const TemplateMatch m = MatchTemplate(g, s);
       if (m.kind == TemplateKind::kNone) continue;
-      if (m.kind == TemplateKind::kGemmChain && !include_chains) continue;
+      if (m.kind == TemplateKind::kGemmChain && !options.gemm_chains) continue;
+      if (m.kind == TemplateKind::kGemmNorm && !options.gemm_norm) continue;
       bool escapes = false;
       for (int op = first; op < last && !escapes; ++op) {
         const bool written_anyway = m.kind == TemplateKind::kBiasAddNorm &&

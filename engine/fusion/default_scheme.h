@@ -1,9 +1,12 @@
 // DefaultScheme: the fusion scheme `stof run` uses without a plan, and the tuner's starting
 // point for CI+MI and MI+MI fusions: walking the ops left to right, take the longest segment
-// that matches a template, except (a) CI+CI GEMM chains, which only pay at small batch x
-// length and are the tuner's call (STOF's initial rules), and (b) segments whose inner output
-// is read later (it would have to reach memory anyway), unless the fused kernel writes it
-// (Add -> Norm). Used by app/cli/cmd_run.cpp and tests.
+// that matches a template, except (a) segments whose inner output is read later (it would
+// have to reach memory anyway), unless the fused kernel writes it (Add -> Norm), and, unless
+// asked for, (b) CI+CI GEMM chains, which only pay at small batch x length (STOF's initial
+// rules) and (c) GEMM + LayerNorm row blocks: on an H100 (2026-11-22, stof run --versus
+// unfused, bert-base) [#12-#14] took 186 us as gemm_norm against 20.3 us as cuBLASLt + norm
+// at batch 1 x 128, and 173 us against 44.3 us at 8 x 512 (each row block reads all of W
+// from L2). Both are the tuner's call. Used by app/cli/cmd_run.cpp and tests.
 #pragma once
 
 #include "engine/fusion/fusion_scheme.h"
@@ -11,8 +14,11 @@
 
 namespace stof::engine {
 
-// include_chains: also take GEMM chains (small shapes).
-FusionScheme DefaultScheme(const OpGraph& g, bool include_chains = false);
+struct DefaultSchemeOptions {
+  bool gemm_chains = false;  // also take CI+CI GEMM chains
+  bool gemm_norm = false;    // also take GEMM + [Add] + norm row blocks
+};
+FusionScheme DefaultScheme(const OpGraph& g, const DefaultSchemeOptions& options = {});
 
 // True when op `op` of segment `s` (not its last) is read by an op outside `s`.
 bool OutputEscapes(const OpGraph& g, const Segment& s, int op);

@@ -103,7 +103,7 @@ TEST(LayerRunner, BertLayerMatchesHandWrittenReferenceUnderEveryScheme) {
   // chain, bias+add+norm); GEMM+act and GEMM+norm for the FFN; the default scheme.
   const std::vector<std::string> codes = {FusionScheme::OpByOp(g).Code(), "01111100011100",
                                           "01111100011000", DefaultScheme(g).Code(),
-                                          DefaultScheme(g, true).Code()};
+                                          DefaultScheme(g, {true, true}).Code()};
   for (const auto& code : codes) {
     const auto got = RunModel(g, mask, code);
     // Fused calls keep double sums where op by op rounds to fp32 between ops: ~1e-6.
@@ -117,10 +117,14 @@ TEST(LayerRunner, BertLayerMatchesHandWrittenReferenceUnderEveryScheme) {
 
 TEST(LayerRunner, DefaultSchemeOfBertAndGpt2) {
   const OpGraph bert = PresetGraph("bert-base", 1, 64);
-  // [1] [2-6] sparse_mha [7-9] gemm_norm [10-11] gemm_act [12-14] gemm_norm.
-  EXPECT_EQ(DefaultScheme(bert).Code(), "01111100011000");
+  // [1] [2-6] sparse_mha [7-8] gemm_add [9] [10-11] gemm_act [12-13] gemm_add [14].
+  EXPECT_EQ(DefaultScheme(bert).Code(), "01111100100110");
   // With chains: [10-12] becomes a GEMM chain, then [13-14] bias_add_norm.
-  EXPECT_EQ(DefaultScheme(bert, true).Code(), "01111100011100");
+  EXPECT_EQ(DefaultScheme(bert, {true, false}).Code(), "01111100100011");
+  // With GEMM + norm row blocks too: [7-9] gemm_norm, [10-12] chain, [13-14].
+  EXPECT_EQ(DefaultScheme(bert, {true, true}).Code(), "01111100011100");
+  // And with GEMM + norm alone: [7-9], [10-11] gemm_act, [12-14] gemm_norm.
+  EXPECT_EQ(DefaultScheme(bert, {false, true}).Code(), "01111100011000");
   const OpGraph gpt = PresetGraph("gpt2-small", 1, 64);
   // GPT-2: op 9's residual stream is read by op 14, so [8-10] GEMM+Add+LN cannot be one
   // segment; [8-9] gemm_add and [10] alone instead.
@@ -139,7 +143,7 @@ TEST(LayerRunner, Gpt2AndT5SchemesAgreeWithOpByOp) {
       const Mask mask = BigBird(32);
       const auto ref = RunModel(g, mask, FusionScheme::OpByOp(g).Code(), 2);
       for (bool chains : {false, true}) {
-        const auto got = RunModel(g, mask, DefaultScheme(g, chains).Code(), 2);
+        const auto got = RunModel(g, mask, DefaultScheme(g, {chains, chains}).Code(), 2);
         EXPECT_LT(MaxAbsDiff(got, ref), 2e-5) << model << " " << LayerPartName(part);
       }
     }

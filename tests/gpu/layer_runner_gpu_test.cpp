@@ -56,7 +56,7 @@ TEST(GpuLayerRunner, EveryFamilyAndSchemeMatchesTheCpu) {
                          Case{"t5-small", LayerPart::kEncoder}, Case{"t5-small", LayerPart::kDecoder}}) {
     for (int64_t L : {64, 128}) {
       const OpGraph g = Graph(cs.model, 2, L, cs.part);
-      for (const FusionScheme& s : {DefaultScheme(g), FusionScheme::OpByOp(g), DefaultScheme(g, true)})
+      for (const FusionScheme& s : {DefaultScheme(g), FusionScheme::OpByOp(g), DefaultScheme(g, {true, true})})
         ExpectLayerMatches(**gpu, g, s, MhaVariant::kFused,
                            cs.model + (cs.part ? std::string(" ") + LayerPartName(*cs.part) : "") +
                                " L " + std::to_string(L) + " scheme " + s.Code());
