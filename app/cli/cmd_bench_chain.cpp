@@ -107,7 +107,10 @@ int RunChain(const ChainBenchArgs& a) {
       return Fail(cmd, p.name + ": cuBLAS: " + base.Message());
     }
     std::vector<uint8_t> ref_bytes(static_cast<size_t>(ne) * 2), got_bytes(ref_bytes.size());
-    (void)b.CopyToHost(ref_bytes.data(), dref, ref_bytes.size());
+    if (auto st = b.CopyToHost(ref_bytes.data(), dref, ref_bytes.size()); !st.IsOk()) {
+      free_all();
+      return Fail(cmd, p.name + ": " + st.Message());
+    }
     const auto ref = engine::UnpackFromBackend(ref_bytes, engine::DType::kF16);
     kernels::GemmChainArgs args;
     args.batch = s.batch, args.m = s.m, args.n = s.n, args.k = s.k, args.h = s.h;
@@ -129,7 +132,12 @@ int RunChain(const ChainBenchArgs& a) {
         free_all();
         return Fail(cmd, p.name + " " + kernels::GemmChainParamsName(sp) + ": " + m.Message());
       }
-      (void)b.CopyToHost(got_bytes.data(), de, got_bytes.size());
+      // Poison-free check: E is overwritten by every run, so a stale E would equal the
+      // previous setting's; the reference is cuBLAS's (C rounded to fp16 the same way).
+      if (auto st = b.CopyToHost(got_bytes.data(), de, got_bytes.size()); !st.IsOk()) {
+        free_all();
+        return Fail(cmd, p.name + ": " + st.Message());
+      }
       const auto got = engine::UnpackFromBackend(got_bytes, engine::DType::kF16);
       double scale = 1e-3, err = 0;
       for (size_t j = 0; j < ref.size(); ++j) scale = std::max(scale, double(std::fabs(ref[j])));
@@ -152,7 +160,9 @@ int RunChain(const ChainBenchArgs& a) {
       }
     }
     free_all();
-    rows.push_back({{"shape", p.name}, {"batch", s.batch}, {"m", s.m}, {"n", s.n}, {"k", s.k},
+    double ref_max = 0;
+    for (float v : ref) ref_max = std::max(ref_max, double(std::fabs(v)));
+    rows.push_back({{"shape", p.name}, {"batch", s.batch}, {"ref_max_abs", ref_max}, {"m", s.m}, {"n", s.n}, {"k", s.k},
                     {"h", s.h}, {"cublas_us", base->median_us}, {"default_us", dflt},
                     {"best_us", best}, {"best_tiles", best_name}, {"model_pick", model_name},
                     {"model_pick_us", model_pick_us}, {"max_error", worst_err},

@@ -116,6 +116,30 @@ Expected<void*> LayerRunner::NewBuffer(int64_t elements) {
   return *p;
 }
 
+ActivationPool::~ActivationPool() {
+  for (auto& [key, buf] : m_buffers) m_backend.Free(buf.first);
+}
+
+Expected<void*> ActivationPool::Get(const std::string& key, int64_t bytes) {
+  auto it = m_buffers.find(key);
+  if (it != m_buffers.end()) {
+    if (it->second.second != bytes)
+      return MakeError("activation pool: " + key + ": size " + std::to_string(bytes) +
+                       " differs from the shared buffer's " + std::to_string(it->second.second));
+    return it->second.first;
+  }
+  auto p = m_backend.Allocate(static_cast<size_t>(bytes));
+  if (!p.IsOk()) return p;
+  m_buffers[key] = {*p, bytes};
+  m_bytes += bytes;
+  return *p;
+}
+
+Expected<void*> LayerRunner::NewActivation(const std::string& key, int64_t elements) {
+  if (m_impl->io.pool == nullptr) return NewBuffer(elements);
+  return m_impl->io.pool->Get(key, elements * DTypeBytes(m_storage));
+}
+
 Expected<std::unique_ptr<LayerRunner>> LayerRunner::Create(
     Backend& backend, const OpGraph& graph, const Mask& mask, const FusionScheme& scheme,
     const std::vector<SegmentChoice>& choices, const LayerIo& io, uint64_t seed) {
@@ -211,7 +235,7 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
         im.op_out[op] = io.output;
         continue;
       }
-      auto buf = NewBuffer(g.At(op).output.Elements());
+      auto buf = NewActivation("op " + std::to_string(op), g.At(op).output.Elements());
       if (!buf.IsOk()) return buf.ToStatus().WithContext("layer: op " + std::to_string(op) + ": ");
       im.op_out[op] = *buf;
     }
@@ -239,8 +263,10 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
   const auto heads_of = [&](int scores_op) -> Expected<Impl::Heads*> {
     Impl::Heads& h = im.heads[scores_op];
     if (h.q == nullptr) {
+      const std::string key = "heads " + std::to_string(scores_op) + " ";
+      int part = 0;
       for (void** p : {&h.q, &h.k, &h.v, &h.o}) {
-        auto buf = NewBuffer(B * H * L * d);
+        auto buf = NewActivation(key + "qkvo"[part++], B * H * L * d);
         if (!buf.IsOk()) return buf.ToStatus();
         *p = *buf;
       }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <variant>
@@ -50,11 +51,30 @@ struct SegmentRun {
   std::vector<LayerStep> steps;
 };
 
+// Activation buffers shared by the layers of one model (they run one after the other on one
+// stream, so layer i + 1 may reuse layer i's intermediates): keyed by role ("op 7", "heads 2
+// q"), allocated on first request, freed with the pool. Weights are never pooled.
+class ActivationPool {
+ public:
+  explicit ActivationPool(Backend& backend) : m_backend(backend) {}
+  ~ActivationPool();
+  ActivationPool(const ActivationPool&) = delete;
+  ActivationPool& operator=(const ActivationPool&) = delete;
+  Expected<void*> Get(const std::string& key, int64_t bytes);
+  int64_t Bytes() const { return m_bytes; }
+
+ private:
+  Backend& m_backend;
+  std::map<std::string, std::pair<void*, int64_t>> m_buffers;
+  int64_t m_bytes = 0;
+};
+
 // Buffers a runner does not own: the layer's input and output (ModelRunner chains layers).
 struct LayerIo {
   void* input = nullptr;   // [batch, seq, hidden]
   void* output = nullptr;  // [batch, seq, hidden]
   void* encoder = nullptr; // T5 decoder cross-attention: [batch, seq, hidden]; else unused
+  ActivationPool* pool = nullptr;  // intermediates from here when set, else owned
 };
 
 class LayerRunner {
@@ -88,6 +108,7 @@ class LayerRunner {
                const std::vector<SegmentChoice>& choices, const LayerIo& io, uint64_t seed);
   Status Dispatch(LayerStep& step, void* stream);
   Expected<void*> NewBuffer(int64_t elements);
+  Expected<void*> NewActivation(const std::string& key, int64_t elements);
 
   Backend& m_backend;
   OpGraph m_graph;

@@ -59,8 +59,9 @@ Expected<std::unique_ptr<ModelRunner>> ModelRunner::Create(Backend& backend, con
     const auto e = PackForBackend(RandomActivations(m->m_io_elements, options.seed + 7), storage);
     STOF_RETURN_IF_ERROR(backend.CopyToDevice(m->m_encoder, e.data(), e.size()));
   }
+  m->m_pool = std::make_unique<ActivationPool>(backend);
   for (int i = 0; i < options.layers; ++i) {
-    LayerIo io{m->m_io[i % 2], m->m_io[(i + 1) % 2], m->m_encoder};
+    LayerIo io{m->m_io[i % 2], m->m_io[(i + 1) % 2], m->m_encoder, m->m_pool.get()};
     auto layer = LayerRunner::Create(backend, graph, mask, scheme, options.choices, io,
                                      options.seed * 1000003ull + static_cast<uint64_t>(i));
     if (!layer.IsOk())
@@ -72,6 +73,7 @@ Expected<std::unique_ptr<ModelRunner>> ModelRunner::Create(Backend& backend, con
 
 ModelRunner::~ModelRunner() {
   m_layers.clear();  // before the buffers they point at
+  m_pool.reset();
   for (void* p : m_io) m_backend.Free(p);
   m_backend.Free(m_encoder);
 }
@@ -84,7 +86,7 @@ std::vector<float> ModelRunner::HostEncoder() const {
 }
 
 int64_t ModelRunner::DeviceBytes() const {
-  int64_t b = 0;
+  int64_t b = m_pool ? m_pool->Bytes() : 0;
   for (const auto& l : m_layers) b += l->DeviceBytes();
   return b;
 }

@@ -50,6 +50,7 @@ class ModelRunner {
   void* m_encoder = nullptr;
   int64_t m_io_elements = 0;
   uint64_t m_seed = 0;
+  std::unique_ptr<ActivationPool> m_pool;  // intermediates shared by every layer
   std::vector<std::unique_ptr<LayerRunner>> m_layers;
 };
 
