@@ -77,8 +77,9 @@ class Parser {
     return m_pos >= m_text.size();
   }
   Error Unexpected(const std::string& expected) const {
-    const std::string got = m_pos < m_text.size() ? "'" + std::string(1, m_text[m_pos]) + "'"
-                                                  : "the end";
+    // Built by appending: GCC 12 warns (-Wrestrict, a false positive) on "'" + string&&.
+    std::string got = "the end";
+    if (m_pos < m_text.size()) got = std::string{'\'', m_text[m_pos], '\''};
     return MakeError("expected " + expected + " at position " + std::to_string(m_pos) +
                      ", got " + got);
   }

@@ -492,7 +492,10 @@ TEST(GemmChainHost, SupportedListsCoverTheTargetShapes) {
       EXPECT_TRUE(s.IsOk()) << c.name << " " << GemmChainParamsName(p) << ": " << s.Message();
     }
     std::string names;
-    for (const GemmChainParams& p : list) names += " " + GemmChainParamsName(p);
+    for (const GemmChainParams& p : list) {
+      names += ' ';  // not " " + string&&: GCC 12 -Wrestrict false positive
+      names += GemmChainParamsName(p);
+    }
     std::printf("%s:%s\n", c.name.c_str(), names.c_str());  // the default first
   }
   // The FFN needs bh < h: GEMM 1 is recomputed.
