@@ -8,6 +8,7 @@
 #include <chrono>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace stof::engine {
@@ -37,6 +38,15 @@ Status ValidateMhaCall(const MhaCall& call) {
   if (call.k == nullptr) return MakeError(what + "k: must not be null");
   if (call.v == nullptr) return MakeError(what + "v: must not be null");
   if (call.o == nullptr) return MakeError(what + "o: must not be null");
+  for (auto [name, st] : {std::pair{"q_strides", call.q_strides}, {"kv_strides", call.kv_strides},
+                          {"o_strides", call.o_strides}}) {
+    if (st.Packed()) continue;
+    if (st.batch < 0 || st.head < 0 || st.row < call.workload.head_dim)
+      return MakeError(what + name + ": expected batch, head >= 0 and row >= head_dim " +
+                       std::to_string(call.workload.head_dim) + ", got " +
+                       std::to_string(st.batch) + ", " + std::to_string(st.head) + ", " +
+                       std::to_string(st.row));
+  }
   // The kernel parameters are checked whatever the kernel: a row-wise call ignores them, but a
   // plan carrying junk there is still a broken plan.
   const MhaConfig& c = call.config;

@@ -31,7 +31,17 @@ enum class MhaVariant { kFused, kUnfused, kDecomposed, kRecomposed };
 const char* MhaVariantName(MhaVariant v);  // "fused", "unfused", "sd", "sdf"
 Expected<MhaVariant> ParseMhaVariant(const std::string& s, const std::string& what);
 
-// One MHA call: q, k, v, o are [B, H, L, d] in the backend's memory, of workload.dtype.
+// Element strides of one attention operand: between batches, between heads and between rows
+// (a row's head_dim values are contiguous). All zero = packed [B, H, L, d]. A layer passes
+// views into its projections ([B, L, 3 H d]: batch L*3Hd, head d, row 3Hd) so no head split
+// or merge is needed; the CUDA backend takes them for the fused block-wise kernel only.
+struct MhaStrides {
+  int64_t batch = 0, head = 0, row = 0;
+  bool Packed() const { return batch == 0 && head == 0 && row == 0; }
+};
+
+// One MHA call: q, k, v, o are [B, H, L, d] in the backend's memory, of workload.dtype
+// (or strided views, below).
 struct MhaCall {
   Workload workload;
   const Mask* mask = nullptr;  // L x L, shared by all (batch, head)
@@ -44,6 +54,7 @@ struct MhaCall {
   MhaVariant variant = MhaVariant::kFused;
   int64_t sub_len = 64;    // SD, SDF: the softmax sub-vector length T
   float scale = 0.0f;      // score scale; 0 = 1/sqrt(head_dim) (T5 attention passes 1)
+  MhaStrides q_strides, kv_strides, o_strides;  // k and v share theirs
 };
 
 // How Backend::Measure times a piece of work.

@@ -110,6 +110,13 @@ engine::Status CudaBackend::RunMha(const engine::MhaCall& call) {
     if (!scaled.IsOk()) return scaled.ToStatus();
     q = *scaled;
   }
+  const bool strided =
+      !call.q_strides.Packed() || !call.kv_strides.Packed() || !call.o_strides.Packed();
+  if (strided && (call.variant != engine::MhaVariant::kFused ||
+                  call.config.kernel != engine::MhaKernel::kBlockWise || q != call.q))
+    return engine::MakeError(
+        "mha call: q_strides: strided q/k/v/o are taken by the fused block-wise kernel at the "
+        "default scale only; split the heads for the other variants");
   if (call.variant != engine::MhaVariant::kFused) return RunOtherMha(call, q);
   const engine::MhaConfig& c = call.config;
   if (c.kernel == engine::MhaKernel::kRowWise) {
@@ -124,7 +131,8 @@ engine::Status CudaBackend::RunMha(const engine::MhaCall& call) {
   auto layout = m_layouts.GetBlock(*call.mask, c.block_m, c.block_n);
   if (!layout.IsOk()) return engine::Error{"mha call: " + layout.Message()};
   return LaunchBlockSparseAttention(w, **layout, c.num_warps, q, call.k, call.v, call.o,
-                                    call.stream);
+                                    call.stream, call.q_strides, call.kv_strides,
+                                    call.o_strides);
 }
 
 engine::Expected<const void*> CudaBackend::ScaledQ(const engine::MhaCall& call) {

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "engine/cpu/reference.h"
 
@@ -70,10 +71,40 @@ Status CpuBackend::RunMha(const MhaCall& call) {
   }
   // Row-wise or block-wise and their parameters change how a GPU computes, not what: the
   // reference ignores config beyond the validation above.
-  return cpu::MaskedAttention(static_cast<const float*>(call.q),
-                              static_cast<const float*>(call.k),
-                              static_cast<const float*>(call.v), static_cast<float*>(call.o),
-                              call.workload, *call.mask, call.scale);
+  const Workload& w = call.workload;
+  const bool packed =
+      call.q_strides.Packed() && call.kv_strides.Packed() && call.o_strides.Packed();
+  if (packed)
+    return cpu::MaskedAttention(static_cast<const float*>(call.q),
+                                static_cast<const float*>(call.k),
+                                static_cast<const float*>(call.v), static_cast<float*>(call.o),
+                                w, *call.mask, call.scale);
+  // Strided views: gather into packed [B, H, L, d], compute, scatter the output.
+  const int64_t n = w.batch * w.heads * w.seq_len * w.head_dim;
+  std::vector<float> q(static_cast<size_t>(n)), k(q.size()), v(q.size()), o(q.size());
+  const auto walk = [&](const MhaStrides& st, auto&& fn) {
+    const MhaStrides s = st.Packed() ? MhaStrides{w.heads * w.seq_len * w.head_dim,
+                                                  w.seq_len * w.head_dim, w.head_dim}
+                                     : st;
+    int64_t i = 0;
+    for (int64_t b = 0; b < w.batch; ++b)
+      for (int64_t h = 0; h < w.heads; ++h)
+        for (int64_t l = 0; l < w.seq_len; ++l)
+          for (int64_t t = 0; t < w.head_dim; ++t, ++i) fn(i, b * s.batch + h * s.head + l * s.row + t);
+  };
+  const auto* qf = static_cast<const float*>(call.q);
+  const auto* kf = static_cast<const float*>(call.k);
+  const auto* vf = static_cast<const float*>(call.v);
+  walk(call.q_strides, [&](int64_t i, int64_t j) { q[static_cast<size_t>(i)] = qf[j]; });
+  walk(call.kv_strides, [&](int64_t i, int64_t j) {
+    k[static_cast<size_t>(i)] = kf[j];
+    v[static_cast<size_t>(i)] = vf[j];
+  });
+  STOF_RETURN_IF_ERROR(
+      cpu::MaskedAttention(q.data(), k.data(), v.data(), o.data(), w, *call.mask, call.scale));
+  auto* of = static_cast<float*>(call.o);
+  walk(call.o_strides, [&](int64_t i, int64_t j) { of[j] = o[static_cast<size_t>(i)]; });
+  return Status::Ok();
 }
 
 }  // namespace stof::engine

@@ -346,6 +346,38 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
         case TemplateKind::kSparseMha: {
           const Op& scores = first;
           const Op& context = last;
+          MhaCall c;
+          // The fused block-wise kernel reads q, k, v straight out of the projections and
+          // writes the context in [B, L, H d]: no head split or merge (4 kernels fewer).
+          const bool views = choice.mha_variant == MhaVariant::kFused &&
+                             choice.mha_config.kernel == MhaKernel::kBlockWise && has_scale;
+          if (views) {
+            const auto view = [&](const TensorRef& t, MhaStrides* st) -> const void* {
+              const int64_t width = g.At(t.op).output.dims.back(), hd = H * d;
+              int64_t offset = 0;
+              if (t.name == "k") offset = width == 3 * hd ? hd : 0;
+              if (t.name == "v") offset = width == 3 * hd ? 2 * hd : (width == 2 * hd ? hd : 0);
+              *st = MhaStrides{L * width, d, width};
+              return static_cast<const uint8_t*>(src(t)) + offset * DTypeBytes(m_storage);
+            };
+            MhaStrides k_st, v_st;
+            c.q = view(scores.inputs.at(0), &c.q_strides);
+            c.k = view(scores.inputs.at(1), &k_st);
+            c.v = view(context.inputs.at(1), &v_st);
+            c.kv_strides = k_st;
+            c.o_strides = MhaStrides{L * H * d, d, H * d};
+            if (!(k_st.batch == v_st.batch && k_st.row == v_st.row))
+              return MakeError("layer: " + SegmentLabel(s) + ": k and v layouts differ");
+            c.workload = Workload{B, L, H, d, m_storage};
+            const Op* mask_op = nullptr;
+            for (int n = s.first; n <= s.last; ++n)
+              if (g.At(n).kind == OpKind::kMask) mask_op = &g.At(n);
+            c.mask = mask_op ? mask_for(*mask_op) : im.plain;
+            c.config = choice.mha_config;
+            c.o = out;
+            steps.push_back({"attention (fused, strided views)", c});
+            break;
+          }
           auto hb = heads_of(scores.number);
           if (!hb.IsOk()) return hb.ToStatus();
           Impl::Heads& h = **hb;
@@ -355,7 +387,6 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
             if (!st.IsOk()) return st.ToStatus();
             steps.push_back(*st);
           }
-          MhaCall c;
           c.workload = Workload{B, L, H, d, m_storage};
           const Op* mask_op = nullptr;
           for (int n = s.first; n <= s.last; ++n)

@@ -132,7 +132,9 @@ engine::Status CheckBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t
 engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
                                           const DeviceBlockLayout& layout, int64_t num_warps,
                                           const void* q, const void* k, const void* v, void* o,
-                                          void* stream) {
+                                          void* stream, const engine::MhaStrides& q_strides,
+                                          const engine::MhaStrides& kv_strides,
+                                          const engine::MhaStrides& o_strides) {
   const std::string what = "block-wise MHA: ";
   STOF_RETURN_IF_ERROR(w.Validate("block-wise MHA: workload"));
   if (w.dtype != engine::DType::kF16) {
@@ -179,6 +181,25 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
   p.scale_log2 =
       static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(w.head_dim)));
   p.grid_blocks = grid;
+  // Operand layouts: packed unless the caller gave strides (checked here: 16-byte rows).
+  const auto resolve = [&](const engine::MhaStrides& s, const char* name, int64_t& sb,
+                           int64_t& sh, int& ld) -> engine::Status {
+    if (s.Packed()) {
+      sb = w.heads * w.seq_len * w.head_dim, sh = w.seq_len * w.head_dim, ld = static_cast<int>(w.head_dim);
+      return engine::Status::Ok();
+    }
+    if (s.batch < 0 || s.head < 0 || s.row < w.head_dim || s.batch % 8 || s.head % 8 ||
+        s.row % 8 || s.row > int64_t{0x7fffffff})
+      return engine::MakeError(what + name + ": strides must be multiples of 8 elements with "
+                               "row >= head_dim, got batch " + Str(s.batch) + ", head " +
+                               Str(s.head) + ", row " + Str(s.row));
+    sb = s.batch, sh = s.head, ld = static_cast<int>(s.row);
+    return engine::Status::Ok();
+  };
+  STOF_RETURN_IF_ERROR(resolve(q_strides, "q_strides", p.q_sb, p.q_sh, p.q_ld));
+  STOF_RETURN_IF_ERROR(resolve(kv_strides, "kv_strides", p.kv_sb, p.kv_sh, p.kv_ld));
+  STOF_RETURN_IF_ERROR(resolve(o_strides, "o_strides", p.o_sb, p.o_sh, p.o_ld));
+  p.heads = static_cast<int>(w.heads);
   const size_t smem = BlockSparseSmemBytes(w.head_dim, layout.BlockM(), layout.BlockN(), num_warps);
 
   if (rows_per_warp == 32) {  // head_dim 64, BLOCK_N <= 64 (BlockSparseRowsPerWarp)

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/backend.h"
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 
@@ -69,11 +70,16 @@ std::string DescribeSupportedBlockSparseConfigs(int64_t head_dim,
 // O = softmax(mask(Q K^T / sqrt(d))) V for fp16 q, k, v, o of shape [B, H, L, d] (device
 // pointers, 16-byte aligned, o not overlapping the inputs), the mask given by `layout`
 // (BLOCK_M x BLOCK_N = the layout's block size), on `stream` (opaque cudaStream_t).
+// Optional strided views (engine::MhaStrides; all-zero = packed): every stride a multiple of 8
+// elements (16-byte rows for cp.async and uint4 stores), row >= head_dim.
 // Asynchronous: errors from the kernel itself surface at the next synchronisation. Rows with
 // nothing attended are written as zeros. Validates everything on the host first.
 engine::Status LaunchBlockSparseAttention(const engine::Workload& workload,
                                           const DeviceBlockLayout& layout, int64_t num_warps,
                                           const void* q, const void* k, const void* v, void* o,
-                                          void* stream = nullptr);
+                                          void* stream = nullptr,
+                                          const engine::MhaStrides& q_strides = {},
+                                          const engine::MhaStrides& kv_strides = {},
+                                          const engine::MhaStrides& o_strides = {});
 
 }  // namespace stof::kernels

@@ -85,11 +85,11 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
   const int qb = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.block_rows));
   const int64_t bh = static_cast<int64_t>(blockIdx.x / static_cast<unsigned>(p.block_rows));
   const int L = p.seq_len;
-  const size_t head_off = static_cast<size_t>(bh) * static_cast<size_t>(L) * kHeadDim;
-  const __half* const qh = static_cast<const __half*>(p.q) + head_off;
-  const __half* const kh = static_cast<const __half*>(p.k) + head_off;
-  const __half* const vh = static_cast<const __half*>(p.v) + head_off;
-  __half* const oh = static_cast<__half*>(p.o) + head_off;
+  const int64_t b_idx = bh / p.heads, h_idx = bh % p.heads;
+  const __half* const qh = static_cast<const __half*>(p.q) + b_idx * p.q_sb + h_idx * p.q_sh;
+  const __half* const kh = static_cast<const __half*>(p.k) + b_idx * p.kv_sb + h_idx * p.kv_sh;
+  const __half* const vh = static_cast<const __half*>(p.v) + b_idx * p.kv_sb + h_idx * p.kv_sh;
+  __half* const oh = static_cast<__half*>(p.o) + b_idx * p.o_sb + h_idx * p.o_sh;
   const int q_row0 = qb * p.block_m;
   const int e_begin = __ldg(p.load_row_ptr + qb);
   const int n_blocks = __ldg(p.load_row_ptr + qb + 1) - e_begin;
@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
     for (int c = tid; c < p.block_m * T::kChunksPerRow; c += nthreads) {
       const int r = c / T::kChunksPerRow;
       if (q_row0 + r < L) {
-        *reinterpret_cast<uint4*>(oh + static_cast<size_t>(q_row0 + r) * kHeadDim +
+        *reinterpret_cast<uint4*>(oh + static_cast<size_t>(q_row0 + r) * p.o_ld +
                                   (c % T::kChunksPerRow) * 8) = make_uint4(0, 0, 0, 0);
       }
     }
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
       const int gr = q_row0 + r;
       const bool ok = gr < L;
       mma::CpAsync16(q_s + r * T::kStride + col,
-                     qh + (ok ? static_cast<size_t>(gr) * kHeadDim + col : 0), ok);
+                     qh + (ok ? static_cast<size_t>(gr) * p.q_ld + col : 0), ok);
     }
   };
   // Every thread copies chunks of every group's tiles; the block index is read once per tile.
@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
         const int col = (c % T::kChunksPerRow) * 8;
         const int gr = key0 + r;
         const bool ok = gr < L;
-        const size_t off = ok ? static_cast<size_t>(gr) * kHeadDim + col : 0;
+        const size_t off = ok ? static_cast<size_t>(gr) * p.kv_ld + col : 0;
         __half* const dst = k_tile + r * T::kStride + col;
         mma::CpAsync16(dst, kh + off, ok);
         mma::CpAsync16(dst + T::kTileHalves, vh + off, ok);
@@ -359,7 +359,7 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
       const int col = (c % T::kChunksPerRow) * 8;
       const int gr = q_row0 + wrow + r;
       if (gr < L) {
-        *reinterpret_cast<uint4*>(oh + static_cast<size_t>(gr) * kHeadDim + col) =
+        *reinterpret_cast<uint4*>(oh + static_cast<size_t>(gr) * p.o_ld + col) =
             *reinterpret_cast<const uint4*>(os + r * T::kStride + col);
       }
     }
@@ -418,7 +418,7 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
     packed.y = mma::PackHalf2(out[2], out[3]);
     packed.z = mma::PackHalf2(out[4], out[5]);
     packed.w = mma::PackHalf2(out[6], out[7]);
-    *reinterpret_cast<uint4*>(oh + static_cast<size_t>(gr) * kHeadDim + col) = packed;
+    *reinterpret_cast<uint4*>(oh + static_cast<size_t>(gr) * p.o_ld + col) = packed;
   }
 }
 

@@ -34,6 +34,11 @@ struct BlockSparseParams {
   int split = 0;            // warp groups; group g takes valid blocks g, g + split, ...
   float scale_log2 = 0;     // log2(e) / sqrt(d): scores are kept in base-2 units
   int64_t grid_blocks = 0;  // block_rows * batch * heads
+  // Operand layouts in elements (engine::MhaStrides; packed [B, H, L, d] when the caller gave
+  // none): a head's base is batch * sb + head * sh, its row r at r * ld. k and v share theirs.
+  int heads = 1;
+  int64_t q_sb = 0, q_sh = 0, kv_sb = 0, kv_sh = 0, o_sb = 0, o_sh = 0;
+  int q_ld = 0, kv_ld = 0, o_ld = 0;
 };
 
 // Shared memory of one thread block, in bytes: the Q tile, then the larger of the K/V stages
