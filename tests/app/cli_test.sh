@@ -114,6 +114,19 @@ run_fail "graph unknown model" "model: expected one of" "$stof" graph --model be
 run_fail "graph gpt2 encoder" "layer: gpt2 has decoder layers only" "$stof" graph --model gpt2-small --layer encoder
 run_fail "graph no model" "--model NAME or --config FILE" "$stof" graph
 
+# --- run (whole models; the cpu backend works everywhere) ----------------------------------
+"$stof" mask --pattern causal --seq 64 --out "$tmp/m64.npy" >/dev/null
+run_ok "run bert-small on the cpu" "$stof" run --model bert-small --batch 1 --seq 32 --layers 2 --device cpu --repeats 1 --versus unfused --json
+json_check "run: default scheme, 7 segments, positive times, versus op by op" "j['scheme']['code'] == '01111100100110' and j['layers'] == 2 and len(j['segments']) == 7 and j['total_us'] > 0 and j['segments'][1]['template'] == 'sparse_mha' and len(j['versus']['segments']) == 7 and j['versus']['scheme']['code'] == '01010101010101' and j['mask']['label'].startswith('bigbird')"
+run_ok "run gpt2 text, mask by name" "$stof" run --model gpt2-small --batch 1 --seq 32 --layers 1 --device cpu --repeats 1 --mask longformer --scheme unfused
+grep -q "total" "$tmp/out" && ok || bad "run text output lacks the total"
+run_fail "run bad layers" "--layers: expected a number or 'full'" "$stof" run --model bert-small --seq 32 --device cpu --layers many
+run_fail "run bad scheme" "--scheme: expected 14 digits" "$stof" run --model bert-small --seq 32 --device cpu --scheme 0101
+run_fail "run bad variant" "--mha: expected fused, unfused, sd or sdf" "$stof" run --model bert-small --seq 32 --device cpu --mha partly
+run_fail "run bad device" "--device: expected local or cpu" "$stof" run --model bert-small --seq 32 --device tpu
+run_fail "run missing plan" "nope\.json" "$stof" run --model bert-small --seq 32 --device cpu --plan "$tmp/nope.json"
+run_fail "run mask size" "--mask: .* is 64 x 64, --seq is 32" "$stof" run --model bert-small --seq 32 --device cpu --mask "$tmp/m64.npy"
+
 # --- device -------------------------------------------------------------------------------
 run_ok "device" "$stof" device --json
 json_check "device lists the built-ins and the local GPU or why not" "len(j['builtin']) == 4 and ('local' in j or 'GPU' in j['local_unavailable'] or 'CUDA' in j['local_unavailable'])"
