@@ -34,12 +34,7 @@ struct ChainBenchArgs {
 
 #ifdef STOF_WITH_KERNELS
 std::vector<float> Random(int64_t n, uint64_t seed, double scale) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    x = static_cast<float>(scale * (2.0 * static_cast<double>(seed >> 11) * 0x1.0p-53 - 1.0));
-  }
-  return v;
+  return engine::UniformHalfValues(n, seed, -scale, scale);
 }
 
 int RunChain(const ChainBenchArgs& a) {

@@ -1,7 +1,6 @@
 // DefaultScheme (see default_scheme.h): greedy longest template match.
 #include "engine/fusion/default_scheme.h"
 
-#include "engine/fusion/template_match.h"
 
 namespace stof::engine {
 
@@ -12,6 +11,15 @@ bool OutputEscapes(const OpGraph& g, const Segment& s, int op) {
       if (t.source == TensorSource::kOp && t.op == op) return true;
   }
   return false;
+}
+
+int EscapingInnerOutput(const OpGraph& g, const Segment& s, TemplateKind kind) {
+  for (int op = s.first; op < s.last; ++op) {
+    const bool written_anyway = kind == TemplateKind::kBiasAddNorm &&
+                                g.At(op).kind == OpKind::kAdd && op + 1 == s.last;
+    if (!written_anyway && OutputEscapes(g, s, op)) return op;
+  }
+  return 0;
 }
 
 FusionScheme DefaultScheme(const OpGraph& g, const DefaultSchemeOptions& options) {
@@ -26,13 +34,7 @@ FusionScheme DefaultScheme(const OpGraph& g, const DefaultSchemeOptions& options
       if (m.kind == TemplateKind::kNone) continue;
       if (m.kind == TemplateKind::kGemmChain && !options.gemm_chains) continue;
       if (m.kind == TemplateKind::kGemmNorm && !options.gemm_norm) continue;
-      bool escapes = false;
-      for (int op = first; op < last && !escapes; ++op) {
-        const bool written_anyway = m.kind == TemplateKind::kBiasAddNorm &&
-                                    g.At(op).kind == OpKind::kAdd && op + 1 == last;
-        escapes = !written_anyway && OutputEscapes(g, s, op);
-      }
-      if (escapes) continue;
+      if (EscapingInnerOutput(g, s, m.kind) != 0) continue;
       best = last;
       break;
     }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "engine/fusion/fusion_scheme.h"
+#include "engine/fusion/template_match.h"
 #include "engine/graph/op.h"
 
 namespace stof::engine {
@@ -22,5 +23,9 @@ FusionScheme DefaultScheme(const OpGraph& g, const DefaultSchemeOptions& options
 
 // True when op `op` of segment `s` (not its last) is read by an op outside `s`.
 bool OutputEscapes(const OpGraph& g, const Segment& s, int op);
+// The on-chip rule of a fused segment: the first inner op (not the last) whose output is read
+// after `s` and that template `kind` does not write anyway (bias_add_norm writes the Add right
+// before its norm as sum_out); 0 when every inner output can stay on chip.
+int EscapingInnerOutput(const OpGraph& g, const Segment& s, TemplateKind kind);
 
 }  // namespace stof::engine

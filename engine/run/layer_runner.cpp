@@ -12,25 +12,17 @@
 #include <map>
 
 #include "engine/core/half.h"
+#include "engine/core/split_mix64.h"
 #include "engine/fusion/default_scheme.h"
 
 namespace stof::engine {
 
 namespace {
 
-uint64_t Mix(uint64_t& state) {  // splitmix64: the same weights on every platform
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // Values of a weight by its role (the graph's names: w_*, b_*, g_*, beta_*), rounded to fp16
 // so that every backend computes with the same numbers. Linear weights ~ U(-1, 1)/sqrt(fan_in)
 // keep activations O(1) through the layer, as trained layers do.
 std::vector<float> WeightValues(const TensorRef& t, uint64_t seed) {
-  const int64_t n = t.Elements();
-  std::vector<float> v(static_cast<size_t>(n));
   double lo = -1, hi = 1;
   if (t.name.rfind("w_", 0) == 0 && !t.dims.empty()) {
     const double s = 1.0 / std::sqrt(static_cast<double>(t.dims[0]));
@@ -40,12 +32,7 @@ std::vector<float> WeightValues(const TensorRef& t, uint64_t seed) {
   } else {  // biases, beta
     lo = -0.1, hi = 0.1;
   }
-  uint64_t state = seed;
-  for (auto& x : v) {
-    const double u = static_cast<double>(Mix(state) >> 11) * 0x1.0p-53;
-    x = RoundToHalf(static_cast<float>(lo + (hi - lo) * u));
-  }
-  return v;
+  return UniformHalfValues(t.Elements(), seed, lo, hi);
 }
 
 uint64_t HashName(const std::string& s) {  // FNV-1a: per-weight seeds from names
@@ -55,6 +42,13 @@ uint64_t HashName(const std::string& s) {  // FNV-1a: per-weight seeds from name
 }
 
 }  // namespace
+
+std::vector<float> UniformHalfValues(int64_t n, uint64_t seed, double lo, double hi) {
+  std::vector<float> v(static_cast<size_t>(n));
+  SplitMix64 rng(seed);  // the same values on every platform
+  for (auto& x : v) x = RoundToHalf(static_cast<float>(lo + (hi - lo) * rng.Unit()));
+  return v;
+}
 
 DType StorageTypeFor(const Backend& backend) {
   return backend.Supports(DType::kF16) ? DType::kF16 : DType::kF32;
@@ -172,7 +166,7 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
   im.io = io;
   m_seed = seed;
   m_storage = StorageTypeFor(m_backend);
-  const int64_t B = g.batch, L = g.seq_len, H = g.heads, d = g.head_dim, rows = B * L;
+  const int64_t B = g.batch, L = g.seq_len, H = g.heads, d = g.head_dim;
 
   // Masks: the user's, and the user's AND causal when a Mask op asks for it.
   m_masks.reserve(2);
@@ -215,12 +209,7 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
     if (run.match.kind == TemplateKind::kNone) run.how = "op by op: " + run.match.reason;
     if (choice.force_op_by_op && run.match.kind != TemplateKind::kNone)
       run.how = std::string("op by op (requested; template ") + run.match.Name() + ")";
-    for (int op = segs[i].first; run.fused && op < segs[i].last; ++op) {
-      if (!escapes(segs[i], op)) continue;
-      const OpKind k = g.At(op).kind;
-      const bool add_into_norm = k == OpKind::kAdd && op + 1 == segs[i].last &&
-                                 run.match.kind == TemplateKind::kBiasAddNorm;
-      if (add_into_norm) continue;  // written as sum_out
+    if (const int op = run.fused ? EscapingInnerOutput(g, segs[i], run.match.kind) : 0) {
       run.fused = false;
       run.how = "op by op: op " + std::to_string(op) + "'s output is read after the segment";
     }
@@ -273,14 +262,25 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
     }
     return &h;
   };
-  // Split one of q, k, v out of its projection's output (whose width tells the packing).
+  // Where q, k or v sits in its projection's rows: the width tells the packing ([q k v],
+  // T5's cross-attention [k v], or q alone).
+  const auto column_offset = [&](const TensorRef& t) -> int64_t {
+    const int64_t width = g.At(t.op).output.dims.back(), hd = H * d;
+    if (t.name == "k") return width == 3 * hd ? hd : 0;
+    if (t.name == "v") return width == 3 * hd ? 2 * hd : (width == 2 * hd ? hd : 0);
+    return 0;
+  };
+  // The mask a segment's Mask op applies (the user's when it has none).
+  const auto segment_mask = [&](const Segment& s) {
+    for (int n = s.first; n <= s.last; ++n)
+      if (g.At(n).kind == OpKind::kMask) return mask_for(g.At(n));
+    return im.plain;
+  };
+  // Split one of q, k, v out of its projection's output.
   const auto split = [&](const TensorRef& t, void* dst) -> Expected<LayerStep> {
     if (t.source != TensorSource::kOp || src(t) == nullptr)
       return MakeError("layer: " + t.name + ": not produced inside the layer");
-    const int64_t width = g.At(t.op).output.dims.back(), hd = H * d;
-    int64_t offset = 0;
-    if (t.name == "k") offset = width == 3 * hd ? hd : 0;
-    if (t.name == "v") offset = width == 3 * hd ? 2 * hd : (width == 2 * hd ? hd : 0);
+    const int64_t width = g.At(t.op).output.dims.back(), offset = column_offset(t);
     HeadsCall c;
     c.split = true, c.batch = B, c.seq_len = L, c.heads = H, c.head_dim = d;
     c.src = src(t), c.src_row_stride = width, c.col_offset = offset, c.dst = dst;
@@ -353,12 +353,9 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
                              choice.mha_config.kernel == MhaKernel::kBlockWise && has_scale;
           if (views) {
             const auto view = [&](const TensorRef& t, MhaStrides* st) -> const void* {
-              const int64_t width = g.At(t.op).output.dims.back(), hd = H * d;
-              int64_t offset = 0;
-              if (t.name == "k") offset = width == 3 * hd ? hd : 0;
-              if (t.name == "v") offset = width == 3 * hd ? 2 * hd : (width == 2 * hd ? hd : 0);
+              const int64_t width = g.At(t.op).output.dims.back();
               *st = MhaStrides{L * width, d, width};
-              return static_cast<const uint8_t*>(src(t)) + offset * DTypeBytes(m_storage);
+              return static_cast<const uint8_t*>(src(t)) + column_offset(t) * DTypeBytes(m_storage);
             };
             MhaStrides k_st, v_st;
             c.q = view(scores.inputs.at(0), &c.q_strides);
@@ -369,10 +366,7 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
             if (!(k_st.batch == v_st.batch && k_st.row == v_st.row))
               return MakeError("layer: " + SegmentLabel(s) + ": k and v layouts differ");
             c.workload = Workload{B, L, H, d, m_storage};
-            const Op* mask_op = nullptr;
-            for (int n = s.first; n <= s.last; ++n)
-              if (g.At(n).kind == OpKind::kMask) mask_op = &g.At(n);
-            c.mask = mask_op ? mask_for(*mask_op) : im.plain;
+            c.mask = segment_mask(s);
             c.config = choice.mha_config;
             c.o = out;
             steps.push_back({"attention (fused, strided views)", c});
@@ -388,10 +382,7 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
             steps.push_back(*st);
           }
           c.workload = Workload{B, L, H, d, m_storage};
-          const Op* mask_op = nullptr;
-          for (int n = s.first; n <= s.last; ++n)
-            if (g.At(n).kind == OpKind::kMask) mask_op = &g.At(n);
-          c.mask = mask_op ? mask_for(*mask_op) : im.plain;
+          c.mask = segment_mask(s);
           c.config = choice.mha_config;
           c.q = h.q, c.k = h.k, c.v = h.v, c.o = h.o;
           c.variant = choice.mha_variant;
@@ -402,14 +393,11 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
           break;
         }
         case TemplateKind::kScaleMaskSoftmax: {
-          const Op* mask_op = nullptr;
-          for (int n = s.first; n <= s.last; ++n)
-            if (g.At(n).kind == OpKind::kMask) mask_op = &g.At(n);
           ScoresCall c;
           c.op = ScoreOp::kScaleMaskSoftmax, c.bh = B * H, c.seq_len = L;
           c.x = input_of(first, 0), c.out = out;
           c.scale = has_scale ? inv_sqrt_d : 1.0f;
-          c.mask = mask_op ? mask_for(*mask_op) : im.plain;
+          c.mask = segment_mask(s);
           steps.push_back({label("scale+mask+softmax"), c});
           break;
         }
@@ -569,7 +557,6 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
       }
     }
   }
-  (void)rows;
   // Every bound input must exist (a graph reading an output nobody materialised is a bug here).
   for (const SegmentRun& run : m_segments)
     for (const LayerStep& st : run.steps)

@@ -125,6 +125,9 @@ class LayerRunner {
 // Host values in the storage type of `backend` (fp16 bits or fp32) for upload, and back.
 std::vector<uint8_t> PackForBackend(const std::vector<float>& values, DType storage);
 std::vector<float> UnpackFromBackend(const std::vector<uint8_t>& bytes, DType storage);
+// n values uniform in [lo, hi) from `seed` (splitmix64), rounded to fp16: weights and inputs
+// that every backend sees identically.
+std::vector<float> UniformHalfValues(int64_t n, uint64_t seed, double lo, double hi);
 // f16 when the backend supports it, else f32.
 DType StorageTypeFor(const Backend& backend);
 

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/core/half.h"
 #include "engine/cpu/cpu_backend.h"
 
 namespace stof::engine {
@@ -15,16 +14,7 @@ namespace stof::engine {
 namespace {
 
 std::vector<float> RandomActivations(int64_t n, uint64_t seed) {
-  std::vector<float> v(static_cast<size_t>(n));
-  uint64_t state = seed;
-  for (auto& x : v) {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    x = RoundToHalf(static_cast<float>(2.0 * (static_cast<double>(z >> 11) * 0x1.0p-53) - 1.0));
-  }
-  return v;
+  return UniformHalfValues(n, seed, -1.0, 1.0);
 }
 
 std::string OpsText(const Segment& s) {
