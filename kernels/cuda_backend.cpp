@@ -101,22 +101,24 @@ engine::Status CudaBackend::RunMha(const engine::MhaCall& call) {
         std::to_string(w.head_dim));
   }
   STOF_RETURN_IF_ERROR(MakeCurrent());
-  // A scale other than 1/sqrt(d) (T5: none) is applied to q: the kernels fold 1/sqrt(d) into
-  // their exponent, so q * scale * sqrt(d) gives scores * scale.
+  // The block-wise kernel takes the scale and strided views itself. For the others a scale
+  // other than 1/sqrt(d) (T5: none) is applied to q: they fold 1/sqrt(d) into their exponent,
+  // so q * scale * sqrt(d) gives scores * scale.
+  const bool block_wise = call.variant == engine::MhaVariant::kFused &&
+                          call.config.kernel == engine::MhaKernel::kBlockWise;
+  const bool strided =
+      !call.q_strides.Packed() || !call.kv_strides.Packed() || !call.o_strides.Packed();
+  if (strided && !block_wise)
+    return engine::MakeError(
+        "mha call: q_strides: strided q/k/v/o are taken by the fused block-wise kernel only; "
+        "split the heads for the other variants");
   const void* q = call.q;
-  if (call.scale != 0.0f &&
+  if (!block_wise && call.scale != 0.0f &&
       std::fabs(call.scale * std::sqrt(static_cast<double>(w.head_dim)) - 1.0) > 1e-7) {
     auto scaled = ScaledQ(call);
     if (!scaled.IsOk()) return scaled.ToStatus();
     q = *scaled;
   }
-  const bool strided =
-      !call.q_strides.Packed() || !call.kv_strides.Packed() || !call.o_strides.Packed();
-  if (strided && (call.variant != engine::MhaVariant::kFused ||
-                  call.config.kernel != engine::MhaKernel::kBlockWise || q != call.q))
-    return engine::MakeError(
-        "mha call: q_strides: strided q/k/v/o are taken by the fused block-wise kernel at the "
-        "default scale only; split the heads for the other variants");
   if (call.variant != engine::MhaVariant::kFused) return RunOtherMha(call, q);
   const engine::MhaConfig& c = call.config;
   if (c.kernel == engine::MhaKernel::kRowWise) {
@@ -132,7 +134,7 @@ engine::Status CudaBackend::RunMha(const engine::MhaCall& call) {
   if (!layout.IsOk()) return engine::Error{"mha call: " + layout.Message()};
   return LaunchBlockSparseAttention(w, **layout, c.num_warps, q, call.k, call.v, call.o,
                                     call.stream, call.q_strides, call.kv_strides,
-                                    call.o_strides);
+                                    call.o_strides, call.scale);
 }
 
 engine::Expected<const void*> CudaBackend::ScaledQ(const engine::MhaCall& call) {

@@ -347,27 +347,27 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
           const Op& scores = first;
           const Op& context = last;
           MhaCall c;
+          c.workload = Workload{B, L, H, d, m_storage};
+          c.mask = segment_mask(s);
+          c.config = choice.mha_config;
+          c.variant = choice.mha_variant;
+          c.sub_len = choice.sub_len;
+          c.scale = has_scale ? 0.0f : 1.0f;
           // The fused block-wise kernel reads q, k, v straight out of the projections and
           // writes the context in [B, L, H d]: no head split or merge (4 kernels fewer).
-          const bool views = choice.mha_variant == MhaVariant::kFused &&
-                             choice.mha_config.kernel == MhaKernel::kBlockWise && has_scale;
-          if (views) {
+          if (c.variant == MhaVariant::kFused && c.config.kernel == MhaKernel::kBlockWise) {
             const auto view = [&](const TensorRef& t, MhaStrides* st) -> const void* {
               const int64_t width = g.At(t.op).output.dims.back();
               *st = MhaStrides{L * width, d, width};
               return static_cast<const uint8_t*>(src(t)) + column_offset(t) * DTypeBytes(m_storage);
             };
-            MhaStrides k_st, v_st;
+            MhaStrides v_st;
             c.q = view(scores.inputs.at(0), &c.q_strides);
-            c.k = view(scores.inputs.at(1), &k_st);
+            c.k = view(scores.inputs.at(1), &c.kv_strides);
             c.v = view(context.inputs.at(1), &v_st);
-            c.kv_strides = k_st;
             c.o_strides = MhaStrides{L * H * d, d, H * d};
-            if (!(k_st.batch == v_st.batch && k_st.row == v_st.row))
+            if (!(c.kv_strides.batch == v_st.batch && c.kv_strides.row == v_st.row))
               return MakeError("layer: " + SegmentLabel(s) + ": k and v layouts differ");
-            c.workload = Workload{B, L, H, d, m_storage};
-            c.mask = segment_mask(s);
-            c.config = choice.mha_config;
             c.o = out;
             steps.push_back({"attention (fused, strided views)", c});
             break;
@@ -381,13 +381,7 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
             if (!st.IsOk()) return st.ToStatus();
             steps.push_back(*st);
           }
-          c.workload = Workload{B, L, H, d, m_storage};
-          c.mask = segment_mask(s);
-          c.config = choice.mha_config;
           c.q = h.q, c.k = h.k, c.v = h.v, c.o = h.o;
-          c.variant = choice.mha_variant;
-          c.sub_len = choice.sub_len;
-          c.scale = has_scale ? 0.0f : 1.0f;
           steps.push_back({std::string("attention (") + MhaVariantName(c.variant) + ")", c});
           steps.push_back(merge(h.o, out));
           break;

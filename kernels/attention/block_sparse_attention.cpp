@@ -134,7 +134,7 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
                                           const void* q, const void* k, const void* v, void* o,
                                           void* stream, const engine::MhaStrides& q_strides,
                                           const engine::MhaStrides& kv_strides,
-                                          const engine::MhaStrides& o_strides) {
+                                          const engine::MhaStrides& o_strides, float scale) {
   const std::string what = "block-wise MHA: ";
   STOF_RETURN_IF_ERROR(w.Validate("block-wise MHA: workload"));
   if (w.dtype != engine::DType::kF16) {
@@ -178,8 +178,11 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
       BlockSparseRowsPerWarp(w.head_dim, layout.BlockM(), layout.BlockN(), num_warps);
   p.warps_per_group = static_cast<int>(layout.BlockM() / rows_per_warp);
   p.split = static_cast<int>(num_warps / p.warps_per_group);
-  p.scale_log2 =
-      static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(w.head_dim)));
+  if (!std::isfinite(scale) || scale < 0.0f)
+    return engine::MakeError(what + "scale: expected a finite value >= 0 (0 = 1/sqrt(d))");
+  const double score_scale = scale != 0.0f ? static_cast<double>(scale)
+                                           : 1.0 / std::sqrt(static_cast<double>(w.head_dim));
+  p.scale_log2 = static_cast<float>(1.4426950408889634 * score_scale);
   p.grid_blocks = grid;
   // Operand layouts: packed unless the caller gave strides (checked here: 16-byte rows).
   const auto resolve = [&](const engine::MhaStrides& s, const char* name, int64_t& sb,

@@ -71,7 +71,8 @@ std::string DescribeSupportedBlockSparseConfigs(int64_t head_dim,
 // pointers, 16-byte aligned, o not overlapping the inputs), the mask given by `layout`
 // (BLOCK_M x BLOCK_N = the layout's block size), on `stream` (opaque cudaStream_t).
 // Optional strided views (engine::MhaStrides; all-zero = packed): every stride a multiple of 8
-// elements (16-byte rows for cp.async and uint4 stores), row >= head_dim.
+// elements (16-byte rows for cp.async and uint4 stores), row >= head_dim. `scale` multiplies
+// the scores (0 = 1/sqrt(head_dim); T5 passes 1).
 // Asynchronous: errors from the kernel itself surface at the next synchronisation. Rows with
 // nothing attended are written as zeros. Validates everything on the host first.
 engine::Status LaunchBlockSparseAttention(const engine::Workload& workload,
@@ -80,6 +81,7 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& workload,
                                           void* stream = nullptr,
                                           const engine::MhaStrides& q_strides = {},
                                           const engine::MhaStrides& kv_strides = {},
-                                          const engine::MhaStrides& o_strides = {});
+                                          const engine::MhaStrides& o_strides = {},
+                                          float scale = 0.0f);
 
 }  // namespace stof::kernels
