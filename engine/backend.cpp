@@ -99,6 +99,22 @@ Status Backend::RunGemmChain(const GemmChainCall&) { return NotSupported(*this, 
 Status Backend::RunScores(const ScoresCall&) { return NotSupported(*this, "attention scores"); }
 Status Backend::RunHeads(const HeadsCall&) { return NotSupported(*this, "head split/merge"); }
 
+Expected<std::vector<ParamMap>> Backend::GemmParamChoices(const GemmCall&) {
+  return std::vector<ParamMap>{ParamMap{}};
+}
+Expected<std::vector<ParamMap>> Backend::NormParamChoices(const NormCall&) {
+  return std::vector<ParamMap>{ParamMap{}};
+}
+Expected<std::vector<ParamMap>> Backend::GemmNormParamChoices(const GemmNormCall&) {
+  return std::vector<ParamMap>{ParamMap{}};
+}
+Expected<std::vector<ParamMap>> Backend::GemmChainParamChoices(const GemmChainCall&) {
+  return std::vector<ParamMap>{ParamMap{}};
+}
+Expected<std::vector<MhaConfig>> Backend::MhaConfigChoices(const Workload&, const Mask&) {
+  return std::vector<MhaConfig>{MhaConfig{}};
+}
+
 Expected<Measurement> Backend::Measure(const std::function<Status(void* stream)>& work,
                                        const MeasureOptions& options) {
   if (options.repeats < 1)

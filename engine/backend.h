@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
@@ -96,6 +97,18 @@ class Backend {
   virtual Status RunGemmChain(const GemmChainCall& call);
   virtual Status RunScores(const ScoresCall& call);
   virtual Status RunHeads(const HeadsCall& call);
+
+  // The tuner's parameter space for one call: every setting this backend can run for it,
+  // its own default first. The defaults return one empty ParamMap (only the default), which
+  // is all a backend without tunable kernels (the CPU reference) has.
+  virtual Expected<std::vector<ParamMap>> GemmParamChoices(const GemmCall& call);
+  virtual Expected<std::vector<ParamMap>> NormParamChoices(const NormCall& call);
+  virtual Expected<std::vector<ParamMap>> GemmNormParamChoices(const GemmNormCall& call);
+  virtual Expected<std::vector<ParamMap>> GemmChainParamChoices(const GemmChainCall& call);
+  // The fused-MHA configurations this backend runs for `workload` and `mask`, its own pick
+  // first (the tuner ranks the rest by Eq. 2). Default: one block-wise 64 x 64, 4 warps.
+  virtual Expected<std::vector<MhaConfig>> MhaConfigChoices(const Workload& workload,
+                                                            const Mask& mask);
 
   // Times `work` (which enqueues on the stream it is given): warm-up runs, then up to
   // `repeats` timed runs. The default uses the host clock around work + Synchronize.

@@ -46,6 +46,17 @@ class CudaBackend final : public engine::Backend {
   engine::Status RunGemmChain(const engine::GemmChainCall& call) override;
   engine::Status RunScores(const engine::ScoresCall& call) override;
   engine::Status RunHeads(const engine::HeadsCall& call) override;
+  // The tuner's parameter spaces (cuda_backend_param_choices.cpp).
+  engine::Expected<std::vector<engine::ParamMap>> GemmParamChoices(
+      const engine::GemmCall& call) override;
+  engine::Expected<std::vector<engine::ParamMap>> NormParamChoices(
+      const engine::NormCall& call) override;
+  engine::Expected<std::vector<engine::ParamMap>> GemmNormParamChoices(
+      const engine::GemmNormCall& call) override;
+  engine::Expected<std::vector<engine::ParamMap>> GemmChainParamChoices(
+      const engine::GemmChainCall& call) override;
+  engine::Expected<std::vector<engine::MhaConfig>> MhaConfigChoices(
+      const engine::Workload& workload, const engine::Mask& mask) override;
   engine::Expected<engine::Measurement> Measure(
       const std::function<engine::Status(void* stream)>& work,
       const engine::MeasureOptions& options) override;

@@ -166,7 +166,7 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
   im.io = io;
   m_seed = seed;
   m_storage = StorageTypeFor(m_backend);
-  const int64_t B = g.batch, L = g.seq_len, H = g.heads, d = g.head_dim;
+  const int64_t L = g.seq_len;
 
   // Masks: the user's, and the user's AND causal when a Mask op asks for it.
   m_masks.reserve(2);
@@ -195,6 +195,30 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
       im.weights[t.name] = *buf;
     }
 
+  return BuildSegments(scheme, choices);
+}
+
+Status LayerRunner::Rebind(const FusionScheme& scheme, const std::vector<SegmentChoice>& choices) {
+  if (m_impl->io.pool == nullptr)
+    return MakeError("layer: rebind: needs an activation pool (LayerIo::pool)");
+  if (static_cast<int>(scheme.Code().size()) != m_graph.Size())
+    return MakeError("layer: scheme: has " + std::to_string(scheme.Code().size()) +
+                     " digits for " + std::to_string(m_graph.Size()) + " ops");
+  if (!choices.empty() && choices.size() != scheme.Segments().size())
+    return MakeError("layer: choices: expected one per segment (" +
+                     std::to_string(scheme.Segments().size()) + "), got " +
+                     std::to_string(choices.size()));
+  m_impl->op_out.clear();
+  m_impl->heads.clear();
+  return BuildSegments(scheme, choices);
+}
+
+Status LayerRunner::BuildSegments(const FusionScheme& scheme,
+                                  const std::vector<SegmentChoice>& choices) {
+  Impl& im = *m_impl;
+  const OpGraph& g = m_graph;
+  const LayerIo& io = im.io;
+  const int64_t B = g.batch, L = g.seq_len, H = g.heads, d = g.head_dim;
   const auto escapes = [&](const Segment& s, int op) { return OutputEscapes(g, s, op); };
 
   // Pass 1: decide per segment (fused or not) and allocate the outputs that reach memory.
@@ -206,7 +230,11 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
     run.match = MatchTemplate(g, segs[i]);
     const SegmentChoice choice = choices.empty() ? SegmentChoice{} : choices[i];
     run.fused = run.match.kind != TemplateKind::kNone && !choice.force_op_by_op;
-    if (run.match.kind == TemplateKind::kNone) run.how = "op by op: " + run.match.reason;
+    if (run.match.kind == TemplateKind::kNone) {
+      run.how = "op by op: " + run.match.reason;
+      if (segs[i].Size() == 1 && !choice.params.empty())
+        run.how += " (" + ParamMapText(choice.params) + ")";
+    }
     if (choice.force_op_by_op && run.match.kind != TemplateKind::kNone)
       run.how = std::string("op by op (requested; template ") + run.match.Name() + ")";
     if (const int op = run.fused ? EscapingInnerOutput(g, segs[i], run.match.kind) : 0) {
@@ -473,6 +501,7 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
           c.a = input_of(op, 0);
           const auto w = weight_inputs(op);
           c.w = w.at(0), c.bias = op.has_bias ? w.at(1) : nullptr, c.out = o;
+          if (s.Size() == 1) c.params = choice.params;  // a lone GEMM is tuned too (algo)
           steps.push_back({std::string(op.has_bias ? "gemm+bias" : "gemm") + tag, c});
           break;
         }
@@ -532,6 +561,7 @@ Status LayerRunner::Build(const Mask& mask, const FusionScheme& scheme,
           c.gamma = nw.at(0), c.beta = nw.size() > 1 ? nw[1] : nullptr;
           c.eps = op.kind == OpKind::kRmsNorm ? 1e-6f : 1e-5f;
           c.out = o;
+          if (s.Size() == 1) c.params = choice.params;
           steps.push_back({std::string(OpKindName(op.kind)) + tag, c});
           break;
         }

@@ -28,7 +28,8 @@ namespace stof::engine {
 
 // How one segment runs: its template (or op by op) and the template's parameters.
 struct SegmentChoice {
-  ParamMap params;          // passed to the fused call (see layer_ops.h for the names)
+  ParamMap params;          // passed to the fused call, or to a one-op segment's GEMM or norm
+                            // call (see layer_ops.h for the names)
   MhaVariant mha_variant = MhaVariant::kFused;  // sparse_mha segments
   MhaConfig mha_config;     // sparse_mha with kFused: kernel and block parameters
   int64_t sub_len = 64;     // sparse_mha with SD/SDF
@@ -91,6 +92,11 @@ class LayerRunner {
   LayerRunner(const LayerRunner&) = delete;
   LayerRunner& operator=(const LayerRunner&) = delete;
 
+  // Rebuilds the segments' calls for another scheme and choices, keeping the weights and
+  // (through the pool) the activation buffers: what the tuner does between candidates. Needs
+  // LayerIo::pool. On error the runner holds no runnable segments until the next Rebind.
+  Status Rebind(const FusionScheme& scheme, const std::vector<SegmentChoice>& choices);
+
   // Enqueues every step of segment `index` (or of all segments) on `stream`.
   Status RunSegment(size_t index, void* stream);
   Status Run(void* stream);
@@ -106,6 +112,7 @@ class LayerRunner {
   explicit LayerRunner(Backend& backend);
   Status Build(const Mask& mask, const FusionScheme& scheme,
                const std::vector<SegmentChoice>& choices, const LayerIo& io, uint64_t seed);
+  Status BuildSegments(const FusionScheme& scheme, const std::vector<SegmentChoice>& choices);
   Status Dispatch(LayerStep& step, void* stream);
   Expected<void*> NewBuffer(int64_t elements);
   Expected<void*> NewActivation(const std::string& key, int64_t elements);
