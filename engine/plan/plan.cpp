@@ -366,7 +366,8 @@ Json DeviceToJson(const DeviceSpec& d) {
 
 // Key order of the written file: the schema's order within every object. One list serves all
 // objects because no two keys appear in opposite orders in two objects (e.g. "seed" is last in
-// tuning and before doc_lengths in a spec). Keys not listed (segment params) follow, sorted.
+// tuning and before doc_lengths in a spec). Keys not listed (other segment params) follow,
+// sorted.
 const std::vector<std::string>& KeyOrder() {
   static const std::vector<std::string> kOrder = {
       // plan
@@ -383,9 +384,9 @@ const std::vector<std::string>& KeyOrder() {
       // tuning (seed last, as in spec)
       "method", "budget_s", "time_spent_s", "candidates_measured", "seed", "doc_lengths",
       "causal", "operands", "hash", "density",
-      // mha, fusion, segments, measurements
-      "kernel", "block_m", "block_n", "num_warps", "chosen_by", "code", "segments", "ops",
-      "template", "params", "what", "latency_us", "measured", "dram_bytes"};
+      // mha, sparse_mha params (variant first, sub_len last), fusion, segments, measurements
+      "variant", "kernel", "block_m", "block_n", "num_warps", "sub_len", "chosen_by", "code",
+      "segments", "ops", "template", "params", "what", "latency_us", "measured", "dram_bytes"};
   return kOrder;
 }
 

@@ -320,6 +320,14 @@ TEST(PlanFusionRoundTrip, DefaultChoicesAndOpByOp) {
   EXPECT_EQ(fd.segments[1].template_name, "sparse_mha");
   EXPECT_EQ(fd.segments[1].params, json::parse(R"({"variant": "fused", "kernel": "block_wise",
                                                    "block_m": 64, "block_n": 64, "num_warps": 4})"));
+  // Written variant first, then the kernel's keys in the mha section's order.
+  Plan p = PlanFor(g, "bert-base", d, {});
+  const std::string text = PlanToText(p);
+  EXPECT_NE(text.find("\"params\": {\n          \"variant\": \"fused\",\n          \"kernel\": "
+                      "\"block_wise\",\n          \"block_m\": 64,\n          \"block_n\": 64,\n"
+                      "          \"num_warps\": 4\n        }"),
+            std::string::npos)
+      << text;
 }
 
 TEST(PlanToRun, MhaDefaultsComeFromThePlansMhaSection) {
