@@ -159,6 +159,11 @@ int Run(const RunArgs& a_in) {
       engine::Plan p = *plan;
       p.workload.batch = batch;
       p.workload.seq_len = seq;
+      if (!a.graph.layer.empty() && p.model) {  // --layer too must match (CheckPlanFor)
+        auto part = engine::ParseLayerPart(a.graph.layer);
+        if (!part.IsOk()) return part.ToStatus();
+        p.model->part = *part;
+      }
       return engine::PlanGraph(p, engine::DType::kF16, a.plan);
     }
     GraphArgs ga = a.graph;

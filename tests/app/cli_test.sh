@@ -171,6 +171,7 @@ run_fail "run --plan, other mask" "mask\.hash: the plan was tuned for mask [0-9a
 run_fail "run --plan, other model" "workload\.heads: the plan was tuned for 8 heads, this run has 12 heads \(refused\)" "$stof" run --plan "$tmp/p_tuned.json" --model bert-base --device cpu --repeats 1
 printf '{"model_type": "bert", "hidden_size": 512, "num_attention_heads": 8, "intermediate_size": 1024, "num_hidden_layers": 2}' >"$tmp/narrow.json"
 run_fail "run --plan, other ffn" "model\.ffn: the plan was tuned for ffn 2048, this run has ffn 1024 \(refused\)" "$stof" run --plan "$tmp/p_tuned.json" --config "$tmp/narrow.json" --device cpu --repeats 1
+run_fail "run --plan, other layer part" "layer: bert has encoder layers only, got decoder" "$stof" run --plan "$tmp/p_tuned.json" --layer decoder --device cpu --repeats 1
 run_fail "run --plan without a model" "p_nomodel\.json: model: the plan has no model; give --model or --config" "$stof" run --plan "$tmp/p_nomodel.json" --device cpu --repeats 1
 run_ok "run --plan without a model, --model given" "$stof" run --plan "$tmp/p_nomodel.json" --model bert-small --layers 1 --device cpu --repeats 1 --json
 json_check "run --plan --model: the plan's shape and scheme" "j['batch'] == 1 and j['seq'] == 64 and j['scheme']['code'] == '$code' and 'tuned' not in j"
