@@ -31,6 +31,7 @@ int RunValidate(const PlanArgs& a) {
                {"valid", true},
                {"schema_version", p.schema_version},
                {"device", p.device.name},
+               {"model", p.model ? nlohmann::json(p.model->name) : nlohmann::json(nullptr)},
                {"mask_hash", p.mask.hash},
                {"kernel", engine::MhaKernelName(p.mha.kernel)}});
     return kExitOk;
@@ -41,6 +42,12 @@ int RunValidate(const PlanArgs& a) {
               static_cast<long long>(p.workload.batch), static_cast<long long>(p.workload.heads),
               static_cast<long long>(p.workload.seq_len),
               static_cast<long long>(p.workload.head_dim), engine::DTypeName(p.workload.dtype));
+  if (p.model)
+    std::printf("  model     %s (%s %s), hidden %lld, ffn %lld, %lld layers%s\n",
+                p.model->name.c_str(), engine::ModelFamilyName(p.model->family),
+                engine::LayerPartName(p.model->part), static_cast<long long>(p.model->hidden),
+                static_cast<long long>(p.model->ffn), static_cast<long long>(p.model->layers),
+                p.model->separate_bias ? ", separate bias ops" : "");
   std::printf("  mask      %s, hash %s, density %s\n",
               p.mask.has_spec ? engine::Describe(p.mask.spec).c_str() : "inline",
               p.mask.hash.c_str(), Percent(p.mask.density).c_str());

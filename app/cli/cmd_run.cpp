@@ -4,10 +4,14 @@
 // over a CUDA graph by default), after checking one small layer (batch 1, L <= 128, same
 // scheme) against the CPU reference. `--device cpu` runs everything on the reference (slow;
 // for small shapes and machines without a GPU). JSON output feeds tests/compare/model_compare.py.
+// `--plan` replays a plan through engine/plan/plan_choices.h: model, batch, L and mask default
+// to the plan's; a run that differs from them is refused (CheckPlanFor), another device warns.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "app/cli/cli_common.h"
@@ -15,8 +19,10 @@
 #include "engine/cpu/cpu_backend.h"
 #include "engine/fusion/default_scheme.h"
 #include "engine/fusion/scheme_hex.h"
+#include "engine/fusion/template_match.h"
 #include "engine/mask/mask_spec.h"
 #include "engine/plan/plan.h"
+#include "engine/plan/plan_choices.h"
 #include "engine/run/model_runner.h"
 
 #ifdef STOF_WITH_KERNELS
@@ -43,6 +49,8 @@ struct RunArgs {
   bool no_graph = false;
   uint64_t weight_seed = 1;
   std::string versus;  // a second scheme measured in the same process
+  // Given on the command line (with --plan, what is not given comes from the plan).
+  bool batch_given = false, seq_given = false, layers_given = false;
 };
 
 engine::Expected<engine::FusionScheme> SchemeFromText(const std::string& sch,
@@ -86,52 +94,15 @@ nlohmann::json VersusTable(const engine::RunReport& main_r, const engine::Fusion
   return rows;
 }
 
-// A sparse_mha segment's choice from the CLI (variant, kernel) or a plan segment's params.
-engine::Status ApplyPlan(const engine::Plan& plan, const engine::OpGraph& g,
-                         engine::FusionScheme* scheme,
-                         std::vector<engine::SegmentChoice>* choices, const std::string& name) {
-  const engine::Workload w = g.AttentionWorkload();
-  if (plan.workload.batch != w.batch || plan.workload.seq_len != w.seq_len ||
-      plan.workload.heads != w.heads || plan.workload.head_dim != w.head_dim)
-    return engine::MakeError(
-        name + ": workload: the plan is for batch " + std::to_string(plan.workload.batch) +
-        ", L " + std::to_string(plan.workload.seq_len) + ", " +
-        std::to_string(plan.workload.heads) + " heads x " +
-        std::to_string(plan.workload.head_dim) + "; this run is batch " +
-        std::to_string(w.batch) + ", L " + std::to_string(w.seq_len) + ", " +
-        std::to_string(w.heads) + " heads x " + std::to_string(w.head_dim) + " (refused)");
-  if (!plan.fusion.code.empty()) {
-    auto s = engine::FusionScheme::FromCode(plan.fusion.code, g, name + ": fusion.code");
-    if (!s.IsOk()) return s.ToStatus();
-    *scheme = *s;
-  }
-  choices->assign(scheme->Segments().size(), engine::SegmentChoice{});
-  for (auto& c : *choices) {
-    c.mha_config.kernel = plan.mha.kernel;
-    c.mha_config.block_m = plan.mha.block_m;
-    c.mha_config.block_n = plan.mha.block_n;
-    c.mha_config.num_warps = plan.mha.num_warps;
-  }
-  for (size_t i = 0; i < plan.fusion.segments.size() && i < choices->size(); ++i) {
-    const auto& seg = plan.fusion.segments[i];
-    auto& c = (*choices)[i];
-    for (const auto& [key, value] : seg.params.items()) {
-      const std::string field = name + ": fusion.segments[" + std::to_string(i) + "].params." + key;
-      if (key == "variant") {
-        if (!value.is_string()) return engine::MakeError(field + ": expected a string");
-        auto v = engine::ParseMhaVariant(value.get<std::string>(), field);
-        if (!v.IsOk()) return v.ToStatus();
-        c.mha_variant = *v;
-      } else if (key == "sub_len") {
-        if (!value.is_number_integer()) return engine::MakeError(field + ": expected an integer");
-        c.sub_len = value.get<int64_t>();
-      } else {
-        if (!value.is_number_integer()) return engine::MakeError(field + ": expected an integer");
-        c.params[key] = value.get<int64_t>();
-      }
-    }
-  }
-  return engine::Status::Ok();
+// The choice of the first sparse_mha segment (what --versus and the "mha_variant" field
+// carry over), or the default when the layer has none.
+engine::SegmentChoice MhaChoice(const engine::OpGraph& g, const engine::FusionScheme& scheme,
+                                const std::vector<engine::SegmentChoice>& choices) {
+  const auto& segs = scheme.Segments();
+  for (size_t i = 0; i < segs.size() && i < choices.size(); ++i)
+    if (engine::MatchTemplate(g, segs[i]).kind == engine::TemplateKind::kSparseMha)
+      return choices[i];
+  return choices.empty() ? engine::SegmentChoice{} : choices[0];
 }
 
 std::unique_ptr<engine::Backend> MakeBackend(const std::string& device, std::string* error) {
@@ -165,39 +136,99 @@ int Run(const RunArgs& a_in) {
         a.mask.mask_file.clear();
       }
   }
-  if (a.mask.mask_file.empty() && a.mask.pattern.empty()) a.mask.pattern = "bigbird";
+  const bool mask_given = !a.mask.mask_file.empty() || !a.mask.pattern.empty();
+  const bool model_given = !a.graph.model.empty() || !a.graph.config.empty();
+
+  // --plan: the shape, the model and the mask default to the plan's; what the user gives
+  // instead must match it (CheckPlanFor refuses otherwise).
+  std::optional<engine::Plan> plan;
+  if (!a.plan.empty()) {
+    auto loaded = engine::LoadPlan(a.plan);
+    if (!loaded.IsOk()) return Fail(cmd, loaded.Message());
+    plan = std::move(*loaded);
+    if (!a.batch_given) a.graph.batch = plan->workload.batch;
+    if (!a.seq_given) a.mask.seq = plan->workload.seq_len;
+  }
+  if (!mask_given && !plan) a.mask.pattern = "bigbird";
   if (a.mask.seq == 0) a.mask.seq = 512;  // --seq (added with the mask options) is also L
   a.graph.seq = a.mask.seq;
-  auto graph = BuildGraph(a.graph);
+  const bool graph_from_plan = plan && !model_given;
+  // The layer graph at (batch, seq): from --model / --config, else from the plan's model.
+  const auto build_graph = [&](int64_t batch, int64_t seq) -> engine::Expected<engine::OpGraph> {
+    if (graph_from_plan) {
+      engine::Plan p = *plan;
+      p.workload.batch = batch;
+      p.workload.seq_len = seq;
+      if (!a.graph.layer.empty() && p.model) {  // --layer too must match (CheckPlanFor)
+        auto part = engine::ParseLayerPart(a.graph.layer);
+        if (!part.IsOk()) return part.ToStatus();
+        p.model->part = *part;
+      }
+      return engine::PlanGraph(p, engine::DType::kF16, a.plan);
+    }
+    GraphArgs ga = a.graph;
+    ga.batch = batch;
+    ga.seq = seq;
+    return BuildGraph(ga);
+  };
+  auto graph = build_graph(a.graph.batch, a.graph.seq);
   if (!graph.IsOk()) return Fail(cmd, graph.Message());
-  auto mask = ResolveMaskSource(a.mask);
+  engine::Expected<MaskSource> mask = engine::MakeError("no mask");
+  if (mask_given || !plan) {
+    mask = ResolveMaskSource(a.mask);
+  } else {
+    auto m = engine::PlanMaskToMask(plan->mask, a.plan);
+    if (!m.IsOk()) return Fail(cmd, m.Message());
+    MaskSource src;
+    src.mask = std::move(*m);
+    src.has_spec = plan->mask.has_spec;
+    src.spec = plan->mask.spec;
+    src.label = (plan->mask.has_spec ? engine::Describe(plan->mask.spec) : std::string("inline")) +
+                " (the plan's)";
+    mask = std::move(src);
+  }
   if (!mask.IsOk()) return Fail(cmd, mask.Message());
-  if (mask->mask.Rows() != graph->seq_len)
-    return Fail(cmd, "--mask: " + mask->label + " is " + std::to_string(mask->mask.Rows()) +
-                         " x " + std::to_string(mask->mask.Cols()) + ", --seq is " +
-                         std::to_string(graph->seq_len));
+
+  std::string error;
+  auto backend = MakeBackend(a.device, &error);
+  if (!backend) return Fail(cmd, error);
 
   // Scheme and choices: --scheme (code, hex, default, chains, unfused) or --plan.
-  auto parsed = SchemeFromText(a.graph.scheme, *graph);
-  if (!parsed.IsOk()) return Fail(cmd, parsed.Message());
-  engine::FusionScheme scheme = *parsed;
-  std::vector<engine::SegmentChoice> choices(scheme.Segments().size());
+  engine::FusionScheme scheme = engine::FusionScheme::OpByOp(*graph);
+  std::vector<engine::SegmentChoice> choices;
   auto variant = engine::ParseMhaVariant(a.mha, "--mha");
   if (!variant.IsOk()) return Fail(cmd, variant.Message());
   if (a.sub_len < 1) return Fail(cmd, "--sub-len: must be at least 1");
-  if (!a.plan.empty()) {
-    auto plan = engine::LoadPlan(a.plan);
-    if (!plan.IsOk()) return Fail(cmd, plan.Message());
-    auto st = ApplyPlan(*plan, *graph, &scheme, &choices, a.plan);
-    if (!st.IsOk()) return Fail(cmd, st.Message());
-    if (plan->device.name != "" && a.device == "local")
-      std::fprintf(stderr, "stof run: note: plan made on %s\n", plan->device.name.c_str());
+  nlohmann::json warnings = nlohmann::json::array();
+  if (plan) {
+    // The CPU backend models an H100 but is not one: compare the plan's device with "cpu".
+    engine::DeviceSpec here = backend->Device();
+    if (a.device == "cpu") here.name = backend->Name();
+    auto compat = engine::CheckPlanFor(*plan, *graph, mask->mask, here, a.plan);
+    if (!compat.IsOk()) return Fail(cmd, compat.Message());
+    for (const std::string& w : compat->warnings) {
+      std::fprintf(stderr, "stof run: warning: %s\n", w.c_str());
+      warnings.push_back(w);
+    }
+    auto run = engine::PlanToRun(*plan, *graph, a.plan);
+    if (!run.IsOk()) return Fail(cmd, run.Message());
+    scheme = run->scheme;
+    choices = run->choices;
   } else {
+    auto parsed = SchemeFromText(a.graph.scheme, *graph);
+    if (!parsed.IsOk()) return Fail(cmd, parsed.Message());
+    scheme = *parsed;
+    choices.assign(scheme.Segments().size(), engine::SegmentChoice{});
     for (auto& c : choices) {
       c.mha_variant = *variant;
       c.sub_len = a.sub_len;
     }
   }
+  if (mask->mask.Rows() != graph->seq_len)
+    return Fail(cmd, "--mask: " + mask->label + " is " + std::to_string(mask->mask.Rows()) +
+                         " x " + std::to_string(mask->mask.Cols()) + ", --seq is " +
+                         std::to_string(graph->seq_len));
+
   int layers = 0;
   if (a.layers != "full") {
     try {
@@ -207,18 +238,17 @@ int Run(const RunArgs& a_in) {
     }
     if (layers < 1 || layers > 1024) return Fail(cmd, "--layers: expected 1..1024");
   }
+  if (layers == 0 && !a.layers_given && plan && plan->model)
+    layers = static_cast<int>(plan->model->layers);
   if (layers == 0) layers = static_cast<int>(graph->layers);
 
-  std::string error;
-  auto backend = MakeBackend(a.device, &error);
-  if (!backend) return Fail(cmd, error);
   engine::OpGraph run_graph = *graph;
   run_graph.dtype = engine::StorageTypeFor(*backend);
 
 #ifdef STOF_WITH_KERNELS
   // The fused MHA's default parameters: the kernels' own choice (Eq. 1, Eq. 2 in the
   // preferred set), unless a plan fixed them.
-  if (a.plan.empty() && a.device == "local") {
+  if (!plan && a.device == "local") {
     auto req = kernels::ParseMhaKernelRequest(a.mha_kernel);
     if (!req.IsOk()) return Fail(cmd, "--mha-kernel: " + req.Message());
     kernels::MhaRequest r;
@@ -240,20 +270,25 @@ int Run(const RunArgs& a_in) {
                                   {"density", mask->mask.Density()}}},
                         {"layers", layers},
                         {"device", backend->Name()},
-                        {"mha_variant", engine::MhaVariantName(choices.empty() ? *variant : choices[0].mha_variant)},
+                        {"mha_variant", engine::MhaVariantName(MhaChoice(*graph, scheme, choices).mha_variant)},
                         {"scheme", {{"code", scheme.Code()}, {"hex", *engine::CodeToHex(scheme.Code())}}}};
+  if (plan) {
+    out["plan"] = {{"file", a.plan},
+                   {"device", plan->device.name},
+                   {"method", plan->tuning.method}};
+    out["warnings"] = warnings;
+  }
 
   // One small layer against the CPU reference first (skipped on the CPU backend itself).
   if (a.check && a.device != "cpu") {
-    GraphArgs ga = a.graph;
-    ga.batch = 1;
-    ga.seq = std::min<int64_t>(graph->seq_len, 128);
-    auto sg = BuildGraph(ga);
+    const int64_t check_seq = std::min<int64_t>(graph->seq_len, 128);
+    auto sg = build_graph(1, check_seq);
     MaskSourceOptions mo = a.mask;
-    mo.seq = ga.seq;
-    if (!a.mask.mask_file.empty()) mo.mask_file.clear(), mo.pattern = "bigbird";
-    if (mo.width > ga.seq) mo.width = -1;
-    if (mo.global > ga.seq) mo.global = -1;
+    mo.seq = check_seq;
+    // A mask file or the plan's mask has its own size: the check uses BigBird at its L.
+    if (!a.mask.mask_file.empty() || a.mask.pattern.empty()) mo.mask_file.clear(), mo.pattern = "bigbird";
+    if (mo.width > check_seq) mo.width = -1;
+    if (mo.global > check_seq) mo.global = -1;
     auto sm = ResolveMaskSource(mo);
     if (!sg.IsOk() || !sm.IsOk()) return Fail(cmd, "check: " + (sg.IsOk() ? sm.Message() : sg.Message()));
     sg->dtype = run_graph.dtype;
@@ -264,7 +299,7 @@ int Run(const RunArgs& a_in) {
     auto check = engine::CheckLayerAgainstCpu(*backend, *sg, sm->mask, *ss, sc, a.weight_seed,
                                               a.tolerance);
     if (!check.IsOk()) return Fail(cmd, "check: " + check.Message());
-    out["check"] = {{"batch", 1}, {"seq", ga.seq}, {"max_row_error", check->max_row_error},
+    out["check"] = {{"batch", 1}, {"seq", check_seq}, {"max_row_error", check->max_row_error},
                     {"worst_row", check->worst_row}, {"nan", check->nan_count},
                     {"tolerance", check->tolerance}, {"passed", check->passed}};
     if (!check->passed)
@@ -296,13 +331,26 @@ int Run(const RunArgs& a_in) {
   out["total_us"] = report->total_us;
   out["timing"] = report->method + ", median of up to " + std::to_string(a.repeats);
   out["device_bytes"] = report->device_bytes;
+  // The plan's own measurement of the whole model, when this run is the same model.
+  if (plan && plan->model && layers == plan->model->layers) {
+    for (const engine::PlanMeasurement& m : plan->measurements) {
+      if (m.what != "model" || !m.measured || !(m.latency_us > 0)) continue;
+      const double ratio = report->total_us / m.latency_us;
+      out["tuned"] = {{"us", m.latency_us},
+                      {"ratio", ratio},
+                      {"within_5pct", std::abs(ratio - 1.0) <= 0.05}};
+      break;
+    }
+  }
   if (!a.versus.empty()) {
     // The same model under a second scheme, measured in this process right after.
     auto vs_scheme = SchemeFromText(a.versus, run_graph);
     if (!vs_scheme.IsOk()) return Fail(cmd, "--versus: " + vs_scheme.Message());
     std::vector<engine::SegmentChoice> vc(vs_scheme->Segments().size());
-    for (auto& c : vc) c = choices.empty() ? engine::SegmentChoice{} : choices[0];
-    for (auto& c : vc) c.params.clear();
+    // Its attention runs as this scheme's does (variant, kernel); other parameters are the
+    // backend's defaults (the plan's belong to the plan's segments).
+    for (auto& c : vc) c = MhaChoice(run_graph, scheme, choices);
+    for (auto& c : vc) c.params.clear(), c.force_op_by_op = false;
     o.choices = vc;
     model->reset();  // free the first model's buffers before the second is allocated
     auto vs_model = engine::ModelRunner::Create(*backend, run_graph, mask->mask, *vs_scheme, o);
@@ -326,6 +374,9 @@ int Run(const RunArgs& a_in) {
               layers);
   std::printf("mask      %s\n", mask->label.c_str());
   std::printf("device    %s\n", backend->Name().c_str());
+  if (plan)
+    std::printf("plan      %s (%s, made on %s)\n", a.plan.c_str(), plan->tuning.method.c_str(),
+                plan->device.name.c_str());
   std::printf("scheme    %s (%s)\n", scheme.Code().c_str(),
               out["scheme"]["hex"].get<std::string>().c_str());
   if (out.contains("check"))
@@ -341,6 +392,11 @@ int Run(const RunArgs& a_in) {
   std::printf("\nlayer     %.1f us (one layer as a whole)\n", report->layer_us);
   std::printf("total     %.1f us (%d layers; %s)\n", report->total_us, layers,
               report->method.c_str());
+  if (out.contains("tuned")) {
+    const double tuned_us = out["tuned"]["us"].get<double>();
+    std::printf("plan: tuned at %.1f us, now %.1f us (%+.1f %%)\n", tuned_us, report->total_us,
+                100.0 * (out["tuned"]["ratio"].get<double>() - 1.0));
+  }
   if (out.contains("versus")) {
     const auto& v = out["versus"];
     std::printf("\nversus    %s: layer %.1f us, total %.1f us -> this scheme is %.2fx faster\n",
@@ -367,31 +423,45 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
       "run", "Run a whole model (N layers, random fp16 weights) on our engine and time it");
   cmd->add_option("--model", a->graph.model,
                   "Preset: bert-small, bert-base, bert-large, gpt2-small, gpt2-medium, t5-small, "
-                  "t5-base (with --config: the family when the file has no model_type)");
+                  "t5-base (with --config: the family when the file has no model_type; with "
+                  "--plan: default the plan's model)");
   cmd->add_option("--config", a->graph.config, "HuggingFace-style config.json for the sizes");
-  cmd->add_option("--batch", a->graph.batch, "Batch size")->capture_default_str();
+  cmd->add_option("--batch", a->graph.batch, "Batch size (with --plan: default the plan's)")
+      ->capture_default_str();
   cmd->add_option("--layer", a->graph.layer, "encoder or decoder (T5; default: the family's)");
-  cmd->add_option("--layers", a->layers, "Number of layers, or 'full' (the model's)")
+  cmd->add_option("--layers", a->layers,
+                  "Number of layers, or 'full' (the model's; with --plan: default the plan "
+                  "model's)")
       ->capture_default_str();
   AddMaskSourceOptions(cmd, &a->mask);
-  cmd->get_option("--seq")->description("Sequence length L (default 512)");
+  cmd->get_option("--seq")->description(
+      "Sequence length L (default 512; with --plan: the plan's)");
   cmd->get_option("--mask")->description(
-      "Mask: a generator name (bigbird, longformer, ...; default bigbird) or a file");
-  cmd->add_option("--scheme", a->graph.scheme,
-                  "Fusion scheme: default (greedy templates without GEMM chains and GEMM+norm "
-                  "row blocks), chains (with GEMM chains), all (every template), unfused (op by "
-                  "op), or a code / hex form")
-      ->capture_default_str();
+      "Mask: a generator name (bigbird, longformer, ...; default bigbird, with --plan the "
+      "plan's) or a file");
+  CLI::Option* scheme = cmd->add_option(
+      "--scheme", a->graph.scheme,
+      "Fusion scheme: default (greedy templates without GEMM chains and GEMM+norm "
+      "row blocks), chains (with GEMM chains), all (every template), unfused (op by "
+      "op), or a code / hex form");
+  scheme->capture_default_str();
   cmd->add_option("--versus", a->versus,
                   "Also measure this scheme (same forms as --scheme) in the same process and "
                   "compare segment by segment");
-  cmd->add_option("--plan", a->plan, "Replay a plan's fusion scheme and parameters (plan.json)");
-  cmd->add_option("--mha", a->mha, "Attention variant: fused, unfused, sd, sdf")
-      ->capture_default_str();
-  cmd->add_option("--mha-kernel", a->mha_kernel, "Fused MHA kernel: auto, row_wise, block_wise")
-      ->capture_default_str();
-  cmd->add_option("--sub-len", a->sub_len, "Softmax sub-vector length T (sd, sdf)")
-      ->capture_default_str();
+  CLI::Option* plan = cmd->add_option(
+      "--plan", a->plan,
+      "Replay a plan (plan.json): its fusion scheme, templates and parameters; model, batch, "
+      "L and mask default to the plan's, and a run that differs from them is refused");
+  CLI::Option* mha = cmd->add_option("--mha", a->mha, "Attention variant: fused, unfused, sd, sdf");
+  mha->capture_default_str();
+  CLI::Option* mha_kernel = cmd->add_option("--mha-kernel", a->mha_kernel,
+                                            "Fused MHA kernel: auto, row_wise, block_wise");
+  mha_kernel->capture_default_str();
+  CLI::Option* sub_len =
+      cmd->add_option("--sub-len", a->sub_len, "Softmax sub-vector length T (sd, sdf)");
+  sub_len->capture_default_str();
+  // A plan fixes these per segment.
+  for (CLI::Option* o : {scheme, mha, mha_kernel, sub_len}) plan->excludes(o);
   cmd->add_option("--device", a->device, "local (the GPU) or cpu (the fp32 reference)")
       ->capture_default_str();
   cmd->add_flag("!--no-check", a->check, "Skip the check of one small layer against the CPU");
@@ -403,7 +473,12 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--weight-seed", a->weight_seed, "Seed of the random weights and input")
       ->capture_default_str();
   cmd->add_flag("--json", a->graph.json, "Print machine-readable JSON");
-  cmd->callback([a, exit_code] { *exit_code = Run(*a); });
+  cmd->callback([a, exit_code, cmd] {
+    a->batch_given = cmd->get_option("--batch")->count() > 0;
+    a->seq_given = cmd->get_option("--seq")->count() > 0;
+    a->layers_given = cmd->get_option("--layers")->count() > 0;
+    *exit_code = Run(*a);
+  });
 }
 
 }  // namespace stof::app

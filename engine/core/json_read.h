@@ -1,9 +1,10 @@
 // Strict, path-aware reading of parsed JSON for the engine's file formats (mask JSON, plans).
 // Internal to the JSON module: included only by engine/mask/mask_json.cpp,
-// engine/plan/plan.cpp, engine/core/recent_files.cpp and engine/tune/tune_cache.cpp. Each reader checks one value's type
-// and range and throws JsonPathError with a message "<path>: <problem>, got <value>"; every
-// public function of those files catches it and returns an Error, so no exception leaves the
-// module (DESIGN.md, Errors).
+// engine/plan/plan.cpp, engine/plan/plan_choices.cpp, engine/core/recent_files.cpp and
+// engine/tune/tune_cache.cpp. Each reader checks one value's type and range and throws
+// JsonPathError with a message "<path>: <problem>, got <value>"; every public function of
+// those files catches it and returns an Error, so no exception leaves the module (DESIGN.md,
+// Errors).
 // Invariants: objects are opened with their full list of allowed keys, so an unknown key is an
 // error naming it; integers are never read from floats ("5.0" is not an integer); numbers are
 // finite; a seed is a JSON integer <= 2^53 - 1 or a decimal string of a uint64.

@@ -16,6 +16,7 @@
 #include <new>
 
 #include "engine/core/json_read.h"
+#include "engine/graph/model_config.h"
 #include "engine/mask/mask_json.h"
 
 namespace stof::engine {
@@ -79,6 +80,46 @@ Workload ReadWorkload(const ObjectReader& root) {
                                              DTypeName(DType::kF32)});
   w.dtype = *ParseDType(dtype);
   return w;
+}
+
+// The optional "model" object. Ranges are ModelConfig::Validate's (model_config.h; it runs
+// again as a backstop in ReadPlan); heads and head_dim must be the workload's.
+std::optional<PlanModel> ReadModel(const ObjectReader& root, const Workload& w) {
+  if (!root.Has("model")) return std::nullopt;
+  ObjectReader r = root.Child("model", {"name", "family", "part", "hidden", "heads", "head_dim",
+                                        "ffn", "layers", "separate_bias"});
+  PlanModel m;
+  m.name = r.String("name");
+  m.family = *ParseModelFamily(r.Enum("family", {ModelFamilyName(ModelFamily::kBert),
+                                                 ModelFamilyName(ModelFamily::kGpt2),
+                                                 ModelFamilyName(ModelFamily::kT5)}));
+  m.part = *ParseLayerPart(r.Enum("part", {LayerPartName(LayerPart::kEncoder),
+                                           LayerPartName(LayerPart::kDecoder)}));
+  // BERT is an encoder, GPT-2 a decoder; T5 has both (graph_build.h's rule).
+  if (m.family != ModelFamily::kT5) {
+    const LayerPart only =
+        m.family == ModelFamily::kBert ? LayerPart::kEncoder : LayerPart::kDecoder;
+    if (m.part != only) {
+      Fail(r.PathOf("part"), std::string(ModelFamilyName(m.family)) + " has " +
+                                 LayerPartName(only) + " layers only, got " +
+                                 json_read::Shown(Json(LayerPartName(m.part))));
+    }
+  }
+  m.hidden = r.Int("hidden", 1, 65536);
+  m.heads = r.Int("heads", 1, 1024);
+  if (m.heads != w.heads) {
+    Fail(r.PathOf("heads"), "expected " + std::to_string(w.heads) + " (workload.heads), got " +
+                                std::to_string(m.heads));
+  }
+  m.head_dim = r.Int("head_dim", 1, 256);
+  if (m.head_dim != w.head_dim) {
+    Fail(r.PathOf("head_dim"), "expected " + std::to_string(w.head_dim) +
+                                   " (workload.head_dim), got " + std::to_string(m.head_dim));
+  }
+  m.ffn = r.Int("ffn", 1, 262144);
+  m.layers = r.Int("layers", 1, 1024);
+  m.separate_bias = r.Bool("separate_bias");
+  return m;
 }
 
 PlanMask ReadMask(const ObjectReader& root, int64_t workload_seq_len) {
@@ -275,13 +316,14 @@ Plan ReadPlan(const Json& j, const std::string& name) {
     }
   }
   ObjectReader r(j, name, prefix,
-                 {"schema_version", "created_by", "device", "workload", "mask", "mha", "fusion",
-                  "measurements", "tuning"});
+                 {"schema_version", "created_by", "device", "workload", "model", "mask", "mha",
+                  "fusion", "measurements", "tuning"});
   Plan p;
   p.schema_version = Plan::kSchemaVersion;
   p.created_by = r.String("created_by");
   p.device = ReadDevice(r);
   p.workload = ReadWorkload(r);
+  p.model = ReadModel(r, p.workload);
   p.mask = ReadMask(r, p.workload.seq_len);
   p.mha = ReadMha(r);
   p.fusion = ReadFusion(r);
@@ -293,6 +335,13 @@ Plan ReadPlan(const Json& j, const std::string& name) {
     if (!s.IsOk()) throw JsonPathError(s.Message());
     s = p.workload.Validate(prefix + "workload");
     if (!s.IsOk()) throw JsonPathError(s.Message());
+    if (p.model) {
+      ModelConfig c;
+      c.hidden = p.model->hidden, c.heads = p.model->heads, c.head_dim = p.model->head_dim;
+      c.ffn = p.model->ffn, c.layers = p.model->layers;
+      s = c.Validate(prefix + "model");
+      if (!s.IsOk()) throw JsonPathError(s.Message());
+    }
   }
   return p;
 }
@@ -317,24 +366,27 @@ Json DeviceToJson(const DeviceSpec& d) {
 
 // Key order of the written file: the schema's order within every object. One list serves all
 // objects because no two keys appear in opposite orders in two objects (e.g. "seed" is last in
-// tuning and before doc_lengths in a spec). Keys not listed (segment params) follow, sorted.
+// tuning and before doc_lengths in a spec). Keys not listed (other segment params) follow,
+// sorted.
 const std::vector<std::string>& KeyOrder() {
   static const std::vector<std::string> kOrder = {
       // plan
-      "schema_version", "created_by", "device", "workload", "mask", "mha", "fusion",
+      "schema_version", "created_by", "device", "workload", "model", "mask", "mha", "fusion",
       "measurements", "tuning",
       // device
       "name", "sm_count", "smem_per_sm_bytes", "smem_per_block_bytes", "max_warps_per_sm",
       "l2_bytes", "dram_bytes_per_s", "fp16_tensor_flops", "cc_major", "cc_minor", "source",
-      // workload (seq_len below), mask (spec, inline, seq_len, hash, density), spec, inline
-      "batch", "pattern", "spec", "inline", "rows", "cols", "runs", "seq_len", "heads",
-      "head_dim", "dtype", "width", "global", "dilation", "fill", "block",
+      // workload (seq_len below), model (name above), mask (spec, inline, seq_len, hash,
+      // density), spec, inline
+      "batch", "pattern", "spec", "inline", "rows", "cols", "runs", "seq_len", "family", "part",
+      "hidden", "heads", "head_dim", "ffn", "layers", "separate_bias", "dtype", "width",
+      "global", "dilation", "fill", "block",
       // tuning (seed last, as in spec)
       "method", "budget_s", "time_spent_s", "candidates_measured", "seed", "doc_lengths",
       "causal", "operands", "hash", "density",
-      // mha, fusion, segments, measurements
-      "kernel", "block_m", "block_n", "num_warps", "chosen_by", "code", "segments", "ops",
-      "template", "params", "what", "latency_us", "measured", "dram_bytes"};
+      // mha, sparse_mha params (variant first, sub_len last), fusion, segments, measurements
+      "variant", "kernel", "block_m", "block_n", "num_warps", "sub_len", "chosen_by", "code",
+      "segments", "ops", "template", "params", "what", "latency_us", "measured", "dram_bytes"};
   return kOrder;
 }
 
@@ -416,6 +468,18 @@ Json PlanToJson(const Plan& plan) {
                    {"heads", w.heads},
                    {"head_dim", w.head_dim},
                    {"dtype", DTypeName(w.dtype)}};
+  if (plan.model) {
+    const PlanModel& m = *plan.model;
+    j["model"] = {{"name", m.name},
+                  {"family", ModelFamilyName(m.family)},
+                  {"part", LayerPartName(m.part)},
+                  {"hidden", m.hidden},
+                  {"heads", m.heads},
+                  {"head_dim", m.head_dim},
+                  {"ffn", m.ffn},
+                  {"layers", m.layers},
+                  {"separate_bias", m.separate_bias}};
+  }
   Json mask = Json::object();
   if (plan.mask.has_spec) {
     mask["spec"] = MaskSpecToJson(plan.mask.spec);

@@ -1,13 +1,15 @@
 // Plan: everything needed to replay a tuned configuration, as versioned JSON (schema in
 // docs/plan.schema.json, prose in docs/plan-schema.md). Written by `stof select --plan-out`,
-// later by the tuner and the GUI; read by `stof plan validate` and (later) `stof run --plan`.
+// the tuner and the GUI; read by `stof plan validate` and `stof run --plan` (replay through
+// plan_choices.h).
 // Loading validates every field and reports the first problem with its JSON path
 // ("plan.json: workload.batch: expected an integer >= 1, got 0").
 // Invariants of a loadable plan: schema_version == kSchemaVersion; no unknown keys anywhere
 // (except inside a segment's free-form "params"); mask.seq_len == workload.seq_len; exactly one
 // of mask.spec / mask.inline; an inline mask matches mask.hash and mask.density; seeds are JSON
-// integers <= 2^53 - 1 or decimal strings (see json_read.h). PlanToJson -> PlanFromJson ->
-// PlanToJson gives identical JSON.
+// integers <= 2^53 - 1 or decimal strings (see json_read.h); the optional model (absent in
+// analytical plans) has model.heads == workload.heads and model.head_dim == workload.head_dim
+// and a part its family has. PlanToJson -> PlanFromJson -> PlanToJson gives identical JSON.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +22,24 @@
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "engine/device/device_spec.h"
+#include "engine/graph/op.h"
 #include "engine/mask/mask.h"
 #include "engine/mask/mask_spec.h"
 #include "engine/select/kernel_select.h"
 
 namespace stof::engine {
+
+// The model whose layer was tuned (JSON key "model", optional): enough to rebuild the layer's
+// OpGraph (with the workload's batch and seq_len; plan_choices.h PlanGraph). Ranges are
+// ModelConfig::Validate's; bert layers are encoders, gpt2 layers decoders, t5 has both.
+struct PlanModel {
+  std::string name;        // preset or config file name, for display
+  ModelFamily family = ModelFamily::kBert;
+  LayerPart part = LayerPart::kEncoder;
+  int64_t hidden = 768, heads = 12, head_dim = 64, ffn = 3072, layers = 12;
+  bool separate_bias = false;  // GraphRequest::separate_bias: Bias ops after the GEMMs
+  bool operator==(const PlanModel&) const = default;
+};
 
 struct PlanMask {
   // Exactly one of: a generator spec (has_spec) or inline run-length data (inline_mask).
@@ -55,7 +70,8 @@ struct PlanFusion {
 };
 
 struct PlanMeasurement {
-  std::string what;               // "mha", "segment 2", "total"
+  std::string what;               // "mha", "segment 2", "total", "model" (every layer of
+                                  // model.layers, as `stof run` times total_us)
   double latency_us = 0;
   bool measured = false;          // false = predicted by a model
   std::optional<double> dram_bytes;
@@ -75,6 +91,7 @@ struct Plan {
   std::string created_by = "stof";   // tool and version
   DeviceSpec device;
   Workload workload;
+  std::optional<PlanModel> model;    // absent in analytical plans (`stof select`)
   PlanMask mask;
   PlanMha mha;
   PlanFusion fusion;

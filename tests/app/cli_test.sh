@@ -127,6 +127,65 @@ run_fail "run bad device" "--device: expected local or cpu" "$stof" run --model 
 run_fail "run missing plan" "nope\.json" "$stof" run --model bert-small --seq 32 --device cpu --plan "$tmp/nope.json"
 run_fail "run mask size" "--mask: .* is 64 x 64, --seq is 32" "$stof" run --model bert-small --seq 32 --device cpu --mask "$tmp/m64.npy"
 
+# --- run --plan (replay; plans written by select, the tuner's parts added with python) ------
+# A bert-small layer (8 heads of 64) at batch 1, L 64: select's plan (no model), then the
+# model, the default scheme's segments from `stof graph --json` with tuned-looking params
+# (attention fused 64x64x4, the first gemm_add forced op by op) and a whole-model measurement.
+code=01111100100110
+run_ok "plan: select" "$stof" select --pattern bigbird --seq 64 --batch 1 --heads 8 --head-dim 64 --device h100 --plan-out "$tmp/p_sel.json"
+run_ok "plan: graph segments" "$stof" graph --model bert-small --batch 1 --seq 64 --scheme $code --json
+cp "$tmp/out" "$tmp/p_graph.json"
+$py - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+p = json.load(open(f"{tmp}/p_sel.json"))
+segs = json.load(open(f"{tmp}/p_graph.json"))["scheme"]["segments"]
+p["model"] = {"name": "bert-small", "family": "bert", "part": "encoder", "hidden": 512,
+              "heads": 8, "head_dim": 64, "ffn": 2048, "layers": 2, "separate_bias": False}
+forced = False
+p["fusion"] = {"code": "01111100100110", "segments": []}
+for s in segs:
+    seg = {"ops": s["ops"], "template": s["template"], "params": {}}
+    if s["template"] == "sparse_mha":
+        seg["params"] = {"variant": "fused", "kernel": "block_wise", "block_m": 64, "block_n": 64, "num_warps": 4}
+    elif s["template"] == "gemm_add" and not forced:
+        seg["template"], forced = "", True
+    p["fusion"]["segments"].append(seg)
+p["measurements"] = [{"what": "model", "latency_us": 1000.0, "measured": True}]
+json.dump(p, open(f"{tmp}/p_tuned.json", "w"), indent=2)
+del p["model"]
+json.dump(p, open(f"{tmp}/p_nomodel.json", "w"), indent=2)
+PY
+run_ok "plan: tuned plan validates" "$stof" plan validate "$tmp/p_tuned.json" --json
+json_check "plan: validate shows the model" "j['valid'] is True and j['model'] == 'bert-small'"
+run_ok "run --plan alone" "$stof" run --plan "$tmp/p_tuned.json" --device cpu --repeats 1 --json
+json_check "run --plan: the plan's model, shape, mask, scheme and params; a forced op-by-op segment; the device warning; tuned vs now" "j['model'] == 'bert-small' and j['batch'] == 1 and j['seq'] == 64 and j['layers'] == 2 and j['scheme']['code'] == '$code' and j['mask']['hash'] == json.load(open('$tmp/p_sel.json'))['mask']['hash'] and j['segments'][1]['template'] == 'sparse_mha' and j['segments'][2]['how'].startswith('op by op (requested') and j['warnings'] == ['plan made on H100-SXM-80GB, running on cpu: its timings and parameters may not carry over'] and j['tuned']['us'] == 1000.0 and abs(j['tuned']['ratio'] - j['total_us'] / 1000.0) < 1e-9 and j['tuned']['within_5pct'] == (abs(j['tuned']['ratio'] - 1) <= 0.05) and j['plan']['method'] == 'analytical'"
+grep -q "^stof run: warning: plan made on H100-SXM-80GB, running on cpu" "$tmp/err" && ok || bad "run --plan: no device warning on stderr: $(cat "$tmp/err")"
+run_ok "run --plan text" "$stof" run --plan "$tmp/p_tuned.json" --device cpu --repeats 1
+grep -Eq "^plan: tuned at 1000\.0 us, now [0-9.]+ us \([+-][0-9.]+ %\)$" "$tmp/out" && ok || bad "run --plan text lacks the tuned line: $(tail -3 "$tmp/out")"
+run_ok "run --plan, same values given" "$stof" run --plan "$tmp/p_tuned.json" --model bert-small --batch 1 --seq 64 --mask bigbird --layers 1 --device cpu --repeats 1 --json
+json_check "run --plan --layers 1: no tuned comparison (the plan timed 2 layers)" "j['layers'] == 1 and 'tuned' not in j and j['scheme']['code'] == '$code'"
+run_fail "run --plan, other batch" "workload\.batch: the plan was tuned for batch 1, this run has batch 2 \(refused\)" "$stof" run --plan "$tmp/p_tuned.json" --batch 2 --device cpu --repeats 1
+run_fail "run --plan, other L" "workload\.seq_len: the plan was tuned for L = 64, this run has L = 32 \(refused\)" "$stof" run --plan "$tmp/p_tuned.json" --seq 32 --device cpu --repeats 1
+run_fail "run --plan, other mask" "mask\.hash: the plan was tuned for mask [0-9a-f]{16} \(density [0-9.]+\), this run's mask is [0-9a-f]{16} \(density [0-9.]+\) \(refused\)" "$stof" run --plan "$tmp/p_tuned.json" --mask causal --device cpu --repeats 1
+run_fail "run --plan, other model" "workload\.heads: the plan was tuned for 8 heads, this run has 12 heads \(refused\)" "$stof" run --plan "$tmp/p_tuned.json" --model bert-base --device cpu --repeats 1
+printf '{"model_type": "bert", "hidden_size": 512, "num_attention_heads": 8, "intermediate_size": 1024, "num_hidden_layers": 2}' >"$tmp/narrow.json"
+run_fail "run --plan, other ffn" "model\.ffn: the plan was tuned for ffn 2048, this run has ffn 1024 \(refused\)" "$stof" run --plan "$tmp/p_tuned.json" --config "$tmp/narrow.json" --device cpu --repeats 1
+run_fail "run --plan, other layer part" "layer: bert has encoder layers only, got decoder" "$stof" run --plan "$tmp/p_tuned.json" --layer decoder --device cpu --repeats 1
+run_fail "run --plan without a model" "p_nomodel\.json: model: the plan has no model; give --model or --config" "$stof" run --plan "$tmp/p_nomodel.json" --device cpu --repeats 1
+run_ok "run --plan without a model, --model given" "$stof" run --plan "$tmp/p_nomodel.json" --model bert-small --layers 1 --device cpu --repeats 1 --json
+json_check "run --plan --model: the plan's shape and scheme" "j['batch'] == 1 and j['seq'] == 64 and j['scheme']['code'] == '$code' and 'tuned' not in j"
+run_fail "run --plan with --scheme" "excludes" "$stof" run --plan "$tmp/p_tuned.json" --scheme unfused --device cpu
+$py -c "import json; j=json.load(open('$tmp/p_tuned.json')); j['device']['name']='A100-SXM4-80GB'; json.dump(j, open('$tmp/p_a100.json','w'))"
+run_ok "run --plan made elsewhere" "$stof" run --plan "$tmp/p_a100.json" --layers 1 --device cpu --repeats 1
+grep -q "^stof run: warning: plan made on A100-SXM4-80GB, running on cpu: its timings and parameters may not carry over$" "$tmp/err" && ok || bad "run --plan: device warning: $(cat "$tmp/err")"
+$py -c "import json; j=json.load(open('$tmp/p_tuned.json')); j['fusion']['segments'][2]['template']='gemm_norm'; json.dump(j, open('$tmp/p_tmpl.json','w'))"
+run_fail "run --plan, template the layer does not match" "fusion\.segments\[2\]\.template: the plan has 'gemm_norm', this run's ops \[#7,#8\] \(GEMM\+Add\) match 'gemm_add' \(refused\)" "$stof" run --plan "$tmp/p_tmpl.json" --device cpu --repeats 1
+$py -c "import json; j=json.load(open('$tmp/p_tuned.json')); j['fusion']['segments'][1]['params']['block_m']='x'; json.dump(j, open('$tmp/p_param.json','w'))"
+run_fail "run --plan, bad params" "fusion\.segments\[1\]\.params\.block_m: expected an integer >= 1, got \"x\"" "$stof" run --plan "$tmp/p_param.json" --device cpu --repeats 1
+$py -c "import json; j=json.load(open('$tmp/p_tuned.json')); j['model']['heads']=12; json.dump(j, open('$tmp/p_heads.json','w'))"
+run_fail "plan with model heads != workload heads" "model\.heads: expected 8 \(workload\.heads\), got 12" "$stof" plan validate "$tmp/p_heads.json"
+
 # --- device -------------------------------------------------------------------------------
 run_ok "device" "$stof" device --json
 json_check "device lists the built-ins and the local GPU or why not" "len(j['builtin']) == 4 and ('local' in j or 'GPU' in j['local_unavailable'] or 'CUDA' in j['local_unavailable'])"

@@ -1,5 +1,5 @@
-// Tests of plans (plan.h): exact round trips (Plan -> JSON -> Plan -> JSON) with a spec mask
-// and an inline mask, save/load through files, rejection of malformed plans (each message must
+// Tests of plans (plan.h): exact round trips (Plan -> JSON -> Plan -> JSON) with a spec mask,
+// an inline mask and the optional model section, save/load through files, rejection of malformed plans (each message must
 // contain the exact JSON path), file errors (missing, empty, truncated, not JSON), the JSON
 // Schema in docs/plan.schema.json (run through tests/engine/validate_plan_schema.py with the
 // Debian python3-jsonschema, against several valid and broken plans), and the example plan in
@@ -108,6 +108,15 @@ Plan FullPlan() {
   return p;
 }
 
+// SpecPlan with the optional model section (BERT-base: 12 heads of 64, as its workload).
+Plan ModelPlan() {
+  Plan p = SpecPlan();
+  p.model = PlanModel{"bert-base", ModelFamily::kBert, LayerPart::kEncoder, 768, 12, 64, 3072, 12,
+                      false};
+  p.measurements = {{"model", 1234.5, true, std::nullopt}};
+  return p;
+}
+
 // The checked-in example: BigBird with the paper defaults at L = 1024, a BERT-base layer's
 // attention (12 heads of 64, batch 8, fp16) on the built-in H100; the kernel and its
 // parameters are Eq. 1 + Eq. 2's choice. `stof select --pattern bigbird --seq 1024
@@ -163,6 +172,33 @@ TEST(PlanJson, ExactRoundTripWithFusionMeasurementsAndBigSeeds) {
   EXPECT_EQ(j["tuning"]["seed"], "18446744073709551615");
   EXPECT_EQ(j["fusion"]["segments"][2]["params"]["stages"], 3);
   EXPECT_FALSE(j["measurements"][1].contains("dram_bytes"));
+}
+
+TEST(PlanJson, ExactRoundTripWithModel) {
+  ExpectExactRoundTrip(ModelPlan());
+  Plan t5 = ModelPlan();
+  t5.model = PlanModel{"t5.json", ModelFamily::kT5, LayerPart::kDecoder, 512, 12, 64, 2048, 6, true};
+  ExpectExactRoundTrip(t5);
+  auto p = PlanFromJson(PlanToJson(t5), "plan.json");
+  ASSERT_TRUE(p.IsOk()) << p.Message();
+  ASSERT_TRUE(p->model.has_value());
+  EXPECT_TRUE(*p->model == *t5.model);
+  // Plans without one (analytical plans) stay without one.
+  p = PlanFromJson(PlanToJson(SpecPlan()), "plan.json");
+  ASSERT_TRUE(p.IsOk()) << p.Message();
+  EXPECT_FALSE(p->model.has_value());
+  EXPECT_FALSE(PlanToJson(SpecPlan()).contains("model"));
+  // The model's keys in schema order, after the workload and before the mask.
+  const std::string text = PlanToText(ModelPlan());
+  const auto pos = [&](const std::string& s) { return text.find(s); };
+  EXPECT_LT(pos("\"workload\""), pos("\"model\""));
+  EXPECT_LT(pos("\"model\""), pos("\"mask\""));
+  EXPECT_NE(text.find("  \"model\": {\n    \"name\": \"bert-base\",\n    \"family\": \"bert\",\n"
+                      "    \"part\": \"encoder\",\n    \"hidden\": 768,\n    \"heads\": 12,\n"
+                      "    \"head_dim\": 64,\n    \"ffn\": 3072,\n    \"layers\": 12,\n"
+                      "    \"separate_bias\": false\n  },\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(PlanJson, TextHasSchemaKeyOrderAndOneLineArrays) {
@@ -365,6 +401,48 @@ TEST(PlanJson, RejectsUnknownKeysAndVersions) {
   j["workload"]["batch"] = 0;
   EXPECT_EQ(PlanFromJson(j, "plan.json").Message(),
             "plan.json: workload.batch: expected an integer >= 1, got 0");
+}
+
+TEST(PlanJson, RejectsBadModels) {
+  ExpectRejected(ModelPlan(), {
+      {"array", [](json& j) { j["model"] = json::array(); },
+       "plan.json: model: expected an object, got []"},
+      {"unknown key", [](json& j) { j["model"]["vocab"] = 30522; },
+       "plan.json: model.vocab: unknown key (allowed here: name, family, part, hidden, heads, "
+       "head_dim, ffn, layers, separate_bias)"},
+      {"name missing", [](json& j) { j["model"].erase("name"); },
+       "plan.json: model.name: required field is missing"},
+      {"name empty", [](json& j) { j["model"]["name"] = ""; },
+       "plan.json: model.name: expected a non-empty string"},
+      {"family", [](json& j) { j["model"]["family"] = "roberta"; },
+       R"(plan.json: model.family: expected one of bert, gpt2, t5, got "roberta")"},
+      {"part", [](json& j) { j["model"]["part"] = "both"; },
+       R"(plan.json: model.part: expected one of encoder, decoder, got "both")"},
+      {"bert decoder", [](json& j) { j["model"]["part"] = "decoder"; },
+       R"(plan.json: model.part: bert has encoder layers only, got "decoder")"},
+      {"gpt2 encoder", [](json& j) { j["model"]["family"] = "gpt2"; },
+       R"(plan.json: model.part: gpt2 has decoder layers only, got "encoder")"},
+      {"hidden 0", [](json& j) { j["model"]["hidden"] = 0; },
+       "plan.json: model.hidden: expected an integer >= 1, got 0"},
+      {"hidden string", [](json& j) { j["model"]["hidden"] = "768"; },
+       R"(plan.json: model.hidden: expected an integer, got "768")"},
+      {"heads range", [](json& j) { j["model"]["heads"] = 2000; },
+       "plan.json: model.heads: expected an integer <= 1024, got 2000"},
+      {"heads mismatch", [](json& j) { j["model"]["heads"] = 16; },
+       "plan.json: model.heads: expected 12 (workload.heads), got 16"},
+      {"head_dim mismatch", [](json& j) { j["model"]["head_dim"] = 128; },
+       "plan.json: model.head_dim: expected 64 (workload.head_dim), got 128"},
+      {"ffn", [](json& j) { j["model"]["ffn"] = 300000; },
+       "plan.json: model.ffn: expected an integer <= 262144, got 300000"},
+      {"layers 0", [](json& j) { j["model"]["layers"] = 0; },
+       "plan.json: model.layers: expected an integer >= 1, got 0"},
+      {"layers float", [](json& j) { j["model"]["layers"] = 12.0; },
+       "plan.json: model.layers: expected an integer, got 12.0"},
+      {"separate_bias", [](json& j) { j["model"]["separate_bias"] = "no"; },
+       R"(plan.json: model.separate_bias: expected true or false, got "no")"},
+      {"separate_bias missing", [](json& j) { j["model"].erase("separate_bias"); },
+       "plan.json: model.separate_bias: required field is missing"},
+  });
 }
 
 TEST(PlanJson, RejectsInlineMaskInconsistencies) {
@@ -637,7 +715,7 @@ TEST(PlanSchema, AcceptsWrittenPlansAndRefusesBrokenOnes) {
   composed.mask.hash = cm.HashHex();
   composed.mask.density = cm.Density();
   int n = 0;
-  for (const Plan& p : {SpecPlan(), InlinePlan(), FullPlan(), composed, ExamplePlan()}) {
+  for (const Plan& p : {SpecPlan(), InlinePlan(), FullPlan(), composed, ExamplePlan(), ModelPlan()}) {
     good.push_back(dir.File("good" + std::to_string(n++) + ".json"));
     ASSERT_TRUE(SavePlan(good.back(), p).IsOk()) << SavePlan(good.back(), p).Message();
   }
@@ -673,10 +751,17 @@ TEST(PlanSchema, AcceptsWrittenPlansAndRefusesBrokenOnes) {
       {"seed_signed_string", [](json& j) { j["tuning"]["seed"] = "-5"; }},
       {"latency", [](json& j) { j["measurements"] = json::parse(R"([{"what": "mha", "latency_us": -1, "measured": true}])"); }},
       {"dtype", [](json& j) { j["workload"]["dtype"] = "fp16"; }},
+      {"model_unknown_key", [](json& j) { j["model"]["vocab"] = 30522; }},
+      {"model_family", [](json& j) { j["model"]["family"] = "roberta"; }},
+      {"model_bert_decoder", [](json& j) { j["model"]["part"] = "decoder"; }},
+      {"model_gpt2_encoder", [](json& j) { j["model"]["family"] = "gpt2"; }},
+      {"model_layers", [](json& j) { j["model"]["layers"] = 0; }},
+      {"model_missing_ffn", [](json& j) { j["model"].erase("ffn"); }},
+      {"model_separate_bias", [](json& j) { j["model"]["separate_bias"] = 1; }},
   };
   std::vector<std::string> bad;
   for (const auto& [name, edit] : broken) {
-    json j = PlanToJson(SpecPlan());
+    json j = PlanToJson(ModelPlan());
     edit(j);
     ASSERT_FALSE(PlanFromJson(j, name).IsOk()) << name << " should be refused by the loader";
     bad.push_back(dir.File("bad_" + name + ".json"));
