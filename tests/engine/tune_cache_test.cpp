@@ -387,7 +387,7 @@ TEST(TuneCache, ConcurrentProcessesLoseNothing) {
       auto c = TuneCache::Open(path);
       if (!c.IsOk()) ::_exit(10);
       for (int i = 0; i < kPerChild; ++i) {
-        const std::string key = TuneCacheKey("dev", "p" + std::to_string(child), "seg", "t", std::to_string(i));
+        const std::string key = TuneCacheKey("dev", std::string("p").append(std::to_string(child)), "seg", "t", std::to_string(i));
         const CachedCost v = Cost(child * 1000 + i, i % 2 ? -1.0 : double(i) * 64, i, "m", i % 7 ? "" : "failed");
         if (!c->Put(key, v).IsOk()) ::_exit(11);
         if (i % 50 == 49 && !c->Reload().IsOk()) ::_exit(12);
@@ -663,7 +663,7 @@ TEST(TuneCache, CompactionWhileOthersAppendLosesNothing) {
   EXPECT_EQ(c.Stats().entries, kChildren * kPerChild + 1);
   for (int child = 0; child < kChildren; ++child)
     for (int i = 0; i < kPerChild; ++i)
-      ASSERT_EQ(c.Find("c" + std::to_string(child) + "/" + std::to_string(i)), Cost(i)) << child << " " << i;
+      ASSERT_EQ(c.Find(std::string("c").append(std::to_string(child)).append("/").append(std::to_string(i))), Cost(i)) << child << " " << i;
   std::cout << "[ note     ] " << compactions << " compactions while appending\n";
   fs::remove_all(dir);
 }

@@ -1,0 +1,77 @@
+// PredictedCostSource (predicted_cost_source.h).
+#include "engine/tune/predicted_cost_source.h"
+
+#include "engine/layout/block_layout.h"
+#include "engine/mcfuser/candidate_space.h"
+#include "engine/mcfuser/chain_kernel_map.h"
+#include "engine/mcfuser/chain_search.h"
+#include "engine/select/kernel_select.h"
+
+namespace stof::engine {
+
+Expected<std::vector<SegmentChoice>> PredictedCostSource::Choices(const Segment& s) {
+  std::vector<SegmentChoice> out;
+  const TemplateKind kind = RunningTemplate(m_graph, s, SegmentChoice{});
+  if (kind == TemplateKind::kSparseMha) {
+    const Workload w = m_graph.AttentionWorkload();
+    auto sel = SelectKernel(m_mask, w, m_device);
+    if (!sel.IsOk()) return sel.ToStatus();
+    std::vector<MhaConfig> configs;
+    configs.push_back(sel->kernel == MhaKernel::kRowWise
+                          ? MhaConfig{MhaKernel::kRowWise, 64, 64, 4}
+                          : MhaConfig{MhaKernel::kBlockWise, sel->block_m, sel->block_n,
+                                      sel->num_warps});
+    for (const Eq2Candidate& e : sel->eq2.candidates)
+      if (e.feasible) configs.push_back({MhaKernel::kBlockWise, e.block_m, e.block_n, e.num_warps});
+    if (sel->kernel != MhaKernel::kRowWise) configs.push_back({MhaKernel::kRowWise, 64, 64, 4});
+    std::vector<MhaConfig> unique;
+    for (const MhaConfig& c : RankMhaConfigs(configs, w, m_device)) {
+      bool seen = false;
+      for (const MhaConfig& u : unique)
+        seen = seen || (u.kernel == c.kernel && u.block_m == c.block_m &&
+                        u.block_n == c.block_n && u.num_warps == c.num_warps);
+      if (!seen) unique.push_back(c);
+    }
+    for (const MhaConfig& c : unique) {
+      SegmentChoice ch;
+      ch.mha_config = c;
+      out.push_back(ch);
+    }
+    SegmentChoice sdf;
+    sdf.mha_variant = MhaVariant::kRecomposed;
+    sdf.sub_len = 64;
+    out.push_back(sdf);
+    return out;
+  }
+  out.push_back(SegmentChoice{});
+  if (kind == TemplateKind::kGemmChain) {
+    auto shape = ChainShapeOf(m_graph, s);
+    if (!shape.IsOk()) return out;
+    auto space = BuildCandidateSpace(*shape, m_device);
+    if (!space.IsOk()) return out;
+    auto ranked = RankCandidates(*space, m_device);
+    if (!ranked.IsOk()) return out;
+    for (const RankedCandidate& r : *ranked) {
+      if (!RunnableByChainKernel(r.candidate)) continue;
+      SegmentChoice c;
+      c.params = ChainParams(r.candidate);
+      out.push_back(c);
+      if (static_cast<int64_t>(out.size()) > kPredictedChainChoices) break;
+    }
+  }
+  return out;
+}
+
+Expected<SegmentCost> PredictedCostSource::Cost(const Segment& s, const SegmentChoice& c) {
+  SegmentCost cost;
+  auto p = Predict(s, c);
+  if (!p.IsOk()) {
+    cost.error = p.Message();
+    return cost;
+  }
+  cost.us = cost.predicted_us = p->us;
+  cost.bytes = p->bytes;
+  return cost;
+}
+
+}  // namespace stof::engine
