@@ -60,6 +60,7 @@ void RegisterBenchCommand(CLI::App& app, int* exit_code);    // cmd_bench.cpp
 void RegisterDeviceCommand(CLI::App& app, int* exit_code);
 void RegisterGraphCommand(CLI::App& app, int* exit_code);    // cmd_graph.cpp
 void RegisterRunCommand(CLI::App& app, int* exit_code);      // cmd_run.cpp
+void RegisterTuneCommand(CLI::App& app, int* exit_code);     // cmd_tune.cpp
 void RegisterBenchChainCommand(CLI::App* bench, int* exit_code);  // cmd_bench_chain.cpp
 
 }  // namespace stof::app

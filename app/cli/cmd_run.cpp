@@ -16,6 +16,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/graph_args.h"
+#include "app/cli/run_common.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/fusion/default_scheme.h"
 #include "engine/fusion/scheme_hex.h"
@@ -52,15 +53,6 @@ struct RunArgs {
   // Given on the command line (with --plan, what is not given comes from the plan).
   bool batch_given = false, seq_given = false, layers_given = false;
 };
-
-engine::Expected<engine::FusionScheme> SchemeFromText(const std::string& sch,
-                                                      const engine::OpGraph& g) {
-  if (sch.empty() || sch == "default") return engine::DefaultScheme(g);
-  if (sch == "unfused") return engine::FusionScheme::OpByOp(g);
-  if (sch == "chains") return engine::DefaultScheme(g, {true, false});
-  if (sch == "all") return engine::DefaultScheme(g, {true, true});
-  return ParseScheme(sch, g);
-}
 
 // Per segment of `main`, the summed time of the `versus` segments inside it (when they nest).
 nlohmann::json VersusTable(const engine::RunReport& main_r, const engine::FusionScheme& main_s,
@@ -105,37 +97,10 @@ engine::SegmentChoice MhaChoice(const engine::OpGraph& g, const engine::FusionSc
   return choices.empty() ? engine::SegmentChoice{} : choices[0];
 }
 
-std::unique_ptr<engine::Backend> MakeBackend(const std::string& device, std::string* error) {
-  if (device == "cpu") return std::make_unique<engine::CpuBackend>();
-#ifdef STOF_WITH_KERNELS
-  if (device == "local") {
-    auto b = kernels::CudaBackend::Create(0);
-    if (b.IsOk()) return std::move(*b);
-    *error = b.Message() + " (use --device cpu for the reference backend)";
-    return nullptr;
-  }
-#else
-  if (device == "local") {
-    *error = "--device local: this build has no CUDA (STOF_CUDA=OFF); use --device cpu";
-    return nullptr;
-  }
-#endif
-  *error = "--device: expected local or cpu, got '" + device + "'";
-  return nullptr;
-}
-
 int Run(const RunArgs& a_in) {
   const std::string cmd = "run";
   RunArgs a = a_in;
-  // --mask NAME: a generator name unless a file of that name exists.
-  if (!a.mask.mask_file.empty() && a.mask.pattern.empty() &&
-      !std::filesystem::exists(a.mask.mask_file)) {
-    for (const auto& n : engine::MaskPatternNames())
-      if (n == a.mask.mask_file) {
-        a.mask.pattern = n;
-        a.mask.mask_file.clear();
-      }
-  }
+  ResolveMaskName(&a.mask);  // --mask NAME: a generator name unless a file of that name exists
   const bool mask_given = !a.mask.mask_file.empty() || !a.mask.pattern.empty();
   const bool model_given = !a.graph.model.empty() || !a.graph.config.empty();
 
@@ -190,7 +155,7 @@ int Run(const RunArgs& a_in) {
   if (!mask.IsOk()) return Fail(cmd, mask.Message());
 
   std::string error;
-  auto backend = MakeBackend(a.device, &error);
+  auto backend = MakeRunBackend(a.device, &error);
   if (!backend) return Fail(cmd, error);
 
   // Scheme and choices: --scheme (code, hex, default, chains, unfused) or --plan.
@@ -256,7 +221,11 @@ int Run(const RunArgs& a_in) {
     auto ch = kernels::ChooseMhaConfig(mask->mask, run_graph.AttentionWorkload(),
                                        backend->Device(), r);
     if (!ch.IsOk()) return Fail(cmd, ch.Message());
-    for (auto& c : choices) c.mha_config = ch->config;
+    engine::MhaConfig cfg = ch->config;
+    // Row-wise ignores the block fields (ChooseMhaConfig zeroes them); the call's validation
+    // still wants legal ones.
+    if (cfg.kernel == engine::MhaKernel::kRowWise) cfg = {engine::MhaKernel::kRowWise, 64, 64, 4};
+    for (auto& c : choices) c.mha_config = cfg;
   }
 #endif
 

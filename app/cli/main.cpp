@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   stof::app::RegisterDeviceCommand(app, &exit_code);
   stof::app::RegisterGraphCommand(app, &exit_code);
   stof::app::RegisterRunCommand(app, &exit_code);
+  stof::app::RegisterTuneCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -95,9 +95,14 @@ Expected<std::optional<SegmentCost>> TuneContext::Cost(const Segment& s, const S
   }
 
   SegmentCost cost;
-  const auto t_pred = Clock::now();
-  auto pred = m_source.Predict(s, c);
-  Charge(&TuneStats::predict_s, t_pred);
+  // Beside a measurement, the model's prediction (the studio plots one against the other);
+  // a source that only predicts returns it from Cost itself.
+  Expected<Prediction> pred = MakeError("not asked");
+  if (m_source.Measures()) {
+    const auto t_pred = Clock::now();
+    pred = m_source.Predict(s, c);
+    Charge(&TuneStats::predict_s, t_pred);
+  }
   bool hit = false;
   std::string cache_key;
   if (m_cache != nullptr && m_source.Measures()) {
@@ -117,7 +122,7 @@ Expected<std::optional<SegmentCost>> TuneContext::Cost(const Segment& s, const S
   if (!hit) {
     const auto t0 = Clock::now();
     auto fresh = m_source.Cost(s, c);
-    Charge(m_source.Measures() ? &TuneStats::measure_s : &TuneStats::predict_s, t0);
+    Charge(&TuneStats::measure_s, t0);
     if (!fresh.IsOk()) return fresh.ToStatus();
     cost = *fresh;
     if (m_cache != nullptr && m_source.Measures()) {

@@ -48,6 +48,7 @@ Status TuneOptions::Validate(const std::string& what) const {
 }
 
 double TuneStats::OverheadShare() const {
+  // total_s = measure_s + the five below, by construction of search_s in Tune.
   return total_s > 0 ? (rules_s + reward_s + search_s + cache_s + predict_s) / total_s : 0;
 }
 

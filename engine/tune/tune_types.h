@@ -93,14 +93,16 @@ class TuneObserver {
 // the device, or the model's predictions) against its own bookkeeping.
 struct TuneStats {
   double total_s = 0;
-  double measure_s = 0;      // Backend::Measure and rebinding the layer's calls
-  double predict_s = 0;      // the analytical models (also computed beside each measurement)
+  double measure_s = 0;      // evaluating candidates: rebinding the layer's calls and timing
+                             // them (without a GPU: the model's predictions, which are the
+                             // evaluation then)
+  double predict_s = 0;      // the analytical model computed beside each measurement
   double cache_s = 0;        // cache file lookups and appends
   double rules_s = 0;        // scheme encoding, expand / seize / compete, template matching
   double reward_s = 0;       // STOF stage 2 bookkeeping
   double search_s = 0;       // everything else of the search (total minus the above)
   int64_t candidates = 0, measured = 0, cache_hits = 0, failed = 0;
-  double OverheadShare() const;  // (rules + reward + search + cache + predict) / total
+  double OverheadShare() const;  // the tuner's own work: (total - measure) / total
 };
 
 struct SegmentResult {

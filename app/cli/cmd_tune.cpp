@@ -1,0 +1,386 @@
+// `stof tune`: tunes a model's layer for a workload and mask with one of the search methods
+// (engine/tune/tuner.h: stof, gtco, mcfuser, exhaustive), on the GPU (--device local, the
+// default when there is one), on the CPU reference (--device cpu; tiny shapes, for tests) or
+// on the analytical models alone (--device predict, the default without a GPU: every figure
+// is labelled a prediction). Shows a progress bar (stage, candidates, best so far, elapsed,
+// remaining) on stderr, then a table of the chosen segments, measures the whole model under
+// the tuned plan and under the untuned default in one process, and writes the plan (--out).
+// Measurements are cached across runs in the user's cache file (docs/tuner.md).
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "app/cli/cli_common.h"
+#include "app/cli/graph_args.h"
+#include "app/cli/run_common.h"
+#include "engine/cpu/cpu_backend.h"
+#include "engine/fusion/default_scheme.h"
+#include "engine/fusion/scheme_hex.h"
+#include "engine/plan/plan.h"
+#include "engine/run/model_runner.h"
+#include "engine/tune/measured_cost_source.h"
+#include "engine/tune/predicted_cost_source.h"
+#include "engine/tune/segment_model.h"
+#include "engine/tune/tune_cache.h"
+#include "engine/tune/tuned_plan.h"
+#include "engine/tune/tuner.h"
+
+namespace stof::app {
+
+namespace {
+
+struct TuneArgs {
+  GraphArgs graph;
+  MaskSourceOptions mask;
+  std::string method = "stof";
+  std::string budget;
+  uint64_t tune_seed = 1;
+  int64_t samples = 4;
+  std::string device = "auto";
+  std::string out;
+  std::string cache;
+  bool no_cache = false;
+  bool quiet = false;
+  int repeats = 10;
+  bool no_measure_model = false;
+};
+
+std::atomic<bool> g_cancel{false};
+extern "C" void OnInterrupt(int) { g_cancel.store(true); }
+
+// "60s", "60" (seconds), "2m", "1.5h", "200c" (candidates).
+engine::Status ParseBudget(const std::string& text, engine::TuneOptions* o) {
+  if (text.empty()) return engine::Status::Ok();
+  const auto bad = [&] {
+    return engine::MakeError("--budget: expected seconds (60s, 2m, 1h) or candidates (200c), got '" +
+                             text + "'");
+  };
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (...) {
+    return bad();
+  }
+  const std::string unit = text.substr(used);
+  if (!(v > 0) || !std::isfinite(v)) return bad();
+  if (unit.empty() || unit == "s") o->budget_s = v;
+  else if (unit == "m" || unit == "min") o->budget_s = v * 60;
+  else if (unit == "h") o->budget_s = v * 3600;
+  else if (unit == "c" || unit == "candidates") {
+    if (v != std::floor(v)) return bad();
+    o->budget_candidates = static_cast<int64_t>(v);
+  } else {
+    return bad();
+  }
+  if (o->budget_s > 1e7) return bad();
+  return engine::Status::Ok();
+}
+
+// The progress bar on stderr: redrawn in place on a terminal, a line per stage and every
+// 5 s otherwise (logs, CI).
+class CliProgress : public engine::TuneObserver {
+ public:
+  explicit CliProgress(bool quiet) : m_quiet(quiet), m_tty(::isatty(2) != 0) {}
+  void OnStage(const engine::TuneProgress& p) override {
+    if (m_quiet) return;
+    if (m_tty) std::fprintf(stderr, "\r\033[K");
+    std::fprintf(stderr, "[%6.1f s] %s: %s\n", p.elapsed_s, p.method.c_str(), p.stage.c_str());
+    Draw(p, true);
+  }
+  void OnProgress(const engine::TuneProgress& p) override { Draw(p, false); }
+  void Finish() {
+    if (!m_quiet && m_tty && m_drawn) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  void Draw(const engine::TuneProgress& p, bool force) {
+    if (m_quiet) return;
+    const auto now = std::chrono::steady_clock::now();
+    const double since = std::chrono::duration<double>(now - m_last).count();
+    if (!force && since < (m_tty ? 0.1 : 5.0)) return;
+    m_last = now;
+    char bar[40] = "";
+    if (p.fraction >= 0) {  // a bar only when the planned work is known
+      const int width = 20;
+      const int filled = static_cast<int>(p.fraction * width + 0.5);
+      bar[0] = '[';
+      for (int i = 0; i < width; ++i) bar[1 + i] = i < filled ? '#' : '.';
+      bar[width + 1] = ']';
+      bar[width + 2] = ' ';
+      bar[width + 3] = 0;
+    }
+    char best[32] = "-";
+    if (p.best_us > 0) std::snprintf(best, sizeof best, "%.1f us", p.best_us);
+    char left[40] = "";
+    if (p.remaining_s >= 0) std::snprintf(left, sizeof left, ", ~%.0f s left", p.remaining_s);
+    std::fprintf(stderr, "%s%s%lld candidates (%lld cached)  best %s  %.1f s%s%s",
+                 m_tty ? "\r\033[K" : "", bar, static_cast<long long>(p.candidates),
+                 static_cast<long long>(p.cache_hits), best, p.elapsed_s, left, m_tty ? "" : "\n");
+    std::fflush(stderr);
+    m_drawn = true;
+  }
+  bool m_quiet, m_tty, m_drawn = false;
+  std::chrono::steady_clock::time_point m_last{};
+};
+
+engine::Predictor MakePredictor(const engine::OpGraph& g, const engine::Mask& mask,
+                                const engine::DeviceSpec& device) {
+  return [g, &mask, device](const engine::Segment& s, const engine::SegmentChoice& c)
+             -> engine::Expected<engine::Prediction> {
+    auto p = engine::PredictSegment(g, s, c, mask, device);
+    if (!p.IsOk()) return p.ToStatus();
+    return engine::Prediction{p->us, p->bytes};
+  };
+}
+
+int Tune(const TuneArgs& a_in) {
+  const std::string cmd = "tune";
+  TuneArgs a = a_in;
+  ResolveMaskName(&a.mask);
+  if (a.mask.mask_file.empty() && a.mask.pattern.empty()) a.mask.pattern = "bigbird";
+  if (a.mask.seq == 0) a.mask.seq = 512;  // --seq (added with the mask options) is also L
+  a.graph.seq = a.mask.seq;
+  auto graph = BuildGraph(a.graph);
+  if (!graph.IsOk()) return Fail(cmd, graph.Message());
+  auto mask = ResolveMaskSource(a.mask);
+  if (!mask.IsOk()) return Fail(cmd, mask.Message());
+  if (mask->mask.Rows() != graph->seq_len)
+    return Fail(cmd, "--mask: " + mask->label + " is " + std::to_string(mask->mask.Rows()) +
+                         " x " + std::to_string(mask->mask.Cols()) + ", --seq is " +
+                         std::to_string(graph->seq_len));
+  engine::TuneOptions o;
+  auto method = engine::ParseTuneMethod(a.method);
+  if (!method.IsOk()) return Fail(cmd, "--" + method.Message());
+  o.method = *method;
+  auto budget = ParseBudget(a.budget, &o);
+  if (!budget.IsOk()) return Fail(cmd, budget.Message());
+  o.seed = a.tune_seed;
+  o.samples = a.samples;
+  o.cancel = &g_cancel;
+  auto valid = o.Validate("tune");
+  if (!valid.IsOk()) return Fail(cmd, valid.Message());
+  if (a.repeats < 1) return Fail(cmd, "--repeats: must be at least 1");
+
+  // Device: measure on the GPU or the CPU reference, or predict.
+  std::string device = a.device;
+  std::vector<std::string> notes;
+  if (device == "auto") {
+    device = LocalGpuAvailable() ? "local" : "predict";
+    if (device == "predict")
+      notes.push_back("no GPU found: tuning on the analytical models (predictions, not "
+                      "measurements); use --device local on a GPU machine");
+  }
+  std::unique_ptr<engine::Backend> backend;
+  engine::DeviceSpec spec;
+  if (device == "predict") {
+    spec = engine::CpuBackend().Device();
+  } else {
+    std::string error;
+    backend = MakeRunBackend(device, &error);
+    if (!backend) return Fail(cmd, error + " (or --device predict)");
+    spec = backend->Device();
+  }
+  engine::OpGraph g = *graph;
+  if (backend) g.dtype = engine::StorageTypeFor(*backend);
+
+  std::unique_ptr<engine::CostSource> source;
+  if (backend) {
+    engine::MeasureOptions mo;
+    mo.warmup = 2;
+    mo.repeats = a.repeats;
+    mo.max_seconds = 1;
+    mo.graph = device == "local";
+    auto s = engine::MeasuredCostSource::Create(*backend, g, mask->mask, mo,
+                                                MakePredictor(g, mask->mask, spec));
+    if (!s.IsOk()) return Fail(cmd, s.Message());
+    source = std::move(*s);
+  } else {
+    source = std::make_unique<engine::PredictedCostSource>(g, mask->mask, spec,
+                                                           MakePredictor(g, mask->mask, spec));
+  }
+
+  // The cache file (measurements only).
+  std::optional<engine::TuneCache> cache;
+  std::string cache_path = a.cache.empty() ? engine::DefaultTuneCachePath() : a.cache;
+  if (!a.no_cache && backend) {
+    if (cache_path.empty()) {
+      notes.push_back("no cache directory ($HOME unset): measurements are not kept");
+    } else {
+      auto c = engine::TuneCache::Open(cache_path);
+      if (c.IsOk()) cache = std::move(*c);
+      else notes.push_back("cache: " + c.Message() + " (measurements are not kept)");
+    }
+  }
+  for (const auto& n : notes) std::fprintf(stderr, "stof tune: note: %s\n", n.c_str());
+
+  std::signal(SIGINT, OnInterrupt);  // Ctrl-C: stop and keep the best plan found
+  CliProgress progress(a.quiet || a.graph.json);
+  auto result = engine::Tune(*source, o, &progress, cache ? &*cache : nullptr);
+  progress.Finish();
+  std::signal(SIGINT, SIG_DFL);
+  if (!result.IsOk()) return Fail(cmd, result.Message());
+  const engine::TuneResult& r = *result;
+
+  // The whole model, tuned and default, in this process (GPU or CPU reference).
+  engine::TunedPlanInfo info;
+  info.device = spec;
+  info.spec = mask->has_spec ? &mask->spec : nullptr;
+  info.separate_bias = a.graph.separate_bias;
+  info.options = o;
+  const int layers = static_cast<int>(g.layers);
+  std::string model_method;
+  if (backend && !a.no_measure_model) {
+    engine::MeasureOptions mo;
+    mo.repeats = a.repeats;
+    mo.max_seconds = 5;
+    mo.graph = device == "local";
+    source.reset();  // free the tuner's layer before whole models are allocated
+    for (int which = 0; which < 2; ++which) {
+      engine::ModelRunOptions ro;
+      ro.layers = layers;
+      const engine::FusionScheme sch = which == 0 ? r.scheme : engine::DefaultScheme(g);
+      if (which == 0) ro.choices = r.choices;
+      auto model = engine::ModelRunner::Create(*backend, g, mask->mask, sch, ro);
+      if (!model.IsOk()) return Fail(cmd, std::string(which ? "default" : "tuned") + " model: " + model.Message());
+      auto rep = engine::MeasureModel(*backend, **model, mo);
+      if (!rep.IsOk()) return Fail(cmd, std::string(which ? "default" : "tuned") + " model: " + rep.Message());
+      (which == 0 ? info.model_us : info.default_model_us) = rep->total_us;
+      model_method = rep->method;
+    }
+  }
+  auto plan = engine::MakeTunedPlan(r, g, mask->mask, info);
+  if (!plan.IsOk()) return Fail(cmd, plan.Message());
+  if (!a.out.empty()) {
+    auto st = engine::SavePlan(a.out, *plan);
+    if (!st.IsOk()) return Fail(cmd, st.Message());
+  }
+
+  const char* kind = r.measured ? "measured" : "predicted";
+  nlohmann::json segs = nlohmann::json::array();
+  for (const auto& s : r.segments) {
+    nlohmann::json row = {{"ops", SegmentLabel(s.segment)}, {"template", s.tmpl},
+                          {"choice", s.choice_text}, {"us", s.cost.us},
+                          {"measured", s.cost.measured}, {"predicted_us", s.cost.predicted_us},
+                          {"default_us", s.default_cost.us}};
+    segs.push_back(row);
+  }
+  const auto& st = r.stats;
+  nlohmann::json out = {
+      {"model", g.model},
+      {"family", engine::ModelFamilyName(g.family)},
+      {"part", engine::LayerPartName(g.part)},
+      {"batch", g.batch},
+      {"seq", g.seq_len},
+      {"mask", {{"label", mask->label}, {"hash", mask->mask.HashHex()}, {"density", mask->mask.Density()}}},
+      {"device", source ? source->Describe() : (backend ? backend->Name() : "predicted: " + spec.name)},
+      {"method", engine::TuneMethodName(r.method)},
+      {"measured", r.measured},
+      {"scheme", {{"code", r.scheme.Code()}, {"hex", *engine::CodeToHex(r.scheme.Code())}}},
+      {"initial", {{"code", r.initial_scheme.Code()}, {"layer_us", r.initial_us}}},
+      {"layer_us", r.total_us},
+      {"segments", segs},
+      {"stopped_by", r.stopped_by},
+      {"notes", r.notes},
+      {"stats", {{"total_s", st.total_s}, {"measure_s", st.measure_s}, {"predict_s", st.predict_s},
+                 {"cache_s", st.cache_s}, {"rules_s", st.rules_s}, {"reward_s", st.reward_s},
+                 {"search_s", st.search_s}, {"overhead_share", st.OverheadShare()},
+                 {"candidates", st.candidates}, {"measured", st.measured},
+                 {"cache_hits", st.cache_hits}, {"failed", st.failed}}},
+      {"cache", cache ? cache->Path() : ""},
+      {"plan", a.out}};
+  if (info.model_us) {
+    out["model_us"] = *info.model_us;
+    out["default_model_us"] = *info.default_model_us;
+    out["speedup_over_default"] = *info.default_model_us / *info.model_us;
+    out["layers"] = layers;
+    out["timing"] = model_method;
+  }
+  if (a.graph.json) {
+    PrintJson(out);
+    return kExitOk;
+  }
+  std::printf("model     %s (%s %s), batch %lld, L %lld\n", g.model.c_str(),
+              engine::ModelFamilyName(g.family), engine::LayerPartName(g.part),
+              static_cast<long long>(g.batch), static_cast<long long>(g.seq_len));
+  std::printf("mask      %s\n", mask->label.c_str());
+  std::printf("device    %s\n", out["device"].get<std::string>().c_str());
+  std::printf("method    %s, seed %llu, %s\n", engine::TuneMethodName(r.method),
+              static_cast<unsigned long long>(o.seed), r.stopped_by.c_str());
+  std::printf("scheme    %s (%s)\n\n", r.scheme.Code().c_str(),
+              out["scheme"]["hex"].get<std::string>().c_str());
+  std::printf("  %-10s %-18s %-28s %10s %10s %10s\n", "ops", "template", "parameters",
+              r.measured ? "us" : "us (pred)", "default", "model");
+  for (const auto& s : r.segments)
+    std::printf("  %-10s %-18s %-28s %10.1f %10.1f %10.1f\n", SegmentLabel(s.segment).c_str(),
+                s.tmpl.empty() ? "-" : s.tmpl.c_str(), s.choice_text.c_str(), s.cost.us,
+                s.default_cost.us, s.cost.predicted_us);
+  std::printf("  %-10s %-18s %-28s %10.1f\n\n", "layer", "", "", r.total_us);
+  std::printf("initial   %s: %.1f us per layer (%s)\n", r.initial_scheme.Code().c_str(),
+              r.initial_us, kind);
+  std::printf("tuned     %.1f us per layer (%s): %.2fx the initial scheme\n", r.total_us, kind,
+              r.total_us > 0 ? r.initial_us / r.total_us : 0.0);
+  if (info.model_us)
+    std::printf("model     %d layers: tuned %.1f us, default %.1f us (%.2fx; %s)\n", layers,
+                *info.model_us, *info.default_model_us, *info.default_model_us / *info.model_us,
+                model_method.c_str());
+  std::printf("tuning    %.2f s, %lld candidates (%lld measured, %lld from the cache, %lld "
+              "failed); tuner overhead %.1f %%\n",
+              st.total_s, static_cast<long long>(st.candidates), static_cast<long long>(st.measured),
+              static_cast<long long>(st.cache_hits), static_cast<long long>(st.failed),
+              100 * st.OverheadShare());
+  for (const auto& n : r.notes) std::printf("note      %s\n", n.c_str());
+  if (!a.out.empty()) std::printf("plan      %s\n", a.out.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterTuneCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<TuneArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune", "Tune a model's fusion scheme and kernel parameters for a workload and mask");
+  cmd->add_option("--model", a->graph.model,
+                  "Preset: bert-small, bert-base, bert-large, gpt2-small, gpt2-medium, t5-small, "
+                  "t5-base (with --config: the family when the file has no model_type)");
+  cmd->add_option("--config", a->graph.config, "HuggingFace-style config.json for the sizes");
+  cmd->add_option("--batch", a->graph.batch, "Batch size")->capture_default_str();
+  cmd->add_option("--layer", a->graph.layer, "encoder or decoder (T5; default: the family's)");
+  AddMaskSourceOptions(cmd, &a->mask);
+  cmd->get_option("--seq")->description("Sequence length L (default 512)");
+  cmd->get_option("--mask")->description(
+      "Mask: a generator name (bigbird, longformer, ...; default bigbird) or a file");
+  cmd->add_option("--method", a->method, "Search: stof, gtco, mcfuser, exhaustive")
+      ->capture_default_str();
+  cmd->add_option("--budget", a->budget,
+                  "Stop after this long (60s, 2m) or this many candidates (200c); default: "
+                  "when the method ends");
+  cmd->add_option("--tune-seed", a->tune_seed, "Seed of the search's random choices")
+      ->capture_default_str();
+  cmd->add_option("--samples", a->samples, "Parameter settings sampled per segment (stof, gtco)")
+      ->capture_default_str();
+  cmd->add_option("--device", a->device,
+                  "auto (the GPU if there is one, else predict), local (the GPU), cpu (the "
+                  "fp32 reference; tiny shapes), predict (analytical models only)")
+      ->capture_default_str();
+  cmd->add_option("--out", a->out, "Write the tuned plan here (JSON; replay with stof run --plan)");
+  cmd->add_option("--cache", a->cache,
+                  "Measurement cache file (default: $STOF_CACHE_DIR, $XDG_CACHE_HOME/stof or "
+                  "~/.cache/stof, file tune-cache.jsonl)");
+  cmd->add_flag("--no-cache", a->no_cache, "Neither read nor write the cache file");
+  cmd->add_option("--repeats", a->repeats, "Timed runs per candidate (median)")
+      ->capture_default_str();
+  cmd->add_flag("--no-model", a->no_measure_model,
+                "Skip measuring the whole model (tuned and default) after tuning");
+  cmd->add_flag("--quiet", a->quiet, "No progress bar");
+  cmd->add_flag("--json", a->graph.json, "Print machine-readable JSON");
+  cmd->callback([a, exit_code] { *exit_code = Tune(*a); });
+}
+
+}  // namespace stof::app
