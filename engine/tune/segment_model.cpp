@@ -296,7 +296,10 @@ Kernel HeadsKernel(const OpGraph& g, const SegmentModelConstants& k) {
 
 Plan OpByOpPlan(const OpGraph& g, const Segment& s, const SegmentModelConstants& k) {
   Plan p;
-  p.label = "op by op";
+  p.label = "op by op (";
+  for (int n = s.first; n <= s.last; ++n)
+    p.label += std::string(n > s.first ? "+" : "") + OpKindName(g.At(n).kind);
+  p.label += ")";
   for (int n = s.first; n <= s.last; ++n) {
     const Op& op = g.At(n);
     const Kernel own{static_cast<double>(op.bytes), static_cast<double>(op.flops), k.bw_eff,
@@ -327,11 +330,33 @@ Mask SegmentMask(const OpGraph& g, const Segment& s, const Mask& mask) {
   return mask;
 }
 
-// The kernel's default tiles when a plan gives none: GemmChainParams' defaults (64x64x32x64)
-// clipped to the shape. (The CUDA backend orders its instantiated settings by a rough cost
-// and takes the first; that table lives in kernels/, out of the engine's reach.)
-Expected<ChainTiles> ChainTilesFrom(const ParamMap& params, const GemmChainShape& shape) {
-  ChainTiles t{64, 64, 32, 64};
+// The tiles of a chain: choice.params where given. Without params the CUDA backend takes the
+// first of SupportedGemmChainParams (its instantiated table ordered by a rough cost), which
+// lives in kernels/, out of the engine's reach; the model takes instead the setting it predicts
+// fastest over the table's ranges (bn 64; bm 16..128, bk 32..128, bh 64..256, powers of two,
+// clipped to the shape, within the device's shared memory per block by MCFuser's equation 1).
+Expected<ChainTiles> ChainTilesFrom(const ParamMap& params, const GemmChainShape& shape,
+                                    const DeviceSpec& dev) {
+  const bool given = params.count("bm") || params.count("bn") || params.count("bk") ||
+                     params.count("bh");
+  if (!given) {
+    ChainTiles best;
+    double best_s = -1;
+    for (int64_t bm : {16, 32, 64, 128})
+      for (int64_t bk : {32, 64, 128})
+        for (int64_t bh : {64, 128, 256}) {
+          const ChainTiles t{std::min(bm, RoundUp16(shape.m)), std::min<int64_t>(64, RoundUp16(shape.n)),
+                             std::min(bk, RoundUp16(shape.k)), std::min(bh, RoundUp16(shape.h))};
+          const Candidate c{shape, ChainKernelExpr(), t};
+          if (!ValidateCandidate(c).IsOk()) continue;
+          const ChainEstimate e = EstimateChainUnchecked(c, dev);
+          if (e.smem_bytes > dev.smem_per_block_bytes) continue;
+          if (best_s < 0 || e.seconds < best_s) best = t, best_s = e.seconds;
+        }
+    if (best_s < 0) return MakeError("params: no chain tiles fit this shape and device");
+    return best;
+  }
+  ChainTiles t{64, 64, 32, 64};  // GemmChainParams' defaults for the fields not given
   const auto take = [&](const char* name, int64_t& field, int64_t dim) {
     auto it = params.find(name);
     field = it != params.end() ? it->second : std::min(field, RoundUp16(dim));
@@ -401,19 +426,21 @@ Expected<Plan> FusedPlan(const OpGraph& g, const Segment& s, TemplateKind kind,
       const GemmChainShape shape = ChainShape(Rows(*gemm1), gemm1->output.dims.back(),
                                               gemm1->inputs.at(0).dims.back(),
                                               gemm2->output.dims.back());
-      auto tiles = ChainTilesFrom(choice.params, shape);
+      auto tiles = ChainTilesFrom(choice.params, shape, dev);
       if (!tiles.IsOk()) return tiles.ToStatus();
       auto kn = ChainKernel(shape, *tiles, dev, k, roofline.bytes);
       if (!kn.IsOk()) return kn.ToStatus();
       p.Add(*kn);
       p.note = "MCFuser mhnk " + Str(tiles->bm) + "x" + Str(tiles->bn) + "x" + Str(tiles->bk) +
-               "x" + Str(tiles->bh);
+               "x" + Str(tiles->bh) + (choice.params.empty() ? " (model's pick)" : "");
       return p;
     }
     case TemplateKind::kGemmNorm: {
       // Each thread block owns bm full rows and streams all of W (k x n) through L2, one block
       // per SM at the default settings: waves x W bytes at the fitted per-block rate.
       const int64_t n = gemm1->output.dims.back(), kk = gemm1->inputs.at(0).dims.back();
+      // Without params the backend takes SupportedGemmNormParams' first setting: the most rows
+      // per block that fit, bm 64 up to n = 512, else 32 (docs/kernels-gemm-norm.md).
       auto it = choice.params.find("bm");
       const int64_t bm = it != choice.params.end() ? it->second : (n <= 512 ? 64 : 32);
       if (bm < 1) return MakeError("params.bm: must be positive, got " + Str(bm));

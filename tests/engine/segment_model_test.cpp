@@ -497,6 +497,11 @@ TEST(SegmentModel, GemmChainFollowsMcfuser) {
   auto direct = PredictGemmChain(shape, {16, 64, 64, 256}, H100(), H100SegmentConstants());
   ASSERT_TRUE(direct.IsOk()) << direct.Message();
   EXPECT_NEAR(direct->us, pa.us, 1e-9);
+  // Without params: the setting the model predicts fastest (the backend's own default order
+  // lives in kernels/), so no slower than either explicit choice above.
+  const SegmentPrediction pick = Predict(g, {10, 12}, SegmentChoice{}, mask);
+  EXPECT_NE(pick.basis.find("(model's pick)"), std::string::npos) << pick.basis;
+  EXPECT_LE(pick.us, std::min(pa.us, pb.us) + 1e-9);
   SegmentChoice bad;
   bad.params = {{"bm", 24}};
   auto e = PredictSegment(g, {10, 12}, bad, mask, H100());
