@@ -3,7 +3,6 @@
 #include "engine/tune/segment_model.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <vector>

@@ -33,8 +33,8 @@ struct SegmentPrediction {
   double bytes = 0;   // DRAM bytes of its kernels (block-wise MHA: with the K/V tile reloads)
   double flops = 0;   // FLOPs its kernels execute (block kernels: whole valid blocks)
   int kernels = 0;    // kernel launches
-  // One line: "gemm_act: 1 kernel; 44.1 MB at 2.58 TB/s; 19.3 GFLOP at 623 TFLOP/s;
-  // +1x2.5 us launch +2.6 us".
+  // One line: "gemm_act: 1 kernel; 36.2 MB at 3.62 TB/s; 19.4 GFLOP at 684 TFLOP/s;
+  // +1x1.45 us launch +4.23 us" (rates are the effective ones, L2 share included).
   std::string basis;
 };
 
