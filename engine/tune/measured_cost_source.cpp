@@ -5,7 +5,9 @@ namespace stof::engine {
 
 Expected<std::unique_ptr<MeasuredCostSource>> MeasuredCostSource::Create(
     Backend& backend, const OpGraph& graph, const Mask& mask, const MeasureOptions& measure,
-    Predictor predictor, uint64_t weight_seed) {
+    Predictor predictor, uint64_t weight_seed, int layers) {
+  if (layers < 1 || layers > 1024)
+    return MakeError("tune: layers: expected 1..1024, got " + std::to_string(layers));
   std::unique_ptr<MeasuredCostSource> m(new MeasuredCostSource(backend, std::move(predictor)));
   m->m_graph = graph;
   m->m_graph.dtype = StorageTypeFor(backend);
@@ -22,15 +24,17 @@ Expected<std::unique_ptr<MeasuredCostSource>> MeasuredCostSource::Create(
   }
   m->m_pool = std::make_unique<ActivationPool>(backend);
   LayerIo io{m->m_io[0], m->m_io[1], m->m_io[2], m->m_pool.get()};
-  auto layer = LayerRunner::Create(backend, m->m_graph, mask, FusionScheme::OpByOp(m->m_graph),
-                                   {}, io, weight_seed);
-  if (!layer.IsOk()) return layer.ToStatus().WithContext("tune: ");
-  m->m_layer = std::move(*layer);
+  for (int i = 0; i < layers; ++i) {
+    auto layer = LayerRunner::Create(backend, m->m_graph, mask, FusionScheme::OpByOp(m->m_graph),
+                                     {}, io, weight_seed * 1000003ull + static_cast<uint64_t>(i));
+    if (!layer.IsOk()) return layer.ToStatus().WithContext("tune: layer " + std::to_string(i) + ": ");
+    m->m_layers.push_back(std::move(*layer));
+  }
   return m;
 }
 
 MeasuredCostSource::~MeasuredCostSource() {
-  m_layer.reset();
+  m_layers.clear();
   m_pool.reset();
   for (void* p : m_io) m_backend.Free(p);
 }
@@ -41,14 +45,14 @@ Expected<int> MeasuredCostSource::Bind(const Segment& s, const SegmentChoice& c)
   if (idx < 0) return MakeError("tune: segment " + SegmentLabel(s) + ": not a valid segment");
   std::vector<SegmentChoice> choices(scheme.Segments().size());
   choices[static_cast<size_t>(idx)] = c;
-  STOF_RETURN_IF_ERROR(m_layer->Rebind(scheme, choices));
+  for (auto& layer : m_layers) STOF_RETURN_IF_ERROR(layer->Rebind(scheme, choices));
   return idx;
 }
 
 Expected<std::vector<SegmentChoice>> MeasuredCostSource::Choices(const Segment& s) {
   auto idx = Bind(s, SegmentChoice{});
   if (!idx.IsOk()) return idx.ToStatus();
-  const SegmentRun& run = m_layer->Segments()[static_cast<size_t>(*idx)];
+  const SegmentRun& run = m_layers.front()->Segments()[static_cast<size_t>(*idx)];
   std::vector<SegmentChoice> out;
   const auto with_params = [&](Expected<std::vector<ParamMap>> maps) -> Status {
     if (!maps.IsOk()) return maps.ToStatus();
@@ -99,8 +103,12 @@ Expected<SegmentCost> MeasuredCostSource::Cost(const Segment& s, const SegmentCh
     return cost;
   }
   const size_t i = static_cast<size_t>(*idx);
-  auto m = m_backend.Measure([&](void* stream) { return m_layer->RunSegment(i, stream); },
-                             m_measure);
+  auto m = m_backend.Measure(
+      [&](void* stream) -> Status {
+        for (auto& layer : m_layers) STOF_RETURN_IF_ERROR(layer->RunSegment(i, stream));
+        return Status::Ok();
+      },
+      m_measure);
   if (!m.IsOk()) {
     cost.error = m.Message();
     // A failed launch may leave an error pending on the device; later candidates must not
@@ -108,7 +116,7 @@ Expected<SegmentCost> MeasuredCostSource::Cost(const Segment& s, const SegmentCh
     (void)m_backend.Synchronize();
     return cost;
   }
-  cost.us = m->median_us;
+  cost.us = m->median_us / static_cast<double>(m_layers.size());
   return cost;
 }
 

@@ -446,7 +446,9 @@ Status TuneCache::Put(const std::string& key, const CachedCost& cost) {
   if (n != static_cast<ssize_t>(line->size())) {
     const std::string why = n < 0 ? Errno() : "short write (" + std::to_string(n) + " of " +
                                                   std::to_string(line->size()) + " bytes)";
-    if (n > 0) (void)::ftruncate(f->fd.Get(), static_cast<off_t>(size));  // remove the fragment
+    // Remove the fragment; if even that fails the next reader skips it as a torn line.
+    if (n > 0 && ::ftruncate(f->fd.Get(), static_cast<off_t>(size)) != 0) {
+    }
     return MakeError(s.path + ": cannot write: " + why);
   }
   // When nothing was appended since our last read, our own line needs no reading back.

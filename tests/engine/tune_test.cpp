@@ -26,13 +26,13 @@ using testing::ScriptedBackend;
 
 struct Fixture {
   explicit Fixture(ScriptedBackend::Script script = {}, const std::string& model = "bert-small",
-                   std::optional<LayerPart> part = std::nullopt)
+                   std::optional<LayerPart> part = std::nullopt, int layers = 1)
       : backend(std::move(script)),
         graph(PresetGraph(model, 1, 64, part)),
         mask(PatternMask("full", 64)) {
     MeasureOptions mo;
     mo.repeats = 1;
-    auto s = MeasuredCostSource::Create(backend, graph, mask, mo, {});
+    auto s = MeasuredCostSource::Create(backend, graph, mask, mo, {}, 1, layers);
     EXPECT_TRUE(s.IsOk()) << s.Message();
     if (s.IsOk()) source = std::move(*s);
   }
@@ -72,6 +72,18 @@ TEST(Tune, ExhaustiveFindsTheKnownOptimum) {
   EXPECT_EQ(r->segments[0].choice_text, "algo=2");
   EXPECT_TRUE(r->measured);
   EXPECT_EQ(r->stopped_by, "converged");
+}
+
+TEST(Tune, SegmentsTimedOverSeveralLayersCostPerLayer) {
+  Fixture f({}, "bert-small", std::nullopt, 3);  // each layer's segment is timed: 3x the calls
+  ASSERT_TRUE(f.source);
+  EXPECT_EQ(f.source->Layers(), 3);
+  auto r = Tune(*f.source, Options(TuneMethod::kExhaustive));
+  ASSERT_TRUE(r.IsOk()) << r.Message();
+  EXPECT_DOUBLE_EQ(r->total_us, kBertOptimumUs);
+  EXPECT_EQ(r->scheme.Code(), kBertOptimumCode);
+  ScriptedBackend b;
+  EXPECT_FALSE(MeasuredCostSource::Create(b, f.graph, f.mask, {}, {}, 1, 0).IsOk());
 }
 
 TEST(Tune, GtcoFindsTheKnownOptimum) {
