@@ -1,7 +1,8 @@
 // STOF's two-stage search (papers.md; STOF section 4.4, tuner.h):
 //   initial  DefaultScheme with CI+CI chains fused when batch * L <= small_tokens (the rule of
 //            the paper: chains pay at small batch x length), attention on Eq. 1 / Eq. 2's
-//            kernel (the first ordered choice), each segment the best of `samples` settings.
+//            kernel (the first ordered choice), each segment the best of `samples` settings;
+//            the chains are kept only when that is faster than the scheme without them.
 //   stage 1  depth first over NeighbourSchemes (expand, seize, compete): for each move, the
 //            segments it creates are sampled (`samples` settings each; the ones it keeps are
 //            already known) and the move is kept only when the layer gets faster; the search
@@ -93,6 +94,25 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
     if (!initial->has_value()) return MakeError("tune: cancelled before the first scheme was measured");
   }
   SchemeEval cur = **initial;
+  // The rule's CI+CI fusions are a fusion step like any other: kept only when faster. Stage 1
+  // only ever merges, so a chain the kernels run slowly (ours at most shapes on an H100,
+  // docs/benchmarks.md) would otherwise trap the search: on the H100 (2026-11-22) starting
+  // from the chain left bert-small 1x128 at 32.2 us per layer where GTCO found 30.4.
+  std::vector<std::string> notes;
+  if (rules.gemm_chains) {
+    const FusionScheme plain = DefaultScheme(g);
+    if (!(plain == init)) {
+      auto other = EvaluateScheme(ctx, plain, o.samples, false);
+      if (!other.IsOk()) return other.ToStatus();
+      if (other->has_value() && (*other)->total_us < cur.total_us) {
+        notes.push_back("stof: the initial rule's GEMM chains were slower (" +
+                        std::to_string(cur.total_us) + " us) than without (" +
+                        std::to_string((*other)->total_us) + " us): started without");
+        cur = **other;
+      }
+    }
+  }
+  const SchemeEval start = cur;
   ctx.OfferBest(cur.total_us, cur.scheme);
 
   // Stage 1: fusion expansion, depth first.
@@ -187,7 +207,9 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
     gain = new_gain;
     ctx.OfferBest(cur.total_us, cur.scheme);
   }
-  return FinishResult(ctx, cur, **initial);
+  auto r = FinishResult(ctx, cur, start);
+  if (r.IsOk()) r->notes.insert(r->notes.end(), notes.begin(), notes.end());
+  return r;
 }
 
 }  // namespace stof::engine
