@@ -186,6 +186,34 @@ run_fail "run --plan, bad params" "fusion\.segments\[1\]\.params\.block_m: expec
 $py -c "import json; j=json.load(open('$tmp/p_tuned.json')); j['model']['heads']=12; json.dump(j, open('$tmp/p_heads.json','w'))"
 run_fail "plan with model heads != workload heads" "model\.heads: expected 8 \(workload\.heads\), got 12" "$stof" plan validate "$tmp/p_heads.json"
 
+# --- tune ---------------------------------------------------------------------------------
+# Predictions (no GPU needed): labelled as such everywhere; each method; the plan it writes.
+for m in stof gtco mcfuser exhaustive; do
+  run_ok "tune predict $m" "$stof" tune --model bert-small --batch 1 --seq 128 --mask bigbird --device predict --method $m --json
+  json_check "tune predict $m: a labelled prediction, a full scheme, no worse than its start" "j['measured'] is False and j['device'].startswith('predicted: ') and j['method'] == '$m' and len(j['scheme']['code']) == 14 and all(s['measured'] is False for s in j['segments']) and j['layer_us'] <= j['initial']['layer_us'] + 1e-9 and abs(sum(s['us'] for s in j['segments']) - j['layer_us']) < 1e-6 and 'model_us' not in j"
+done
+run_ok "tune predict text" "$stof" tune --model gpt2-small --batch 1 --seq 128 --device predict --out "$tmp/tp.json"
+grep -q "us (pred)" "$tmp/out" && grep -q "(predicted)" "$tmp/out" && ok || bad "tune predict text does not say predicted: $(head -20 "$tmp/out")"
+run_ok "tune plan validates" "$stof" plan validate "$tmp/tp.json" --json
+$py -c "import json,sys; p=json.load(open('$tmp/tp.json')); sys.exit(0 if p['tuning']['method'] == 'stof' and p['model']['name'] == 'gpt2-small' and all(m['measured'] is False for m in p['measurements']) and p['fusion']['segments'] else 1)" && ok || bad "tuned plan (predict): method, model or measurements wrong: $(head -c 300 "$tmp/tp.json")"
+# Measured on the CPU reference (tiny shape): the plan replays and knows its tuned figure; a
+# second run with the same cache file measures nothing and picks the same plan.
+run_ok "tune cpu" "$stof" tune --model bert-small --batch 1 --seq 32 --device cpu --repeats 1 --cache "$tmp/tc.jsonl" --out "$tmp/tc_plan.json" --json
+cp "$tmp/out" "$tmp/tune1.json"
+json_check "tune cpu: measured, whole model tuned and default" "j['measured'] is True and j['model_us'] > 0 and j['default_model_us'] > 0 and j['stats']['measured'] == j['stats']['candidates'] > 0 and j['cache'] == '$tmp/tc.jsonl'"
+run_ok "tune cpu again" "$stof" tune --model bert-small --batch 1 --seq 32 --device cpu --repeats 1 --cache "$tmp/tc.jsonl" --no-model --json
+json_check "tune cpu again: every candidate from the cache, the same plan" "j['stats']['measured'] == 0 and j['stats']['cache_hits'] == j['stats']['candidates'] and j['scheme'] == json.load(open('$tmp/tune1.json'))['scheme'] and [s['choice'] for s in j['segments']] == [s['choice'] for s in json.load(open('$tmp/tune1.json'))['segments']]"
+run_ok "run the tuned plan" "$stof" run --plan "$tmp/tc_plan.json" --device cpu --repeats 1 --json
+json_check "run --plan of a tuned plan: its scheme, the tuned figure compared" "j['scheme']['code'] == json.load(open('$tmp/tune1.json'))['scheme']['code'] and j['tuned']['us'] == json.load(open('$tmp/tune1.json'))['model_us'] and 'ratio' in j['tuned']"
+run_ok "tune with a candidate budget" "$stof" tune --model bert-small --batch 1 --seq 128 --device predict --budget 5c --json
+json_check "tune --budget 5c stops on the budget" "j['stopped_by'] == 'budget (5 candidates)'"
+run_fail "tune bad budget" "--budget: expected seconds \(60s, 2m, 1h\) or candidates \(200c\), got '5x'" "$stof" tune --model bert-small --seq 128 --device predict --budget 5x
+run_fail "tune bad method" "method: expected one of stof, gtco, mcfuser, exhaustive, got 'annealing'" "$stof" tune --model bert-small --seq 128 --device predict --method annealing
+run_fail "tune bad samples" "samples: expected 1..1e6, got 0" "$stof" tune --model bert-small --seq 128 --device predict --samples 0
+run_fail "tune exhaustive too big" "exhaustive: .* over the limit of 65536; use --method gtco" "$stof" tune --model t5-small --layer decoder --batch 1 --seq 128 --device predict --method exhaustive
+run_fail "tune mask size" "--mask: .* is 64 x 64, --seq is 128" "$stof" tune --model bert-small --seq 128 --mask "$tmp/m64.npy" --device predict
+run_fail "tune unknown device" "--device: expected local or cpu, got 'tpu'" "$stof" tune --model bert-small --seq 128 --device tpu
+
 # --- device -------------------------------------------------------------------------------
 run_ok "device" "$stof" device --json
 json_check "device lists the built-ins and the local GPU or why not" "len(j['builtin']) == 4 and ('local' in j or 'GPU' in j['local_unavailable'] or 'CUDA' in j['local_unavailable'])"
