@@ -22,6 +22,7 @@ namespace stof::engine {
 struct MhaConfig {
   MhaKernel kernel = MhaKernel::kBlockWise;
   int64_t block_m = 64, block_n = 64, num_warps = 4;
+  bool operator==(const MhaConfig&) const = default;
 };
 
 // The attention block's four exact variants, the "fusion ladder" (docs/fusion.md): F the fused

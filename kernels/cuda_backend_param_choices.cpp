@@ -86,11 +86,7 @@ Expected<std::vector<engine::MhaConfig>> CudaBackend::MhaConfigChoices(
   std::vector<engine::MhaConfig> out{first};
   for (const BlockSparseConfig& b : SupportedBlockSparseConfigs(w.head_dim, m_spec.smem_per_block_bytes)) {
     engine::MhaConfig c{engine::MhaKernel::kBlockWise, b.block_m, b.block_n, b.num_warps};
-    const bool seen = std::any_of(out.begin(), out.end(), [&](const engine::MhaConfig& o) {
-      return o.kernel == c.kernel && o.block_m == c.block_m && o.block_n == c.block_n &&
-             o.num_warps == c.num_warps;
-    });
-    if (!seen) out.push_back(c);
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   if (first.kernel != engine::MhaKernel::kRowWise)
     out.push_back(engine::MhaConfig{engine::MhaKernel::kRowWise, 64, 64, 4});

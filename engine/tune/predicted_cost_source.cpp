@@ -1,6 +1,8 @@
 // PredictedCostSource (predicted_cost_source.h).
 #include "engine/tune/predicted_cost_source.h"
 
+#include <algorithm>
+
 #include "engine/layout/block_layout.h"
 #include "engine/mcfuser/candidate_space.h"
 #include "engine/mcfuser/chain_kernel_map.h"
@@ -26,11 +28,7 @@ Expected<std::vector<SegmentChoice>> PredictedCostSource::Choices(const Segment&
     if (sel->kernel != MhaKernel::kRowWise) configs.push_back({MhaKernel::kRowWise, 64, 64, 4});
     std::vector<MhaConfig> unique;
     for (const MhaConfig& c : RankMhaConfigs(configs, w, m_device)) {
-      bool seen = false;
-      for (const MhaConfig& u : unique)
-        seen = seen || (u.kernel == c.kernel && u.block_m == c.block_m &&
-                        u.block_n == c.block_n && u.num_warps == c.num_warps);
-      if (!seen) unique.push_back(c);
+      if (std::find(unique.begin(), unique.end(), c) == unique.end()) unique.push_back(c);
     }
     for (const MhaConfig& c : unique) {
       SegmentChoice ch;

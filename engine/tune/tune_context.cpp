@@ -62,12 +62,6 @@ bool TuneContext::Stopped() {
   return !m_stop_reason.empty();
 }
 
-std::string TuneContext::MemoKey(const Segment& s, const SegmentChoice& c) const {
-  const TemplateKind kind = RunningTemplate(Graph(), s, c);
-  return SegmentSignature(Graph(), s, m_source.UserMask()) + "#" + TemplateName(kind) + "#" +
-         ChoiceText(c, kind);
-}
-
 Expected<std::vector<SegmentChoice>> TuneContext::Choices(const Segment& s) {
   const auto key = std::make_pair(s.first, s.last);
   auto it = m_choices.find(key);
@@ -83,9 +77,12 @@ Expected<std::vector<SegmentChoice>> TuneContext::Choices(const Segment& s) {
 
 Expected<std::optional<SegmentCost>> TuneContext::Cost(const Segment& s, const SegmentChoice& c,
                                                        bool force) {
+  // The candidate's identity, computed once: the memo key and the cache file's key parts.
   auto t_rules = Clock::now();
-  const std::string key = MemoKey(s, c);
   const TemplateKind kind = RunningTemplate(Graph(), s, c);
+  const std::string signature = SegmentSignature(Graph(), s, m_source.UserMask());
+  const std::string choice_text = ChoiceText(c, kind);
+  const std::string key = signature + "#" + TemplateName(kind) + "#" + choice_text;
   Charge(&TuneStats::rules_s, t_rules);
   auto it = m_memo.find(key);
   if (it != m_memo.end()) return std::optional<SegmentCost>(it->second);
@@ -107,9 +104,8 @@ Expected<std::optional<SegmentCost>> TuneContext::Cost(const Segment& s, const S
   std::string cache_key;
   if (m_cache != nullptr && m_source.Measures()) {
     const auto t0 = Clock::now();
-    cache_key = TuneCacheKey(m_source.DeviceName(), ShapeKey(Graph()),
-                             SegmentSignature(Graph(), s, m_source.UserMask()),
-                             TemplateName(kind), ChoiceText(c, kind));
+    cache_key = TuneCacheKey(m_source.DeviceName(), ShapeKey(Graph()), signature,
+                             TemplateName(kind), choice_text);
     if (auto cached = m_cache->Find(cache_key)) {
       hit = true;
       cost.us = cached->us;
@@ -150,7 +146,7 @@ Expected<std::optional<SegmentCost>> TuneContext::Cost(const Segment& s, const S
     CandidateEvent e;
     e.segment = s;
     e.tmpl = TemplateName(kind);
-    e.choice = ChoiceText(c, kind);
+    e.choice = choice_text;
     e.params = c;
     e.cost = cost;
     e.elapsed_s = Elapsed();

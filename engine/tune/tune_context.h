@@ -72,8 +72,6 @@ class TuneContext {
   void Charge(double TuneStats::*bucket, std::chrono::steady_clock::time_point t0);
 
  private:
-  std::string MemoKey(const Segment& s, const SegmentChoice& c) const;
-
   CostSource& m_source;
   TuneOptions m_options;
   TuneObserver* m_observer;

@@ -12,27 +12,14 @@
 #include "engine/mask/mask_spec.h"
 #include "engine/run/model_runner.h"
 #include "gpu_test_util.h"
+#include "layer_test_util.h"
 #include "kernels/cuda_backend.h"
 
 using namespace stof::engine;
+using stof::engine::testing::BigBird;
+using stof::engine::testing::Graph;
 
 namespace {
-
-OpGraph Graph(const std::string& preset, int64_t batch, int64_t seq,
-              std::optional<LayerPart> part = std::nullopt) {
-  GraphRequest r;
-  r.model = *FindModelPreset(preset);
-  r.batch = batch, r.seq_len = seq, r.part = part;
-  auto g = BuildLayerGraph(r);
-  EXPECT_TRUE(g.IsOk()) << g.Message();
-  return *g;
-}
-
-Mask BigBird(int64_t L) {
-  MaskSpec s;
-  s.pattern = "bigbird", s.seq_len = L;
-  return *Generate(s);
-}
 
 void ExpectLayerMatches(Backend& gpu, const OpGraph& g, const FusionScheme& scheme,
                         MhaVariant variant, const std::string& what) {
