@@ -20,16 +20,10 @@
 #include "app/cli/graph_args.h"
 #include "app/cli/run_common.h"
 #include "engine/cpu/cpu_backend.h"
-#include "engine/fusion/default_scheme.h"
 #include "engine/fusion/scheme_hex.h"
 #include "engine/plan/plan.h"
-#include "engine/run/model_runner.h"
-#include "engine/tune/measured_cost_source.h"
-#include "engine/tune/predicted_cost_source.h"
-#include "engine/tune/segment_model.h"
 #include "engine/tune/tune_cache.h"
-#include "engine/tune/tuned_plan.h"
-#include "engine/tune/tuner.h"
+#include "engine/tune/tune_session.h"
 
 namespace stof::app {
 
@@ -53,35 +47,6 @@ struct TuneArgs {
 
 std::atomic<bool> g_cancel{false};
 extern "C" void OnInterrupt(int) { g_cancel.store(true); }
-
-// "60s", "60" (seconds), "2m", "1.5h", "200c" (candidates).
-engine::Status ParseBudget(const std::string& text, engine::TuneOptions* o) {
-  if (text.empty()) return engine::Status::Ok();
-  const auto bad = [&] {
-    return engine::MakeError("--budget: expected seconds (60s, 2m, 1h) or candidates (200c), got '" +
-                             text + "'");
-  };
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (...) {
-    return bad();
-  }
-  const std::string unit = text.substr(used);
-  if (!(v > 0) || !std::isfinite(v)) return bad();
-  if (unit.empty() || unit == "s") o->budget_s = v;
-  else if (unit == "m" || unit == "min") o->budget_s = v * 60;
-  else if (unit == "h") o->budget_s = v * 3600;
-  else if (unit == "c" || unit == "candidates") {
-    if (v != std::floor(v)) return bad();
-    o->budget_candidates = static_cast<int64_t>(v);
-  } else {
-    return bad();
-  }
-  if (o->budget_s > 1e7) return bad();
-  return engine::Status::Ok();
-}
 
 // The progress bar on stderr: redrawn in place on a terminal, a line per stage and every
 // 5 s otherwise (logs, CI).
@@ -130,16 +95,6 @@ class CliProgress : public engine::TuneObserver {
   std::chrono::steady_clock::time_point m_last{};
 };
 
-engine::Predictor MakePredictor(const engine::OpGraph& g, const engine::Mask& mask,
-                                const engine::DeviceSpec& device) {
-  return [g, &mask, device](const engine::Segment& s, const engine::SegmentChoice& c)
-             -> engine::Expected<engine::Prediction> {
-    auto p = engine::PredictSegment(g, s, c, mask, device);
-    if (!p.IsOk()) return p.ToStatus();
-    return engine::Prediction{p->us, p->bytes};
-  };
-}
-
 int Tune(const TuneArgs& a_in) {
   const std::string cmd = "tune";
   TuneArgs a = a_in;
@@ -159,7 +114,7 @@ int Tune(const TuneArgs& a_in) {
   auto method = engine::ParseTuneMethod(a.method);
   if (!method.IsOk()) return Fail(cmd, "--" + method.Message());
   o.method = *method;
-  auto budget = ParseBudget(a.budget, &o);
+  auto budget = engine::ParseTuneBudget(a.budget, &o, "--budget");
   if (!budget.IsOk()) return Fail(cmd, budget.Message());
   o.seed = a.tune_seed;
   o.samples = a.samples;
@@ -187,29 +142,6 @@ int Tune(const TuneArgs& a_in) {
     if (!backend) return Fail(cmd, error + " (or --device predict)");
     spec = backend->Device();
   }
-  engine::OpGraph g = *graph;
-  if (backend) g.dtype = engine::StorageTypeFor(*backend);
-
-  const auto setup_start = std::chrono::steady_clock::now();
-  std::unique_ptr<engine::CostSource> source;
-  if (backend) {
-    engine::MeasureOptions mo;
-    mo.warmup = 2;
-    mo.repeats = a.repeats;
-    mo.max_seconds = 1;
-    mo.graph = device == "local";
-    // Every layer of the model (each with its own weights, as in the model), so a segment's
-    // weights are as cold in L2 as they are in the model; a CPU reference run keeps one.
-    const int tune_layers = device == "local" ? static_cast<int>(std::min<int64_t>(g.layers, 64)) : 1;
-    auto s = engine::MeasuredCostSource::Create(*backend, g, mask->mask, mo,
-                                                MakePredictor(g, mask->mask, spec), 1, tune_layers);
-    if (!s.IsOk()) return Fail(cmd, s.Message());
-    source = std::move(*s);
-  } else {
-    source = std::make_unique<engine::PredictedCostSource>(g, mask->mask, spec,
-                                                           MakePredictor(g, mask->mask, spec));
-  }
-
   // The cache file (measurements only).
   std::optional<engine::TuneCache> cache;
   std::string cache_path = a.cache.empty() ? engine::DefaultTuneCachePath() : a.cache;
@@ -222,49 +154,35 @@ int Tune(const TuneArgs& a_in) {
       else notes.push_back("cache: " + c.Message() + " (measurements are not kept)");
     }
   }
-  const double setup_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
   for (const auto& n : notes) std::fprintf(stderr, "stof tune: note: %s\n", n.c_str());
 
+  engine::TuneSessionRequest rq;
+  rq.graph = *graph;
+  rq.mask = &mask->mask;
+  if (mask->has_spec) rq.spec = mask->spec;
+  rq.backend = backend.get();
+  rq.gpu = device == "local";
+  rq.device = spec;
+  rq.options = o;
+  rq.cache = cache ? &*cache : nullptr;
+  rq.repeats = a.repeats;
+  rq.measure_model = !a.no_measure_model;
+  rq.separate_bias = a.graph.separate_bias;
   std::signal(SIGINT, OnInterrupt);  // Ctrl-C: stop and keep the best plan found
   CliProgress progress(a.quiet || a.graph.json);
-  auto result = engine::Tune(*source, o, &progress, cache ? &*cache : nullptr);
+  auto session = engine::RunTuneSession(rq, &progress);
   progress.Finish();
   std::signal(SIGINT, SIG_DFL);
-  if (!result.IsOk()) return Fail(cmd, result.Message());
-  const engine::TuneResult& r = *result;
-
-  // The whole model, tuned and default, in this process (GPU or CPU reference).
-  engine::TunedPlanInfo info;
-  info.device = spec;
-  info.spec = mask->has_spec ? &mask->spec : nullptr;
-  info.separate_bias = a.graph.separate_bias;
-  info.options = o;
-  const int layers = static_cast<int>(g.layers);
-  std::string model_method;
-  if (backend && !a.no_measure_model) {
-    engine::MeasureOptions mo;
-    mo.repeats = a.repeats;
-    mo.max_seconds = 5;
-    mo.graph = device == "local";
-    source.reset();  // free the tuner's layer before whole models are allocated
-    for (int which = 0; which < 2; ++which) {
-      engine::ModelRunOptions ro;
-      ro.layers = layers;
-      const engine::FusionScheme sch = which == 0 ? r.scheme : engine::DefaultScheme(g);
-      if (which == 0) ro.choices = r.choices;
-      auto model = engine::ModelRunner::Create(*backend, g, mask->mask, sch, ro);
-      if (!model.IsOk()) return Fail(cmd, std::string(which ? "default" : "tuned") + " model: " + model.Message());
-      auto rep = engine::MeasureModel(*backend, **model, mo);
-      if (!rep.IsOk()) return Fail(cmd, std::string(which ? "default" : "tuned") + " model: " + rep.Message());
-      (which == 0 ? info.model_us : info.default_model_us) = rep->total_us;
-      model_method = rep->method;
-    }
-  }
-  auto plan = engine::MakeTunedPlan(r, g, mask->mask, info);
-  if (!plan.IsOk()) return Fail(cmd, plan.Message());
+  if (!session.IsOk()) return Fail(cmd, session.Message());
+  const engine::TuneResult& r = session->result;
+  const engine::OpGraph& g = session->graph;
+  const double setup_s = session->setup_s;
+  const int layers = session->layers;
+  const std::string& model_method = session->model_method;
+  const std::optional<double>& model_us = session->model_us;
+  const std::optional<double>& default_model_us = session->default_model_us;
   if (!a.out.empty()) {
-    auto st = engine::SavePlan(a.out, *plan);
+    auto st = engine::SavePlan(a.out, session->plan);
     if (!st.IsOk()) return Fail(cmd, st.Message());
   }
 
@@ -285,7 +203,7 @@ int Tune(const TuneArgs& a_in) {
       {"batch", g.batch},
       {"seq", g.seq_len},
       {"mask", {{"label", mask->label}, {"hash", mask->mask.HashHex()}, {"density", mask->mask.Density()}}},
-      {"device", source ? source->Describe() : (backend ? backend->Name() : "predicted: " + spec.name)},
+      {"device", session->device_text},
       {"method", engine::TuneMethodName(r.method)},
       {"measured", r.measured},
       {"scheme", {{"code", r.scheme.Code()}, {"hex", *engine::CodeToHex(r.scheme.Code())}}},
@@ -302,10 +220,10 @@ int Tune(const TuneArgs& a_in) {
                  {"cache_hits", st.cache_hits}, {"failed", st.failed}}},
       {"cache", cache ? cache->Path() : ""},
       {"plan", a.out}};
-  if (info.model_us) {
-    out["model_us"] = *info.model_us;
-    out["default_model_us"] = *info.default_model_us;
-    out["speedup_over_default"] = *info.default_model_us / *info.model_us;
+  if (model_us) {
+    out["model_us"] = *model_us;
+    out["default_model_us"] = *default_model_us;
+    out["speedup_over_default"] = *default_model_us / *model_us;
     out["layers"] = layers;
     out["timing"] = model_method;
   }
@@ -333,9 +251,9 @@ int Tune(const TuneArgs& a_in) {
               r.initial_us, kind);
   std::printf("tuned     %.1f us per layer (%s): %.2fx the initial scheme\n", r.total_us, kind,
               r.total_us > 0 ? r.initial_us / r.total_us : 0.0);
-  if (info.model_us)
+  if (model_us)
     std::printf("model     %d layers: tuned %.1f us, default %.1f us (%.2fx; %s)\n", layers,
-                *info.model_us, *info.default_model_us, *info.default_model_us / *info.model_us,
+                *model_us, *default_model_us, *default_model_us / *model_us,
                 model_method.c_str());
   std::printf("tuning    %.2f s, %lld candidates (%lld measured, %lld from the cache, %lld "
               "failed); tuner overhead %.1f %%\n",

@@ -184,6 +184,13 @@ void TuneContext::OfferBest(double total_us, const FusionScheme& scheme) {
   }
 }
 
+void TuneContext::Reward(RewardEvent e) {
+  if (m_observer == nullptr) return;
+  const TuneProgress p = Progress();
+  e.elapsed_s = p.elapsed_s;
+  m_observer->OnReward(e, p);
+}
+
 TuneProgress TuneContext::Progress() const {
   TuneProgress p;
   p.method = TuneMethodName(m_options.method);

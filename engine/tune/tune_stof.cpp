@@ -201,6 +201,16 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
       }
     }
     if (!any) break;
+    for (size_t i = 0; i < nseg; ++i) {
+      RewardEvent e;
+      e.iteration = it;
+      e.segment_index = i;
+      e.segment = cur.scheme.Segments()[i];
+      e.samples = alloc[i];
+      e.gain_us = new_gain[i];
+      e.best_us = cur.costs[i].us;
+      ctx.Reward(std::move(e));
+    }
     double total_gain = 0;
     for (double x : new_gain) total_gain += x;
     idle = total_gain > 0 ? 0 : idle + 1;

@@ -79,6 +79,19 @@ struct BestEvent {
   int64_t candidates = 0;
 };
 
+// STOF stage 2, after each sampling iteration, once per segment of the chosen scheme: how
+// many settings the reward allocation gave the segment, what they gained (the reward that
+// steers the next allocation) and the segment's best time so far. The studio plots these.
+struct RewardEvent {
+  int64_t iteration = 0;      // 0-based stage-2 iteration
+  size_t segment_index = 0;   // position in the scheme
+  Segment segment;
+  int64_t samples = 0;        // settings allocated to it in this iteration
+  double gain_us = 0;         // time saved by them (the reward), >= 0
+  double best_us = 0;         // the segment's best time after the iteration
+  double elapsed_s = 0;
+};
+
 // The studio and the CLI implement what they need; the defaults ignore the event.
 class TuneObserver {
  public:
@@ -86,6 +99,7 @@ class TuneObserver {
   virtual void OnStage(const TuneProgress&) {}
   virtual void OnCandidate(const CandidateEvent&, const TuneProgress&) {}
   virtual void OnBest(const BestEvent&, const TuneProgress&) {}
+  virtual void OnReward(const RewardEvent&, const TuneProgress&) {}
   virtual void OnProgress(const TuneProgress&) {}
 };
 
