@@ -1,4 +1,4 @@
-// `stof profile copy|gemm`: measures a built-in workload with the profiler (profiler/profiler.h)
+// `stof profile copy|gemm` (mha: cmd_bench.cpp; layer, ladder: cmd_profile_layer.cpp): measures a built-in workload with the profiler (profiler/profiler.h)
 // and prints latency, kernel records, counters with units, the summary against the device's
 // floor and which parts were available; --json prints the stof-profile JSON
 // (docs/profiler.md), --trace writes a Chrome trace for Perfetto.
@@ -299,6 +299,7 @@ void RegisterProfileCommand(CLI::App& app, int* exit_code) {
   g->callback([gemm, exit_code] { *exit_code = RunProfile(*gemm); });
 
   AddProfileMhaCommand(cmd, exit_code);
+  AddProfileLayerCommands(cmd, exit_code);
 }
 
 }  // namespace stof::app

@@ -100,99 +100,46 @@ engine::SegmentChoice MhaChoice(const engine::OpGraph& g, const engine::FusionSc
 int Run(const RunArgs& a_in) {
   const std::string cmd = "run";
   RunArgs a = a_in;
-  ResolveMaskName(&a.mask);  // --mask NAME: a generator name unless a file of that name exists
-  const bool mask_given = !a.mask.mask_file.empty() || !a.mask.pattern.empty();
-  const bool model_given = !a.graph.model.empty() || !a.graph.config.empty();
-
   // --plan: the shape, the model and the mask default to the plan's; what the user gives
-  // instead must match it (CheckPlanFor refuses otherwise).
-  std::optional<engine::Plan> plan;
-  if (!a.plan.empty()) {
-    auto loaded = engine::LoadPlan(a.plan);
-    if (!loaded.IsOk()) return Fail(cmd, loaded.Message());
-    plan = std::move(*loaded);
-    if (!a.batch_given) a.graph.batch = plan->workload.batch;
-    if (!a.seq_given) a.mask.seq = plan->workload.seq_len;
-  }
-  if (!mask_given && !plan) a.mask.pattern = "bigbird";
-  if (a.mask.seq == 0) a.mask.seq = 512;  // --seq (added with the mask options) is also L
-  a.graph.seq = a.mask.seq;
-  const bool graph_from_plan = plan && !model_given;
-  // The layer graph at (batch, seq): from --model / --config, else from the plan's model.
-  const auto build_graph = [&](int64_t batch, int64_t seq) -> engine::Expected<engine::OpGraph> {
-    if (graph_from_plan) {
-      engine::Plan p = *plan;
-      p.workload.batch = batch;
-      p.workload.seq_len = seq;
-      if (!a.graph.layer.empty() && p.model) {  // --layer too must match (CheckPlanFor)
-        auto part = engine::ParseLayerPart(a.graph.layer);
-        if (!part.IsOk()) return part.ToStatus();
-        p.model->part = *part;
-      }
-      return engine::PlanGraph(p, engine::DType::kF16, a.plan);
-    }
-    GraphArgs ga = a.graph;
-    ga.batch = batch;
-    ga.seq = seq;
-    return BuildGraph(ga);
-  };
-  auto graph = build_graph(a.graph.batch, a.graph.seq);
-  if (!graph.IsOk()) return Fail(cmd, graph.Message());
-  engine::Expected<MaskSource> mask = engine::MakeError("no mask");
-  if (mask_given || !plan) {
-    mask = ResolveMaskSource(a.mask);
-  } else {
-    auto m = engine::PlanMaskToMask(plan->mask, a.plan);
-    if (!m.IsOk()) return Fail(cmd, m.Message());
-    MaskSource src;
-    src.mask = std::move(*m);
-    src.has_spec = plan->mask.has_spec;
-    src.spec = plan->mask.spec;
-    src.label = (plan->mask.has_spec ? engine::Describe(plan->mask.spec) : std::string("inline")) +
-                " (the plan's)";
-    mask = std::move(src);
-  }
-  if (!mask.IsOk()) return Fail(cmd, mask.Message());
+  // instead must match it (ResolveLayerScheme's CheckPlanFor refuses otherwise).
+  LayerSourceArgs sa;
+  sa.graph = a.graph;
+  sa.mask = a.mask;
+  sa.plan = a.plan;
+  sa.batch_given = a.batch_given;
+  sa.seq_given = a.seq_given;
+  auto src = ResolveLayerSource(sa);
+  if (!src.IsOk()) return Fail(cmd, src.Message());
+  a.graph = src->args.graph;
+  a.mask = src->args.mask;
+  const std::optional<engine::Plan>& plan = src->plan;
+  const engine::OpGraph* graph = &src->graph;
+  const MaskSource* mask = &src->mask;
+  const auto build_graph = [&](int64_t batch, int64_t seq) { return src->GraphAt(batch, seq); };
 
   std::string error;
   auto backend = MakeRunBackend(a.device, &error);
   if (!backend) return Fail(cmd, error);
 
   // Scheme and choices: --scheme (code, hex, default, chains, unfused) or --plan.
-  engine::FusionScheme scheme = engine::FusionScheme::OpByOp(*graph);
-  std::vector<engine::SegmentChoice> choices;
   auto variant = engine::ParseMhaVariant(a.mha, "--mha");
   if (!variant.IsOk()) return Fail(cmd, variant.Message());
   if (a.sub_len < 1) return Fail(cmd, "--sub-len: must be at least 1");
+  engine::SegmentChoice base;
+  base.mha_variant = *variant;
+  base.sub_len = a.sub_len;
+  // The CPU backend models an H100 but is not one: compare the plan's device with "cpu".
+  engine::DeviceSpec here = backend->Device();
+  if (a.device == "cpu") here.name = backend->Name();
+  auto resolved = ResolveLayerScheme(*src, a.graph.scheme, base, here);
+  if (!resolved.IsOk()) return Fail(cmd, resolved.Message());
+  const engine::FusionScheme& scheme = resolved->scheme;
+  std::vector<engine::SegmentChoice> choices = resolved->choices;
   nlohmann::json warnings = nlohmann::json::array();
-  if (plan) {
-    // The CPU backend models an H100 but is not one: compare the plan's device with "cpu".
-    engine::DeviceSpec here = backend->Device();
-    if (a.device == "cpu") here.name = backend->Name();
-    auto compat = engine::CheckPlanFor(*plan, *graph, mask->mask, here, a.plan);
-    if (!compat.IsOk()) return Fail(cmd, compat.Message());
-    for (const std::string& w : compat->warnings) {
-      std::fprintf(stderr, "stof run: warning: %s\n", w.c_str());
-      warnings.push_back(w);
-    }
-    auto run = engine::PlanToRun(*plan, *graph, a.plan);
-    if (!run.IsOk()) return Fail(cmd, run.Message());
-    scheme = run->scheme;
-    choices = run->choices;
-  } else {
-    auto parsed = SchemeFromText(a.graph.scheme, *graph);
-    if (!parsed.IsOk()) return Fail(cmd, parsed.Message());
-    scheme = *parsed;
-    choices.assign(scheme.Segments().size(), engine::SegmentChoice{});
-    for (auto& c : choices) {
-      c.mha_variant = *variant;
-      c.sub_len = a.sub_len;
-    }
+  for (const std::string& w : resolved->warnings) {
+    std::fprintf(stderr, "stof run: warning: %s\n", w.c_str());
+    warnings.push_back(w);
   }
-  if (mask->mask.Rows() != graph->seq_len)
-    return Fail(cmd, "--mask: " + mask->label + " is " + std::to_string(mask->mask.Rows()) +
-                         " x " + std::to_string(mask->mask.Cols()) + ", --seq is " +
-                         std::to_string(graph->seq_len));
 
   int layers = 0;
   if (a.layers != "full") {

@@ -1,5 +1,6 @@
 // Pieces shared by the `stof profile` subcommands: copy and gemm live in cmd_profile.cpp, mha in
-// cmd_bench.cpp (it reuses the MHA benchmark's choice, reference check and rotating inputs).
+// cmd_bench.cpp (it reuses the MHA benchmark's choice, reference check and rotating inputs),
+// layer and ladder in cmd_profile_layer.cpp.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -40,5 +41,7 @@ int ReportProfile(const std::string& cmd, const ProfileArgs& a, const profiler::
                   bool check_ok, const std::string& check);
 // Adds `mha` under the `profile` subcommand (defined in cmd_bench.cpp).
 void AddProfileMhaCommand(CLI::App* profile, int* exit_code);
+// Adds `layer` and `ladder` under the `profile` subcommand (cmd_profile_layer.cpp).
+void AddProfileLayerCommands(CLI::App* profile, int* exit_code);
 
 }  // namespace stof::app

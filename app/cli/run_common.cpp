@@ -1,4 +1,5 @@
-// MakeRunBackend, LocalGpuAvailable, ResolveMaskName and SchemeFromText (run_common.h).
+// MakeRunBackend, LocalGpuAvailable, ResolveMaskName, SchemeFromText, ResolveLayerSource and
+// ResolveLayerScheme (run_common.h).
 #include "app/cli/run_common.h"
 
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include "engine/cpu/cpu_backend.h"
 #include "engine/fusion/default_scheme.h"
 #include "engine/mask/mask_spec.h"
+#include "engine/plan/plan_choices.h"
 
 #ifdef STOF_WITH_KERNELS
 #include "kernels/cuda_backend.h"
@@ -59,6 +61,89 @@ engine::Expected<engine::FusionScheme> SchemeFromText(const std::string& sch,
   if (sch == "chains") return engine::DefaultScheme(g, {true, false});
   if (sch == "all") return engine::DefaultScheme(g, {true, true});
   return ParseScheme(sch, g);
+}
+
+engine::Expected<engine::OpGraph> LayerSource::GraphAt(int64_t batch, int64_t seq) const {
+  const bool model_given = !args.graph.model.empty() || !args.graph.config.empty();
+  if (plan && !model_given) {
+    engine::Plan p = *plan;
+    p.workload.batch = batch;
+    p.workload.seq_len = seq;
+    if (!args.graph.layer.empty() && p.model) {  // --layer too must match (CheckPlanFor)
+      auto part = engine::ParseLayerPart(args.graph.layer);
+      if (!part.IsOk()) return part.ToStatus();
+      p.model->part = *part;
+    }
+    return engine::PlanGraph(p, engine::DType::kF16, args.plan);
+  }
+  GraphArgs ga = args.graph;
+  ga.batch = batch;
+  ga.seq = seq;
+  return BuildGraph(ga);
+}
+
+engine::Expected<LayerSource> ResolveLayerSource(const LayerSourceArgs& in) {
+  LayerSource src;
+  LayerSourceArgs& a = src.args;
+  a = in;
+  ResolveMaskName(&a.mask);  // --mask NAME: a generator name unless a file of that name exists
+  const bool mask_given = !a.mask.mask_file.empty() || !a.mask.pattern.empty();
+  if (!a.plan.empty()) {
+    auto loaded = engine::LoadPlan(a.plan);
+    if (!loaded.IsOk()) return loaded.ToStatus();
+    src.plan = std::move(*loaded);
+    if (!a.batch_given) a.graph.batch = src.plan->workload.batch;
+    if (!a.seq_given) a.mask.seq = src.plan->workload.seq_len;
+  }
+  if (!mask_given && !src.plan) a.mask.pattern = "bigbird";
+  if (a.mask.seq == 0) a.mask.seq = 512;  // --seq (added with the mask options) is also L
+  a.graph.seq = a.mask.seq;
+  auto graph = src.GraphAt(a.graph.batch, a.graph.seq);
+  if (!graph.IsOk()) return graph.ToStatus();
+  src.graph = std::move(*graph);
+  if (mask_given || !src.plan) {
+    auto mask = ResolveMaskSource(a.mask);
+    if (!mask.IsOk()) return mask.ToStatus();
+    src.mask = std::move(*mask);
+  } else {
+    auto m = engine::PlanMaskToMask(src.plan->mask, a.plan);
+    if (!m.IsOk()) return m.ToStatus();
+    src.mask.mask = std::move(*m);
+    src.mask.has_spec = src.plan->mask.has_spec;
+    src.mask.spec = src.plan->mask.spec;
+    src.mask.label = (src.plan->mask.has_spec ? engine::Describe(src.plan->mask.spec)
+                                              : std::string("inline")) +
+                     " (the plan's)";
+  }
+  return src;
+}
+
+engine::Expected<LayerScheme> ResolveLayerScheme(const LayerSource& src,
+                                                 const std::string& scheme_text,
+                                                 const engine::SegmentChoice& base,
+                                                 const engine::DeviceSpec& here) {
+  const engine::OpGraph& g = src.graph;
+  LayerScheme out{engine::FusionScheme::OpByOp(g), {}, {}};
+  if (src.plan) {
+    auto compat = engine::CheckPlanFor(*src.plan, g, src.mask.mask, here, src.args.plan);
+    if (!compat.IsOk()) return compat.ToStatus();
+    out.warnings = compat->warnings;
+    auto run = engine::PlanToRun(*src.plan, g, src.args.plan);
+    if (!run.IsOk()) return run.ToStatus();
+    out.scheme = run->scheme;
+    out.choices = run->choices;
+  } else {
+    auto parsed = SchemeFromText(scheme_text, g);
+    if (!parsed.IsOk()) return parsed.ToStatus();
+    out.scheme = *parsed;
+    out.choices.assign(out.scheme.Segments().size(), base);
+  }
+  if (src.mask.mask.Rows() != g.seq_len)
+    return engine::MakeError("--mask: " + src.mask.label + " is " +
+                             std::to_string(src.mask.mask.Rows()) + " x " +
+                             std::to_string(src.mask.mask.Cols()) + ", --seq is " +
+                             std::to_string(g.seq_len));
+  return out;
 }
 
 }  // namespace stof::app

@@ -1,0 +1,61 @@
+// The fusion ladder: the attention block's four exact variants (engine::MhaVariant, backend.h)
+// side by side, from least to most fused: unfused (GEMM, scale+mask+softmax, GEMM), decomposed
+// softmax (sd), decomposed + fused (sdf) and the fully fused sparse kernel. PredictLadder gives
+// each rung from the analytical model (segment_model.h PredictMhaCall); the profiler's
+// MeasureLadder (profiler/ladder_profile.h) measures them on a backend. Used by
+// `stof profile ladder` and the studio's ladder view.
+// Invariants: rungs come in LadderVariants() order; a predicted rung has measured == false and
+// a basis starting "predicted"; the fused rung uses DefaultFusedMhaConfig, SD/SDF sub_len 64.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/backend.h"
+#include "engine/core/status.h"
+#include "engine/core/workload.h"
+#include "engine/device/device_spec.h"
+#include "engine/mask/mask.h"
+
+namespace stof::engine {
+
+struct LadderRung {
+  MhaVariant variant = MhaVariant::kUnfused;
+  std::string name;        // LadderRungName(variant)
+  double us = 0;           // latency of the attention call alone
+  double dram_bytes = 0;   // DRAM bytes moved; NaN when not known (counters unavailable)
+  int kernels = 0;         // kernel launches per call (0 when not known)
+  bool measured = false;   // false = predicted by the analytical model
+  std::string basis;       // how the numbers were obtained, one line
+  bool operator==(const LadderRung&) const = default;
+};
+
+// The softmax sub-vector length the ladder uses for SD and SDF.
+inline constexpr int64_t kLadderSubLen = 64;
+
+// unfused, sd, sdf, fused: least to most fused.
+const std::vector<MhaVariant>& LadderVariants();
+// "unfused", "decomposed (sd)", "decomposed + fused (sdf)", "fully fused".
+const char* LadderRungName(MhaVariant v);
+
+// The fused MHA configuration the kernels pick by default (kernels::ChooseMhaConfig without
+// overrides), as far as the engine can see it: Eq. 1 chooses row-wise or block-wise; block-wise
+// takes Eq. 2's best candidate (feasible first, by score) in the kernel's preferred set
+// (BLOCK_M, BLOCK_N >= 64, num_warps = BLOCK_M / 16), else Eq. 2's best feasible one. The
+// kernel's own shared-memory check is not repeated here. Errors: SelectKernel's (mask size).
+Expected<MhaConfig> DefaultFusedMhaConfig(const Workload& w, const Mask& mask,
+                                          const DeviceSpec& device);
+
+// The four rungs predicted for `w` with `mask` (seq_len x seq_len) on `device` (the H100 fit of
+// the segment model, scaled by the device's peaks). Errors name the field: an invalid workload,
+// a mask of the wrong size, an invalid device.
+Expected<std::vector<LadderRung>> PredictLadder(const Workload& w, const Mask& mask,
+                                                const DeviceSpec& device);
+
+// [{"variant": "unfused", "name": ..., "us", "dram_bytes" (null when NaN), "kernels",
+//   "measured", "basis"}, ...]: what `stof profile ladder --json` prints under "rungs".
+nlohmann::json LadderToJson(const std::vector<LadderRung>& rungs);
+
+}  // namespace stof::engine
