@@ -45,6 +45,81 @@ struct Args {
   std::string overlay = "blocks-over-mask";
   int width = 1600, height = 900;
   double wait_s = 120;
+  // The layer, tuning and profiling (run in order once the analysis is ready; batch modes
+  // wait for them before the screenshot and the state dump).
+  std::string model = "bert-base";
+  std::string model_config;
+  int64_t batch = 8;
+  bool no_gpu = false;
+  bool tune = false;
+  std::string methods = "stof";
+  std::string budget = "60s";
+  uint64_t tune_seed = 1;
+  std::string open_plan;
+  std::vector<std::string> open_profiles;
+  std::string baseline;
+  std::string export_plan;
+  bool run_plan = false, profile = false, measure_ladder = false;
+  std::string also_panels;  // more screenshots: <screenshot stem>-<panel>.png
+};
+
+// The scripted steps of --tune / --run-plan / --profile / ... : 0 = not started, 1 = tuning,
+// 2 = follow-up jobs, 3 = done.
+struct Script {
+  int step = 0;
+  bool Any(const Args& a) const {
+    return a.tune || !a.open_plan.empty() || !a.open_profiles.empty() || !a.baseline.empty() ||
+           a.run_plan || a.profile || a.measure_ladder || !a.export_plan.empty();
+  }
+  // One frame; true once every step has finished. *rc = 1 when a step failed.
+  bool Step(stof::app::Studio& studio, const Args& a, int* rc) {
+    using stof::app::LayerLab;
+    LayerLab& lab = studio.Lab();
+    if (step == 3) return true;
+    if (!studio.JobsIdle()) return false;
+    if (step == 0) {
+      if (!a.open_plan.empty()) studio.OpenPlanFile(a.open_plan);
+      for (const std::string& p : a.open_profiles) lab.OpenProfile(p);
+      if (!a.baseline.empty()) {
+        lab.OpenProfile(a.baseline);
+        auto& prof = lab.Profiles();
+        if (!prof.runs.empty() && prof.runs.back().source == a.baseline) {
+          prof.baseline = static_cast<int>(prof.runs.size()) - 1;
+          if (prof.runs.size() > 1) prof.current = static_cast<int>(prof.runs.size()) - 2;
+        }
+      }
+      if (a.tune) {
+        stof::app::TuneSettings& t = lab.Settings();
+        const char* names[] = {"stof", "gtco", "mcfuser", "exhaustive"};
+        for (int i = 0; i < 4; ++i) t.methods[i] = ("," + a.methods + ",").find(std::string(",") + names[i] + ",") != std::string::npos;
+        t.budget = a.budget;
+        t.seed = a.tune_seed;
+        lab.StartTune();
+        if (!lab.Tuning()) {
+          std::fprintf(stderr, "stof-studio: --tune: %s\n", studio.StateJson()["message"]["text"].get<std::string>().c_str());
+          *rc = 1;
+          step = 3;
+          return true;
+        }
+      }
+      step = 1;
+      return false;
+    }
+    if (step == 1) {
+      if (a.tune && !lab.TuneError().empty()) {
+        std::fprintf(stderr, "stof-studio: --tune: %s\n", lab.TuneError().c_str());
+        *rc = 1;
+      }
+      if (!a.export_plan.empty()) lab.ExportPlan(a.export_plan);
+      if (a.measure_ladder) lab.MeasureLadder();
+      if (a.run_plan) lab.RunPlan();
+      if (a.profile) lab.ProfileNow();
+      step = 2;
+      return false;
+    }
+    step = 3;
+    return true;
+  }
 };
 
 // Files dropped on the window (its user pointer); filled by the GLFW callback, drained at the
@@ -135,11 +210,16 @@ int Run(const Args& args) {
   options.device = args.device;
   options.open = args.open;
   options.panel = args.panel;
+  options.use_gpu = !args.no_gpu;
+  options.model = args.model;
+  options.model_config = args.model_config;
+  options.model_batch = args.batch;
   if (auto recent = stof::engine::RecentFilesPath(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME")); recent.IsOk())
     options.recent_path = *recent;
   else
     std::fprintf(stderr, "stof-studio: %s (recent files kept for this session only)\n", recent.Message().c_str());
-  const bool batch = !args.screenshot.empty() || args.fps_frames > 0 || !args.save.empty();
+  const bool batch = !args.screenshot.empty() || args.fps_frames > 0 || !args.save.empty() ||
+                     !args.dump_state.empty();
 
   glfwSetErrorCallback(GlfwError);
   if (!glfwInit()) {
@@ -187,6 +267,19 @@ int Run(const Args& args) {
       const auto start = Clock::now();
       SaveProbe save;
       bool save_done = args.save.empty();
+      Script script;
+      bool script_done = !script.Any(args);
+      size_t shot_index = 0;         // --also-panels: the next extra screenshot
+      std::vector<std::string> extra_panels;
+      {
+        std::string list = args.also_panels;
+        for (size_t b = 0; b < list.size();) {
+          size_t e = list.find(',', b);
+          if (e == std::string::npos) e = list.size();
+          if (e > b) extra_panels.push_back(list.substr(b, e - b));
+          b = e + 1;
+        }
+      }
       int ready_frames = -1;         // frames rendered since the analysis was ready
       bool dumped = false;
       std::vector<double> frame_ms;  // --fps-frames
@@ -231,15 +324,17 @@ int Run(const Args& args) {
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-        if (ready_frames < 0 && studio.AnalysisReady()) {
+        if (!script_done && studio.AnalysisReady() && (script_done = script.Step(studio, args, &rc)))
+          ready_frames = -1;  // the screenshot shows the window after the jobs
+        if (ready_frames < 0 && script_done && studio.AnalysisReady()) {
           ready_frames = 0;
           fps_start = Clock::now();
         }
         if (ready_frames >= 0) ++ready_frames;
         const double waited = std::chrono::duration<double>(Clock::now() - start).count();
         if (batch && (ready_frames < 0 || !save_done) && waited > args.wait_s) {
-          std::fprintf(stderr, "stof-studio: the %s did not finish in %.0f s\n", ready_frames < 0 ? "analysis" : "save",
-                       args.wait_s);
+          std::fprintf(stderr, "stof-studio: the %s did not finish in %.0f s\n",
+                       !script_done ? "scripted jobs" : ready_frames < 0 ? "analysis" : "save", args.wait_s);
           rc = 1;
           break;
         }
@@ -262,13 +357,31 @@ int Run(const Args& args) {
         }
         if (dumped && !args.save.empty() && args.screenshot.empty() && args.fps_frames <= 0) break;
         if (save_done && !args.screenshot.empty() && ready_frames >= args.frames) {
-          if (stof::engine::Status shot = stof::app::SaveFramebufferPng(args.screenshot, fw, fh); !shot.IsOk()) {
+          // The main screenshot, then one per --also-panels entry (each after --frames frames).
+          std::string path = args.screenshot;
+          if (shot_index > 0) {
+            const std::filesystem::path p(args.screenshot);
+            path = (p.parent_path() / (p.stem().string() + "-" + extra_panels[shot_index - 1] + p.extension().string())).string();
+          }
+          if (stof::engine::Status shot = stof::app::SaveFramebufferPng(path, fw, fh); !shot.IsOk()) {
             std::fprintf(stderr, "stof-studio: %s\n", shot.Message().c_str());
             rc = 1;
           } else {
-            std::printf("stof-studio: wrote %s (%d x %d)\n", args.screenshot.c_str(), fw, fh);
+            std::printf("stof-studio: wrote %s (%d x %d)\n", path.c_str(), fw, fh);
           }
-          if (args.fps_frames <= 0) break;
+          if (shot_index < extra_panels.size()) {
+            auto panel = stof::app::ParsePanel(extra_panels[shot_index]);
+            if (!panel.IsOk()) {
+              std::fprintf(stderr, "stof-studio: --also-panels: %s\n", panel.Message().c_str());
+              rc = 1;
+              break;
+            }
+            studio.ShowPanel(*panel);
+            ++shot_index;
+            ready_frames = 0;
+          } else if (args.fps_frames <= 0) {
+            break;
+          }
         }
         glfwSwapBuffers(window);
         if (save_done && ready_frames > 0 && args.fps_frames > 0) {
@@ -308,7 +421,7 @@ int main(int argc, char** argv) {
   app.add_option("--block", args.block, "Block size BMxBN (powers of two 16..256)")->capture_default_str();
   app.add_option("--device", args.device, "Built-in device name (default: this GPU, else H100-SXM-80GB)");
   app.add_option("--open", args.open, "Open a mask file (.png, .npy, .json) at start");
-  app.add_option("--panel", args.panel, "Tab to show: mask, layout, selection, export")->capture_default_str();
+  app.add_option("--panel", args.panel, "Tab to show: mask, layout, selection, fusion, tune, profile, export")->capture_default_str();
   app.add_option("--overlay", args.overlay, "Canvas: mask, blocks-over-mask, blocks")->capture_default_str();
   app.add_option("--zoom", args.zoom, "Initial canvas zoom (1 = fit)")->capture_default_str();
   app.add_option("--screenshot", args.screenshot, "Render until the analysis is ready and --frames more, save the window as PNG, exit");
@@ -317,7 +430,23 @@ int main(int argc, char** argv) {
   app.add_option("--save", args.save, "Once the analysis is ready, save the mask to FILE (.png, .npy, .json) as the Save button does; report the frames drawn meanwhile");
   app.add_option("--fps-frames", args.fps_frames, "Measure N frames without vsync, print the frame rate, exit");
   app.add_option("--fps-zoom", args.fps_zoom, "With --fps-frames: zoom this far in and pan a cell per frame")->capture_default_str();
-  app.add_option("--wait", args.wait_s, "Batch modes: seconds to wait for the analysis")->capture_default_str();
+  app.add_option("--wait", args.wait_s, "Batch modes: seconds to wait for the analysis and the scripted jobs")->capture_default_str();
+  app.add_option("--model", args.model, "Layer of the fusion and tune views: a preset (bert-small, bert-base, bert-large, gpt2, gpt2-medium, t5-small, t5-base)")->capture_default_str();
+  app.add_option("--config", args.model_config, "A HuggingFace config.json instead of --model");
+  app.add_option("--batch", args.batch, "Batch size of the layer")->capture_default_str();
+  app.add_flag("--no-gpu", args.no_gpu, "Never use the GPU: tune and show predictions only");
+  app.add_flag("--tune", args.tune, "Once the analysis is ready, tune the layer with --method and --budget (as the Start button)");
+  app.add_option("--method", args.methods, "Tuning methods, comma separated: stof, gtco, mcfuser, exhaustive")->capture_default_str();
+  app.add_option("--budget", args.budget, "Tuning budget per method: seconds (60s, 2m) or candidates (200c)")->capture_default_str();
+  app.add_option("--tune-seed", args.tune_seed, "Tuning seed")->capture_default_str();
+  app.add_option("--open-plan", args.open_plan, "Open a tuned plan (its mask, layer, scheme and measurements)");
+  app.add_option("--open-profile", args.open_profiles, "Open a layer profile (stof profile layer --out) or a plan as a profile run (repeatable)");
+  app.add_option("--baseline", args.baseline, "Open a layer profile or plan and pin it as the profile baseline");
+  app.add_option("--export-plan", args.export_plan, "After tuning, write the plan to FILE");
+  app.add_flag("--run-plan", args.run_plan, "After tuning (or --open-plan), measure the plan's model again (GPU)");
+  app.add_flag("--profile", args.profile, "After tuning, profile the shown scheme's layer (GPU)");
+  app.add_flag("--measure-ladder", args.measure_ladder, "Measure the fusion ladder on the GPU");
+  app.add_option("--also-panels", args.also_panels, "With --screenshot: also save STEM-PANEL.png for each panel listed (comma separated)");
   app.add_option("--width", args.width, "Window width")->capture_default_str();
   app.add_option("--height", args.height, "Window height")->capture_default_str();
   CLI11_PARSE(app, argc, argv);

@@ -12,6 +12,9 @@
 
 #include "app/studio/panels/export_panel.h"
 #include "app/studio/panels/file_bar.h"
+#include "app/studio/panels/fusion_panel.h"
+#include "app/studio/panels/profile_panel.h"
+#include "app/studio/panels/tune_panel.h"
 #include "app/studio/panels/layout_panel.h"
 #include "app/studio/panels/mask_canvas.h"
 #include "app/studio/panels/mask_panel.h"
@@ -19,6 +22,7 @@
 #include "engine/core/recent_files.h"
 #include "engine/mask/mask_io.h"
 #include "engine/mask/mask_json.h"
+#include "engine/plan/plan.h"
 #include "engine/plan/plan_build.h"
 
 #ifdef STOF_WITH_KERNELS
@@ -54,14 +58,19 @@ const char* PanelName(Panel p) {
     case Panel::kLayout: return "layout";
     case Panel::kSelection: return "selection";
     case Panel::kExport: return "export";
+    case Panel::kFusion: return "fusion";
+    case Panel::kTune: return "tune";
+    case Panel::kProfile: return "profile";
   }
   return "?";
 }
 
 engine::Expected<Panel> ParsePanel(const std::string& name) {
-  for (Panel p : {Panel::kMask, Panel::kLayout, Panel::kSelection, Panel::kExport})
+  for (Panel p : {Panel::kMask, Panel::kLayout, Panel::kSelection, Panel::kExport, Panel::kFusion,
+                  Panel::kTune, Panel::kProfile})
     if (name == PanelName(p)) return p;
-  return engine::Error{"--panel: expected mask, layout, selection or export, got '" + name + "'"};
+  return engine::Error{"--panel: expected mask, layout, selection, export, fusion, tune or profile, got '" +
+                       name + "'"};
 }
 
 engine::Status Studio::Init(const StudioOptions& options) {
@@ -99,6 +108,11 @@ engine::Status Studio::Init(const StudioOptions& options) {
   }
 
   m_initial_device = m_device_index;
+  m_gpu = std::make_unique<GpuWorker>(options.use_gpu);
+  m_lab = std::make_unique<LayerLab>(*m_gpu);
+  m_lab->Choice().model = options.model;
+  m_lab->Choice().config_path = options.model_config;
+  m_lab->Choice().batch = options.model_batch;
 
   auto resolved = engine::Resolve(options.spec);
   if (!resolved.IsOk()) return resolved.ToStatus();
@@ -318,6 +332,30 @@ bool Studio::LayoutFits() const {
   return m_analysis && m_analysis->layout.Rows() == m.Rows() && m_analysis->layout.Cols() == m.Cols();
 }
 
+bool Studio::JobsIdle() const {
+  return m_gpu->Ready() && !m_gpu->Busy() && !m_lab->Tuning();
+}
+
+void Studio::OpenPlanFile(const std::string& path) {
+  auto plan = engine::LoadPlan(path);
+  if (!plan.IsOk()) return Message(MessageLevel::kError, plan.Message());
+  auto mask = engine::PlanMaskToMask(plan->mask, path);
+  if (!mask.IsOk()) return Message(MessageLevel::kError, mask.Message());
+  std::optional<engine::MaskSpec> spec;
+  if (plan->mask.has_spec) spec = plan->mask.spec;
+  if (mask->HashHex() != m_doc.state.mask.HashHex())
+    SetMask(engine::MaskState{std::move(*mask), spec}, "", "open plan");
+  m_lab->SetMask(m_doc.state.mask, m_doc.version, m_doc.state.spec, MaskLabel());
+  m_lab->OpenPlan(path);
+  m_panel = Panel::kFusion;
+  m_force_panel = true;
+}
+
+std::string Studio::MaskLabel() const {
+  if (m_doc.state.spec) return engine::Describe(*m_doc.state.spec);
+  return m_doc.path.empty() ? std::string("edited mask") : std::filesystem::path(m_doc.path).filename().string();
+}
+
 bool Studio::AnalysisReady() const {
   return !m_worker.Busy() && m_shown_tag == m_request_tag && !m_gesture_before;
 }
@@ -467,7 +505,31 @@ void Studio::DrawQuitDialog() {
   }
 }
 
+void Studio::DrawProfileView() {
+  std::string status;
+  if (!m_gpu->Ready()) status = "starting the GPU worker";
+  else if (m_gpu->HasGpu()) status = "profiling runs on " + m_gpu->DeviceText();
+  else status = m_gpu->DeviceText() + ": open profiles or plans measured elsewhere";
+  const ProfilePanelActions a =
+      DrawProfilePanel(m_lab->Profiles(), m_gpu->HasGpu() && !m_gpu->Busy(), status);
+  if (a.profile_now) m_lab->ProfileNow();
+  if (a.open) {
+    if (a.open_path.empty()) Message(MessageLevel::kError, "open: give a profile or plan file");
+    else m_lab->OpenProfile(a.open_path);
+  }
+}
+
 void Studio::DrawStatusBar() {
+  if (m_gpu->Busy()) {
+    const double f = m_gpu->Fraction();
+    std::string text = m_gpu->Title();
+    const std::string stage = m_gpu->Stage();
+    if (!stage.empty()) text = stage;
+    ImGui::ProgressBar(f >= 0 ? static_cast<float>(f) : 0.0f, ImVec2(420, 0), text.c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Cancel")) m_lab->CancelJobs();
+    ImGui::SameLine();
+  }
   if (m_save.Busy()) {
     ImGui::TextColored(ImVec4(0.94f, 0.89f, 0.26f, 1.0f), "saving %s: %.1f s |", m_save.Path().c_str(),
                        m_save.Seconds());
@@ -503,6 +565,14 @@ void Studio::DrawStatusBar() {
 void Studio::Draw() {
   PollAnalysis();
   PollSave();
+  for (GpuWorker::Done& done : m_gpu->TakeDone()) done();
+  m_lab->SetDevice(Device());
+  m_lab->SetMask(m_doc.state.mask, m_doc.version, m_doc.state.spec, MaskLabel());
+  {
+    bool error = false;
+    std::string text;
+    if (m_lab->TakeMessage(&error, &text)) Message(error ? MessageLevel::kError : MessageLevel::kInfo, text);
+  }
   HandleShortcuts();
   RefreshTextures();
 
@@ -515,17 +585,22 @@ void Studio::Draw() {
   DrawFileBar(*this);
   const float status_h = ImGui::GetFrameHeightWithSpacing() + 4.0f;
   const float body_h = ImGui::GetContentRegionAvail().y - status_h;
-  const float side = std::min(700.0f, std::max(420.0f, ImGui::GetContentRegionAvail().x * 0.44f));
-  ImGui::BeginChild("canvas_area", ImVec2(ImGui::GetContentRegionAvail().x - side, body_h), true,
+  // The fusion, tune and profile views need the width more than the mask canvas does.
+  const bool wide = m_panel == Panel::kFusion || m_panel == Panel::kTune || m_panel == Panel::kProfile;
+  const float full = ImGui::GetContentRegionAvail().x;
+  const float side = wide ? full * 0.80f : std::min(700.0f, std::max(420.0f, full * 0.44f));
+  ImGui::BeginChild("canvas_area", ImVec2(full - side, body_h), true,
                     ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   DrawMaskCanvas(*this);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("side", ImVec2(0, body_h), true);
   if (ImGui::BeginTabBar("views")) {
-    const Panel panels[] = {Panel::kMask, Panel::kLayout, Panel::kSelection, Panel::kExport};
-    const char* titles[] = {"Mask", "Block layout", "Kernel selection", "Export"};
-    for (int i = 0; i < 4; ++i) {
+    const Panel panels[] = {Panel::kMask,   Panel::kLayout, Panel::kSelection, Panel::kFusion,
+                            Panel::kTune,   Panel::kProfile, Panel::kExport};
+    const char* titles[] = {"Mask", "Block layout", "Kernel selection", "Fusion", "Tune", "Profile", "Export"};
+    bool to_fusion = false;
+    for (int i = 0; i < 7; ++i) {
       const ImGuiTabItemFlags flags =
           m_force_panel && m_panel == panels[i] ? ImGuiTabItemFlags_SetSelected : 0;
       if (ImGui::BeginTabItem(titles[i], nullptr, flags)) {
@@ -536,12 +611,19 @@ void Studio::Draw() {
           case Panel::kLayout: DrawLayoutPanel(*this); break;
           case Panel::kSelection: DrawSelectionPanel(*this); break;
           case Panel::kExport: DrawExportPanel(*this); break;
+          case Panel::kFusion: DrawFusionPanel(*m_lab); break;
+          case Panel::kTune: to_fusion = DrawTunePanel(*m_lab, m_ui); break;
+          case Panel::kProfile: DrawProfileView(); break;
         }
         ImGui::EndChild();
         ImGui::EndTabItem();
       }
     }
     m_force_panel = false;
+    if (to_fusion) {
+      m_panel = Panel::kFusion;
+      m_force_panel = true;
+    }
     ImGui::EndTabBar();
   }
   ImGui::EndChild();
@@ -601,6 +683,7 @@ nlohmann::json Studio::StateJson() const {
   j["message"] = {{"level", m_message_level == MessageLevel::kError ? "error" : "info"},
                   {"text", m_message}};
   if (!m_analysis_error.empty()) j["analysis_error"] = m_analysis_error;
+  j["lab"] = m_lab->StateJson();
   return j;
 }
 

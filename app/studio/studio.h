@@ -18,6 +18,8 @@
 
 #include "app/studio/analysis_worker.h"
 #include "app/studio/cli_command.h"
+#include "app/studio/gpu_worker.h"
+#include "app/studio/layer_lab.h"
 #include "app/studio/save_job.h"
 #include "app/studio/widgets/texture.h"
 #include "engine/analysis/layout_analysis.h"
@@ -41,10 +43,15 @@ struct StudioOptions {
   std::string open;       // a mask file to open instead of the spec
   std::string recent_path;  // the recent-files list (engine::RecentFilesPath); "" = not kept
   std::string panel = "mask";
+  bool use_gpu = true;    // false: the fusion / tune / profile jobs predict even on a GPU
+  std::string model = "bert-base";  // the layer of the fusion and tune views
+  std::string model_config;         // a config.json instead of the preset
+  int64_t model_batch = 8;
 };
 
-enum class Panel { kMask, kLayout, kSelection, kExport };
-const char* PanelName(Panel p);  // "mask", "layout", "selection", "export"
+enum class Panel { kMask, kLayout, kSelection, kExport, kFusion, kTune, kProfile };
+// "mask", "layout", "selection", "export", "fusion", "tune", "profile"
+const char* PanelName(Panel p);
 engine::Expected<Panel> ParsePanel(const std::string& name);
 
 enum class Tool { kInspect, kBrush, kLine, kRect, kBand };
@@ -96,6 +103,7 @@ class Studio {
   void Draw();                       // one frame of UI over the whole window
   nlohmann::json StateJson() const;  // what the GUI tests check
   bool AnalysisReady() const;        // the shown analysis matches the current inputs
+  bool JobsIdle() const;             // no GPU job queued or running, every result landed
 
   // ---- commands (panels and main.cpp) ----------------------------------------------------
   void OpenFile(const std::string& path);        // errors become the status message
@@ -109,6 +117,11 @@ class Studio {
   void SetDevice(int index);                     // into Devices()
   void ExportLayout(const std::string& path, engine::LayoutExportFormat format);
   void ExportPlan(const std::string& path);
+  // A tuned plan (stof tune, or exported here): its mask goes into the editor, its layer and
+  // scheme into the fusion view, its measurements into the profile runs (a baseline).
+  void OpenPlanFile(const std::string& path);
+  LayerLab& Lab() { return *m_lab; }
+  const LayerLab& Lab() const { return *m_lab; }
   void Message(MessageLevel level, const std::string& text);
   void ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
   // Quitting: returns true when the window may close now; otherwise the unsaved-changes
@@ -129,6 +142,10 @@ class Studio {
   CanvasView& View() { return m_view; }
   Overlay& OverlayMode() { return m_overlay; }
   Panel& CurrentPanel() { return m_panel; }
+  void ShowPanel(Panel p) {  // selects the tab on the next frame
+    m_panel = p;
+    m_force_panel = true;
+  }
   int64_t BlockM() const { return m_block_m; }
   int64_t BlockN() const { return m_block_n; }
   const engine::Workload& Workload() const { return m_workload; }
@@ -181,6 +198,8 @@ class Studio {
   void AddRecent(const std::string& path);
   void PollSave();
   void DrawStatusBar();
+  void DrawProfileView();
+  std::string MaskLabel() const;
   void DrawQuitDialog();
   void HandleShortcuts();
 
@@ -226,6 +245,9 @@ class Studio {
   DetailKey m_detail_key;
 
   SaveJob m_save;
+  // Declared in this order so the lab (which holds a reference) dies before the worker.
+  std::unique_ptr<GpuWorker> m_gpu;
+  std::unique_ptr<LayerLab> m_lab;
   bool m_quit_after_save = false;  // "Save and quit", or a quit while a save ran
   PanelUi m_ui;
 

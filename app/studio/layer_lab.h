@@ -1,0 +1,206 @@
+// LayerLab: the state behind the studio's fusion, tune and profile views (no ImGui here). It
+// holds the layer being studied (a model preset or config.json at a batch size, with the
+// editor's mask and its L), the fusion scheme shown (default, edited by clicks, tuned, or a
+// loaded plan's) with each segment's template and predicted or measured time and bytes, the
+// attention block's fusion ladder, the tuning runs (live traces fed by the tuner's observer
+// on the GpuWorker, results, the tuned plan), "run plan" reports and the profiles shown.
+// Every heavy step (tuning, measuring, profiling) is a GpuWorker job; predictions of the shown
+// scheme are recomputed only when the layer, mask or scheme changes. Studio owns one and
+// forwards the mask; panels/fusion_panel, tune_panel and profile_panel read it and call its
+// commands. Errors become messages here, never exits.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/studio/gpu_worker.h"
+#include "app/studio/panels/profile_panel.h"
+#include "app/studio/widgets/plots.h"
+#include "engine/device/device_spec.h"
+#include "engine/fusion/fusion_scheme.h"
+#include "engine/graph/op.h"
+#include "engine/mask/mask.h"
+#include "engine/mask/mask_spec.h"
+#include "engine/plan/plan.h"
+#include "engine/run/layer_runner.h"
+#include "engine/run/model_runner.h"
+#include "engine/tune/ladder.h"
+#include "engine/tune/tune_session.h"
+
+namespace stof::app {
+
+struct LayerChoice {
+  std::string model = "bert-base";  // preset name, used when config_path is empty
+  std::string config_path;          // a HuggingFace config.json
+  int64_t batch = 8;
+  bool operator==(const LayerChoice&) const = default;
+};
+
+// One segment of the shown scheme, as the fusion view lists it.
+struct SegmentView {
+  engine::Segment segment;
+  std::string tmpl;          // template, "" op by op
+  std::string why;           // op by op: the matcher's reason
+  std::string mix;           // "CI+MI"
+  std::string choice;        // parameters (ChoiceText)
+  double predicted_us = 0, predicted_bytes = 0;
+  std::optional<double> measured_us;  // from the tuning run or plan that chose this scheme
+  std::string predict_error;
+};
+
+// What the tuner's observer saw, shared between the worker (writer) and the GUI (reader).
+struct TuneLive {
+  struct Trace {                       // best layer latency over time, one per method run
+    std::string method;
+    std::vector<double> t_s, best_us;
+  };
+  struct Point {                       // one evaluated candidate
+    std::string method, segment, tmpl, choice;
+    double predicted_us = 0, us = 0;
+    bool measured = false;
+  };
+  struct Reward {                      // STOF stage 2
+    std::string segment;
+    int64_t iteration = 0, samples = 0;
+    double gain_us = 0, best_us = 0;
+  };
+  std::vector<Trace> traces;
+  std::vector<Point> points;
+  std::vector<Reward> rewards;
+  engine::TuneProgress progress;
+  uint64_t version = 0;
+};
+
+// The tune view's plot series, rebuilt only when TuneLive::version moves.
+struct TunePlots {
+  uint64_t version = ~uint64_t{0};
+  std::vector<plots::Series> best, scatter, rewards;
+  TuneLive live;
+};
+
+struct TuneSettings {
+  bool methods[4] = {true, false, false, false};  // stof, gtco, mcfuser, exhaustive
+  std::string budget = "60s";
+  uint64_t seed = 1;
+  bool use_cache = false;   // the user's tune cache file (off: every candidate measured)
+};
+
+struct MethodResult {
+  engine::TuneSessionResult session;
+};
+
+struct PlanRunReport {
+  engine::RunReport report;
+  std::optional<double> tuned_us;  // the plan's own whole-model figure
+  std::string plan_label;
+};
+
+class LayerLab {
+ public:
+  explicit LayerLab(GpuWorker& worker);
+
+  // Called by Studio once per frame: cheap unless the mask version or device changed.
+  void SetMask(const engine::Mask& mask, uint64_t version, const std::optional<engine::MaskSpec>& spec,
+               const std::string& mask_label);
+  void SetDevice(const engine::DeviceSpec& device);
+
+  // ---- the layer ----
+  LayerChoice& Choice() { return m_choice_edit; }
+  void ApplyChoice();                         // rebuild the graph from Choice()
+  const engine::OpGraph* Graph() const { return m_graph ? &*m_graph : nullptr; }
+  const std::string& GraphError() const { return m_graph_error; }
+  int64_t SeqLen() const { return m_mask ? m_mask->Rows() : 0; }
+
+  // ---- the fusion view ----
+  const std::optional<engine::FusionScheme>& Scheme() const { return m_scheme; }
+  const std::string& SchemeSource() const { return m_scheme_source; }
+  const std::vector<SegmentView>& Segments() const { return m_segments; }
+  // Click between ops `after_op` and `after_op` + 1; a refused join sets FusionMessage().
+  void ToggleBoundary(int after_op);
+  void ResetScheme();                         // the default greedy scheme
+  bool SetSchemeCode(const std::string& code_or_hex);  // typed in the view; false + message
+  const std::string& FusionMessage() const { return m_fusion_message; }
+  const std::vector<engine::LadderRung>& Ladder() const { return m_ladder; }
+  const std::string& LadderNote() const { return m_ladder_note; }
+  void MeasureLadder();                       // a GPU job; predictions stay until it lands
+
+  // ---- tuning ----
+  TuneSettings& Settings() { return m_settings; }
+  void StartTune();
+  void CancelJobs();
+  bool Tuning() const { return m_tuning; }
+  TuneLive LiveSnapshot() const;
+  uint64_t LiveVersion() const;
+  const std::vector<MethodResult>& Results() const { return m_results; }
+  const engine::Plan* TunedPlan() const { return m_plan ? &*m_plan : nullptr; }
+  const std::string& PlanLabel() const { return m_plan_label; }
+  const std::string& TuneError() const { return m_tune_error; }
+  void ExportPlan(const std::string& path);   // message in Message()
+  void OpenPlan(const std::string& path);     // shown in the fusion view; a profile baseline
+  void RunPlan();                             // a GPU job: the plan's whole model again
+  const std::optional<PlanRunReport>& RunReport() const { return m_run_report; }
+
+  // ---- profiles ----
+  TunePlots& Plots() { return m_plots; }
+  ProfilePanelState& Profiles() { return m_profiles; }
+  void ProfileNow();                          // a GPU job: the shown scheme, one layer
+  void OpenProfile(const std::string& path);  // a stof-layer-profile or a plan
+
+  bool HasGpu() const { return m_worker.HasGpu(); }
+  GpuWorker& Worker() { return m_worker; }
+  // The last command's outcome for the status line (error flag, text); cleared on read.
+  bool TakeMessage(bool* error, std::string* text);
+  nlohmann::json StateJson() const;
+
+ private:
+  void RebuildGraph();
+  void SchemeChanged(const std::string& source);
+  void RecomputeSegments();
+  void RecomputeLadder();
+  void Message(bool error, const std::string& text);
+  engine::DeviceSpec PredictDevice() const;
+
+  GpuWorker& m_worker;
+  std::shared_ptr<const engine::Mask> m_mask;
+  uint64_t m_mask_version = 0;
+  std::optional<engine::MaskSpec> m_spec;
+  std::string m_mask_label;
+  engine::DeviceSpec m_device;
+
+  LayerChoice m_choice_edit, m_choice;
+  std::optional<engine::OpGraph> m_graph;
+  std::string m_graph_error;
+  std::optional<engine::FusionScheme> m_scheme;
+  std::vector<engine::SegmentChoice> m_choices;  // per segment, empty = defaults
+  std::vector<std::optional<double>> m_measured;  // per segment, from the tuning or plan
+  std::string m_scheme_source = "default";
+  std::vector<SegmentView> m_segments;
+  std::string m_fusion_message;
+  std::vector<engine::LadderRung> m_ladder;
+  std::string m_ladder_note;
+  uint64_t m_ladder_tag = 0;
+
+  TuneSettings m_settings;
+  bool m_tuning = false;
+  std::shared_ptr<std::mutex> m_live_mutex;
+  std::shared_ptr<TuneLive> m_live;
+  std::vector<MethodResult> m_results;
+  std::optional<engine::Plan> m_plan;
+  std::string m_plan_label;
+  std::string m_tune_error;
+  std::optional<PlanRunReport> m_run_report;
+
+  TunePlots m_plots;
+  ProfilePanelState m_profiles;
+
+  bool m_message_error = false;
+  std::string m_message;
+  bool m_has_message = false;
+};
+
+}  // namespace stof::app

@@ -1,0 +1,269 @@
+// DrawFusionPanel and DrawLayerChooser (fusion_panel.h). Everything shown is precomputed by
+// LayerLab when the layer, mask or scheme changes; the panel only lays it out.
+#include "app/studio/panels/fusion_panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "app/studio/layer_lab.h"
+#include "app/studio/widgets/input_text.h"
+#include "app/studio/widgets/plots.h"
+#include "engine/fusion/scheme_edit.h"
+#include "engine/fusion/scheme_hex.h"
+#include "engine/graph/model_config.h"
+
+namespace stof::app {
+
+namespace {
+
+constexpr ImU32 kCiColor = IM_COL32(70, 120, 200, 255);   // compute-intensive: GEMMs
+constexpr ImU32 kMiColor = IM_COL32(200, 130, 60, 255);   // memory-intensive: the rest
+constexpr ImU32 kGroupColors[] = {IM_COL32(90, 200, 120, 70), IM_COL32(200, 90, 200, 70),
+                                  IM_COL32(220, 210, 80, 70), IM_COL32(80, 200, 220, 70)};
+
+std::string Dims(const std::vector<int64_t>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(d[i]);
+  }
+  return s + "]";
+}
+
+std::string Bytes(double b) {
+  char buf[32];
+  if (b >= 1e9) std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
+  else if (b >= 1e6) std::snprintf(buf, sizeof buf, "%.1f MB", b / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.0f kB", b / 1e3);
+  return buf;
+}
+
+// The op chain: boxes in rows, segment groups behind them, clickable gaps between ops.
+void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionScheme& scheme) {
+  const int n = static_cast<int>(g.ops.size());
+  const float gap = 14.0f, box_h = 46.0f, label_h = ImGui::GetTextLineHeight() + 4.0f;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float min_w = 64.0f;
+  const int per_row = std::max(1, std::min(n, static_cast<int>((avail + gap) / (min_w + gap))));
+  const float box_w = (avail - gap * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
+  const int rows = (n + per_row - 1) / per_row;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float row_h = box_h + label_h + 16.0f;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  auto box_at = [&](int op) {  // 1-based op -> top-left
+    const int i = op - 1;
+    return ImVec2(origin.x + static_cast<float>(i % per_row) * (box_w + gap),
+                  origin.y + 6.0f + static_cast<float>(i / per_row) * row_h);
+  };
+  // Segment groups (one rectangle per row the segment spans) with the template below.
+  const auto& segs = scheme.Segments();
+  const auto& views = lab.Segments();
+  for (size_t si = 0; si < segs.size(); ++si) {
+    const engine::Segment& s = segs[si];
+    const ImU32 col = kGroupColors[si % 4];
+    int op = s.first;
+    while (op <= s.last) {
+      const int row_end = std::min(s.last, ((op - 1) / per_row + 1) * per_row);
+      const ImVec2 a = box_at(op), b = box_at(row_end);
+      dl->AddRectFilled(ImVec2(a.x - 4, a.y - 4), ImVec2(b.x + box_w + 4, b.y + box_h + label_h),
+                        col, 6.0f);
+      if (op == s.first) {
+        const std::string t = si < views.size() && !views[si].tmpl.empty() ? views[si].tmpl
+                                                                           : std::string("op by op");
+        dl->PushClipRect(ImVec2(a.x - 4, a.y), ImVec2(b.x + box_w + 4, b.y + box_h + label_h), true);
+        dl->AddText(ImVec2(a.x, a.y + box_h + 2), IM_COL32(230, 230, 235, 255), t.c_str());
+        dl->PopClipRect();
+      }
+      op = row_end + 1;
+    }
+  }
+  // Boxes.
+  for (int op = 1; op <= n; ++op) {
+    const engine::Op& o = g.ops[static_cast<size_t>(op - 1)];
+    const ImVec2 p = box_at(op);
+    const bool ci = o.Class() == engine::OpClass::kCI;
+    dl->AddRectFilled(p, ImVec2(p.x + box_w, p.y + box_h), ci ? kCiColor : kMiColor, 4.0f);
+    char top[16];
+    std::snprintf(top, sizeof top, "#%d", op);
+    dl->PushClipRect(p, ImVec2(p.x + box_w, p.y + box_h), true);
+    dl->AddText(ImVec2(p.x + 4, p.y + 3), IM_COL32(255, 255, 255, 255), top);
+    dl->AddText(ImVec2(p.x + 4, p.y + 3 + ImGui::GetTextLineHeight()), IM_COL32(255, 255, 255, 255),
+                engine::OpKindName(o.kind));
+    dl->PopClipRect();
+    ImGui::SetCursorScreenPos(p);
+    ImGui::PushID(op);
+    ImGui::InvisibleButton("op", ImVec2(box_w, box_h));
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::Text("#%d %s (%s, %s)", op, engine::OpKindName(o.kind), o.name.c_str(), ci ? "CI" : "MI");
+      for (const engine::TensorRef& in : o.inputs)
+        ImGui::Text("in  %-8s %s  (%s)", in.name.c_str(), Dims(in.dims).c_str(),
+                    engine::TensorSourceName(in.source));
+      ImGui::Text("out %-8s %s", o.output.name.c_str(), Dims(o.output.dims).c_str());
+      ImGui::Text("%.3f GFLOP, %s minimum", static_cast<double>(o.flops) / 1e9,
+                  Bytes(static_cast<double>(o.bytes)).c_str());
+      ImGui::EndTooltip();
+    }
+    // The gap after this op (same row only): click to split or join there.
+    if (op < n && op % per_row != 0) {
+      const ImVec2 gp(p.x + box_w, p.y);
+      ImGui::SetCursorScreenPos(gp);
+      ImGui::InvisibleButton("gap", ImVec2(gap, box_h));
+      const bool boundary = engine::IsBoundary(scheme, op);
+      const ImU32 mark = boundary ? IM_COL32(240, 240, 240, 255) : IM_COL32(240, 240, 240, 60);
+      if (boundary)
+        dl->AddLine(ImVec2(gp.x + gap / 2, gp.y - 2), ImVec2(gp.x + gap / 2, gp.y + box_h + 2), mark, 2.0f);
+      if (ImGui::IsItemHovered()) {
+        dl->AddRectFilled(gp, ImVec2(gp.x + gap, gp.y + box_h), IM_COL32(255, 255, 255, 50));
+        ImGui::SetTooltip(boundary ? "join the segments at #%d | #%d" : "split the segment after #%d (#%d starts a new one)",
+                          op, op + 1);
+      }
+      if (ImGui::IsItemClicked()) lab.ToggleBoundary(op);
+    }
+    ImGui::PopID();
+  }
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + 6.0f + static_cast<float>(rows) * row_h));
+  ImGui::Dummy(ImVec2(avail, 1));
+}
+
+void DrawSegmentTable(const LayerLab& lab) {
+  const auto& views = lab.Segments();
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("segments", 6, flags)) return;
+  ImGui::TableSetupColumn("ops");
+  ImGui::TableSetupColumn("template");
+  ImGui::TableSetupColumn("parameters", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+  ImGui::TableSetupColumn("predicted us");
+  ImGui::TableSetupColumn("predicted DRAM");
+  ImGui::TableSetupColumn("measured us");
+  ImGui::TableHeadersRow();
+  double pred = 0, meas = 0;
+  bool all_measured = !views.empty();
+  for (const SegmentView& v : views) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(engine::SegmentLabel(v.segment).c_str());
+    ImGui::TableNextColumn();
+    if (v.tmpl.empty()) {
+      ImGui::TextDisabled("op by op");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", v.why.c_str());
+    } else {
+      ImGui::Text("%s (%s)", v.tmpl.c_str(), v.mix.c_str());
+    }
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(v.choice.empty() ? "default" : v.choice.c_str());
+    ImGui::TableNextColumn();
+    if (v.predict_error.empty()) ImGui::Text("%.1f", v.predicted_us);
+    else ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "error");
+    if (!v.predict_error.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", v.predict_error.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(Bytes(v.predicted_bytes).c_str());
+    ImGui::TableNextColumn();
+    if (v.measured_us) ImGui::Text("%.1f", *v.measured_us);
+    else ImGui::TextDisabled("-");
+    pred += v.predicted_us;
+    if (v.measured_us) meas += *v.measured_us;
+    else all_measured = false;
+  }
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted("layer");
+  ImGui::TableNextColumn();
+  ImGui::TableNextColumn();
+  ImGui::TableNextColumn();
+  ImGui::Text("%.1f", pred);
+  ImGui::TableNextColumn();
+  ImGui::TableNextColumn();
+  if (all_measured) ImGui::Text("%.1f", meas);
+  else ImGui::TextDisabled("-");
+  ImGui::EndTable();
+}
+
+void DrawLadder(LayerLab& lab) {
+  const auto& rungs = lab.Ladder();
+  ImGui::TextUnformatted("Fusion ladder of the attention block");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!lab.HasGpu() || lab.Worker().Busy());
+  if (ImGui::SmallButton("Measure on the GPU")) lab.MeasureLadder();
+  ImGui::EndDisabled();
+  ImGui::TextDisabled("%s", lab.LadderNote().c_str());
+  if (rungs.empty()) return;
+  std::vector<std::string> cats;
+  plots::BarGroup us{"latency (us)", {}, {}, 0}, mb{"DRAM (MB)", {}, {}, 0};
+  for (const engine::LadderRung& r : rungs) {
+    cats.push_back(r.name);
+    us.values.push_back(r.us);
+    us.tags.push_back(r.measured ? "measured" : "predicted");
+    mb.values.push_back(r.dram_bytes > 0 ? r.dram_bytes / 1e6 : std::nan(""));
+    mb.tags.push_back(r.measured ? "measured" : "predicted");
+  }
+  mb.color = plots::SeriesColor(1);
+  const float w = ImGui::GetContentRegionAvail().x * 0.5f - 4.0f;
+  ImGui::BeginChild("ladder_us", ImVec2(w, 230), false);
+  plots::GroupedBars("ladder_latency", cats, {us}, plots::Axis{"latency (us)"}, 210);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("ladder_mb", ImVec2(0, 230), false);
+  plots::GroupedBars("ladder_bytes", cats, {mb}, plots::Axis{"DRAM bytes (MB)"}, 210);
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+void DrawLayerChooser(LayerLab& lab) {
+  LayerChoice& c = lab.Choice();
+  ImGui::SetNextItemWidth(130);
+  if (ImGui::BeginCombo("model", c.config_path.empty() ? c.model.c_str() : "config.json")) {
+    for (const engine::ModelConfig& m : engine::ModelPresets()) {
+      if (ImGui::Selectable(m.name.c_str(), c.config_path.empty() && m.name == c.model)) {
+        c.model = m.name;
+        c.config_path.clear();
+        lab.ApplyChoice();
+      }
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90);
+  int batch = static_cast<int>(c.batch);
+  if (ImGui::InputInt("batch", &batch, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue)) {
+    c.batch = std::clamp(batch, 1, 65536);
+    lab.ApplyChoice();
+  }
+  ImGui::SameLine();
+  ImGui::Text("L = %lld (the editor's mask)", static_cast<long long>(lab.SeqLen()));
+  ImGui::SetNextItemWidth(260);
+  InputTextString("##config", &c.config_path);
+  ImGui::SameLine();
+  if (ImGui::Button("Use config.json")) lab.ApplyChoice();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("A HuggingFace config.json (bert, gpt2, t5); empty = the preset");
+  if (!lab.GraphError().empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", lab.GraphError().c_str());
+}
+
+void DrawFusionPanel(LayerLab& lab) {
+  DrawLayerChooser(lab);
+  const engine::OpGraph* g = lab.Graph();
+  const auto& scheme = lab.Scheme();
+  if (!g || !scheme) return;
+  ImGui::Separator();
+  auto hex = engine::CodeToHex(scheme->Code());
+  ImGui::Text("scheme %s  (hex %s)  from: %s", scheme->Code().c_str(), hex.IsOk() ? hex->c_str() : "?",
+              lab.SchemeSource().c_str());
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Default")) lab.ResetScheme();
+  ImGui::TextDisabled("Click between two ops to split or join segments. Blue: compute-intensive "
+                      "(CI), orange: memory-intensive (MI).");
+  DrawChain(lab, *g, *scheme);
+  if (!lab.FusionMessage().empty())
+    ImGui::TextColored(ImVec4(1.0f, 0.55f, 0.4f, 1.0f), "not allowed: %s", lab.FusionMessage().c_str());
+  DrawSegmentTable(lab);
+  ImGui::Spacing();
+  DrawLadder(lab);
+}
+
+}  // namespace stof::app

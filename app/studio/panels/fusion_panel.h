@@ -1,0 +1,16 @@
+// The fusion view: the layer's ops as a chain of boxes (kind, CI / MI colour, shapes on
+// hover) grouped into the scheme's segments, the binary code and its hex form; a click
+// between two ops splits or joins segments (a refused join is explained); each segment's
+// template, parameters and predicted or measured time and bytes; and the attention block's
+// fusion ladder (unfused, decomposed, decomposed + fused, fully fused) as latency and DRAM
+// bytes bars, each labelled measured or predicted. Reads and edits LayerLab.
+#pragma once
+
+namespace stof::app {
+
+class LayerLab;
+void DrawFusionPanel(LayerLab& lab);
+// The model / config.json / batch row shared with the tune view.
+void DrawLayerChooser(LayerLab& lab);
+
+}  // namespace stof::app

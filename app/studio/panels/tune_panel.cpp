@@ -1,0 +1,209 @@
+// DrawTunePanel (tune_panel.h).
+#include "app/studio/panels/tune_panel.h"
+
+#include <imgui.h>
+
+#include <cstdio>
+#include <map>
+
+#include "app/studio/layer_lab.h"
+#include "app/studio/panels/fusion_panel.h"
+#include "app/studio/studio.h"
+#include "app/studio/widgets/input_text.h"
+#include "app/studio/widgets/plots.h"
+
+namespace stof::app {
+
+namespace {
+
+const char* kMethodNames[] = {"stof", "gtco", "mcfuser", "exhaustive"};
+
+void RebuildPlots(TunePlots& p, const TuneLive& live) {
+  p.live = live;
+  p.version = live.version;
+  p.best.clear();
+  p.scatter.clear();
+  p.rewards.clear();
+  for (const TuneLive::Trace& t : live.traces) {
+    plots::Series s;
+    s.name = t.method;
+    s.x = t.t_s;
+    s.y = t.best_us;
+    s.step = true;
+    s.points = true;
+    p.best.push_back(std::move(s));
+  }
+  std::map<std::string, size_t> by_method;
+  for (const TuneLive::Point& pt : live.points) {
+    auto [it, fresh] = by_method.emplace(pt.method, p.scatter.size());
+    if (fresh) {
+      plots::Series s;
+      s.name = pt.method;
+      p.scatter.push_back(std::move(s));
+    }
+    plots::Series& s = p.scatter[it->second];
+    s.x.push_back(pt.predicted_us);
+    s.y.push_back(pt.us);
+    std::string tip = pt.segment;
+    tip += ' ';
+    tip += pt.tmpl.empty() ? "op by op" : pt.tmpl;
+    if (!pt.choice.empty()) {
+      tip += " (";
+      tip += pt.choice;
+      tip += ')';
+    }
+    s.tips.push_back(std::move(tip));
+  }
+  std::map<std::string, size_t> by_segment;
+  for (const TuneLive::Reward& r : live.rewards) {
+    auto [it, fresh] = by_segment.emplace(r.segment, p.rewards.size());
+    if (fresh) {
+      plots::Series s;
+      s.name = r.segment;
+      s.points = true;
+      p.rewards.push_back(std::move(s));
+    }
+    plots::Series& s = p.rewards[it->second];
+    s.x.push_back(static_cast<double>(r.iteration + 1));
+    s.y.push_back(r.gain_us);
+    char tip[96];
+    std::snprintf(tip, sizeof tip, "iteration %lld: %lld settings, saved %.2f us, best %.1f us",
+                  static_cast<long long>(r.iteration + 1), static_cast<long long>(r.samples), r.gain_us,
+                  r.best_us);
+    s.tips.push_back(tip);
+  }
+}
+
+void DrawProgress(const LayerLab& lab, const TuneLive& live) {
+  const engine::TuneProgress& p = live.progress;
+  char overlay[200];
+  char best[32] = "-";
+  if (p.best_us > 0) std::snprintf(best, sizeof best, "%.1f us", p.best_us);
+  char left[32] = "";
+  if (p.remaining_s >= 0) std::snprintf(left, sizeof left, ", ~%.0f s left", p.remaining_s);
+  std::snprintf(overlay, sizeof overlay, "%s %s: %lld candidates, best %s, %.1f s%s",
+                p.method.c_str(), p.stage.c_str(), static_cast<long long>(p.candidates), best,
+                p.elapsed_s, left);
+  const float fraction = p.fraction >= 0 ? static_cast<float>(p.fraction)
+                                         : (lab.Tuning() ? static_cast<float>(ImGui::GetTime() * 0.5 - static_cast<int>(ImGui::GetTime() * 0.5)) : 1.0f);
+  ImGui::ProgressBar(fraction, ImVec2(-1, 0), lab.Tuning() || p.candidates > 0 ? overlay : "not started");
+}
+
+void DrawResults(LayerLab& lab) {
+  const auto& results = lab.Results();
+  if (results.empty()) return;
+  if (!ImGui::BeginTable("results", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) return;
+  for (const char* h : {"method", "layer us", "", "model us", "default us", "speed-up", "candidates", "tuning s"})
+    ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  for (const MethodResult& m : results) {
+    const engine::TuneSessionResult& s = m.session;
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(engine::TuneMethodName(s.result.method));
+    ImGui::TableNextColumn();
+    ImGui::Text("%.1f", s.result.total_us);
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("%s", s.result.measured ? "measured" : "predicted");
+    ImGui::TableNextColumn();
+    if (s.model_us) ImGui::Text("%.1f", *s.model_us);
+    else ImGui::TextDisabled("-");
+    ImGui::TableNextColumn();
+    if (s.default_model_us) ImGui::Text("%.1f", *s.default_model_us);
+    else ImGui::TextDisabled("-");
+    ImGui::TableNextColumn();
+    if (s.model_us && s.default_model_us) ImGui::Text("%.2fx", *s.default_model_us / *s.model_us);
+    else ImGui::Text("%.2fx", s.result.total_us > 0 ? s.result.initial_us / s.result.total_us : 0.0);
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(s.result.stats.candidates));
+    ImGui::TableNextColumn();
+    ImGui::Text("%.2f", s.result.stats.total_s);
+  }
+  ImGui::EndTable();
+  ImGui::TextDisabled("layer us: the tuner's sum of its segments; model us: every layer, timed "
+                      "after tuning; speed-up over the untuned default (or the initial scheme).");
+}
+
+}  // namespace
+
+bool DrawTunePanel(LayerLab& lab, PanelUi& ui) {
+  bool show_fusion = false;
+  DrawLayerChooser(lab);
+  TuneSettings& s = lab.Settings();
+  ImGui::BeginDisabled(lab.Tuning());
+  ImGui::TextUnformatted("methods");
+  for (int i = 0; i < 4; ++i) {
+    ImGui::SameLine();
+    ImGui::Checkbox(kMethodNames[i], &s.methods[i]);
+  }
+  ImGui::SetNextItemWidth(90);
+  InputTextString("budget", &s.budget);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("seconds (60s, 2m) or candidates (200c), per method");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90);
+  int seed = static_cast<int>(s.seed);
+  if (ImGui::InputInt("seed", &seed, 0)) s.seed = static_cast<uint64_t>(std::max(0, seed));
+  ImGui::SameLine();
+  ImGui::Checkbox("use the tune cache", &s.use_cache);
+  ImGui::EndDisabled();
+  ImGui::BeginDisabled(lab.Tuning() || lab.Graph() == nullptr || !lab.Worker().Ready());
+  if (ImGui::Button("Start")) lab.StartTune();
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!lab.Worker().Busy());
+  if (ImGui::Button("Cancel")) lab.CancelJobs();
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::TextDisabled("on %s", lab.Worker().Ready() ? lab.Worker().DeviceText().c_str() : "(starting)");
+
+  TunePlots& p = lab.Plots();
+  if (lab.LiveVersion() != p.version) RebuildPlots(p, lab.LiveSnapshot());
+  DrawProgress(lab, p.live);
+  if (!lab.TuneError().empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", lab.TuneError().c_str());
+
+  const float w = ImGui::GetContentRegionAvail().x * 0.5f - 4.0f;
+  ImGui::BeginChild("best", ImVec2(w, 250), false);
+  ImGui::TextUnformatted("Best layer latency so far");
+  plots::LinePlot("best_plot", p.best, plots::Axis{"tuning time (s)"}, plots::Axis{"layer latency (us)"}, 220);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("scatter", ImVec2(0, 250), false);
+  ImGui::TextUnformatted("Each candidate: predicted vs measured");
+  plots::ScatterPlot("scatter_plot", p.scatter, plots::Axis{"predicted (us)", true},
+                     plots::Axis{"measured (us)", true}, 220, true);
+  ImGui::EndChild();
+  ImGui::TextUnformatted("Stage 2 (STOF): time each segment's samples saved, per iteration");
+  if (p.rewards.empty())
+    ImGui::TextDisabled("  (no stage-2 rewards yet: STOF reports them after each sampling iteration)");
+  else
+    plots::LinePlot("reward_plot", p.rewards, plots::Axis{"stage-2 iteration"},
+                    plots::Axis{"reward: us saved"}, 170);
+
+  DrawResults(lab);
+  if (lab.TunedPlan()) {
+    ImGui::Text("plan: %s, scheme %s", lab.PlanLabel().c_str(), lab.TunedPlan()->fusion.code.c_str());
+    if (ImGui::Button("Show in the fusion view")) show_fusion = true;
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(220);
+    InputTextString("##plan_path", &ui.plan_path);
+    ImGui::SameLine();
+    if (ImGui::Button("Export plan JSON")) lab.ExportPlan(ui.plan_path);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!lab.HasGpu() || lab.Worker().Busy());
+    if (ImGui::Button("Run plan")) lab.RunPlan();
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip(lab.HasGpu() ? "Measure the plan's whole model again" : "Needs a GPU");
+    if (const auto& rr = lab.RunReport()) {
+      if (rr->tuned_us)
+        ImGui::Text("run plan (%s): %.1f us for %d layers = %.3fx the tuned %.1f us", rr->plan_label.c_str(),
+                    rr->report.total_us, rr->report.layers, rr->report.total_us / *rr->tuned_us, *rr->tuned_us);
+      else
+        ImGui::Text("run plan (%s): %.1f us for %d layers", rr->plan_label.c_str(), rr->report.total_us,
+                    rr->report.layers);
+    }
+  }
+  return show_fusion;
+}
+
+}  // namespace stof::app
