@@ -19,6 +19,12 @@ namespace stof::app::plots {
 uint32_t SeriesColor(int index);
 inline constexpr uint32_t kBaselineColor = 0xB4A0A0A0u;  // grey, translucent
 
+// Tick-label style number: three significant digits with an SI suffix from 1e3 up
+// ("950", "1.5k", "10M", "1T"; "0.25" below 1). Tables use it too, so plots and tables agree.
+std::string FormatSI(double v);
+// With a unit, the prefix joins the unit: (9.89e14, "FLOP/s") -> "989 TFLOP/s", (950, "B") -> "950 B".
+std::string FormatSI(double v, const char* unit);
+
 struct Axis {
   std::string label;          // "time (s)", "latency (us)"
   bool log = false;           // base-10 log scale (ticks at powers of ten)
@@ -60,6 +66,7 @@ void GroupedBars(const char* id, const std::vector<std::string>& categories,
 struct Histogram {
   std::vector<double> edges;   // bins + 1 ascending edges
   std::vector<double> counts;  // per bin
+  std::string name;            // legend entry ("current", "baseline"); "" = not in the legend
 };
 struct Marker {
   double x = 0;

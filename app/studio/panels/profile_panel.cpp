@@ -1,0 +1,542 @@
+// DrawProfilePanel and its cache (profile_panel.h). The cache turns a profiler::ProfileView
+// into plot inputs once per (current, baseline, sort) change; the tabs only format it.
+#include "app/studio/panels/profile_panel.h"
+
+#include <imgui.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "app/studio/widgets/input_text.h"
+
+namespace stof::app {
+
+namespace {
+
+namespace pf = stof::profiler;
+
+using ProfilePtr = std::shared_ptr<const pf::LayerProfile>;
+
+ProfilePtr ProfileAt(const ProfilePanelState& s, int i) {
+  return i >= 0 && i < static_cast<int>(s.runs.size()) ? s.runs[static_cast<size_t>(i)].profile : nullptr;
+}
+// The baseline in use: none when it is the current run itself.
+ProfilePtr BaselineOf(const ProfilePanelState& s) {
+  return s.baseline != s.current ? ProfileAt(s, s.baseline) : nullptr;
+}
+
+// Joins pieces (GCC 12 warns falsely on "literal" + std::string).
+std::string Cat(std::initializer_list<std::string> parts) {
+  std::string out;
+  for (const std::string& p : parts) out += p;
+  return out;
+}
+
+std::string Bytes(std::optional<double> v) {
+  return v && std::isfinite(*v) ? plots::FormatSI(*v, "B") : std::string("-");
+}
+
+double Or(std::optional<double> v) { return v ? *v : NAN; }
+
+std::string Num(std::optional<double> v) {
+  return v && std::isfinite(*v) ? plots::FormatSI(*v) : std::string("-");
+}
+std::string Us(std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", *v);
+  return buf;
+}
+std::string Signed(std::optional<double> v, const char* fmt) {
+  if (!v || !std::isfinite(*v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, fmt, *v);
+  return buf;
+}
+
+std::vector<plots::Span> ToSpans(const pf::Timeline& t) {
+  std::vector<plots::Span> out;
+  for (const pf::TimelineSpan& s : t.spans) out.push_back({s.lane, s.start_us, s.end_us, s.name, s.detail, 0});
+  return out;
+}
+
+std::shared_ptr<ProfilePanelCache> BuildCache(const ProfilePtr& cur, const ProfilePtr& base,
+                                              pf::KernelColumn column, bool ascending) {
+  auto c = std::make_shared<ProfilePanelCache>();
+  c->current = cur;
+  c->baseline = base;
+  c->sorted_by = column;
+  c->sorted_ascending = ascending;
+  c->view = pf::ComputeProfileView(*cur, base.get());
+  const pf::ProfileView& v = c->view;
+  c->sorted_kernels = v.kernels.rows;
+  pf::SortKernelRows(&c->sorted_kernels, column, ascending);
+  c->spans = ToSpans(v.timeline);
+  c->base_spans = ToSpans(v.base_timeline);
+  // Bars keep the layer order (first launch / segment order): it reads like the timeline.
+  plots::BarGroup k_lat{"current", {}, {}, 0}, k_base{"baseline", {}, {}, 0};
+  plots::BarGroup k_rd{"read", {}, {}, plots::SeriesColor(0)}, k_wr{"write", {}, {}, plots::SeriesColor(1)};
+  plots::BarGroup k_brd{"baseline read", {}, {}, 0}, k_bwr{"baseline write", {}, {}, 0};
+  for (const pf::KernelRow& r : v.kernels.rows) {
+    c->kernel_categories.push_back(r.short_name);
+    const bool here = r.match != pf::RowMatch::kOnlyBaseline;
+    k_lat.values.push_back(here ? r.total_us : NAN);
+    k_base.values.push_back(Or(r.d_total_us.base));
+    k_rd.values.push_back(Or(r.dram_read));
+    k_wr.values.push_back(Or(r.dram_write));
+    k_brd.values.push_back(Or(r.d_dram_read.base));
+    k_bwr.values.push_back(Or(r.d_dram_write.base));
+  }
+  c->kernel_latency = {k_lat};
+  c->kernel_dram = {k_rd};
+  if (v.has_baseline) {
+    c->kernel_latency.push_back(k_base);
+    c->kernel_dram.push_back(k_brd);
+  }
+  c->kernel_dram.push_back(k_wr);
+  if (v.has_baseline) c->kernel_dram.push_back(k_bwr);
+  plots::BarGroup s_lat = k_lat, s_base = k_base, s_rd = k_rd, s_wr = k_wr, s_brd = k_brd, s_bwr = k_bwr;
+  for (plots::BarGroup* g : {&s_lat, &s_base, &s_rd, &s_wr, &s_brd, &s_bwr}) g->values.clear();
+  for (const pf::SegmentRow& r : v.segments) {
+    std::string cat = r.ops;
+    if (!r.tmpl.empty()) {
+      cat += ' ';
+      cat += r.tmpl;
+    }
+    c->segment_categories.push_back(cat);
+    s_lat.values.push_back(Or(r.latency_us));
+    s_base.values.push_back(Or(r.d_latency_us.base));
+    s_rd.values.push_back(Or(r.dram_read));
+    s_wr.values.push_back(Or(r.dram_write));
+    s_brd.values.push_back(Or(r.d_dram_read.base));
+    s_bwr.values.push_back(Or(r.d_dram_write.base));
+  }
+  c->segment_latency = {s_lat};
+  c->segment_dram = {s_rd};
+  if (v.has_baseline) {
+    c->segment_latency.push_back(s_base);
+    c->segment_dram.push_back(s_brd);
+  }
+  c->segment_dram.push_back(s_wr);
+  if (v.has_baseline) c->segment_dram.push_back(s_bwr);
+  for (const pf::RoofPoint& p : v.roofline.points) c->roof_points.push_back({p.label, p.intensity, p.flops_per_s});
+  for (const pf::RoofPoint& p : v.roofline.base_points)
+    c->roof_base_points.push_back({p.label, p.intensity, p.flops_per_s});
+  const pf::LatencyHistogram& h = v.histogram;
+  c->hist = {h.edges, h.counts, Cat({"current (", std::to_string(h.samples), " runs)"})};
+  if (v.has_baseline) c->base_hist = {h.edges, h.base_counts, Cat({"baseline (", std::to_string(h.base_samples), " runs)"})};
+  if (h.median_us) c->hist_markers.push_back({*h.median_us, Cat({"median ", Us(h.median_us), " us"}), plots::SeriesColor(1)});
+  if (h.base_median_us)
+    c->hist_markers.push_back({*h.base_median_us, Cat({"baseline median ", Us(h.base_median_us), " us"}), plots::kBaselineColor});
+  return c;
+}
+
+// The one-line reason shown instead of a plot or table without data.
+void Reason(const char* what, const std::string& why) { ImGui::TextDisabled("%s: %s.", what, why.c_str()); }
+
+// A delta cell: green when the current run is lower (faster, fewer bytes), red when higher.
+void DeltaText(std::optional<double> v, const char* fmt) {
+  const std::string t = Signed(v, fmt);
+  if (v && std::isfinite(*v) && *v != 0)
+    ImGui::TextColored(*v < 0 ? ImVec4(0.45f, 0.85f, 0.45f, 1) : ImVec4(0.95f, 0.45f, 0.45f, 1), "%s", t.c_str());
+  else
+    ImGui::TextUnformatted(t.c_str());
+}
+
+void RunList(ProfilePanelState& s, ProfilePanelActions* a, bool can_profile, const std::string& status) {
+  ImGui::BeginDisabled(!can_profile);
+  if (ImGui::Button("Profile now")) a->profile_now = true;
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", status.c_str());
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Profile or plan JSON:");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x - 80));
+  InputTextString("##open_path", &s.open_path);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(s.open_path.empty());
+  const bool open = ImGui::Button("Open");
+  ImGui::EndDisabled();
+  if (open) {
+    a->open = true;
+    a->open_path = s.open_path;
+  }
+  if (s.runs.empty()) {
+    Reason("No profiles yet", "press \"Profile now\" (needs a GPU) or open a .profile.json made by "
+                              "`stof profile layer`");
+    return;
+  }
+  int remove = -1;
+  // Up to 5 runs show whole; more scroll.
+  const bool scroll = s.runs.size() > 5;
+  if (ImGui::BeginTable("##runs", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
+                                         (scroll ? ImGuiTableFlags_ScrollY : 0),
+                        ImVec2(0, scroll ? 5.5f * ImGui::GetFrameHeightWithSpacing() : 0))) {
+    ImGui::TableSetupColumn("run", ImGuiTableColumnFlags_WidthStretch, 2);
+    ImGui::TableSetupColumn("source", ImGuiTableColumnFlags_WidthStretch, 3);
+    ImGui::TableSetupColumn("role", ImGuiTableColumnFlags_WidthFixed, 70);
+    ImGui::TableSetupColumn("actions", ImGuiTableColumnFlags_WidthFixed, 190);
+    for (int i = 0; i < static_cast<int>(s.runs.size()); ++i) {
+      const ProfileRun& r = s.runs[static_cast<size_t>(i)];
+      ImGui::PushID(i);
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      if (ImGui::Selectable(r.name.c_str(), s.current == i)) s.current = i;
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", r.source.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(s.current == i ? (s.baseline == i ? "both" : "current")
+                                            : (s.baseline == i ? "baseline" : ""));
+      ImGui::TableNextColumn();
+      if (ImGui::SmallButton(s.baseline == i ? "Unpin baseline" : "Pin as baseline"))
+        s.baseline = s.baseline == i ? -1 : i;
+      ImGui::SameLine();
+      if (ImGui::SmallButton("Remove")) remove = i;
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  if (remove >= 0) {
+    s.runs.erase(s.runs.begin() + remove);
+    auto fix = [remove](int& idx) { idx = idx == remove ? -1 : idx > remove ? idx - 1 : idx; };
+    fix(s.current);
+    fix(s.baseline);
+    if (s.current < 0 && !s.runs.empty()) s.current = static_cast<int>(s.runs.size()) - 1;
+  }
+}
+
+void SummaryLine(const ProfilePanelState& s, const ProfilePanelCache& c) {
+  const pf::LayerProfile& p = *c.current;
+  const pf::ProfileSummary& sum = p.layer.summary;
+  ImGui::Text("%s", p.label.empty() ? s.runs[static_cast<size_t>(s.current)].name.c_str() : p.label.c_str());
+  std::string where = p.device_name.empty() ? std::string("device unknown") : p.device_name;
+  if (!p.scheme_code.empty()) where += Cat({", fusion scheme ", p.scheme_code});
+  if (!p.backend.empty()) where += Cat({", backend ", p.backend});
+  ImGui::TextDisabled("%s", where.c_str());
+  if (!sum.latency_us) {
+    const pf::Availability& av = p.layer.availability;
+    return Reason("Layer not measured", !av.events_why_not.empty() ? av.events_why_not
+                                        : !av.activity_why_not.empty() ? av.activity_why_not
+                                                                       : std::string("no latency in this profile"));
+  }
+  ImGui::Text("Layer latency %s us (median of %d runs), %d kernels per run, DRAM %s per run",
+              Us(sum.latency_us).c_str(), p.layer.latency.runs, sum.kernels_per_run, Bytes(sum.dram_bytes).c_str());
+  if (c.baseline && sum.latency_us && c.baseline->layer.summary.latency_us) {
+    const pf::Delta d = pf::MakeDelta(sum.latency_us, c.baseline->layer.summary.latency_us);
+    ImGui::SameLine();
+    ImGui::Text("| baseline %s us, change:", Us(d.base).c_str());
+    ImGui::SameLine();
+    DeltaText(d.abs, "%+.2f us");
+    ImGui::SameLine();
+    DeltaText(d.pct, "(%+.1f %%)");
+  } else if (s.baseline >= 0 && s.baseline == s.current) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("| the baseline is this run: pin another run to compare");
+  }
+}
+
+void KernelsTab(ProfilePanelState& s, const ProfilePanelCache& c) {
+  const pf::KernelTable& t = c.view.kernels;
+  if (t.rows.empty()) return Reason("No kernel table", t.why_empty);
+  ImGui::TextDisabled("Per run: median over %d traced runs. Mean/min/max: one launch.%s", t.runs,
+                      c.baseline ? " Deltas: current - baseline." : "");
+  if (!t.have_dram) Reason("DRAM columns empty", t.dram_why_not);
+  const bool base = c.baseline != nullptr;
+  const int ncol = base ? 12 : 9;
+  const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("##kernels", ncol, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
+  using K = pf::KernelColumn;
+  auto col = [](const char* name, K id, ImGuiTableColumnFlags f = 0) {
+    ImGui::TableSetupColumn(name, f | ImGuiTableColumnFlags_PreferSortDescending, 0, static_cast<ImGuiID>(id));
+  };
+  ImGui::TableSetupScrollFreeze(1, 1);
+  ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch, 0, static_cast<ImGuiID>(K::kName));
+  col("launches/run", K::kLaunches);
+  col("total us/run", K::kTotal, ImGuiTableColumnFlags_DefaultSort);
+  col("mean us", K::kMean);
+  col("min us", K::kMin);
+  col("max us", K::kMax);
+  col("share", K::kShare);
+  col("DRAM read", K::kDramRead);
+  col("DRAM write", K::kDramWrite);
+  if (base) {
+    col("delta us", K::kDeltaTotal);
+    col("delta %", K::kDeltaTotalPct);
+    ImGui::TableSetupColumn("in", ImGuiTableColumnFlags_NoSort);
+  }
+  ImGui::TableHeadersRow();
+  if (ImGuiTableSortSpecs* spec = ImGui::TableGetSortSpecs(); spec && spec->SpecsDirty) {
+    if (spec->SpecsCount > 0) {
+      s.sort_column = static_cast<K>(spec->Specs[0].ColumnUserID);
+      s.sort_ascending = spec->Specs[0].SortDirection == ImGuiSortDirection_Ascending;
+    }
+    spec->SpecsDirty = false;  // the cache re-sorts on the next frame's update
+  }
+  for (const pf::KernelRow& r : c.sorted_kernels) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.short_name.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.name.c_str());
+    const bool here = r.match != pf::RowMatch::kOnlyBaseline;
+    auto cell = [](const std::string& text) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(text.c_str());
+    };
+    char share[16];
+    std::snprintf(share, sizeof share, "%.1f %%", 100 * r.share);
+    cell(here ? Signed(r.launches, "%g") : "-");
+    cell(here ? Us(r.total_us) : "-");
+    cell(here ? Us(r.mean_us) : "-");
+    cell(here ? Us(r.min_us) : "-");
+    cell(here ? Us(r.max_us) : "-");
+    cell(here ? share : "-");
+    cell(Bytes(r.dram_read));
+    cell(Bytes(r.dram_write));
+    if (base) {
+      ImGui::TableNextColumn();
+      DeltaText(r.d_total_us.abs, "%+.2f");
+      ImGui::TableNextColumn();
+      DeltaText(r.d_total_us.pct, "%+.1f %%");
+      cell(r.match == pf::RowMatch::kBoth ? "both" : r.match == pf::RowMatch::kOnlyCurrent ? "new" : "gone");
+    }
+  }
+  ImGui::EndTable();
+}
+
+// Current and baseline share one view, so equal times line up; "fit" covers the longer run.
+void FitTimeline(ProfilePanelState& s, const pf::ProfileView& v) {
+  if (s.timeline_view.t0 < s.timeline_view.t1) return;
+  const double end = std::max(v.timeline.span_us, v.base_timeline.span_us);
+  s.timeline_view.t0 = -0.02 * end;
+  s.timeline_view.t1 = 1.02 * end;
+}
+
+void TimelineTab(ProfilePanelState& s, const ProfilePanelCache& c) {
+  const pf::ProfileView& v = c.view;
+  if (v.timeline.spans.empty()) {
+    Reason("No timeline", v.timeline.why_empty);
+  } else {
+    ImGui::Text("Traced run 0: %zu kernels over %s us", v.timeline.spans.size(), Us(v.timeline.span_us).c_str());
+    FitTimeline(s, v);
+    const int hit = plots::TimelinePlot("##timeline", v.timeline.lanes, c.spans, &s.timeline_view,
+                                        70.0f + 30.0f * static_cast<float>(v.timeline.lanes.size()));
+    if (hit >= 0) s.selected_span = hit;
+    if (s.selected_span >= 0 && s.selected_span < static_cast<int>(c.spans.size())) {
+      const plots::Span& sp = c.spans[static_cast<size_t>(s.selected_span)];
+      ImGui::TextWrapped("Selected: %s, %.2f us\n%s", sp.name.c_str(), sp.end - sp.start, sp.tip.c_str());
+    }
+  }
+  if (!c.baseline) return;
+  ImGui::Separator();
+  if (v.base_timeline.spans.empty()) return Reason("No baseline timeline", v.base_timeline.why_empty);
+  ImGui::Text("Baseline, traced run 0: %zu kernels over %s us (same time axis: zoom and pan move both)",
+              v.base_timeline.spans.size(), Us(v.base_timeline.span_us).c_str());
+  FitTimeline(s, v);
+  plots::TimelinePlot("##base_timeline", v.base_timeline.lanes, c.base_spans, &s.timeline_view,
+                      70.0f + 30.0f * static_cast<float>(v.base_timeline.lanes.size()));
+}
+
+void BarsTab(const ProfilePanelCache& c) {
+  const pf::ProfileView& v = c.view;
+  const float h = 220;
+  if (ImGui::CollapsingHeader("Per kernel", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (v.kernels.rows.empty()) {
+      Reason("No kernel bars", v.kernels.why_empty);
+    } else {
+      plots::GroupedBars("##k_lat", c.kernel_categories, c.kernel_latency, {"time per run (us)"}, h);
+      if (v.kernels.have_dram) plots::GroupedBars("##k_dram", c.kernel_categories, c.kernel_dram, {"DRAM bytes per run"}, h);
+      else Reason("No DRAM bars", v.kernels.dram_why_not);
+    }
+  }
+  if (ImGui::CollapsingHeader("Per segment", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (v.segments.empty()) return Reason("No segment bars", v.segments_why_empty);
+    plots::GroupedBars("##s_lat", c.segment_categories, c.segment_latency, {"segment latency (us)"}, h);
+    bool dram = false;
+    for (const pf::SegmentRow& r : v.segments) dram = dram || r.dram_read || r.dram_write;
+    if (dram) plots::GroupedBars("##s_dram", c.segment_categories, c.segment_dram, {"DRAM bytes per run"}, h);
+    else Reason("No segment DRAM bars", "no segment has DRAM counters");
+  }
+}
+
+void SegmentsTable(const ProfilePanelCache& c) {
+  const bool base = c.baseline != nullptr;
+  if (!ImGui::BeginTable("##segments", base ? 12 : 9,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_SizingFixedFit))
+    return;
+  for (const char* h : {"ops", "template", "latency us", "kernels", "DRAM read", "DRAM write", "FLOP",
+                        "FLOP/s", "FLOP/byte"})
+    ImGui::TableSetupColumn(h);
+  if (base)
+    for (const char* h : {"delta us", "delta %", "in"}) ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  for (const pf::SegmentRow& r : c.view.segments) {
+    ImGui::TableNextRow();
+    auto cell = [](const std::string& text) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(text.c_str());
+    };
+    cell(r.ops);
+    cell(r.tmpl.empty() ? "(op by op)" : r.tmpl);
+    cell(Us(r.latency_us));
+    cell(r.match == pf::RowMatch::kOnlyBaseline ? "-" : std::to_string(r.kernels));
+    cell(Bytes(r.dram_read));
+    cell(Bytes(r.dram_write));
+    cell(Num(r.flops));
+    cell(Num(r.flops_per_s));
+    cell(Num(r.intensity));
+    if (base) {
+      ImGui::TableNextColumn();
+      DeltaText(r.d_latency_us.abs, "%+.2f");
+      ImGui::TableNextColumn();
+      DeltaText(r.d_latency_us.pct, "%+.1f %%");
+      cell(r.match == pf::RowMatch::kBoth ? "both" : r.match == pf::RowMatch::kOnlyCurrent ? "new" : "gone");
+    }
+  }
+  ImGui::EndTable();
+}
+
+void RooflineTab(const ProfilePanelCache& c) {
+  const pf::Roofline& r = c.view.roofline;
+  if (!r.why_empty.empty()) return Reason("No roofline", r.why_empty);
+  ImGui::TextDisabled("One dot per segment: its FLOPs over its measured DRAM bytes and latency.%s",
+                      c.baseline ? " Grey rings: the baseline's segments." : "");
+  if (r.skipped > 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("Left out (no FLOPs, counters or latency): %d of %zu segments.", r.skipped,
+                        c.current->segments.size());
+  }
+  plots::RooflinePlot("##roofline", r.peak_flops_per_s, r.peak_bytes_per_s, c.roof_points, c.roof_base_points,
+                      std::max(300.0f, ImGui::GetContentRegionAvail().y - 170));
+  SegmentsTable(c);
+}
+
+void HistogramTab(const ProfilePanelCache& c) {
+  const pf::LatencyHistogram& h = c.view.histogram;
+  if (!h.why_empty.empty()) return Reason("No histogram", h.why_empty);
+  ImGui::TextDisabled("Whole-layer latency of each timed run (CUDA events).%s",
+                      c.baseline ? " Outline: the baseline's runs, same bins." : "");
+  plots::HistogramPlot("##hist", c.hist, c.baseline ? &c.base_hist : nullptr, c.hist_markers,
+                       {"layer latency (us)"}, std::max(260.0f, ImGui::GetContentRegionAvail().y - 10));
+}
+
+nlohmann::json DeltaJson(const pf::Delta& d) {
+  nlohmann::json j = nlohmann::json::object();
+  if (d.base) j["base"] = *d.base;
+  if (d.abs) j["abs"] = *d.abs;
+  if (d.pct) j["pct"] = *d.pct;
+  return j;
+}
+
+nlohmann::json Opt(std::optional<double> v) { return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(); }
+
+}  // namespace
+
+void UpdateProfilePanelCache(ProfilePanelState& s) {
+  if (s.current >= static_cast<int>(s.runs.size())) s.current = -1;
+  if (s.baseline >= static_cast<int>(s.runs.size())) s.baseline = -1;
+  const ProfilePtr cur = ProfileAt(s, s.current);
+  const ProfilePtr base = BaselineOf(s);
+  if (!cur) {
+    s.cache.reset();
+    return;
+  }
+  ProfilePanelCache* c = s.cache.get();
+  if (c && c->current == cur && c->baseline == base) {
+    if (c->sorted_by != s.sort_column || c->sorted_ascending != s.sort_ascending) {
+      c->sorted_by = s.sort_column;
+      c->sorted_ascending = s.sort_ascending;
+      pf::SortKernelRows(&c->sorted_kernels, s.sort_column, s.sort_ascending);
+    }
+    return;
+  }
+  const bool same_current = c && c->current == cur;
+  s.cache = BuildCache(cur, base, s.sort_column, s.sort_ascending);
+  if (!same_current) s.selected_span = -1;  // a new profile: forget the old selection
+  s.timeline_view = {};  // refit: the baseline's run may be longer
+}
+
+ProfilePanelActions DrawProfilePanel(ProfilePanelState& s, bool can_profile, const std::string& status_line) {
+  ProfilePanelActions a;
+  RunList(s, &a, can_profile, status_line);
+  UpdateProfilePanelCache(s);
+  if (!s.cache) {
+    if (!s.runs.empty()) Reason("No run selected", "click a run above to see its profile");
+    return a;
+  }
+  ImGui::Separator();
+  SummaryLine(s, *s.cache);
+  const ProfilePanelCache& c = *s.cache;
+  const int want = s.select_tab;
+  s.select_tab = -1;
+  auto tab = [want](const char* name, int i) {
+    return ImGui::BeginTabItem(name, nullptr, want == i ? ImGuiTabItemFlags_SetSelected : 0);
+  };
+  if (ImGui::BeginTabBar("##profile_tabs")) {
+    if (tab("Kernels", 0)) {
+      KernelsTab(s, c);
+      ImGui::EndTabItem();
+    }
+    if (tab("Timeline", 1)) {
+      TimelineTab(s, c);
+      ImGui::EndTabItem();
+    }
+    if (tab("Bars", 2)) {
+      BarsTab(c);
+      ImGui::EndTabItem();
+    }
+    if (tab("Roofline", 3)) {
+      RooflineTab(c);
+      ImGui::EndTabItem();
+    }
+    if (tab("Histogram", 4)) {
+      HistogramTab(c);
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+  return a;
+}
+
+nlohmann::json ProfilePanelStateJson(const ProfilePanelState& s) {
+  nlohmann::json j;
+  j["current"] = s.current;
+  j["baseline"] = s.baseline;
+  j["runs"] = nlohmann::json::array();
+  for (const ProfileRun& r : s.runs) j["runs"].push_back({{"name", r.name}, {"source", r.source}});
+  const ProfilePtr cur = ProfileAt(s, s.current);
+  if (!cur) return j;
+  std::shared_ptr<ProfilePanelCache> c = s.cache;
+  if (!c || c->current != cur || c->baseline != BaselineOf(s) || c->sorted_by != s.sort_column ||
+      c->sorted_ascending != s.sort_ascending)
+    c = BuildCache(cur, BaselineOf(s), s.sort_column, s.sort_ascending);
+  const pf::ProfileView& v = c->view;
+  j["has_baseline"] = v.has_baseline;
+  j["kernels_why_empty"] = v.kernels.why_empty;
+  j["kernel_rows_total"] = v.kernels.rows.size();
+  j["kernel_rows"] = nlohmann::json::array();
+  for (size_t i = 0; i < std::min<size_t>(10, c->sorted_kernels.size()); ++i) {
+    const pf::KernelRow& r = c->sorted_kernels[i];
+    j["kernel_rows"].push_back({{"name", r.short_name}, {"launches", r.launches}, {"total_us", r.total_us},
+                                {"mean_us", r.mean_us}, {"share", r.share}, {"dram_read", Opt(r.dram_read)},
+                                {"dram_write", Opt(r.dram_write)}, {"match", pf::RowMatchName(r.match)},
+                                {"d_total_us", DeltaJson(r.d_total_us)}});
+  }
+  j["segment_rows"] = nlohmann::json::array();
+  for (const pf::SegmentRow& r : v.segments)
+    j["segment_rows"].push_back({{"ops", r.ops}, {"template", r.tmpl}, {"latency_us", Opt(r.latency_us)},
+                                 {"match", pf::RowMatchName(r.match)}, {"d_latency_us", DeltaJson(r.d_latency_us)},
+                                 {"d_dram_read", DeltaJson(r.d_dram_read)}, {"d_dram_write", DeltaJson(r.d_dram_write)}});
+  double n = 0, nb = 0;
+  for (double x : v.histogram.counts) n += x;
+  for (double x : v.histogram.base_counts) nb += x;
+  j["histogram"] = {{"bins", v.histogram.counts.size()}, {"count", n}, {"base_count", nb},
+                    {"median_us", Opt(v.histogram.median_us)}, {"base_median_us", Opt(v.histogram.base_median_us)}};
+  j["roofline"] = {{"points", v.roofline.points.size()}, {"base_points", v.roofline.base_points.size()},
+                   {"why_empty", v.roofline.why_empty}};
+  j["timeline_spans"] = v.timeline.spans.size();
+  return j;
+}
+
+}  // namespace stof::app

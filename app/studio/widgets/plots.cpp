@@ -1,0 +1,725 @@
+// The studio's plots (plots.h), drawn with ImDrawList. Each plot reserves its rectangle with an
+// InvisibleButton (so it scrolls and takes the mouse like any item), lays out margins from its
+// tick labels, draws axes, clips its data to the plot rectangle, and shows a tooltip for the
+// hovered item. The y axis label sits above the plot (ImGui 1.86 cannot rotate text) and the
+// legend on the same line, right-aligned, so neither covers data. O(points) per frame.
+#include "app/studio/widgets/plots.h"
+
+#include <imgui.h>
+#include <imgui_internal.h>  // SetItemUsingMouseWheel: the timeline zooms instead of scrolling
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+namespace stof::app::plots {
+
+namespace {
+
+constexpr ImU32 kBackground = IM_COL32(24, 26, 32, 255);
+constexpr ImU32 kBorder = IM_COL32(80, 84, 96, 255);
+constexpr ImU32 kGrid = IM_COL32(58, 62, 74, 255);
+constexpr ImU32 kMinorGrid = IM_COL32(40, 43, 52, 255);
+constexpr ImU32 kText = IM_COL32(205, 205, 215, 255);
+constexpr ImU32 kDim = IM_COL32(140, 142, 155, 255);
+constexpr float kPointPick = 8.0f;  // px: how near the pointer a point must be for its tooltip
+
+bool Finite(double v) { return std::isfinite(v); }
+
+// A map between axis values and pixels; lo/hi are log10 values on log axes.
+struct Scale {
+  bool log = false;
+  double lo = 0, hi = 1;
+  float p0 = 0, p1 = 1;  // pixels of lo and hi (p1 < p0 for y)
+  bool Usable(double v) const { return Finite(v) && (!log || v > 0); }
+  double T(double v) const { return log ? std::log10(v) : v; }
+  float Px(double v) const { return p0 + (p1 - p0) * static_cast<float>((T(v) - lo) / (hi - lo)); }
+  double Value(float px) const {
+    const double t = lo + (px - p0) / (p1 - p0) * (hi - lo);
+    return log ? std::pow(10.0, t) : t;
+  }
+};
+
+// The axis range in axis space: the caller's, or fitted to `values` (5 % margin on linear
+// axes, whole decades on log axes). False when nothing is drawable.
+bool FitScale(const Axis& axis, const std::vector<double>& values, bool from_zero, Scale* s) {
+  s->log = axis.log;
+  if (axis.min < axis.max && s->Usable(axis.min) && s->Usable(axis.max)) {
+    s->lo = s->T(axis.min);
+    s->hi = s->T(axis.max);
+    return true;
+  }
+  double lo = INFINITY, hi = -INFINITY;
+  for (double v : values)
+    if (s->Usable(v)) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  if (lo > hi) return false;
+  if (axis.log) {
+    s->lo = std::floor(std::log10(lo));
+    s->hi = std::ceil(std::log10(hi));
+    if (s->hi <= s->lo) s->hi = s->lo + 1;
+    return true;
+  }
+  if (from_zero) {
+    lo = std::min(lo, 0.0);
+    hi = std::max(hi, 0.0);
+  }
+  if (hi <= lo) {
+    const double pad = lo != 0 ? std::fabs(lo) * 0.5 : 1.0;
+    lo -= pad;
+    hi += pad;
+  }
+  const double m = 0.05 * (hi - lo);
+  s->lo = (from_zero && lo == 0) ? 0 : lo - m;
+  s->hi = (from_zero && hi == 0) ? 0 : hi + m;
+  return true;
+}
+
+// Tick values: 1-2-5 steps on linear axes, powers of ten (thinned to fit) on log axes.
+std::vector<double> Ticks(const Scale& s, float pixels, float spacing) {
+  std::vector<double> out;
+  const int target = std::max(2, static_cast<int>(std::fabs(pixels) / spacing));
+  if (s.log) {
+    const int first = static_cast<int>(std::ceil(s.lo - 1e-9)), last = static_cast<int>(std::floor(s.hi + 1e-9));
+    const int stride = std::max(1, (last - first + 1 + target - 1) / target);
+    for (int e = first; e <= last; e += stride) out.push_back(std::pow(10.0, e));
+    if (out.empty()) out = {std::pow(10.0, s.lo), std::pow(10.0, s.hi)};
+    return out;
+  }
+  const double raw = (s.hi - s.lo) / target;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double f : {1.0, 2.0, 5.0, 10.0})
+    if (f * mag >= raw) {
+      step = f * mag;
+      break;
+    }
+  for (double k = std::ceil(s.lo / step); k * step <= s.hi + step * 1e-9; k += 1)
+    out.push_back(std::fabs(k) < 1e-9 ? 0.0 : k * step);
+  return out;
+}
+
+// A plot's rectangles: `outer` is the widget, `plot` the data area inside the margins.
+struct Frame {
+  ImDrawList* dl = nullptr;
+  ImVec2 outer0, outer1, plot0, plot1;
+  bool hovered = false;
+  ImVec2 mouse;
+  bool InPlot() const {
+    return hovered && mouse.x >= plot0.x && mouse.x <= plot1.x && mouse.y >= plot0.y && mouse.y <= plot1.y;
+  }
+};
+
+float LineH() { return ImGui::GetTextLineHeight(); }
+
+// Reserves the widget; the plot's left margin is fixed later by SetLeft.
+Frame BeginFrame(const char* id, float height) {
+  Frame f;
+  f.outer0 = ImGui::GetCursorScreenPos();
+  const float width = std::max(160.0f, ImGui::GetContentRegionAvail().x);
+  height = std::max(height, 5 * LineH());
+  ImGui::InvisibleButton(id, ImVec2(width, height));
+  f.outer1 = ImVec2(f.outer0.x + width, f.outer0.y + height);
+  f.dl = ImGui::GetWindowDrawList();
+  f.hovered = ImGui::IsItemHovered();
+  f.mouse = ImGui::GetIO().MousePos;
+  f.plot0 = ImVec2(f.outer0.x + 8, f.outer0.y + LineH() + 6);
+  f.plot1 = ImVec2(f.outer1.x - 10, f.outer1.y - 2 * LineH() - 8);
+  f.dl->AddRectFilled(f.outer0, f.outer1, IM_COL32(18, 19, 24, 255));
+  return f;
+}
+
+void DrawNoData(const Frame& f, const std::string& y_label, const char* why) {
+  f.dl->AddRectFilled(f.plot0, f.plot1, kBackground);
+  f.dl->AddText(ImVec2(f.outer0.x + 4, f.outer0.y + 2), kText, y_label.c_str());
+  const ImVec2 sz = ImGui::CalcTextSize(why);
+  f.dl->AddText(ImVec2((f.plot0.x + f.plot1.x - sz.x) * 0.5f, (f.plot0.y + f.plot1.y - sz.y) * 0.5f),
+                kDim, why);
+}
+
+// Text clipped to `max_w` pixels with a trailing "..".
+std::string Fit(const std::string& s, float max_w) {
+  if (ImGui::CalcTextSize(s.c_str()).x <= max_w) return s;
+  std::string t = s;
+  while (!t.empty() && ImGui::CalcTextSize((t + "..").c_str()).x > max_w) t.pop_back();
+  return t.empty() ? std::string() : t + "..";
+}
+
+// Y axis: sets the plot's left margin from the widest tick label, then draws grid and labels.
+void YAxis(Frame* f, Scale* y, const std::string& label) {
+  y->p0 = f->plot1.y;
+  y->p1 = f->plot0.y;
+  const std::vector<double> ticks = Ticks(*y, f->plot1.y - f->plot0.y, 2.2f * LineH());
+  float w = 0;
+  for (double t : ticks) w = std::max(w, ImGui::CalcTextSize(FormatSI(t).c_str()).x);
+  f->plot0.x = f->outer0.x + w + 10;
+  f->dl->AddRectFilled(f->plot0, f->plot1, kBackground);
+  if (y->log && y->hi - y->lo <= 8) {  // minor grid at 2..9 x 10^k
+    for (int e = static_cast<int>(std::floor(y->lo)); e < y->hi; ++e)
+      for (int m = 2; m <= 9; ++m) {
+        const double v = m * std::pow(10.0, e);
+        if (y->T(v) > y->lo && y->T(v) < y->hi)
+          f->dl->AddLine(ImVec2(f->plot0.x, y->Px(v)), ImVec2(f->plot1.x, y->Px(v)), kMinorGrid);
+      }
+  }
+  for (double t : ticks) {
+    const float py = y->Px(t);
+    f->dl->AddLine(ImVec2(f->plot0.x, py), ImVec2(f->plot1.x, py), kGrid);
+    const std::string s = FormatSI(t);
+    const ImVec2 sz = ImGui::CalcTextSize(s.c_str());
+    f->dl->AddText(ImVec2(f->plot0.x - sz.x - 5, std::clamp(py - sz.y * 0.5f, f->outer0.y, f->outer1.y - sz.y)),
+                   kText, s.c_str());
+  }
+  f->dl->AddText(ImVec2(f->outer0.x + 4, f->outer0.y + 2), kText, label.c_str());
+}
+
+// X axis on a numeric scale: vertical grid, tick labels below the plot, the label under them.
+void XAxis(const Frame& f, Scale* x, const std::string& label) {
+  x->p0 = f.plot0.x;
+  x->p1 = f.plot1.x;
+  if (x->log && x->hi - x->lo <= 8) {
+    for (int e = static_cast<int>(std::floor(x->lo)); e < x->hi; ++e)
+      for (int m = 2; m <= 9; ++m) {
+        const double v = m * std::pow(10.0, e);
+        if (x->T(v) > x->lo && x->T(v) < x->hi)
+          f.dl->AddLine(ImVec2(x->Px(v), f.plot0.y), ImVec2(x->Px(v), f.plot1.y), kMinorGrid);
+      }
+  }
+  float last_right = -INFINITY;
+  for (double t : Ticks(*x, f.plot1.x - f.plot0.x, 6.0f * LineH())) {
+    const float px = x->Px(t);
+    f.dl->AddLine(ImVec2(px, f.plot0.y), ImVec2(px, f.plot1.y), kGrid);
+    const std::string s = FormatSI(t);
+    const ImVec2 sz = ImGui::CalcTextSize(s.c_str());
+    const float lx = std::clamp(px - sz.x * 0.5f, f.outer0.x, f.outer1.x - sz.x);
+    if (lx < last_right + 6) continue;  // never overlap two labels
+    f.dl->AddText(ImVec2(lx, f.plot1.y + 3), kText, s.c_str());
+    last_right = lx + sz.x;
+  }
+  const ImVec2 sz = ImGui::CalcTextSize(label.c_str());
+  f.dl->AddText(ImVec2((f.plot0.x + f.plot1.x - sz.x) * 0.5f, f.plot1.y + LineH() + 5), kText, label.c_str());
+}
+
+void Border(const Frame& f) { f.dl->AddRect(f.plot0, f.plot1, kBorder); }
+
+// Legend on the title line, right-aligned: a swatch and a name per entry (outline = outlined).
+struct LegendEntry {
+  std::string name;
+  ImU32 color;
+  bool outline = false;
+};
+void Legend(const Frame& f, const std::vector<LegendEntry>& entries) {
+  float x = f.outer1.x - 6;
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+    if (it->name.empty()) continue;
+    const ImVec2 sz = ImGui::CalcTextSize(it->name.c_str());
+    x -= sz.x;
+    const float y = f.outer0.y + 2;
+    f.dl->AddText(ImVec2(x, y), it->color ? kText : kDim, it->name.c_str());
+    if (!it->color) {  // a hint, no swatch
+      x -= 14;
+      continue;
+    }
+    const ImVec2 a(x - 16, y + 2), b(x - 5, y + sz.y - 2);
+    if (it->outline) f.dl->AddRect(a, b, it->color, 0, 0, 1.5f);
+    else f.dl->AddRectFilled(a, b, it->color);
+    x -= 30;
+  }
+}
+
+void PushPlotClip(const Frame& f) { f.dl->PushClipRect(f.plot0, f.plot1, true); }
+
+uint32_t ColorOr(uint32_t color, int index) { return color ? color : SeriesColor(index); }
+
+uint32_t HashColor(const std::string& s) {
+  return SeriesColor(static_cast<int>(std::hash<std::string>{}(s) % 9));
+}
+
+// Shared by the line and scatter plots: fit, axes, then `draw` per series, then the tooltip of
+// the point nearest the pointer.
+void PointPlot(const char* id, const std::vector<Series>& series, const Axis& xa, const Axis& ya,
+               float height, const std::function<void(const Frame&, const Scale&, const Scale&)>& extra,
+               const std::function<void(const Frame&, const Series&, ImU32, const Scale&, const Scale&)>& draw) {
+  Frame f = BeginFrame(id, height);
+  std::vector<double> xs, ys;
+  Scale x, y;
+  x.log = xa.log;
+  y.log = ya.log;
+  for (const Series& s : series)
+    for (size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i)
+      if (x.Usable(s.x[i]) && y.Usable(s.y[i])) {
+        xs.push_back(s.x[i]);
+        ys.push_back(s.y[i]);
+      }
+  if (!FitScale(xa, xs, false, &x) || !FitScale(ya, ys, false, &y)) {
+    DrawNoData(f, ya.label, "no data");
+    return;
+  }
+  YAxis(&f, &y, ya.label);
+  XAxis(f, &x, xa.label);
+  PushPlotClip(f);
+  if (extra) extra(f, x, y);
+  std::vector<LegendEntry> legend;
+  float best = kPointPick * kPointPick;
+  const Series* hit = nullptr;
+  size_t hit_i = 0;
+  for (size_t k = 0; k < series.size(); ++k) {
+    const Series& s = series[k];
+    const ImU32 c = ColorOr(s.color, static_cast<int>(k));
+    legend.push_back({s.name, c});
+    draw(f, s, c, x, y);
+    for (size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i) {
+      if (!x.Usable(s.x[i]) || !y.Usable(s.y[i])) continue;
+      const float dx = x.Px(s.x[i]) - f.mouse.x, dy = y.Px(s.y[i]) - f.mouse.y;
+      if (f.InPlot() && dx * dx + dy * dy < best) {
+        best = dx * dx + dy * dy;
+        hit = &s;
+        hit_i = i;
+      }
+    }
+  }
+  if (hit) f.dl->AddCircle(ImVec2(x.Px(hit->x[hit_i]), y.Px(hit->y[hit_i])), 6, kText, 0, 1.5f);
+  f.dl->PopClipRect();
+  Border(f);
+  Legend(f, legend);
+  if (hit) {
+    ImGui::BeginTooltip();
+    if (!hit->name.empty()) ImGui::TextUnformatted(hit->name.c_str());
+    ImGui::Text("%s: %s", xa.label.c_str(), FormatSI(hit->x[hit_i]).c_str());
+    ImGui::Text("%s: %s", ya.label.c_str(), FormatSI(hit->y[hit_i]).c_str());
+    if (hit_i < hit->tips.size() && !hit->tips[hit_i].empty()) ImGui::TextUnformatted(hit->tips[hit_i].c_str());
+    ImGui::EndTooltip();
+  }
+}
+
+}  // namespace
+
+uint32_t SeriesColor(int index) {
+  // Tableau-like hues, lightened for the dark background.
+  static constexpr uint32_t kPalette[] = {
+      IM_COL32(86, 160, 235, 255), IM_COL32(255, 160, 64, 255),  IM_COL32(100, 196, 100, 255),
+      IM_COL32(235, 96, 96, 255),  IM_COL32(178, 132, 228, 255), IM_COL32(200, 150, 110, 255),
+      IM_COL32(236, 130, 200, 255), IM_COL32(200, 200, 90, 255),  IM_COL32(80, 206, 216, 255)};
+  constexpr int n = sizeof kPalette / sizeof kPalette[0];
+  return kPalette[((index % n) + n) % n];
+}
+
+std::string FormatSI(double v) {
+  if (!Finite(v)) return "-";
+  static const char* const kSuffix[] = {"", "k", "M", "G", "T", "P", "E"};
+  int e = 0;
+  while (std::fabs(v) >= 999.5 && e < 6) {
+    v /= 1000;
+    ++e;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g%s", v, kSuffix[e]);
+  return buf;
+}
+
+std::string FormatSI(double v, const char* unit) {
+  std::string s = FormatSI(v);
+  if (s == "-") return s;
+  const bool prefixed = !s.empty() && std::isalpha(static_cast<unsigned char>(s.back())) && s.back() != 'e';
+  std::string out = prefixed ? s.substr(0, s.size() - 1) : s;
+  out += ' ';
+  if (prefixed) out += s.back();
+  out += unit;
+  return out;
+}
+
+void LinePlot(const char* id, const std::vector<Series>& series, const Axis& x, const Axis& y,
+              float height) {
+  PointPlot(id, series, x, y, height, nullptr,
+            [](const Frame& f, const Series& s, ImU32 c, const Scale& xs, const Scale& ys) {
+              ImVec2 prev;
+              bool have = false;
+              for (size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i) {
+                if (!xs.Usable(s.x[i]) || !ys.Usable(s.y[i])) continue;  // a gap, not a crash
+                const ImVec2 p(xs.Px(s.x[i]), ys.Px(s.y[i]));
+                if (have && s.step) {
+                  f.dl->AddLine(prev, ImVec2(p.x, prev.y), c, 2);
+                  f.dl->AddLine(ImVec2(p.x, prev.y), p, c, 2);
+                } else if (have) {
+                  f.dl->AddLine(prev, p, c, 2);
+                }
+                if (s.points) f.dl->AddCircleFilled(p, 2.5f, c);
+                prev = p;
+                have = true;
+              }
+            });
+}
+
+void ScatterPlot(const char* id, const std::vector<Series>& series, const Axis& x, const Axis& y,
+                 float height, bool diagonal) {
+  auto diag = [diagonal](const Frame& f, const Scale& xs, const Scale& ys) {
+    if (!diagonal) return;
+    // y = x over the visible x range, in small steps so log/linear mixes still draw right.
+    const double a = xs.Value(xs.p0), b = xs.Value(xs.p1);
+    ImVec2 prev;
+    for (int i = 0; i <= 32; ++i) {
+      const double v = xs.log ? a * std::pow(b / a, i / 32.0) : a + (b - a) * i / 32.0;
+      if (!ys.Usable(v)) continue;
+      const ImVec2 p(xs.Px(v), ys.Px(v));
+      if (i > 0) f.dl->AddLine(prev, p, kDim, 1);
+      prev = p;
+    }
+  };
+  PointPlot(id, series, x, y, height, diag,
+            [](const Frame& f, const Series& s, ImU32 c, const Scale& xs, const Scale& ys) {
+              for (size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i)
+                if (xs.Usable(s.x[i]) && ys.Usable(s.y[i]))
+                  f.dl->AddCircleFilled(ImVec2(xs.Px(s.x[i]), ys.Px(s.y[i])), 3, c);
+            });
+}
+
+void GroupedBars(const char* id, const std::vector<std::string>& categories,
+                 const std::vector<BarGroup>& groups, const Axis& ya, float height) {
+  Frame f = BeginFrame(id, height);
+  std::vector<double> values;
+  for (const BarGroup& g : groups) values.insert(values.end(), g.values.begin(), g.values.end());
+  Scale y;
+  if (categories.empty() || groups.empty() || !FitScale(ya, values, true, &y)) {
+    DrawNoData(f, ya.label, "no data");
+    return;
+  }
+  YAxis(&f, &y, ya.label);
+  const int n = static_cast<int>(categories.size()), ng = static_cast<int>(groups.size());
+  const float slot = (f.plot1.x - f.plot0.x) / n;
+  const float bar = std::max(1.0f, slot * 0.8f / ng);
+  const float base_px = y.log ? f.plot1.y : y.Px(0);
+  auto is_baseline = [](const BarGroup& g) { return g.name.rfind("baseline", 0) == 0; };
+  PushPlotClip(f);
+  for (int c = 0; c < n; ++c) {
+    const float x0 = f.plot0.x + slot * c + slot * 0.1f;
+    for (int g = 0; g < ng; ++g) {
+      const BarGroup& grp = groups[static_cast<size_t>(g)];
+      if (static_cast<size_t>(c) >= grp.values.size()) continue;
+      const double v = grp.values[static_cast<size_t>(c)];
+      if (!y.Usable(v)) continue;
+      const float bx = x0 + bar * g, top = y.Px(v);
+      const ImVec2 a(bx + (bar > 4 ? 1.0f : 0.0f), std::min(top, base_px)), b(bx + bar, std::max(top, base_px));
+      if (is_baseline(grp)) f.dl->AddRect(a, b, kBaselineColor, 0, 0, 1.5f);
+      else f.dl->AddRectFilled(a, b, ColorOr(grp.color, g));
+      if (static_cast<size_t>(c) < grp.tags.size() && !grp.tags[static_cast<size_t>(c)].empty()) {
+        const std::string tag = Fit(grp.tags[static_cast<size_t>(c)], bar + slot * 0.1f);
+        const ImVec2 sz = ImGui::CalcTextSize(tag.c_str());
+        f.dl->AddText(ImVec2(bx + (bar - sz.x) * 0.5f, a.y - sz.y - 1), kDim, tag.c_str());
+      }
+    }
+  }
+  f.dl->PopClipRect();
+  Border(f);
+  // Category labels under their slot, cut to fit it.
+  for (int c = 0; c < n; ++c) {
+    const std::string s = Fit(categories[static_cast<size_t>(c)], slot - 4);
+    const ImVec2 sz = ImGui::CalcTextSize(s.c_str());
+    f.dl->AddText(ImVec2(f.plot0.x + slot * (c + 0.5f) - sz.x * 0.5f, f.plot1.y + 3), kText, s.c_str());
+  }
+  std::vector<LegendEntry> legend;
+  for (int g = 0; g < ng; ++g) {
+    const BarGroup& grp = groups[static_cast<size_t>(g)];
+    legend.push_back({grp.name, is_baseline(grp) ? kBaselineColor : ColorOr(grp.color, g), is_baseline(grp)});
+  }
+  Legend(f, legend);
+  if (f.InPlot()) {
+    const int c = std::clamp(static_cast<int>((f.mouse.x - f.plot0.x) / slot), 0, n - 1);
+    f.dl->AddRect(ImVec2(f.plot0.x + slot * c, f.plot0.y), ImVec2(f.plot0.x + slot * (c + 1), f.plot1.y),
+                  IM_COL32(255, 255, 255, 40));
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(categories[static_cast<size_t>(c)].c_str());
+    for (const BarGroup& g : groups) {
+      const double v = static_cast<size_t>(c) < g.values.size() ? g.values[static_cast<size_t>(c)] : NAN;
+      std::string tag = static_cast<size_t>(c) < g.tags.size() ? g.tags[static_cast<size_t>(c)] : "";
+      ImGui::Text("%s: %s %s", g.name.c_str(), Finite(v) ? FormatSI(v).c_str() : "n/a", tag.c_str());
+    }
+    ImGui::TextDisabled("%s", ya.label.c_str());
+    ImGui::EndTooltip();
+  }
+}
+
+void HistogramPlot(const char* id, const Histogram& current, const Histogram* baseline,
+                   const std::vector<Marker>& markers, const Axis& xa, float height) {
+  Frame f = BeginFrame(id, height);
+  auto valid = [](const Histogram& h) {
+    if (h.edges.size() < 2 || h.counts.size() + 1 != h.edges.size()) return false;
+    for (double e : h.edges) if (!Finite(e)) return false;
+    return true;
+  };
+  const bool have_base = baseline && valid(*baseline);
+  if (!valid(current)) {
+    DrawNoData(f, "runs per bin", "no data");
+    return;
+  }
+  std::vector<double> xs = current.edges, ys = current.counts;
+  if (have_base) {
+    xs.insert(xs.end(), baseline->edges.begin(), baseline->edges.end());
+    ys.insert(ys.end(), baseline->counts.begin(), baseline->counts.end());
+  }
+  Scale x, y;
+  Axis count_axis;
+  if (!FitScale(xa, xs, false, &x) || !FitScale(count_axis, ys, true, &y)) {
+    DrawNoData(f, "runs per bin", "no data");
+    return;
+  }
+  YAxis(&f, &y, "runs per bin");
+  XAxis(f, &x, xa.label);
+  PushPlotClip(f);
+  const ImU32 color = SeriesColor(0);
+  for (size_t i = 0; i < current.counts.size(); ++i) {
+    if (!Finite(current.counts[i]) || current.counts[i] <= 0) continue;
+    f.dl->AddRectFilled(ImVec2(x.Px(current.edges[i]) + 1, y.Px(current.counts[i])),
+                        ImVec2(x.Px(current.edges[i + 1]), y.Px(0)), color);
+  }
+  if (have_base) {  // the baseline's bars as one step outline (separate lines: no miter spikes)
+    double prev = 0;
+    for (size_t i = 0; i < baseline->counts.size(); ++i) {
+      const double c = Finite(baseline->counts[i]) ? baseline->counts[i] : 0;
+      const float x0 = x.Px(baseline->edges[i]), x1 = x.Px(baseline->edges[i + 1]);
+      f.dl->AddLine(ImVec2(x0, y.Px(prev)), ImVec2(x0, y.Px(c)), kBaselineColor, 2);
+      f.dl->AddLine(ImVec2(x0, y.Px(c)), ImVec2(x1, y.Px(c)), kBaselineColor, 2);
+      prev = c;
+    }
+    f.dl->AddLine(ImVec2(x.Px(baseline->edges.back()), y.Px(prev)), ImVec2(x.Px(baseline->edges.back()), y.Px(0)),
+                  kBaselineColor, 2);
+  }
+  float label_y = f.plot0.y + 2;
+  for (size_t m = 0; m < markers.size(); ++m) {
+    if (!x.Usable(markers[m].x)) continue;
+    const float px = x.Px(markers[m].x);
+    const ImU32 c = markers[m].color ? markers[m].color : kText;
+    for (float yy = f.plot0.y; yy < f.plot1.y; yy += 8)  // dashed
+      f.dl->AddLine(ImVec2(px, yy), ImVec2(px, std::min(yy + 4, f.plot1.y)), c, 1.5f);
+    const ImVec2 sz = ImGui::CalcTextSize(markers[m].label.c_str());
+    const float lx = px + 4 + sz.x > f.plot1.x ? px - 4 - sz.x : px + 4;
+    f.dl->AddText(ImVec2(lx, label_y), c, markers[m].label.c_str());
+    label_y += sz.y + 1;  // stacked so two close medians do not overwrite each other
+  }
+  f.dl->PopClipRect();
+  Border(f);
+  std::vector<LegendEntry> legend{{current.name, color}};
+  if (have_base) legend.push_back({baseline->name, kBaselineColor, true});
+  Legend(f, legend);
+  if (f.InPlot()) {
+    const double v = x.Value(f.mouse.x);
+    auto bin_of = [v](const Histogram& h) {
+      for (size_t i = 0; i + 1 < h.edges.size(); ++i)
+        if (v >= h.edges[i] && v < h.edges[i + 1]) return static_cast<int>(i);
+      return -1;
+    };
+    const int b = bin_of(current), bb = have_base ? bin_of(*baseline) : -1;
+    if (b >= 0 || bb >= 0) {
+      ImGui::BeginTooltip();
+      const Histogram& h = b >= 0 ? current : *baseline;
+      const int i = b >= 0 ? b : bb;
+      ImGui::Text("%s: %s .. %s", xa.label.c_str(), FormatSI(h.edges[static_cast<size_t>(i)]).c_str(),
+                  FormatSI(h.edges[static_cast<size_t>(i) + 1]).c_str());
+      if (b >= 0) ImGui::Text("%s: %g runs", current.name.empty() ? "current" : current.name.c_str(), current.counts[static_cast<size_t>(b)]);
+      if (bb >= 0) ImGui::Text("%s: %g runs", baseline->name.empty() ? "baseline" : baseline->name.c_str(), baseline->counts[static_cast<size_t>(bb)]);
+      ImGui::EndTooltip();
+    }
+  }
+}
+
+void RooflinePlot(const char* id, double peak_flops, double peak_bw,
+                  const std::vector<RooflinePoint>& points,
+                  const std::vector<RooflinePoint>& baseline, float height) {
+  Frame f = BeginFrame(id, height);
+  const Axis xa{"arithmetic intensity (FLOP per DRAM byte)", true};
+  const Axis ya{"achieved FLOP/s", true};
+  const bool roofs = Finite(peak_flops) && Finite(peak_bw) && peak_flops > 0 && peak_bw > 0;
+  const double ridge = roofs ? peak_flops / peak_bw : 0;
+  std::vector<double> xs, ys;
+  for (const auto* v : {&points, &baseline})
+    for (const RooflinePoint& p : *v)
+      if (Finite(p.intensity) && p.intensity > 0 && Finite(p.flops_per_s) && p.flops_per_s > 0) {
+        xs.push_back(p.intensity);
+        ys.push_back(p.flops_per_s);
+      }
+  if (xs.empty()) {
+    DrawNoData(f, ya.label, "no data");
+    return;
+  }
+  if (roofs) {  // show the ridge and the flat roof even when every point is memory-bound
+    xs.push_back(ridge * 1.5);
+    ys.push_back(peak_flops);
+  }
+  Scale x, y;
+  x.log = y.log = true;
+  FitScale(xa, xs, false, &x);
+  FitScale(ya, ys, false, &y);
+  YAxis(&f, &y, ya.label);
+  XAxis(f, &x, xa.label);
+  PushPlotClip(f);
+  const ImU32 roof_color = IM_COL32(235, 200, 90, 255);
+  if (roofs) {
+    const double xl = std::pow(10.0, x.lo), xh = std::pow(10.0, x.hi);
+    f.dl->AddLine(ImVec2(x.Px(xl), y.Px(peak_bw * xl)), ImVec2(x.Px(ridge), y.Px(peak_flops)), roof_color, 2);
+    f.dl->AddLine(ImVec2(x.Px(ridge), y.Px(peak_flops)), ImVec2(x.Px(xh), y.Px(peak_flops)), roof_color, 2);
+    for (float yy = y.Px(peak_flops); yy < f.plot1.y; yy += 8)
+      f.dl->AddLine(ImVec2(x.Px(ridge), yy), ImVec2(x.Px(ridge), std::min(yy + 4, f.plot1.y)), kDim);
+    std::string flat = "peak ";
+    flat += FormatSI(peak_flops, "FLOP/s");
+    f.dl->AddText(ImVec2(x.Px(ridge) + 6, y.Px(peak_flops) + 3), roof_color, flat.c_str());
+    // Left of a point on the slope and above it: the rising line stays below the text.
+    std::string slope = "DRAM ";
+    slope += FormatSI(peak_bw, "B/s");
+    const double sx = std::max(ridge / 10, xl * 1.2);
+    const float sw = ImGui::CalcTextSize(slope.c_str()).x;
+    f.dl->AddText(ImVec2(std::max(f.plot0.x + 4, x.Px(sx) - sw), y.Px(peak_bw * sx) - LineH() - 6), roof_color,
+                  slope.c_str());
+    std::string r = "ridge ";
+    r += FormatSI(ridge);
+    r += " FLOP/B";
+    f.dl->AddText(ImVec2(x.Px(ridge) + 4, f.plot1.y - LineH() - 2), kDim, r.c_str());
+  }
+  auto usable = [](const RooflinePoint& p) {
+    return Finite(p.intensity) && p.intensity > 0 && Finite(p.flops_per_s) && p.flops_per_s > 0;
+  };
+  auto at = [&](const RooflinePoint& p) { return ImVec2(x.Px(p.intensity), y.Px(p.flops_per_s)); };
+  for (const RooflinePoint& b : baseline) {
+    if (!usable(b)) continue;
+    for (const RooflinePoint& p : points)
+      if (p.label == b.label && usable(p)) f.dl->AddLine(at(b), at(p), kBaselineColor, 1);
+    f.dl->AddCircle(at(b), 4, kBaselineColor, 0, 1.5f);
+  }
+  const ImU32 color = SeriesColor(0);
+  std::vector<ImVec4> taken;  // label rectangles already drawn, to skip overlapping labels
+  const RooflinePoint* hit = nullptr;
+  bool hit_base = false;
+  float best = kPointPick * kPointPick;
+  for (const auto* set : {&points, &baseline})
+    for (const RooflinePoint& p : *set) {
+      if (!usable(p)) continue;
+      const ImVec2 c = at(p);
+      if (set == &points) {
+        f.dl->AddCircleFilled(c, 4, color);
+        const ImVec2 sz = ImGui::CalcTextSize(p.label.c_str());
+        const ImVec4 r(c.x + 6, c.y - sz.y, c.x + 6 + sz.x, c.y);
+        bool clash = false;
+        for (const ImVec4& t : taken) clash = clash || (r.x < t.z && t.x < r.z && r.y < t.w && t.y < r.w);
+        if (!clash && points.size() <= 24) {
+          f.dl->AddText(ImVec2(r.x, r.y), kText, p.label.c_str());
+          taken.push_back(r);
+        }
+      }
+      const float dx = c.x - f.mouse.x, dy = c.y - f.mouse.y;
+      if (f.InPlot() && dx * dx + dy * dy < best) {
+        best = dx * dx + dy * dy;
+        hit = &p;
+        hit_base = set == &baseline;
+      }
+    }
+  f.dl->PopClipRect();
+  Border(f);
+  std::vector<LegendEntry> legend{{"segments", color}};
+  if (!baseline.empty()) legend.push_back({"baseline", kBaselineColor, true});
+  if (roofs) legend.push_back({"roof", roof_color});
+  Legend(f, legend);
+  if (!roofs) f.dl->AddText(ImVec2(f.plot0.x + 6, f.plot0.y + 4), kDim, "no device peaks: roofs not drawn");
+  if (hit) {
+    ImGui::BeginTooltip();
+    ImGui::Text("%s%s", hit_base ? "baseline " : "", hit->label.c_str());
+    ImGui::Text("intensity %s", FormatSI(hit->intensity, "FLOP/B").c_str());
+    ImGui::Text("achieved %s", FormatSI(hit->flops_per_s, "FLOP/s").c_str());
+    if (roofs) {
+      const double roof = std::min(peak_flops, peak_bw * hit->intensity);
+      ImGui::Text("%.0f %% of the roof here (%s-bound)", 100 * hit->flops_per_s / roof,
+                  hit->intensity < ridge ? "memory" : "compute");
+    }
+    ImGui::EndTooltip();
+  }
+}
+
+int TimelinePlot(const char* id, const std::vector<std::string>& lanes,
+                 const std::vector<Span>& spans, TimelineView* view, float height) {
+  Frame f = BeginFrame(id, height);
+  ImGui::SetItemUsingMouseWheel();
+  double lo = INFINITY, hi = -INFINITY;
+  for (const Span& s : spans)
+    if (Finite(s.start) && Finite(s.end) && s.end >= s.start) {
+      lo = std::min(lo, s.start);
+      hi = std::max(hi, s.end);
+    }
+  if (lanes.empty() || lo > hi) {
+    DrawNoData(f, "", "no data");
+    return -1;
+  }
+  const ImGuiIO& io = ImGui::GetIO();
+  if (f.hovered && ImGui::IsMouseDoubleClicked(0)) view->t0 = view->t1 = 0;
+  if (view->t0 >= view->t1 || !Finite(view->t0) || !Finite(view->t1)) {
+    const double pad = std::max(0.02 * (hi - lo), 1e-3);
+    view->t0 = lo - pad;
+    view->t1 = hi + pad;
+  }
+  float lane_w = 0;
+  for (const std::string& l : lanes) lane_w = std::max(lane_w, ImGui::CalcTextSize(l.c_str()).x);
+  f.plot0.x = f.outer0.x + lane_w + 12;
+  Scale x;
+  x.lo = view->t0;
+  x.hi = view->t1;
+  // Zoom about the pointer, pan by dragging (before drawing, so this frame shows the result).
+  if (f.InPlot() && io.MouseWheel != 0) {
+    x.p0 = f.plot0.x;
+    x.p1 = f.plot1.x;
+    const double at = x.Value(f.mouse.x), k = std::pow(0.8, io.MouseWheel);
+    view->t0 = at - (at - view->t0) * k;
+    view->t1 = at + (view->t1 - at) * k;
+  }
+  if (ImGui::IsItemActive() && ImGui::IsMouseDragging(0)) {
+    const double dt = -io.MouseDelta.x / (f.plot1.x - f.plot0.x) * (view->t1 - view->t0);
+    view->t0 += dt;
+    view->t1 += dt;
+  }
+  x.lo = view->t0;
+  x.hi = view->t1;
+  f.dl->AddRectFilled(f.plot0, f.plot1, kBackground);
+  XAxis(f, &x, "time since the run's first kernel (us)");
+  const int n = static_cast<int>(lanes.size());
+  const float lane_h = std::min(3 * LineH(), (f.plot1.y - f.plot0.y) / n);
+  for (int l = 0; l < n; ++l) {
+    const float y0 = f.plot0.y + lane_h * l;
+    f.dl->AddText(ImVec2(f.outer0.x + 4, y0 + (lane_h - LineH()) * 0.5f), kText, lanes[static_cast<size_t>(l)].c_str());
+    if (l > 0) f.dl->AddLine(ImVec2(f.plot0.x, y0), ImVec2(f.plot1.x, y0), kGrid);
+  }
+  PushPlotClip(f);
+  int hovered = -1;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const Span& s = spans[i];
+    if (!Finite(s.start) || !Finite(s.end) || s.end < s.start || s.lane < 0 || s.lane >= n) continue;
+    const float x0 = x.Px(s.start), x1 = std::max(x.Px(s.end), x0 + 1);
+    if (x1 < f.plot0.x || x0 > f.plot1.x) continue;
+    const float y0 = f.plot0.y + lane_h * s.lane + 2, y1 = y0 + lane_h - 4;
+    const ImU32 c = s.color ? s.color : HashColor(s.name);
+    f.dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), c);
+    f.dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), IM_COL32(0, 0, 0, 120));
+    const float vis0 = std::max(x0, f.plot0.x), vis1 = std::min(x1, f.plot1.x);
+    if (vis1 - vis0 > 24) {
+      const std::string t = Fit(s.name, vis1 - vis0 - 6);
+      f.dl->AddText(ImVec2(vis0 + 3, (y0 + y1 - LineH()) * 0.5f), IM_COL32(10, 10, 14, 255), t.c_str());
+    }
+    if (f.InPlot() && f.mouse.x >= x0 && f.mouse.x <= x1 && f.mouse.y >= y0 && f.mouse.y <= y1)
+      hovered = static_cast<int>(i);
+  }
+  f.dl->PopClipRect();
+  Border(f);
+  Legend(f, {{"wheel: zoom   drag: pan   double-click: fit all", 0}});
+  int clicked = -1;
+  if (hovered >= 0) {
+    const Span& s = spans[static_cast<size_t>(hovered)];
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(s.name.c_str());
+    ImGui::Text("%s us .. %s us (%s us)", FormatSI(s.start).c_str(), FormatSI(s.end).c_str(),
+                FormatSI(s.end - s.start).c_str());
+    if (!s.tip.empty()) ImGui::TextUnformatted(s.tip.c_str());
+    ImGui::EndTooltip();
+    if (ImGui::IsMouseReleased(0) && io.MouseDragMaxDistanceSqr[0] < 9) clicked = hovered;
+  }
+  return clicked;
+}
+
+}  // namespace stof::app::plots
