@@ -53,7 +53,8 @@ std::string Cell(const char* format, const std::optional<double>& v, double scal
   return buf;
 }
 
-void PrintLayerTable(const profiler::LayerProfile& p) {
+// Used by the CUDA build only (the other prints nothing it could fill).
+[[maybe_unused]] void PrintLayerTable(const profiler::LayerProfile& p) {
   std::printf("layer      %s\n", p.label.c_str());
   std::printf("mask       %s (%s)\n", p.mask_label.c_str(), p.mask_hash.c_str());
   std::printf("scheme     %s\n", p.scheme_code.c_str());

@@ -224,6 +224,33 @@ if ! "$stof" device --json | /usr/bin/python3 -c "import json,sys; sys.exit(0 if
   run_fail "profile mha without a GPU" "GPU|CUDA" "$stof" profile mha --pattern bigbird --seq 128
 fi
 
+# --- profile layer and profile ladder -----------------------------------------------------
+ladder=(profile ladder --pattern bigbird --seq 512 --batch 8 --heads 12 --head-dim 64)
+run_ok "ladder predicted" "$stof" "${ladder[@]}" --device predict --json
+json_check "ladder: 4 predicted rungs, least to most fused" "[r['variant'] for r in j['rungs']] == ['unfused', 'sd', 'sdf', 'fused'] and all((not r['measured']) and r['basis'].startswith('predicted') and r['us'] > 0 and r['kernels'] >= 1 for r in j['rungs']) and j['device'].startswith('predicted') and j['workload']['seq_len'] == 512"
+json_check "ladder: unfused moves more DRAM bytes than fused" "j['rungs'][0]['dram_bytes'] > j['rungs'][3]['dram_bytes'] > 0"
+run_ok "ladder predicted for a named device" "$stof" "${ladder[@]}" --device a100 --json
+json_check "ladder for A100 says so" "'A100' in j['device'] and len(j['rungs']) == 4"
+run_ok "ladder text" "$stof" "${ladder[@]}" --device predict
+[ "$(grep -c ' predicted$' "$tmp/out")" -eq 4 ] && ok || bad "ladder text: want 4 rows labelled predicted: $(cat "$tmp/out")"
+run_fail "ladder bad device" "--device: expected auto, local, predict or a built-in device" "$stof" "${ladder[@]}" --device tpu
+run_fail "ladder bad pattern" "pattern" "$stof" profile ladder --pattern nope --seq 512 --device predict
+run_fail "ladder zero heads" "heads" "$stof" profile ladder --pattern bigbird --seq 512 --heads 0 --device predict
+run_fail "ladder huge head_dim" "head_dim" "$stof" profile ladder --pattern bigbird --seq 512 --head-dim 300 --device predict
+run_fail "profile layer bad model" "nope" "$stof" profile layer --model nope --batch 1 --seq 128
+run_fail "profile layer missing plan" "nope\.json" "$stof" profile layer --plan "$tmp/nope.json"
+run_fail "profile layer plan and scheme" "excludes" "$stof" profile layer --plan "$tmp/p_tuned.json" --scheme unfused
+run_fail "profile layer bad range" "--range: expected auto or user" "$stof" profile layer --model bert-small --batch 1 --seq 128 --range nested
+run_fail "profile layer zero runs" "runs" "$stof" profile layer --model bert-small --batch 1 --seq 128 --runs 0
+if ! "$stof" device --json | /usr/bin/python3 -c "import json,sys; sys.exit(0 if 'local' in json.load(sys.stdin) else 1)"; then
+  run_fail "profile layer without a GPU" "GPU|CUDA" "$stof" profile layer --model bert-small --batch 1 --seq 128
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok || bad "profile layer without a GPU: want one stderr line, got '$(cat "$tmp/err")'"
+  run_fail "profile layer --plan without a GPU" "GPU|CUDA" "$stof" profile layer --plan "$tmp/p_tuned.json"
+  run_fail "ladder local without a GPU" "GPU|CUDA" "$stof" "${ladder[@]}" --device local
+  run_ok "ladder auto without a GPU predicts" "$stof" "${ladder[@]}" --json
+  json_check "ladder auto: predicted" "all(not r['measured'] for r in j['rungs'])"
+fi
+
 # --- usage --------------------------------------------------------------------------------
 run_ok "help" "$stof" --help
 run_ok "subcommand help" "$stof" layout --help
