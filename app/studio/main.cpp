@@ -61,6 +61,7 @@ struct Args {
   std::string export_plan;
   bool run_plan = false, profile = false, measure_ladder = false;
   std::string also_panels;  // more screenshots: <screenshot stem>-<panel>.png
+  int profile_tab = -1;      // the profile view's tab: 0..4 = kernels .. histogram
 };
 
 // The scripted steps of --tune / --run-plan / --profile / ... : 0 = not started, 1 = tuning,
@@ -69,7 +70,7 @@ struct Script {
   int step = 0;
   bool Any(const Args& a) const {
     return a.tune || !a.open_plan.empty() || !a.open_profiles.empty() || !a.baseline.empty() ||
-           a.run_plan || a.profile || a.measure_ladder || !a.export_plan.empty();
+           a.run_plan || a.profile || a.measure_ladder || !a.export_plan.empty() || a.profile_tab >= 0;
   }
   // One frame; true once every step has finished. *rc = 1 when a step failed.
   bool Step(stof::app::Studio& studio, const Args& a, int* rc) {
@@ -88,6 +89,7 @@ struct Script {
           if (prof.runs.size() > 1) prof.current = static_cast<int>(prof.runs.size()) - 2;
         }
       }
+      if (a.profile_tab >= 0) lab.Profiles().select_tab = a.profile_tab;
       if (a.tune) {
         stof::app::TuneSettings& t = lab.Settings();
         const char* names[] = {"stof", "gtco", "mcfuser", "exhaustive"};
@@ -446,6 +448,7 @@ int main(int argc, char** argv) {
   app.add_flag("--run-plan", args.run_plan, "After tuning (or --open-plan), measure the plan's model again (GPU)");
   app.add_flag("--profile", args.profile, "After tuning, profile the shown scheme's layer (GPU)");
   app.add_flag("--measure-ladder", args.measure_ladder, "Measure the fusion ladder on the GPU");
+  app.add_option("--profile-tab", args.profile_tab, "Profile view tab: 0 kernels, 1 timeline, 2 bars, 3 roofline, 4 histogram")->check(CLI::Range(0, 4));
   app.add_option("--also-panels", args.also_panels, "With --screenshot: also save STEM-PANEL.png for each panel listed (comma separated)");
   app.add_option("--width", args.width, "Window width")->capture_default_str();
   app.add_option("--height", args.height, "Window height")->capture_default_str();

@@ -160,4 +160,68 @@ grep -q "no/such/dir/m.png" "$tmp/bad.err" || { echo "FAIL: save error: $(cat "$
 if run --save "$tmp/m.txt" 2>"$tmp/bad.err"; then
   echo "FAIL: saving as .txt succeeded" >&2; exit 1
 fi
+# --- part 2: fusion, tune and profile views (predictions here: --no-gpu) --------------------
+# Fusion view: BERT-base 8 x 1024 under the default greedy scheme (docs/fusion.md); every segment
+# predicted; the ladder's four rungs predicted and labelled so.
+run --no-gpu --panel fusion --screenshot "$tmp/fusion.png" --dump-state "$tmp/fusion.json" --frames 3
+"$check" "$tmp/fusion.png" 1600 900
+# Tune view: STOF and GTCO on the analytical model with 200 candidates each, the plan exported;
+# STOF's scheme must equal `stof tune --device predict` with the same seed and budget.
+run --no-gpu --panel tune --tune --method stof,gtco --budget 200c --export-plan "$tmp/tuned.plan.json" \
+    --screenshot "$tmp/tune.png" --dump-state "$tmp/tune.json" --frames 3 --also-panels fusion
+"$check" "$tmp/tune.png" 1600 900
+"$check" "$tmp/tune-fusion.png" 1600 900
+"$stof" tune --model bert-base --batch 8 --seq 1024 --mask bigbird --device predict --method stof \
+    --budget 200c --tune-seed 1 --json >"$tmp/cli_tune.json" 2>/dev/null
+"$stof" plan validate "$tmp/tuned.plan.json" >/dev/null
+# Opening the exported plan shows its scheme; a run without a GPU refuses "run plan" in words.
+run --no-gpu --panel fusion --open-plan "$tmp/tuned.plan.json" --run-plan --screenshot "$tmp/plan.png" \
+    --dump-state "$tmp/plan.json" --frames 3 || true
+# Profile view: a layer profile measured on an H100 (assets/profiles), the default scheme's
+# profile pinned as the baseline.
+for tab in 0 1 2 3 4; do
+  run --panel profile --open-profile "$assets/profiles/bert-base_8x512_bigbird.tuned.profile.json" \
+      --baseline "$assets/profiles/bert-base_8x512_bigbird.default.profile.json" --profile-tab "$tab" \
+      --pattern bigbird --seq 512 --screenshot "$tmp/profile$tab.png" --dump-state "$tmp/profile$tab.json" --frames 3
+  "$check" "$tmp/profile$tab.png" 1600 900
+done
+/usr/bin/python3 - "$tmp" "$assets" <<'PY'
+import json, sys
+d, assets = sys.argv[1], sys.argv[2]
+load = lambda n: json.load(open(f"{d}/{n}"))
+f = load("fusion.json")["lab"]
+ops = [s["ops"] for s in f["fusion"]["segments"]]
+assert ops == ["[#1]", "[#2-#6]", "[#7,#8]", "[#9]", "[#10,#11]", "[#12,#13]", "[#14]"], ops
+assert [s["template"] for s in f["fusion"]["segments"]] == ["", "sparse_mha", "gemm_add", "", "gemm_act", "gemm_add", ""]
+assert f["fusion"]["source"] == "default" and f["fusion"]["hex"], f["fusion"]
+assert f["layer"] == {"model": "bert-base", "batch": 8, "seq_len": 1024, "error": "", "ops": 14}, f["layer"]
+assert all(s["predicted_us"] > 0 and s["error"] == "" and s["measured_us"] is None for s in f["fusion"]["segments"])
+rungs = f["ladder"]["rungs"]
+assert [r["name"] for r in rungs] == ["unfused", "decomposed (sd)", "decomposed + fused (sdf)", "fully fused"], rungs
+assert all(not r["measured"] and r["us"] > 0 for r in rungs) and rungs[3]["dram_bytes"] < rungs[0]["dram_bytes"]
+assert "predicted" in f["ladder"]["note"] and f["gpu"]["has_gpu"] is False
+t, cli = load("tune.json")["lab"], load("cli_tune.json")
+res = {r["method"]: r for r in t["tune"]["results"]}
+assert set(res) == {"stof", "gtco"} and not any(r["measured"] for r in res.values()), res
+assert res["stof"]["code"] == cli["scheme"]["code"], (res["stof"]["code"], cli["scheme"]["code"])
+assert abs(res["stof"]["layer_us"] - cli["layer_us"]) < 1e-6 * cli["layer_us"], (res["stof"], cli["layer_us"])
+assert [tr["method"] for tr in t["tune"]["traces"]] == ["stof", "gtco"] and all(tr["points"] >= 1 for tr in t["tune"]["traces"])
+assert t["tune"]["points"] >= 100 and t["tune"]["measured_points"] == 0 and t["tune"]["rewards"] > 0, t["tune"]
+best = min(res.values(), key=lambda r: r["layer_us"])
+assert t["fusion"]["code"] == best["code"] and t["fusion"]["source"].startswith("tuned"), t["fusion"]
+assert t["plan"]["code"] == best["code"] and t["tune"]["running"] is False, t["plan"]
+p = load("plan.json")
+assert p["lab"]["fusion"]["code"] == best["code"] and p["lab"]["fusion"]["source"].startswith("plan"), p["lab"]["fusion"]
+assert p["message"]["level"] == "error" and "needs a GPU" in p["message"]["text"], p["message"]
+tuned = json.load(open(f"{assets}/profiles/bert-base_8x512_bigbird.tuned.profile.json"))
+for tab in range(5):
+    pr = load(f"profile{tab}.json")["lab"]["profiles"]
+    assert pr["current"] == 0 and pr["baseline"] == 1 and pr["has_baseline"] is True, pr
+    assert pr["kernel_rows_total"] >= 5 and len(pr["segment_rows"]) == len(tuned["segments"]), pr
+    assert all(r["match"] == "both" for r in pr["segment_rows"]), pr["segment_rows"]
+    assert pr["histogram"]["count"] == tuned["layer"]["latency"]["runs"], pr["histogram"]
+print("part 2 views:", f["fusion"]["code"], "| stof", res["stof"]["layer_us"], "us predicted | profile rows",
+      pr["kernel_rows_total"])
+PY
+
 echo "studio: all checks passed"

@@ -155,11 +155,11 @@ TEST(ProfileStatsKernels, CompareWithBaseline) {
   EXPECT_EQ(cur.rows[0].match, sp::RowMatch::kBoth);
   EXPECT_DOUBLE_EQ(*cur.rows[0].d_total_us.abs, 0);
   EXPECT_DOUBLE_EQ(*cur.rows[0].d_total_us.pct, 0);
-  const sp::KernelRow& c = RowNamed(cur, "C");
+  const sp::KernelRow c = RowNamed(cur, "C");
   EXPECT_EQ(c.match, sp::RowMatch::kOnlyCurrent);
   EXPECT_DOUBLE_EQ(*c.d_total_us.abs, 7);   // the baseline spent 0 us in C
   EXPECT_FALSE(c.d_total_us.pct.has_value());
-  const sp::KernelRow& d = RowNamed(cur, "D");
+  const sp::KernelRow d = RowNamed(cur, "D");
   EXPECT_EQ(d.match, sp::RowMatch::kOnlyBaseline);
   EXPECT_DOUBLE_EQ(*d.d_total_us.base, 3);  // median of 0 (run 0) and 6 (run 1)
   EXPECT_DOUBLE_EQ(*d.d_total_us.pct, -100);

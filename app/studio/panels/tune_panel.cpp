@@ -84,8 +84,14 @@ void DrawProgress(const LayerLab& lab, const TuneLive& live) {
   std::snprintf(overlay, sizeof overlay, "%s %s: %lld candidates, best %s, %.1f s%s",
                 p.method.c_str(), p.stage.c_str(), static_cast<long long>(p.candidates), best,
                 p.elapsed_s, left);
-  const float fraction = p.fraction >= 0 ? static_cast<float>(p.fraction)
-                                         : (lab.Tuning() ? static_cast<float>(ImGui::GetTime() * 0.5 - static_cast<int>(ImGui::GetTime() * 0.5)) : 1.0f);
+  float fraction = 1.0f;  // finished (or not started): a full bar, the text says which
+  if (lab.Tuning())
+    fraction = p.fraction >= 0 ? static_cast<float>(p.fraction)
+                               : static_cast<float>(ImGui::GetTime() * 0.5 - static_cast<int>(ImGui::GetTime() * 0.5));
+  if (!lab.Tuning() && !lab.Results().empty()) {
+    std::snprintf(overlay, sizeof overlay, "finished: %zu method(s), best %s, %lld candidates in the last",
+                  lab.Results().size(), best, static_cast<long long>(p.candidates));
+  }
   ImGui::ProgressBar(fraction, ImVec2(-1, 0), lab.Tuning() || p.candidates > 0 ? overlay : "not started");
 }
 
