@@ -117,6 +117,27 @@ class Backend {
                                         const MeasureOptions& options);
 };
 
+// Buffers allocated on a backend and freed with this object (on every return path): what a
+// measurement that allocates its inputs needs (`stof bench`, profiler::MeasureLadder).
+class BackendBuffers {
+ public:
+  explicit BackendBuffers(Backend& backend) : m_backend(backend) {}
+  ~BackendBuffers() {
+    for (void* p : m_ptrs) m_backend.Free(p);
+  }
+  BackendBuffers(const BackendBuffers&) = delete;
+  BackendBuffers& operator=(const BackendBuffers&) = delete;
+  Expected<void*> Add(size_t bytes) {
+    auto p = m_backend.Allocate(bytes);
+    if (p.IsOk()) m_ptrs.push_back(*p);
+    return p;
+  }
+
+ private:
+  Backend& m_backend;
+  std::vector<void*> m_ptrs;
+};
+
 // Checks what every backend needs of an MhaCall: workload valid, mask present and L x L,
 // pointers set. Backends call it first.
 Status ValidateMhaCall(const MhaCall& call);

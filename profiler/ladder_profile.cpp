@@ -11,26 +11,6 @@ namespace stof::profiler {
 
 namespace {
 
-// Frees the backend buffers on every return.
-class Buffers {
- public:
-  explicit Buffers(engine::Backend& b) : m_b(b) {}
-  ~Buffers() {
-    for (void* p : m_ptrs) m_b.Free(p);
-  }
-  Buffers(const Buffers&) = delete;
-  Buffers& operator=(const Buffers&) = delete;
-  engine::Expected<void*> Add(size_t bytes) {
-    auto p = m_b.Allocate(bytes);
-    if (p.IsOk()) m_ptrs.push_back(*p);
-    return p;
-  }
-
- private:
-  engine::Backend& m_b;
-  std::vector<void*> m_ptrs;
-};
-
 std::string Fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
@@ -59,7 +39,7 @@ engine::Expected<std::vector<engine::LadderRung>> MeasureLadder(
   if (configs->empty()) return engine::MakeError(what + "fused: the backend offers no configuration");
   const engine::MhaConfig fused = configs->front();
 
-  Buffers buf(b);
+  engine::BackendBuffers buf(b);
   void* ptr[4] = {nullptr, nullptr, nullptr, nullptr};  // q, k, v, o
   for (int i = 0; i < 4; ++i) {
     auto a = buf.Add(bytes);

@@ -317,23 +317,16 @@ engine::Expected<LayerProfile> LayerProfileFromPlan(const engine::Plan& plan,
       continue;
     }
     if (m.what.rfind("segment ", 0) != 0) continue;
-    const std::string num = m.what.substr(8);
-    size_t used = 0;
-    long long k = 0;
-    try {
-      k = std::stoll(num, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (used == 0 || used != num.size() || k < 1)
+    const std::optional<int64_t> k = engine::PlanSegmentNumber(m.what);
+    if (!k)
       return engine::MakeError(field + ".what: expected 'segment N' with N >= 1, got '" + m.what +
                                "'");
-    if (static_cast<size_t>(k) > seg_m.size())
+    if (static_cast<size_t>(*k) > seg_m.size())
       return engine::MakeError(field + ".what: '" + m.what + "' but fusion.segments has " +
                                std::to_string(seg_m.size()) + " segments");
     if (!std::isfinite(m.latency_us) || m.latency_us < 0)
       return engine::MakeError(field + ".latency_us: expected a finite number >= 0");
-    seg_m[static_cast<size_t>(k - 1)] = &m;
+    seg_m[static_cast<size_t>(*k - 1)] = &m;
     any = true;
   }
   if (!any)

@@ -97,26 +97,6 @@ std::string Bytes(double b) {
   return Fmt("%.0f B", b);
 }
 
-// Device buffers from a CudaBackend, freed on destruction.
-class DeviceBuffers {
- public:
-  explicit DeviceBuffers(kernels::CudaBackend& backend) : m_backend(backend) {}
-  ~DeviceBuffers() {
-    for (void* p : m_ptrs) m_backend.Free(p);
-  }
-  DeviceBuffers(const DeviceBuffers&) = delete;
-  DeviceBuffers& operator=(const DeviceBuffers&) = delete;
-  engine::Expected<void*> Add(size_t bytes) {
-    auto p = m_backend.Allocate(bytes);
-    if (p.IsOk()) m_ptrs.push_back(*p);
-    return p;
-  }
-
- private:
-  kernels::CudaBackend& m_backend;
-  std::vector<void*> m_ptrs;
-};
-
 struct CheckResult {
   engine::Workload workload;
   double row_err = 0, global_err = 0;
@@ -142,7 +122,7 @@ engine::Expected<CheckResult> ReferenceCheck(kernels::CudaBackend& backend,
   const size_t bytes = static_cast<size_t>(elems) * 2;
   const kernels::MhaInputs in = kernels::RandomInputs(elems, seed);
 
-  DeviceBuffers bufs(backend);
+  engine::BackendBuffers bufs(backend);
   void* ptr[4];
   for (void*& p : ptr) {
     auto a = bufs.Add(bytes);
@@ -456,7 +436,7 @@ int RunBench(const BenchArgs& a) {
     void *q, *k, *v, *o;
   };
   std::vector<Set> sets;
-  DeviceBuffers bufs(backend);
+  engine::BackendBuffers bufs(backend);
   {
     const std::vector<uint16_t> hq = kernels::RandomHalves(elems, a.input_seed * 7 + 11);
     const std::vector<uint16_t> hk = kernels::RandomHalves(elems, a.input_seed * 7 + 12);

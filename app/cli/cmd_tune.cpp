@@ -97,19 +97,16 @@ class CliProgress : public engine::TuneObserver {
 
 int Tune(const TuneArgs& a_in) {
   const std::string cmd = "tune";
-  TuneArgs a = a_in;
-  ResolveMaskName(&a.mask);
-  if (a.mask.mask_file.empty() && a.mask.pattern.empty()) a.mask.pattern = "bigbird";
-  if (a.mask.seq == 0) a.mask.seq = 512;  // --seq (added with the mask options) is also L
-  a.graph.seq = a.mask.seq;
-  auto graph = BuildGraph(a.graph);
-  if (!graph.IsOk()) return Fail(cmd, graph.Message());
-  auto mask = ResolveMaskSource(a.mask);
-  if (!mask.IsOk()) return Fail(cmd, mask.Message());
-  if (mask->mask.Rows() != graph->seq_len)
-    return Fail(cmd, "--mask: " + mask->label + " is " + std::to_string(mask->mask.Rows()) +
-                         " x " + std::to_string(mask->mask.Cols()) + ", --seq is " +
-                         std::to_string(graph->seq_len));
+  const TuneArgs& a = a_in;
+  // The layer: --model / --config at --batch, --seq, --mask (bigbird, L = 512 by default).
+  LayerSourceArgs la;
+  la.graph = a.graph;
+  la.mask = a.mask;
+  auto src = ResolveLayerSource(la);
+  if (!src.IsOk()) return Fail(cmd, src.Message());
+  if (auto fits = CheckLayerMask(*src); !fits.IsOk()) return Fail(cmd, fits.Message());
+  const engine::OpGraph* graph = &src->graph;
+  const MaskSource* mask = &src->mask;
   engine::TuneOptions o;
   auto method = engine::ParseTuneMethod(a.method);
   if (!method.IsOk()) return Fail(cmd, "--" + method.Message());

@@ -118,6 +118,14 @@ engine::Expected<LayerSource> ResolveLayerSource(const LayerSourceArgs& in) {
   return src;
 }
 
+engine::Status CheckLayerMask(const LayerSource& src) {
+  if (src.mask.mask.Rows() == src.graph.seq_len) return engine::Status::Ok();
+  return engine::MakeError("--mask: " + src.mask.label + " is " +
+                           std::to_string(src.mask.mask.Rows()) + " x " +
+                           std::to_string(src.mask.mask.Cols()) + ", --seq is " +
+                           std::to_string(src.graph.seq_len));
+}
+
 engine::Expected<LayerScheme> ResolveLayerScheme(const LayerSource& src,
                                                  const std::string& scheme_text,
                                                  const engine::SegmentChoice& base,
@@ -138,11 +146,7 @@ engine::Expected<LayerScheme> ResolveLayerScheme(const LayerSource& src,
     out.scheme = *parsed;
     out.choices.assign(out.scheme.Segments().size(), base);
   }
-  if (src.mask.mask.Rows() != g.seq_len)
-    return engine::MakeError("--mask: " + src.mask.label + " is " +
-                             std::to_string(src.mask.mask.Rows()) + " x " +
-                             std::to_string(src.mask.mask.Cols()) + ", --seq is " +
-                             std::to_string(g.seq_len));
+  STOF_RETURN_IF_ERROR(CheckLayerMask(src));
   return out;
 }
 

@@ -52,14 +52,16 @@ struct LayerSource {
 // mask (given, else the plan's, else bigbird); L defaults to 512. Errors are the loaders'.
 engine::Expected<LayerSource> ResolveLayerSource(const LayerSourceArgs& a);
 
+// The mask must be L x L for the graph's L ("--mask: ... is 64 x 64, --seq is 32").
+engine::Status CheckLayerMask(const LayerSource& src);
+
 struct LayerScheme {
   engine::FusionScheme scheme;
   std::vector<engine::SegmentChoice> choices;  // one per segment
   std::vector<std::string> warnings;           // CheckPlanFor's (plan made on another device)
 };
 // With a plan: CheckPlanFor(`here`) and PlanToRun. Else SchemeFromText(scheme_text) with
-// `base` for every segment. Then the mask's size must be the graph's L ("--mask: ... is
-// 64 x 64, --seq is 32").
+// `base` for every segment. Then CheckLayerMask.
 engine::Expected<LayerScheme> ResolveLayerScheme(const LayerSource& src,
                                                  const std::string& scheme_text,
                                                  const engine::SegmentChoice& base,

@@ -66,18 +66,7 @@ class LiveObserver : public engine::TuneObserver {
       m_live->progress = p;
       ++m_live->version;
     }
-    char best[48] = "";
-    if (p.best_us > 0) std::snprintf(best, sizeof best, ", best %.1f us", p.best_us);
-    char left[32] = "";
-    if (p.remaining_s >= 0) std::snprintf(left, sizeof left, ", ~%.0f s left", p.remaining_s);
-    std::string text = m_method;
-    text += ": ";
-    text += p.stage;
-    text += ", ";
-    text += std::to_string(p.candidates);
-    text += " candidates";
-    text += best;
-    text += left;
+    const std::string text = TuneProgressText(p);
     m_ctx.progress(text, p.fraction);
   }
   std::shared_ptr<std::mutex> m_mutex;
@@ -86,6 +75,21 @@ class LiveObserver : public engine::TuneObserver {
   JobContext& m_ctx;
   size_t m_trace = 0;
 };
+
+}  // namespace
+
+std::string TuneProgressText(const engine::TuneProgress& p) {
+  char best[40] = "-";
+  if (p.best_us > 0) std::snprintf(best, sizeof best, "%.1f us", p.best_us);
+  char left[40] = "";
+  if (p.remaining_s >= 0) std::snprintf(left, sizeof left, ", ~%.0f s left", p.remaining_s);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%s %s: %lld candidates, best %s, %.1f s%s", p.method.c_str(),
+                p.stage.c_str(), static_cast<long long>(p.candidates), best, p.elapsed_s, left);
+  return buf;
+}
+
+namespace {
 
 engine::Workload AttentionWorkload(const engine::OpGraph& g) {
   engine::Workload w;
@@ -417,38 +421,33 @@ void LayerLab::ExportPlan(const std::string& path) {
   Message(false, "plan written to " + path);
 }
 
-void LayerLab::OpenPlan(const std::string& path) {
-  auto plan = engine::LoadPlan(path);
-  if (!plan.IsOk()) return Message(true, plan.Message());
-  auto g = engine::PlanGraph(*plan, engine::DType::kF16, path);
+void LayerLab::OpenPlan(const engine::Plan& plan, const engine::Mask& mask, const std::string& path) {
+  auto g = engine::PlanGraph(plan, engine::DType::kF16, path);
   if (!g.IsOk()) return Message(true, g.Message());
-  auto run = engine::PlanToRun(*plan, *g, path);
+  auto run = engine::PlanToRun(plan, *g, path);
   if (!run.IsOk()) return Message(true, run.Message());
-  auto mask = engine::PlanMaskToMask(plan->mask, path);
-  if (!mask.IsOk()) return Message(true, mask.Message());
-  m_plan = *plan;
+  m_plan = plan;
   m_plan_label = std::filesystem::path(path).filename().string();
   // Show the plan's layer with the plan's mask (the editor keeps its own until Studio loads it).
   m_graph = std::move(*g);
   m_graph_error.clear();
-  m_choice.model = plan->model ? plan->model->name : m_choice.model;
-  m_choice.batch = plan->workload.batch;
+  m_choice.model = plan.model ? plan.model->name : m_choice.model;
+  m_choice.batch = plan.workload.batch;
   m_choice.config_path.clear();
   m_choice_edit = m_choice;
-  m_mask = std::make_shared<const engine::Mask>(std::move(*mask));
-  m_spec = plan->mask.has_spec ? std::optional<engine::MaskSpec>(plan->mask.spec) : std::nullopt;
+  if (!m_mask || m_mask->HashHex() != mask.HashHex()) m_mask = std::make_shared<const engine::Mask>(mask);
+  m_spec = plan.mask.has_spec ? std::optional<engine::MaskSpec>(plan.mask.spec) : std::nullopt;
   m_scheme = run->scheme;
   m_choices = run->choices;
   m_measured.assign(run->scheme.Segments().size(), std::nullopt);
-  for (const engine::PlanMeasurement& pm : plan->measurements) {
-    if (!pm.measured || pm.what.rfind("segment ", 0) != 0) continue;
-    const long long n = std::atoll(pm.what.c_str() + 8);  // "segment N", N from 1
-    if (n >= 1 && static_cast<size_t>(n) <= m_measured.size())
-      m_measured[static_cast<size_t>(n - 1)] = pm.latency_us;
+  for (const engine::PlanMeasurement& pm : plan.measurements) {
+    const std::optional<int64_t> n = engine::PlanSegmentNumber(pm.what);
+    if (pm.measured && n && static_cast<size_t>(*n) <= m_measured.size())
+      m_measured[static_cast<size_t>(*n - 1)] = pm.latency_us;
   }
   SchemeChanged("plan " + m_plan_label);
   RecomputeLadder();
-  auto prof = profiler::LayerProfileFromPlan(*plan, path);
+  auto prof = profiler::LayerProfileFromPlan(plan, path);
   if (prof.IsOk()) {
     m_profiles.runs.push_back({m_plan_label, path, std::make_shared<const profiler::LayerProfile>(std::move(*prof))});
     if (m_profiles.current < 0) m_profiles.current = static_cast<int>(m_profiles.runs.size()) - 1;

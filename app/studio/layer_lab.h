@@ -83,6 +83,10 @@ struct TunePlots {
   TuneLive live;
 };
 
+// "stof stage 2: parameters: 97 candidates, best 142.3 us, 0.8 s, ~1 s left": the status bar's
+// and the tune view's line for the tuner's progress.
+std::string TuneProgressText(const engine::TuneProgress& p);
+
 struct TuneSettings {
   bool methods[4] = {true, false, false, false};  // stof, gtco, mcfuser, exhaustive
   std::string budget = "60s";
@@ -141,7 +145,9 @@ class LayerLab {
   const std::string& PlanLabel() const { return m_plan_label; }
   const std::string& TuneError() const { return m_tune_error; }
   void ExportPlan(const std::string& path);   // message in Message()
-  void OpenPlan(const std::string& path);     // shown in the fusion view; a profile baseline
+  // A loaded plan (Studio reads the file and puts its mask in the editor first): its layer,
+  // mask and scheme in the fusion view, its measurements as a profile run (a baseline).
+  void OpenPlan(const engine::Plan& plan, const engine::Mask& mask, const std::string& path);
   void RunPlan();                             // a GPU job: the plan's whole model again
   const std::optional<PlanRunReport>& RunReport() const { return m_run_report; }
 

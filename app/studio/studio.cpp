@@ -344,9 +344,9 @@ void Studio::OpenPlanFile(const std::string& path) {
   std::optional<engine::MaskSpec> spec;
   if (plan->mask.has_spec) spec = plan->mask.spec;
   if (mask->HashHex() != m_doc.state.mask.HashHex())
-    SetMask(engine::MaskState{std::move(*mask), spec}, "", "open plan");
+    SetMask(engine::MaskState{*mask, spec}, "", "open plan");
   m_lab->SetMask(m_doc.state.mask, m_doc.version, m_doc.state.spec, MaskLabel());
-  m_lab->OpenPlan(path);
+  m_lab->OpenPlan(*plan, *mask, path);
   m_panel = Panel::kFusion;
   m_force_panel = true;
 }

@@ -451,6 +451,21 @@ const std::vector<std::string>& PlanChosenByValues() {
   return kValues;
 }
 
+std::string PlanSegmentWhat(size_t index) { return "segment " + std::to_string(index + 1); }
+
+std::optional<int64_t> PlanSegmentNumber(const std::string& what) {
+  constexpr size_t kPrefix = 8;  // "segment "
+  if (what.size() <= kPrefix || what.size() > kPrefix + 9 || what.rfind("segment ", 0) != 0)
+    return std::nullopt;
+  int64_t n = 0;
+  for (size_t i = kPrefix; i < what.size(); ++i) {
+    if (what[i] < '0' || what[i] > '9') return std::nullopt;
+    n = n * 10 + (what[i] - '0');
+  }
+  if (n < 1) return std::nullopt;
+  return n;
+}
+
 const std::vector<std::string>& PlanTuningMethods() {
   static const std::vector<std::string> kValues = {"analytical", "stof", "gtco", "mcfuser",
                                                    "exhaustive"};

@@ -103,6 +103,12 @@ struct Plan {
 const std::vector<std::string>& PlanChosenByValues();
 const std::vector<std::string>& PlanTuningMethods();
 
+// The measurement of the plan's segment `index` (0-based) is named "segment N", N = index + 1
+// (MakeTunedPlan writes them); PlanSegmentNumber gives N back for exactly that form (digits,
+// N >= 1), nullopt for anything else.
+std::string PlanSegmentWhat(size_t index);
+std::optional<int64_t> PlanSegmentNumber(const std::string& what);
+
 // Never fails; a plan with out-of-range fields gives JSON that PlanFromJson refuses.
 nlohmann::json PlanToJson(const Plan& plan);
 // `name` (a file name, may be empty) prefixes messages as "<name>: ". Validates every field

@@ -35,7 +35,7 @@ Expected<Plan> MakeTunedPlan(const TuneResult& r, const OpGraph& g, const Mask& 
       p.mha.chosen_by = "tuned";
     }
     PlanMeasurement m;
-    m.what = "segment " + std::to_string(i + 1);
+    m.what = PlanSegmentWhat(i);
     m.latency_us = s.cost.us;
     m.measured = s.cost.measured;
     // The bytes are the model's figure: kept only beside a predicted latency, so a measured

@@ -772,3 +772,18 @@ TEST(PlanSchema, AcceptsWrittenPlansAndRefusesBrokenOnes) {
 }
 
 }  // namespace
+
+namespace stof::engine {
+namespace {
+
+TEST(PlanSegmentNames, RoundTripAndRefuseOtherForms) {
+  EXPECT_EQ(PlanSegmentWhat(0), "segment 1");
+  EXPECT_EQ(PlanSegmentWhat(13), "segment 14");
+  for (size_t i : {0, 1, 9, 41}) EXPECT_EQ(PlanSegmentNumber(PlanSegmentWhat(i)), static_cast<int64_t>(i + 1));
+  for (const char* bad : {"segment 0", "segment", "segment ", "segment x", "segment 3a", "segment -1",
+                          "segment 1234567890", "Segment 1", "layer", "model", "segment  3"})
+    EXPECT_FALSE(PlanSegmentNumber(bad).has_value()) << bad;
+}
+
+}  // namespace
+}  // namespace stof::engine

@@ -34,14 +34,6 @@ std::string Dims(const std::vector<int64_t>& d) {
   return s + "]";
 }
 
-std::string Bytes(double b) {
-  char buf[32];
-  if (b >= 1e9) std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
-  else if (b >= 1e6) std::snprintf(buf, sizeof buf, "%.1f MB", b / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.0f kB", b / 1e3);
-  return buf;
-}
-
 // The op chain: boxes in rows, segment groups behind them, clickable gaps between ops.
 void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionScheme& scheme) {
   const int n = static_cast<int>(g.ops.size());
@@ -105,7 +97,7 @@ void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionSche
                     engine::TensorSourceName(in.source));
       ImGui::Text("out %-8s %s", o.output.name.c_str(), Dims(o.output.dims).c_str());
       ImGui::Text("%.3f GFLOP, %s minimum", static_cast<double>(o.flops) / 1e9,
-                  Bytes(static_cast<double>(o.bytes)).c_str());
+                  plots::FormatSI(static_cast<double>(o.bytes), "B").c_str());
       ImGui::EndTooltip();
     }
     // The gap after this op (same row only): click to split or join there.
@@ -162,7 +154,7 @@ void DrawSegmentTable(const LayerLab& lab) {
     else ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "error");
     if (!v.predict_error.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", v.predict_error.c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(Bytes(v.predicted_bytes).c_str());
+    ImGui::TextUnformatted(plots::FormatSI(v.predicted_bytes, "B").c_str());
     ImGui::TableNextColumn();
     if (v.measured_us) ImGui::Text("%.1f", *v.measured_us);
     else ImGui::TextDisabled("-");

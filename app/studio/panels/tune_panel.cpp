@@ -76,23 +76,13 @@ void RebuildPlots(TunePlots& p, const TuneLive& live) {
 
 void DrawProgress(const LayerLab& lab, const TuneLive& live) {
   const engine::TuneProgress& p = live.progress;
-  char overlay[200];
-  char best[32] = "-";
-  if (p.best_us > 0) std::snprintf(best, sizeof best, "%.1f us", p.best_us);
-  char left[32] = "";
-  if (p.remaining_s >= 0) std::snprintf(left, sizeof left, ", ~%.0f s left", p.remaining_s);
-  std::snprintf(overlay, sizeof overlay, "%s %s: %lld candidates, best %s, %.1f s%s",
-                p.method.c_str(), p.stage.c_str(), static_cast<long long>(p.candidates), best,
-                p.elapsed_s, left);
+  std::string overlay = TuneProgressText(p);
   float fraction = 1.0f;  // finished (or not started): a full bar, the text says which
   if (lab.Tuning())
     fraction = p.fraction >= 0 ? static_cast<float>(p.fraction)
                                : static_cast<float>(ImGui::GetTime() * 0.5 - static_cast<int>(ImGui::GetTime() * 0.5));
-  if (!lab.Tuning() && !lab.Results().empty()) {
-    std::snprintf(overlay, sizeof overlay, "finished: %zu method(s), best %s, %lld candidates in the last",
-                  lab.Results().size(), best, static_cast<long long>(p.candidates));
-  }
-  ImGui::ProgressBar(fraction, ImVec2(-1, 0), lab.Tuning() || p.candidates > 0 ? overlay : "not started");
+  if (!lab.Tuning() && !lab.Results().empty()) overlay = "finished: " + overlay;
+  ImGui::ProgressBar(fraction, ImVec2(-1, 0), lab.Tuning() || p.candidates > 0 ? overlay.c_str() : "not started");
 }
 
 void DrawResults(LayerLab& lab) {
