@@ -81,7 +81,11 @@ void DrawProgress(const LayerLab& lab, const TuneLive& live) {
   if (lab.Tuning())
     fraction = p.fraction >= 0 ? static_cast<float>(p.fraction)
                                : static_cast<float>(ImGui::GetTime() * 0.5 - static_cast<int>(ImGui::GetTime() * 0.5));
-  if (!lab.Tuning() && !lab.Results().empty()) overlay = "finished: " + overlay;
+  if (!lab.Tuning() && !lab.Results().empty()) {  // no time left to estimate any more
+    engine::TuneProgress done = p;
+    done.remaining_s = -1;
+    overlay = "finished: " + TuneProgressText(done);
+  }
   ImGui::ProgressBar(fraction, ImVec2(-1, 0), lab.Tuning() || p.candidates > 0 ? overlay.c_str() : "not started");
 }
 
