@@ -4,7 +4,9 @@
 // Batch modes for tests and docs: --screenshot renders until the analysis is ready, then
 // --frames more, saves a PNG and exits; --dump-state writes the state the window shows as
 // JSON at that moment; --fps-frames N measures N frames without vsync and prints the rate;
-// --save FILE saves the mask as the Save button does and reports the frames drawn meanwhile.
+// --save FILE saves the mask as the Save button does and reports the frames drawn meanwhile;
+// --tune / --export-plan / --run-plan / --profile / --measure-ladder / --open-plan /
+// --open-profile / --baseline run the part-2 jobs in order (Script) before the screenshot.
 // The recent-files list lives in $XDG_CONFIG_HOME/stof-studio/recent.json (else ~/.config).
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -415,8 +417,8 @@ int Run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"stof-studio: explore sparse attention masks, their block layouts and STOF's kernel "
-               "selection"};
+  CLI::App app{"stof-studio: explore sparse attention masks, their block layouts, STOF's kernel "
+               "selection and fusion, tune a layer live on this GPU and read CUPTI profiles"};
   Args args;
   app.add_option("--pattern", args.pattern, "Mask generator (see stof mask --help)")->capture_default_str();
   app.add_option("--seq", args.seq, "Sequence length")->capture_default_str();
