@@ -18,6 +18,10 @@
 
 namespace stof::engine {
 
+// num_warps of the block-wise kernel's Hopper form (sm_90: one producer and two consumer
+// warpgroups, BLOCK_M 128; docs/kernels-hopper.md). The portable mma.sync form takes 1..8.
+constexpr int64_t kHopperMhaWarps = 12;
+
 // What kernel to run for MHA and with which parameters (Eq. 1 / Eq. 2 or an override).
 struct MhaConfig {
   MhaKernel kernel = MhaKernel::kBlockWise;

@@ -295,8 +295,10 @@ int RunBench(const BenchArgs& a) {
     request.block_m = b->block_m;
     request.block_n = b->block_n;
   }
-  if (a.warps != 0 && a.warps != 1 && a.warps != 2 && a.warps != 4 && a.warps != 8)
-    return Fail(cmd, "--warps: expected 1, 2, 4 or 8, got " + std::to_string(a.warps));
+  if (a.warps != 0 && a.warps != 1 && a.warps != 2 && a.warps != 4 && a.warps != 8 &&
+      a.warps != 12)
+    return Fail(cmd, "--warps: expected 1, 2, 4, 8 or 12 (12: the Hopper kernel, 128xBN), got " +
+                         std::to_string(a.warps));
   request.num_warps = a.warps;
 
   auto src = ResolveMaskSource(a.source);
@@ -719,8 +721,8 @@ static void AddMhaOptions(CLI::App* m, BenchArgs* args) {
                 ">= 64x64; docs/kernels.md); sd/sdf: BMxT, rows per tile x sub-vector length, "
                 "each 64 or 128 (default 64x64)");
   m->add_option("--warps", args->warps,
-                "Block-wise num_warps: 1, 2, 4 or 8 (default: Eq. 2's best that the kernel "
-                "supports)");
+                "Block-wise num_warps: 1, 2, 4 or 8, or 12 for the Hopper kernel (sm_90, "
+                "--block 128x64 or 128x128) (default: Eq. 2's best that the kernel supports)");
   m->add_option("--input-seed", args->input_seed, "Seed of the random inputs")
       ->capture_default_str();
 }

@@ -13,6 +13,8 @@
 
 #include "kernels/attention/block_sparse_variant.h"
 #include "kernels/attention/device_layout.h"
+#include "kernels/attention/mha_operands.h"
+#include "kernels/attention_hopper/hopper_attention.h"
 #include "kernels/cuda_check.h"
 
 namespace stof::kernels {
@@ -100,6 +102,8 @@ engine::Status CheckBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t
                                       int64_t num_warps, int64_t smem_limit_bytes) {
   // Runs on every launch: the rule checks are integer compares, and the message (with the
   // supported list, which checks every combination) is built only when one fails.
+  if (IsHopperAttentionRequest(num_warps))
+    return CheckHopperAttentionConfig(head_dim, block_m, block_n, num_warps, smem_limit_bytes);
   std::string rule;
   if (!IsOneOf(head_dim, {64, 128})) {
     rule = "head_dim must be 64 or 128";
@@ -124,7 +128,8 @@ engine::Status CheckBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t
   if (IsOneOf(head_dim, {64, 128})) {
     message += " (supported at head_dim " + Str(head_dim) + " with " + Str(smem_limit_bytes) +
                " bytes of shared memory per block, as BLOCK_MxBLOCK_N warps: " +
-               DescribeSupportedBlockSparseConfigs(head_dim, smem_limit_bytes) + ")";
+               DescribeSupportedBlockSparseConfigs(head_dim, smem_limit_bytes) +
+               "; on sm_90 GPUs also the Hopper kernel: 128x{64,128} warps 12)";
   }
   return engine::MakeError(message);
 }
@@ -135,20 +140,14 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
                                           void* stream, const engine::MhaStrides& q_strides,
                                           const engine::MhaStrides& kv_strides,
                                           const engine::MhaStrides& o_strides, float scale) {
+  if (IsHopperAttentionRequest(num_warps))
+    return LaunchHopperAttention(w, layout, q, k, v, o, stream, q_strides, kv_strides, o_strides,
+                                 scale);
   const std::string what = "block-wise MHA: ";
-  STOF_RETURN_IF_ERROR(w.Validate("block-wise MHA: workload"));
-  if (w.dtype != engine::DType::kF16) {
-    return engine::MakeError(what + "workload.dtype: only f16 is supported, got " +
-                             engine::DTypeName(w.dtype));
-  }
-  if (layout.SeqLen() != w.seq_len) {
-    return engine::MakeError(what + "layout: built for L = " + Str(layout.SeqLen()) +
-                             ", workload.seq_len is " + Str(w.seq_len));
-  }
-  int device = 0, smem_limit = 0;
-  STOF_CUDA_TRY(cudaGetDevice(&device));
-  STOF_CUDA_TRY(
-      cudaDeviceGetAttribute(&smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  STOF_RETURN_IF_ERROR(CheckFusedMhaWorkload(w, layout.SeqLen(), what));
+  auto dev = QueryLaunchDevice();
+  if (!dev.IsOk()) return dev.ToStatus();
+  const int device = dev->device, smem_limit = dev->smem_limit;
   STOF_RETURN_IF_ERROR(
       CheckBlockSparseConfig(w.head_dim, layout.BlockM(), layout.BlockN(), num_warps, smem_limit));
   if (q == nullptr || k == nullptr || v == nullptr || o == nullptr)
@@ -178,25 +177,16 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
       BlockSparseRowsPerWarp(w.head_dim, layout.BlockM(), layout.BlockN(), num_warps);
   p.warps_per_group = static_cast<int>(layout.BlockM() / rows_per_warp);
   p.split = static_cast<int>(num_warps / p.warps_per_group);
-  if (!std::isfinite(scale) || scale < 0.0f)
-    return engine::MakeError(what + "scale: expected a finite value >= 0 (0 = 1/sqrt(d))");
-  const double score_scale = scale != 0.0f ? static_cast<double>(scale)
-                                           : 1.0 / std::sqrt(static_cast<double>(w.head_dim));
-  p.scale_log2 = static_cast<float>(1.4426950408889634 * score_scale);
+  auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);
+  if (!scale_log2.IsOk()) return scale_log2.ToStatus();
+  p.scale_log2 = *scale_log2;
   p.grid_blocks = grid;
-  // Operand layouts: packed unless the caller gave strides (checked here: 16-byte rows).
+  // Operand layouts: packed unless the caller gave strides (checked there: 16-byte rows).
   const auto resolve = [&](const engine::MhaStrides& s, const char* name, int64_t& sb,
                            int64_t& sh, int& ld) -> engine::Status {
-    if (s.Packed()) {
-      sb = w.heads * w.seq_len * w.head_dim, sh = w.seq_len * w.head_dim, ld = static_cast<int>(w.head_dim);
-      return engine::Status::Ok();
-    }
-    if (s.batch < 0 || s.head < 0 || s.row < w.head_dim || s.batch % 8 || s.head % 8 ||
-        s.row % 8 || s.row > int64_t{0x7fffffff})
-      return engine::MakeError(what + name + ": strides must be multiples of 8 elements with "
-                               "row >= head_dim, got batch " + Str(s.batch) + ", head " +
-                               Str(s.head) + ", row " + Str(s.row));
-    sb = s.batch, sh = s.head, ld = static_cast<int>(s.row);
+    auto r = ResolveOperandStrides(s, w, what, name);
+    if (!r.IsOk()) return r.ToStatus();
+    sb = r->batch_stride, sh = r->head_stride, ld = static_cast<int>(r->row_stride);
     return engine::Status::Ok();
   };
   STOF_RETURN_IF_ERROR(resolve(q_strides, "q_strides", p.q_sb, p.q_sh, p.q_ld));

@@ -10,6 +10,7 @@
 #include <bit>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -71,32 +72,41 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
   d->m_part_blocks = static_cast<int64_t>(layout.PartColIdx().size());
   d->m_bitmap_words = layout.BitmapWords();
 
+  // Staging order: the 64-bit bitmaps (8-byte aligned at the allocation's start), then the
+  // int32 arrays: the load CSR and part indices (mma.sync kernel), the part and full CSRs
+  // (Hopper kernel).
   const auto& bitmaps = layout.PartBitmaps();
-  const auto& row_ptr = layout.LoadRowPtr();
-  const auto& col_idx = layout.LoadColIdx();
-  const auto& part_idx = layout.LoadPartIdx();
+  const std::vector<int32_t>* arrays[] = {&layout.LoadRowPtr(), &layout.LoadColIdx(),
+                                          &layout.LoadPartIdx(), &layout.PartRowPtr(),
+                                          &layout.PartColIdx(), &layout.FullRowPtr(),
+                                          &layout.FullColIdx()};
   const size_t bitmap_bytes = bitmaps.size() * sizeof(uint64_t);
-  const size_t row_ptr_bytes = row_ptr.size() * sizeof(int32_t);
-  const size_t idx_bytes = col_idx.size() * sizeof(int32_t);
-  const size_t total = bitmap_bytes + row_ptr_bytes + 2 * idx_bytes;
+  size_t total = bitmap_bytes;
+  for (const auto* a : arrays) total += a->size() * sizeof(int32_t);
   std::vector<unsigned char> staging(total);
-  unsigned char* p = staging.data();
-  if (bitmap_bytes) std::memcpy(p, bitmaps.data(), bitmap_bytes);
-  std::memcpy(p + bitmap_bytes, row_ptr.data(), row_ptr_bytes);
-  if (idx_bytes) {
-    std::memcpy(p + bitmap_bytes + row_ptr_bytes, col_idx.data(), idx_bytes);
-    std::memcpy(p + bitmap_bytes + row_ptr_bytes + idx_bytes, part_idx.data(), idx_bytes);
+  if (bitmap_bytes) std::memcpy(staging.data(), bitmaps.data(), bitmap_bytes);
+  size_t offsets[std::size(arrays)];
+  size_t at = bitmap_bytes;
+  for (size_t i = 0; i < std::size(arrays); ++i) {
+    offsets[i] = at;
+    const size_t bytes = arrays[i]->size() * sizeof(int32_t);
+    if (bytes) std::memcpy(staging.data() + at, arrays[i]->data(), bytes);
+    at += bytes;
   }
   auto dev = UploadBytes(staging.data(), total);
   if (!dev.IsOk()) return engine::Error{"device block layout: " + dev.Message()};
   d->m_base = *dev;
   d->m_bytes = total;
   auto* base = static_cast<unsigned char*>(d->m_base);
+  const auto int_array = [&](size_t i) { return reinterpret_cast<const int32_t*>(base + offsets[i]); };
   d->m_part_bitmaps = reinterpret_cast<const uint64_t*>(base);
-  d->m_load_row_ptr = reinterpret_cast<const int32_t*>(base + bitmap_bytes);
-  d->m_load_col_idx = reinterpret_cast<const int32_t*>(base + bitmap_bytes + row_ptr_bytes);
-  d->m_load_part_idx =
-      reinterpret_cast<const int32_t*>(base + bitmap_bytes + row_ptr_bytes + idx_bytes);
+  d->m_load_row_ptr = int_array(0);
+  d->m_load_col_idx = int_array(1);
+  d->m_load_part_idx = int_array(2);
+  d->m_part_row_ptr = int_array(3);
+  d->m_part_col_idx = int_array(4);
+  d->m_full_row_ptr = int_array(5);
+  d->m_full_col_idx = int_array(6);
   d->m_timing.upload_ms = MsSince(t0);
   return d;
 }

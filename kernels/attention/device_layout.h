@@ -1,8 +1,8 @@
 // Device copies of the sparse-attention index structures, built once per mask and reused by
-// every launch: DeviceBlockLayout (a BlockLayout's load CSR, part indices and part bitmaps, for
-// the block-wise kernel) and DeviceRowLayout (per-row column lists, for the row-wise kernel),
-// plus DeviceLayoutCache, which CudaBackend uses to build each of them once per
-// (mask hash, size, block size). CUDA-free header; device pointers are plain typed pointers
+// every launch: DeviceBlockLayout (a BlockLayout's load CSR, part indices, part and full CSRs
+// and part bitmaps, for the block-wise kernels) and DeviceRowLayout (per-row column lists, for
+// the row-wise kernel), plus DeviceLayoutCache, which CudaBackend uses to build each of them
+// once per (mask hash, size, block size). CUDA-free header; device pointers are plain typed pointers
 // that host code must not dereference.
 // Invariants: a layout owns exactly one device allocation, freed by its destructor (on the
 // device that was current at upload); its arrays are immutable after Upload; cached layouts
@@ -61,6 +61,13 @@ class DeviceBlockLayout {
   const int32_t* LoadColIdx() const { return m_load_col_idx; }
   const int32_t* LoadPartIdx() const { return m_load_part_idx; }
   const uint64_t* PartBitmaps() const { return m_part_bitmaps; }
+  // The same blocks as two lists per block row (the Hopper kernel visits part blocks first,
+  // then full blocks): part_row_ptr / full_row_ptr [BlockRows()+1], part_col_idx (part block j
+  // owns bitmap j), full_col_idx.
+  const int32_t* PartRowPtr() const { return m_part_row_ptr; }
+  const int32_t* PartColIdx() const { return m_part_col_idx; }
+  const int32_t* FullRowPtr() const { return m_full_row_ptr; }
+  const int32_t* FullColIdx() const { return m_full_col_idx; }
 
  private:
   DeviceBlockLayout() = default;
@@ -72,6 +79,10 @@ class DeviceBlockLayout {
   const int32_t* m_load_col_idx = nullptr;
   const int32_t* m_load_part_idx = nullptr;
   const uint64_t* m_part_bitmaps = nullptr;
+  const int32_t* m_part_row_ptr = nullptr;
+  const int32_t* m_part_col_idx = nullptr;
+  const int32_t* m_full_row_ptr = nullptr;
+  const int32_t* m_full_col_idx = nullptr;
   LayoutPrepTiming m_timing;
 };
 

@@ -6,10 +6,12 @@
 #include "kernels/attention/prepared_mha.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "engine/select/hopper_select.h"
 #include "kernels/attention/block_sparse_attention.h"
 #include "kernels/attention/row_sparse_attention.h"
 
@@ -59,6 +61,37 @@ const char* MhaChoiceKernelName(const MhaChoice& c) {
   if (c.recompose) return RecomposeVariantName(c.recompose_variant);
   return c.native ? "native" : engine::MhaKernelName(c.config.kernel);
 }
+
+namespace {
+
+// On an sm_90 device the automatic block-wise choice becomes the Hopper kernel's
+// configuration when engine::EstimateHopperTile estimates it faster on this mask; the note
+// says so with the estimate, and params_source becomes "hopper tile model".
+engine::Expected<MhaChoice> PreferHopperTile(const engine::Mask& mask,
+                                             const engine::Workload& workload,
+                                             const engine::DeviceSpec& device, MhaChoice c) {
+  auto e = engine::EstimateHopperTile(mask, workload, device, c.config);
+  if (!e.IsOk()) return e.ToStatus();
+  if (!e->prefer_hopper) return c;
+  const std::string portable =
+      ConfigText(c.config.block_m, c.config.block_n, c.config.num_warps);
+  c.config = e->hopper;
+  c.params_source = "hopper tile model";
+  c.score = 0;
+  for (const engine::Eq2Candidate& x : c.selection.eq2.candidates)
+    if (x.block_m == c.config.block_m && x.block_n == c.config.block_n &&
+        x.num_warps == c.config.num_warps)
+      c.score = x.score;
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.2f", e->ratio);
+  c.note = "sm_90: the Hopper kernel " +
+           ConfigText(c.config.block_m, c.config.block_n, c.config.num_warps) +
+           " is estimated at " + ratio + " x the time of " + portable +
+           " on this mask (valid-block elements over measured rates; docs/kernels-hopper.md)";
+  return c;
+}
+
+}  // namespace
 
 engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
                                             const engine::Workload& workload,
@@ -222,7 +255,7 @@ engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
                "); using the best-scoring supported candidate " + chosen;
     }
   }
-  return c;
+  return PreferHopperTile(mask, workload, device, std::move(c));
 }
 
 // ---- PreparedMha ------------------------------------------------------------------------------

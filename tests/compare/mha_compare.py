@@ -37,6 +37,14 @@ Grid (the STOF paper's): sliding_window, dilated, longformer, bigbird x L in {12
 batch {1, 8, 16}, 12 heads, d 64; plus d 128 at batch 8 (96 configurations). --quick: bigbird
 and sliding_window at L 1024 and 4096, batch 8, d 64. Configurations are named
 "bigbird/L4096/B8/d64"; --filter REGEX keeps those it matches (re.search).
+--grid extended: masks users bring that the paper's grid lacks, at FlashAttention-3's sizes
+(16k tokens per batch, hidden 2048: B = 16384 / L, H = 2048 / d): full, causal, prefix_lm (the
+first L/4 tokens attend each other both ways, the rest causally) and document (packed
+sequences: seeded lengths between L/16 and L/4, attention inside each) x L {1024, 2048, 4096,
+8192} x d {64, 128}, plus ragged L {1000, 3000} for full and causal (40 configurations; named
+"causal/L4096/B4/d128/H16"). There the dense SDPA kernels are a peer too: `sdpa_dense` runs
+F.scaled_dot_product_attention without a mask for `full` and with is_causal=True for `causal`
+(FlashAttention-2 / cuDNN inside PyTorch); the speedup columns add xDense.
 
 Output: progress per configuration (flushed), --out JSON rewritten after every configuration
 (a timeout keeps what finished), then a table: latency (us) of each method per configuration,
@@ -75,6 +83,8 @@ from compare_common import (FLEX_SMALL_BLOCK_OPTIONS, FlexState, Masks, create_f
                             write_json)
 
 PATTERNS = ["sliding_window", "dilated", "longformer", "bigbird"]
+EXTENDED_PATTERNS = ["full", "causal", "prefix_lm", "document"]
+NUMPY_PATTERNS = ("prefix_lm", "document")  # built here; the rest come from `stof mask`
 SEQS = [128, 256, 512, 1024, 2048, 4096]
 BATCHES = [1, 8, 16]
 HEADS = 12
@@ -89,13 +99,41 @@ STOF_KERNEL_NAMES = {1: "row_wise", 2: "block_wise", 3: "native", 4: "sd", 5: "s
 # ---- configuration grid -------------------------------------------------------------------
 
 
-def config_name(pattern, L, B, d):
-    return f"{pattern}/L{L}/B{B}/d{d}"
+def config_name(pattern, L, B, d, H=HEADS):
+    return f"{pattern}/L{L}/B{B}/d{d}" + (f"/H{H}" if H != HEADS else "")
+
+
+def numpy_mask(pattern, L):
+    """The extended grid's masks that `stof mask` has no generator for, as bool [L, L]."""
+    i = np.arange(L)[:, None]
+    j = np.arange(L)[None, :]
+    if pattern == "prefix_lm":
+        prefix = L // 4
+        return (j <= i) | ((i < prefix) & (j < prefix))
+    if pattern == "document":
+        rng = np.random.default_rng(L)
+        doc = np.zeros(L, dtype=np.int64)
+        start, k = 0, 0
+        while start < L:
+            n = int(rng.integers(max(1, L // 16), max(2, L // 4) + 1))
+            doc[start:start + n] = k
+            start, k = start + n, k + 1
+        return doc[:, None] == doc[None, :]
+    raise ValueError(f"no numpy generator for {pattern}")
 
 
 def build_grid(args):
     cfgs = []
-    if args.quick:
+    if args.grid == "extended":
+        for d in (64, 128):
+            H = 2048 // d
+            for L in (1024, 2048, 4096, 8192, 1000, 3000):
+                B = max(1, 16384 // L)
+                for pattern in EXTENDED_PATTERNS:
+                    if L in (1000, 3000) and pattern not in ("full", "causal"):
+                        continue
+                    cfgs.append((pattern, L, B, d, H))
+    elif args.quick:
         for L in (1024, 4096):
             for pattern in ("bigbird", "sliding_window"):
                 cfgs.append((pattern, L, 8, 64))
@@ -107,10 +145,30 @@ def build_grid(args):
                 for L in SEQS:
                     for pattern in PATTERNS:
                         cfgs.append((pattern, L, B, d))
+    cfgs = [c if len(c) == 5 else (*c, HEADS) for c in cfgs]
     if args.filter:
         rx = re.compile(args.filter)
         cfgs = [c for c in cfgs if rx.search(config_name(*c))]
     return cfgs
+
+
+class GridMasks(Masks):
+    """Masks of `stof mask`, plus the extended grid's numpy-built ones (numpy_mask)."""
+
+    def get(self, pattern, L):
+        if pattern not in NUMPY_PATTERNS:
+            return super().get(pattern, L)
+        key = (pattern, L)
+        if key not in self.cache:
+            self.cache[key] = numpy_mask(pattern, L)
+        return self.cache[key]
+
+    def info(self, pattern, L):
+        if pattern not in NUMPY_PATTERNS:
+            return super().info(pattern, L)
+        m = self.get(pattern, L)
+        return {"source": f"tests/compare/mha_compare.py numpy_mask('{pattern}', {L})",
+                "nnz": int(m.sum()), "density": float(m.mean())}
 
 
 # ---- our library --------------------------------------------------------------------------
@@ -258,8 +316,7 @@ def make_sets(B, H, L, d, l2_bytes, gen, max_bytes):
 
 
 def run_config(cfg, args, ctx):
-    pattern, L, B, d = cfg
-    H = HEADS
+    pattern, L, B, d, H = cfg
     res = {"name": config_name(*cfg), "pattern": pattern, "seq_len": L, "batch": B,
            "heads": H, "head_dim": d, "methods": {}}
     mask_np = ctx["masks"].get(pattern, L)
@@ -379,6 +436,13 @@ def run_config(cfg, args, ctx):
             return F.scaled_dot_product_attention(q, k, v, attn_mask=mask_t)
         record("sdpa", run_sdpa, None, False)
 
+    if "sdpa" in ctx["methods"] and pattern in ("full", "causal"):
+        # The dense kernels (FlashAttention-2 / cuDNN inside PyTorch): no mask tensor at all.
+        def run_sdpa_dense(s):
+            q, k, v, _ = s
+            return F.scaled_dot_product_attention(q, k, v, is_causal=pattern == "causal")
+        record("sdpa_dense", run_sdpa_dense, None, False)
+
     if "eager" in ctx["methods"]:
         def run_eager(s):
             q, k, v, _ = s
@@ -412,7 +476,7 @@ def speedups(res, ours_name, key):
         flex = [x for x in (lat("flex128"), lat("flex64")) if x is not None]
         if flex:
             sp["flex_best"] = min(flex) / ours
-        for peer in ("sdpa", "eager", "compile"):
+        for peer in ("sdpa", "sdpa_dense", "eager", "compile"):
             if lat(peer):
                 sp[peer] = lat(peer) / ours
     return sp
@@ -434,7 +498,7 @@ def print_table(results, methods_order, key="latency"):
     log("")
     widths = [max(11, len(n)) + 1 for n in methods_order]
     head = f"{'config':<28}" + "".join(f"{n:>{w}}" for n, w in zip(methods_order, widths)) + \
-        f"{'xFlex':>8}{'xSDPA':>8}{'xEager':>8}{'xComp':>8}"
+        f"{'xFlex':>8}{'xSDPA':>8}{'xDense':>8}{'xEager':>8}{'xComp':>8}"
     log(("latency" if key == "latency" else "CUDA-graph latency per call") +
         " in us (median); speedup = peer / ours (ours = the automatic choice)")
     log(head)
@@ -450,7 +514,7 @@ def print_table(results, methods_order, key="latency"):
             row += f"{cell:>{w}}"
         field = "speedup_by_variant" if key == "latency" else "graph_speedup_by_variant"
         sp = r.get(field, {}).get("ours", {})
-        for k in ("flex_best", "sdpa", "eager", "compile"):
+        for k in ("flex_best", "sdpa", "sdpa_dense", "eager", "compile"):
             row += f"{fmt(sp.get(k), '{:.2f}'):>8}"
         log(row)
 
@@ -467,7 +531,7 @@ def summary_of(results, ours_name, field):
         s["worst_config_vs_flex"] = {"name": worst[1], "speedup": worst[0]}
         s["best_config_vs_flex"] = {"name": best[1], "speedup": best[0]}
         s["configs_slower_than_flex"] = [n for x, n in flex if x < 1.0]
-    for peer in ("sdpa", "eager", "compile"):
+    for peer in ("sdpa", "sdpa_dense", "eager", "compile"):
         xs = [sp[peer] for sp, _ in rows if peer in sp]
         if xs:
             s[f"geomean_speedup_over_{peer}"] = geomean(xs)
@@ -508,7 +572,8 @@ def print_summary(s, mode):
                 f"worst {v['worst_config_vs_flex']['name']} x{v['worst_config_vs_flex']['speedup']:.3f}, "
                 f"best {v['best_config_vs_flex']['name']} x{v['best_config_vs_flex']['speedup']:.3f}, "
                 f"slower than Flex in {len(v['configs_slower_than_flex'])}")
-        peers = [f"{p} {v[f'geomean_speedup_over_{p}']:.3f}" for p in ("sdpa", "eager", "compile")
+        peers = [f"{p} {v[f'geomean_speedup_over_{p}']:.3f}"
+                 for p in ("sdpa", "sdpa_dense", "eager", "compile")
                  if f"geomean_speedup_over_{p}" in v]
         if peers:
             log("    geomean speedup over " + ", ".join(peers))
@@ -530,6 +595,8 @@ def main():
     ap.add_argument("--lib", default=os.path.join(root, "build", "kernels", "libstof_capi.so"),
                     help="libstof_capi.so")
     ap.add_argument("--quick", action="store_true", help="a small subset (see the header)")
+    ap.add_argument("--grid", choices=("paper", "extended"), default="paper",
+                    help="the STOF paper's grid, or masks outside it (see the header)")
     ap.add_argument("--filter", default="", help="regex over names like bigbird/L4096/B8/d64")
     ap.add_argument("--runs", type=int, default=50, help="timed calls per method (>= 50)")
     ap.add_argument("--warmup", type=int, default=10, help="untimed calls first")
@@ -592,12 +659,14 @@ def main():
         "results": [],
     }
     ours_names = [n for n, _ in ctx["ours"]]
-    order = ours_names + [n for n in ("flex128", "flex64", "sdpa", "eager", "compile")
-                          if n.rstrip("0123456789") in methods or n in methods]
+    order = ours_names + [n for n in ("flex128", "flex64", "sdpa", "sdpa_dense", "eager",
+                                      "compile")
+                          if n.rstrip("0123456789") in methods or n in methods or
+                          (n == "sdpa_dense" and "sdpa" in methods and args.grid == "extended")]
     log(f"mha_compare: {len(cfgs)} configurations on {doc['device']} (L2 {l2_bytes >> 20} MiB), "
         f"torch {env['torch']}, triton {env['triton']}; methods {', '.join(order)}")
     with tempfile.TemporaryDirectory(prefix="stof_masks_") as tmp:
-        ctx["masks"] = Masks(args.stof, tmp)
+        ctx["masks"] = GridMasks(args.stof, tmp)
         for i, cfg in enumerate(cfgs):
             name = config_name(*cfg)
             if args.time_budget and time.time() - started > args.time_budget:

@@ -5,11 +5,13 @@
 // a prepared launch gives the same bits as CudaBackend::RunMha on the same configuration.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "engine/device/device_spec.h"
 #include "engine/mask/mask_spec.h"
+#include "engine/select/hopper_select.h"
 #include "gpu_test_util.h"
 #include "kernels/attention/block_sparse_attention.h"
 #include "kernels/attention/prepared_mha.h"
@@ -57,10 +59,12 @@ bool Supported(const stof::kernels::MhaChoice& c, int64_t d, const DeviceSpec& d
       .IsOk();
 }
 
-// The paper's grid: whatever Eq. 2 says, the block-wise choice is in the kernel's preferred
-// set, and Eq. 2's pick is replaced exactly when it is not in that set.
+// The paper's grid on a device without the Hopper kernel (an H100 spec relabelled sm_80):
+// whatever Eq. 2 says, the block-wise choice is in the kernel's preferred set, and Eq. 2's
+// pick is replaced exactly when it is not in that set.
 TEST(MhaChoice, AutoIsAlwaysSupportedOnThePaperGrid) {
-  const DeviceSpec dev = H100();
+  DeviceSpec dev = H100();
+  dev.cc_major = 8;
   for (const char* pattern : {"sliding_window", "dilated", "longformer", "bigbird"})
     for (int64_t L : {128, 256, 512, 1024, 2048, 4096})
       for (int64_t B : {1, 8, 16})
@@ -93,10 +97,53 @@ TEST(MhaChoice, AutoIsAlwaysSupportedOnThePaperGrid) {
         }
 }
 
+// On an sm_90 device the Hopper kernel replaces the portable pick exactly where the tile model
+// (engine::EstimateHopperTile) estimates it faster: dense and causal masks, never below L 512,
+// never on the paper's sliding windows at d 64 (their 128-row tiles compute twice the
+// elements; measured 348 vs 229 us at L4096 B16, docs/benchmarks.md).
+TEST(MhaChoice, Sm90PrefersTheHopperKernelWhereTheTileModelSaysFaster) {
+  const DeviceSpec dev = H100();
+  ASSERT_EQ(dev.cc_major, 9);
+  int hopper = 0, total = 0;
+  for (const char* pattern :
+       {"sliding_window", "dilated", "longformer", "bigbird", "full", "causal"})
+    for (int64_t L : {128, 256, 512, 1024, 2048, 4096})
+      for (int64_t d : {64, 128}) {
+        const Mask m = Pattern(pattern, L);
+        auto c = ChooseMhaConfig(m, Shape(8, L, d), dev, MhaRequest{});
+        ASSERT_TRUE(c.IsOk()) << c.Message();
+        auto e = stof::engine::EstimateHopperTile(m, Shape(8, L, d), dev, c->config);
+        ++total;
+        if (c->params_source != "hopper tile model") continue;
+        ++hopper;
+        std::printf("[ choice ] %s L%lld d%lld: %s\n", pattern, static_cast<long long>(L),
+                    static_cast<long long>(d), c->note.c_str());
+        EXPECT_EQ(c->config.block_m, 128);
+        EXPECT_EQ(c->config.num_warps, 12);
+        EXPECT_TRUE(Supported(*c, d, dev));
+        EXPECT_GE(L, stof::engine::kHopperMinSeqLen);
+        EXPECT_NE(c->note.find("Hopper kernel"), std::string::npos);
+        if (std::string(pattern) == "sliding_window") EXPECT_EQ(d, 128) << L;
+      }
+  for (const char* pattern : {"full", "causal"})
+    for (int64_t d : {64, 128}) {
+      auto c = ChooseMhaConfig(Pattern(pattern, 4096), Shape(4, 4096, d), dev, MhaRequest{});
+      ASSERT_TRUE(c.IsOk());
+      EXPECT_EQ(c->config.num_warps, 12) << pattern << " d" << d << ": " << c->note;
+      EXPECT_EQ(c->config.block_n, 128) << pattern << " d" << d;
+    }
+  auto small = ChooseMhaConfig(Pattern("full", 256), Shape(8, 256, 64), dev, MhaRequest{});
+  ASSERT_TRUE(small.IsOk());
+  EXPECT_NE(small->config.num_warps, 12);
+  std::printf("[ choice ] the Hopper kernel in %d of %d automatic choices\n", hopper, total);
+  EXPECT_GT(hopper, 0);
+}
+
 // A device whose Eq. 2 pick our kernel cannot run: with a small per-block limit (but Eq. 2's
 // own shared-memory model still satisfied), the choice falls back and says why.
 TEST(MhaChoice, FallsBackWhenEq2PicksAnUnsupportedConfig) {
   DeviceSpec dev = H100();
+  dev.cc_major = 8;  // the portable kernel's fallback, without the Hopper preference
   const Mask m = Pattern("bigbird", 1024);
   const Workload w = Shape(8, 1024, 128);
   auto first = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kBlockWise, 0, 0, 0});

@@ -1,0 +1,44 @@
+// Whether the block-wise kernel's Hopper form (sm_90: wgmma, TMA, warp specialization; BLOCK_M
+// 128, BLOCK_N 64 or 128, 12 warps; docs/kernels-hopper.md) should replace the portable
+// mma.sync configuration that Eq. 2 and the preferred set picked. The two differ in tile
+// size: a coarser tile computes more masked-out elements on a fine-grained mask but runs at a
+// higher rate per element. The estimate is time ~ (elements of the valid blocks) / rate, with
+// the rates measured on an H100 (hopper_select.cpp). Used by ChooseMhaConfig
+// (kernels/attention/prepared_mha.h), so `stof bench|run`, the C API and the tuner's default
+// all take it; CPU-only, so a machine without a GPU predicts the same choice for an H100.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/backend.h"
+#include "engine/core/status.h"
+#include "engine/core/workload.h"
+#include "engine/device/device_spec.h"
+#include "engine/mask/mask.h"
+
+namespace stof::engine {
+
+struct HopperTileEstimate {
+  bool eligible = false;       // an sm_90 device, head_dim 64 or 128, L >= kMinSeqLen
+  std::string why_not;         // when not eligible
+  MhaConfig portable;          // the configuration it is compared with
+  MhaConfig hopper;            // the faster Hopper configuration (BLOCK_N 64 or 128)
+  double portable_elements = 0;  // BM * BN * valid blocks per head, portable tiling
+  double hopper_elements = 0;    // the same at 128 x BLOCK_N
+  double ratio = 0;            // estimated Hopper time / portable time (< 1: Hopper faster)
+  bool prefer_hopper = false;  // eligible and ratio < 1
+};
+
+// Below this L the Hopper kernel's per-CTA start (barriers, tensor maps, the Q load) outweighed
+// its rate: paper grid, B16 H12 d64, L 128, CUDA graphs, H100, 2026-11-24: 11.9 us vs 10.6 us
+// for 64x64x4 (docs/benchmarks.md).
+constexpr int64_t kHopperMinSeqLen = 512;
+
+// `portable` is a block-wise mma.sync configuration (the automatic choice without the Hopper
+// form). Fails only on a mask that is not seq_len x seq_len.
+Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload& workload,
+                                                const DeviceSpec& device,
+                                                const MhaConfig& portable);
+
+}  // namespace stof::engine

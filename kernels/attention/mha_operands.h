@@ -1,0 +1,45 @@
+// Host-side checks and resolution of a fused MHA launch, shared by the mma.sync block-wise
+// kernel (block_sparse_attention.cpp) and the Hopper kernel (attention_hopper/): the workload,
+// the launch device, strided views (engine::MhaStrides, packed when all zero) and the score
+// scale in base-2 units. CUDA-free header.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/backend.h"
+#include "engine/core/status.h"
+#include "engine/core/workload.h"
+
+namespace stof::kernels {
+
+// Element strides of one operand: a head's base is batch * batch_stride + head * head_stride,
+// its row r at r * row_stride.
+struct OperandStrides {
+  int64_t batch_stride = 0, head_stride = 0, row_stride = 0;
+};
+
+// Packed [B, H, L, d] when `s` is all zero; otherwise `s` itself when every stride is a
+// multiple of 8 elements (16-byte rows) with row >= head_dim and row < 2^31. Errors start with
+// `what` and name `name`.
+engine::Expected<OperandStrides> ResolveOperandStrides(const engine::MhaStrides& s,
+                                                       const engine::Workload& w,
+                                                       const std::string& what,
+                                                       const char* name);
+
+// The checks every fused launch starts with: a valid f16 workload and a layout built for its L.
+engine::Status CheckFusedMhaWorkload(const engine::Workload& w, int64_t layout_seq_len,
+                                     const std::string& what);
+
+// The current device and its opt-in shared memory per block.
+struct LaunchDevice {
+  int device = 0;
+  int smem_limit = 0;
+};
+engine::Expected<LaunchDevice> QueryLaunchDevice();
+
+// log2(e) times the score scale (`scale`, or 1/sqrt(head_dim) when 0); an error for a negative
+// or non-finite scale.
+engine::Expected<float> ScoreScaleLog2(float scale, int64_t head_dim, const std::string& what);
+
+}  // namespace stof::kernels

@@ -1,0 +1,144 @@
+// Host side of the Hopper attention kernel (hopper_attention.h): its configurations, the
+// device check, validation of a launch, the TMA tensor maps of q, k, v and o, and the dispatch
+// of (head_dim, BLOCK_N) to the four instantiations (hopper_attention_d64.cu, _d128.cu).
+#include "kernels/attention_hopper/hopper_attention.h"
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "kernels/attention/device_layout.h"
+#include "kernels/attention/mha_operands.h"
+#include "kernels/attention_hopper/hopper_attention_params.h"
+#include "kernels/common/hopper/tensor_map.h"
+#include "kernels/cuda_check.h"
+
+namespace stof::kernels {
+
+namespace {
+
+using detail::HopperAttentionTraits;
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+const char* kSupported = "head_dim 64 or 128 with BLOCK_M 128, BLOCK_N 64 or 128, num_warps 12";
+
+}  // namespace
+
+size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_n) {
+  if (head_dim == 64 && block_n == 64) return HopperAttentionTraits<64, 64>::kSmemBytes;
+  if (head_dim == 64 && block_n == 128) return HopperAttentionTraits<64, 128>::kSmemBytes;
+  if (head_dim == 128 && block_n == 64) return HopperAttentionTraits<128, 64>::kSmemBytes;
+  if (head_dim == 128 && block_n == 128) return HopperAttentionTraits<128, 128>::kSmemBytes;
+  return 0;
+}
+
+engine::Status CheckHopperAttentionConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
+                                          int64_t num_warps, int64_t smem_limit_bytes) {
+  std::string rule;
+  if (num_warps != kHopperAttentionWarps) {
+    rule = "num_warps must be 12 (one producer and two consumer warpgroups)";
+  } else if (head_dim != 64 && head_dim != 128) {
+    rule = "head_dim must be 64 or 128";
+  } else if (block_m != 128) {
+    rule = "BLOCK_M must be 128 (two consumer warpgroups of 64 rows)";
+  } else if (block_n != 64 && block_n != 128) {
+    rule = "BLOCK_N must be 64 or 128";
+  } else if (const size_t smem = HopperAttentionSmemBytes(head_dim, block_n);
+             static_cast<int64_t>(smem) > smem_limit_bytes) {
+    rule = "needs " + Str(static_cast<int64_t>(smem)) + " bytes of shared memory, the limit is " +
+           Str(smem_limit_bytes);
+  }
+  if (rule.empty()) return engine::Status::Ok();
+  return engine::MakeError("block-wise MHA (Hopper kernel): unsupported BLOCK_M " + Str(block_m) +
+                           ", BLOCK_N " + Str(block_n) + ", num_warps " + Str(num_warps) +
+                           ", head_dim " + Str(head_dim) + ": " + rule + " (supported: " +
+                           kSupported + ")");
+}
+
+std::vector<BlockSparseConfig> SupportedHopperAttentionConfigs(int64_t head_dim,
+                                                               int64_t smem_limit_bytes) {
+  std::vector<BlockSparseConfig> out;
+  for (int64_t bn : {64, 128})
+    if (CheckHopperAttentionConfig(head_dim, 128, bn, kHopperAttentionWarps, smem_limit_bytes)
+            .IsOk())
+      out.push_back({128, bn, kHopperAttentionWarps});
+  return out;
+}
+
+engine::Status CheckHopperDevice() {
+  int device = 0, major = 0, minor = 0;
+  STOF_CUDA_TRY(cudaGetDevice(&device));
+  STOF_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  STOF_CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  if (major == 9 && minor == 0) return engine::Status::Ok();
+  return engine::MakeError("block-wise MHA (Hopper kernel): needs a compute capability 9.0 GPU "
+                           "(H100, H200; sm_90a code), device " + Str(device) + " is " +
+                           Str(major) + "." + Str(minor) +
+                           "; use num_warps <= 8 for the portable kernel");
+}
+
+engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBlockLayout& layout,
+                                     const void* q, const void* k, const void* v, void* o,
+                                     void* stream, const engine::MhaStrides& q_strides,
+                                     const engine::MhaStrides& kv_strides,
+                                     const engine::MhaStrides& o_strides, float scale) {
+  const std::string what = "block-wise MHA (Hopper kernel): ";
+  STOF_RETURN_IF_ERROR(CheckFusedMhaWorkload(w, layout.SeqLen(), what));
+  auto dev = QueryLaunchDevice();
+  if (!dev.IsOk()) return dev.ToStatus();
+  STOF_RETURN_IF_ERROR(CheckHopperAttentionConfig(w.head_dim, layout.BlockM(), layout.BlockN(),
+                                                  kHopperAttentionWarps, dev->smem_limit));
+  STOF_RETURN_IF_ERROR(CheckHopperDevice());
+  if (q == nullptr || k == nullptr || v == nullptr || o == nullptr)
+    return engine::MakeError(what + "q, k, v and o must not be null");
+  const int64_t grid = layout.BlockRows() * w.batch * w.heads;
+  if (grid > int64_t{0x7fffffff})
+    return engine::MakeError(what + "block_rows * batch * heads = " + Str(grid) +
+                             " exceeds the grid limit 2^31 - 1");
+
+  detail::HopperAttentionParams p;
+  p.part_row_ptr = layout.PartRowPtr();
+  p.part_col_idx = layout.PartColIdx();
+  p.full_row_ptr = layout.FullRowPtr();
+  p.full_col_idx = layout.FullColIdx();
+  p.part_bitmaps = layout.PartBitmaps();
+  p.seq_len = static_cast<int>(w.seq_len);
+  p.q_tiles = static_cast<int>(layout.BlockRows());
+  p.heads = static_cast<int>(w.heads);
+  p.grid_blocks = grid;
+  auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);
+  if (!scale_log2.IsOk()) return scale_log2.ToStatus();
+  p.scale_log2 = *scale_log2;
+
+  // One tensor map per operand: [B][H][L][d] with the caller's strides; 64-column boxes of
+  // 128 (Q), BLOCK_N (K, V) or 64 (O, one consumer warpgroup's rows) rows.
+  const auto map = [&](const void* base, const engine::MhaStrides& s, const char* name,
+                       int box_rows, CUtensorMap* out) -> engine::Status {
+    auto st = ResolveOperandStrides(s, w, what, name);
+    if (!st.IsOk()) return st.ToStatus();
+    hopper::TensorView4d view;
+    view.base = base;
+    view.cols = w.head_dim, view.rows = w.seq_len, view.heads = w.heads, view.batch = w.batch;
+    view.row_stride = st->row_stride, view.head_stride = st->head_stride;
+    view.batch_stride = st->batch_stride;
+    return hopper::EncodeTensorMap4d(view, 64, box_rows, (what + name).c_str(), out);
+  };
+  detail::HopperTensorMaps maps;
+  const int bn = static_cast<int>(layout.BlockN());
+  STOF_RETURN_IF_ERROR(map(q, q_strides, "q", 128, &maps.q));
+  STOF_RETURN_IF_ERROR(map(k, kv_strides, "k", bn, &maps.k));
+  STOF_RETURN_IF_ERROR(map(v, kv_strides, "v", bn, &maps.v));
+  STOF_RETURN_IF_ERROR(map(o, o_strides, "o", 64, &maps.o));
+
+  if (w.head_dim == 64) {
+    return layout.BlockN() == 64
+               ? detail::LaunchHopperAttentionVariant<64, 64>(p, maps, dev->device, stream)
+               : detail::LaunchHopperAttentionVariant<64, 128>(p, maps, dev->device, stream);
+  }
+  return layout.BlockN() == 64
+             ? detail::LaunchHopperAttentionVariant<128, 64>(p, maps, dev->device, stream)
+             : detail::LaunchHopperAttentionVariant<128, 128>(p, maps, dev->device, stream);
+}
+
+}  // namespace stof::kernels

@@ -1,0 +1,57 @@
+// The Hopper block-sparse attention kernel (sm_90a: wgmma, TMA, warp specialization): its
+// configurations, their check, and the launch. It is a configuration of the block-wise kernel
+// family, reached through the same interfaces (MhaConfig, CudaBackend::RunMha, PreparedMha,
+// `stof bench mha`, the C API): BLOCK_M 128, BLOCK_N 64 or 128 and num_warps 12 (three
+// warpgroups: one producer, two consumers) select it; LaunchBlockSparseAttention forwards such
+// a configuration here. CUDA-free header. Design and figures: docs/kernels-hopper.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/backend.h"
+#include "engine/core/status.h"
+#include "engine/core/workload.h"
+#include "kernels/attention/block_sparse_attention.h"
+
+namespace stof::kernels {
+
+class DeviceBlockLayout;
+
+// num_warps of every Hopper configuration (no mma.sync configuration has 12 warps).
+constexpr int64_t kHopperAttentionWarps = engine::kHopperMhaWarps;
+
+// True when num_warps asks for the Hopper kernel (the configuration may still be unsupported).
+inline bool IsHopperAttentionRequest(int64_t num_warps) {
+  return num_warps == kHopperAttentionWarps;
+}
+
+// Dynamic shared memory of one CTA, or 0 when (head_dim, BLOCK_N) is not a Hopper variant.
+size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_n);
+
+// Ok when (head_dim, BLOCK_M, BLOCK_N, num_warps) is a Hopper configuration that fits
+// `smem_limit_bytes`; otherwise an error naming the rule and the supported set.
+engine::Status CheckHopperAttentionConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
+                                          int64_t num_warps,
+                                          int64_t smem_limit_bytes = kHopperSmemPerBlock);
+std::vector<BlockSparseConfig> SupportedHopperAttentionConfigs(
+    int64_t head_dim, int64_t smem_limit_bytes = kHopperSmemPerBlock);
+
+// Ok when the current device runs sm_90a code (compute capability 9.0: H100, H200); else an
+// error naming the device's capability.
+engine::Status CheckHopperDevice();
+
+// O = softmax(mask(Q K^T scale)) V as LaunchBlockSparseAttention (block_sparse_attention.h)
+// describes it, on the Hopper kernel: `layout` at 128 x BLOCK_N; q, k, v, o device pointers
+// 16-byte aligned; strides multiples of 8 elements. Validates on the host, builds the four
+// TMA tensor maps and launches asynchronously on `stream`.
+engine::Status LaunchHopperAttention(const engine::Workload& workload,
+                                     const DeviceBlockLayout& layout, const void* q,
+                                     const void* k, const void* v, void* o, void* stream,
+                                     const engine::MhaStrides& q_strides,
+                                     const engine::MhaStrides& kv_strides,
+                                     const engine::MhaStrides& o_strides, float scale);
+
+}  // namespace stof::kernels

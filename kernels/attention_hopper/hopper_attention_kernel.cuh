@@ -1,0 +1,272 @@
+// The Hopper block-sparse attention kernel (sm_90a), composed from its parts: the TMA load
+// pipeline (hopper_pipeline.cuh), the visited-block lists (hopper_block_list.cuh), the element
+// masks (hopper_mask.cuh), the online softmax on accumulator fragments
+// (kernels/common/fragment_softmax.cuh), wgmma (kernels/common/hopper/wgmma.cuh) and the TMA
+// epilogue (hopper_epilogue.cuh). Included only by the instantiation files
+// (hopper_attention_d64.cu, _d128.cu); the host dispatch sees hopper_attention_params.h.
+//
+// One CTA computes 128 query rows of one (batch, head): warpgroup 0 is the producer (one
+// thread issues all TMA copies; setmaxnreg lowers it to 24 registers), warpgroups 1 and 2 are
+// consumers of 64 rows each (240 registers). Per visited K/V block a consumer computes
+// S = Q K^T with wgmma (both operands in shared memory), masks it (part blocks: bitmap; a block
+// running past L: key limit; full blocks: nothing), updates the online softmax in fp32, and
+// accumulates O += P V with P as the register A operand (RS wgmma), so P never touches shared
+// memory. The two consumers run independently, so one's softmax overlaps the other's GEMMs.
+// Design and measurements: docs/kernels-hopper.md.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstdint>
+
+#include "kernels/attention_hopper/hopper_attention_params.h"
+#include "kernels/attention_hopper/hopper_block_list.cuh"
+#include "kernels/attention_hopper/hopper_epilogue.cuh"
+#include "kernels/attention_hopper/hopper_mask.cuh"
+#include "kernels/attention_hopper/hopper_pipeline.cuh"
+#include "kernels/common/fragment_softmax.cuh"
+#include "kernels/common/hopper/mbarrier.cuh"
+#include "kernels/common/hopper/warpgroup.cuh"
+#include "kernels/common/hopper/wgmma.cuh"
+#include "kernels/cuda_check.h"
+
+namespace stof::kernels::detail {
+
+// S = Q K^T for the warpgroup's 64 rows (`q` = its first row in panel 0) and one K stage.
+template <class T>
+__device__ __forceinline__ void GemmQK(float (&s)[T::kSAcc], uint32_t q, uint32_t k) {
+  hopper::WgmmaFence();
+#pragma unroll
+  for (int kk = 0; kk < T::kHeadDim / 16; ++kk) {
+    const uint32_t off = (kk % 4) * 32;  // the 16-column slice inside a 128-byte row
+    const uint64_t da = hopper::MakeSmemDesc(q + (kk / 4) * T::kQPanelBytes + off, 16, 1024);
+    const uint64_t db = hopper::MakeSmemDesc(k + (kk / 4) * T::kKvPanelBytes + off, 16, 1024);
+    hopper::Wgmma<T::kBlockN>::SS(s, da, db, kk > 0 ? 1 : 0);
+  }
+  hopper::WgmmaCommit();
+}
+
+// O += P V for one V stage; `a` holds P's 16-key slices as A fragments (made from S).
+template <class T>
+__device__ __forceinline__ void GemmPV(float (&o)[T::kOAcc], const uint32_t (&a)[T::kBlockN / 16][4],
+                                       uint32_t v) {
+  hopper::WgmmaFence();
+#pragma unroll
+  for (int k = 0; k < T::kBlockN / 16; ++k) {
+    const uint64_t db = hopper::MakeSmemDesc(v + k * 16 * T::kRowBytes, T::kKvPanelBytes, 1024);
+    hopper::Wgmma<T::kHeadDim>::RS(o, a[k], db);
+  }
+  hopper::WgmmaCommit();
+}
+
+template <class T>
+__device__ __forceinline__ void ScoresToA(const float (&s)[T::kSAcc],
+                                          uint32_t (&a)[T::kBlockN / 16][4]) {
+#pragma unroll
+  for (int k = 0; k < T::kBlockN / 16; ++k) common::AccumToA(s, k, a[k]);
+}
+
+// Consumer schedules (measured in docs/kernels-hopper.md):
+//  kSerial: per block, S = Q K^T, wait, mask + softmax, O += P V, wait. The two consumer
+//    warpgroups drift into alternating on their own (one's softmax while the other's GEMMs run).
+//  kOverlap: intra-warpgroup overlap (as FlashAttention-3): S_i = Q K_i^T and O += P_{i-1}
+//    V_{i-1} are issued back to back, and the mask and softmax of S_i run while the tensor
+//    cores still compute P_{i-1} V_{i-1}; only the rescale of O waits for that product.
+//  kPingpong: kOverlap, and the two warpgroups take turns issuing their GEMMs (named barriers),
+//    so one's softmax always meets the other's GEMMs.
+enum HopperSchedule { kSerial = 0, kOverlap = 1, kPingpong = 3 };
+
+constexpr int kEpilogueBarrier = 1;  // + consumer: a warpgroup's own barrier (epilogue)
+constexpr int kTurnBarrier = 3;      // + consumer: "your turn to issue GEMMs" (pingpong)
+
+// One consumer warpgroup's whole job for one Q tile.
+template <class T, int kSchedule>
+__device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUtensorMap* o_map,
+                                            const HopperAttentionParams& p,
+                                            const HopperBlockList& list, int tile, int head,
+                                            int batch, int consumer) {
+  constexpr bool kOverlapped = (kSchedule & kOverlap) != 0;
+  constexpr bool kTurns = kSchedule == kPingpong;
+  const int thread_in_wg = static_cast<int>(threadIdx.x) % hopper::kWarpgroupThreads;
+  const int warp_in_wg = thread_in_wg / 32;
+  const int lane = thread_in_wg % 32;
+  const int g = lane >> 2, t = lane & 3;
+  const int wg_row0 = consumer * 64;               // first row of this warpgroup in the tile
+  const int row = warp_in_wg * 16 + g;             // thread's first row within the warpgroup
+  const uint32_t q_addr = hopper::SmemAddr(sm.Q()) + wg_row0 * T::kRowBytes;
+
+  float o[T::kOAcc];
+#pragma unroll
+  for (int i = 0; i < T::kOAcc; ++i) o[i] = 0.f;
+  float s[T::kSAcc];
+#pragma unroll
+  for (int i = 0; i < T::kSAcc; ++i) s[i] = 0.f;
+  uint32_t pa[T::kBlockN / 16][4];
+  common::FragmentSoftmax<T::kSAcc> softmax;
+  const auto stage_of = [](int i) { return i % T::kStages; };
+  const auto parity_of = [](int i) { return static_cast<uint32_t>(i / T::kStages) & 1u; };
+  // Mask and softmax of the scores of visited block i (in s); alpha rescales earlier rows.
+  const auto scores = [&](int i, float (&alpha)[2]) {
+    const int key0 = list.Column(p, i) * T::kBlockN;
+    if (list.IsPart(i))
+      ApplyBitmapMask<T::kBlockN>(s, list.template Bitmap<T::kBitmapWords>(p, i), wg_row0 + row,
+                                  t);
+    if (key0 + T::kBlockN > p.seq_len) ApplyKeyLimit<T::kBlockN>(s, p.seq_len - key0, t);
+    softmax.Update(s, p.scale_log2, alpha);
+  };
+  // Pingpong turns: both warpgroups visit the same blocks, so their turns pair up; the second
+  // lets the first go first.
+  const auto turn_begin = [&] {
+    if constexpr (kTurns) hopper::NamedBarrierSync(kTurnBarrier + consumer, 256);
+  };
+  const auto turn_end = [&] {
+    if constexpr (kTurns) hopper::NamedBarrierArrive(kTurnBarrier + (1 - consumer), 256);
+  };
+  const auto release = [&](uint64_t* bar) {
+    if (lane == 0) hopper::BarrierArrive(bar);
+  };
+
+  const int n = list.Count();
+  if (n > 0) {
+    if (kTurns && consumer == 1) hopper::NamedBarrierArrive(kTurnBarrier, 256);
+    hopper::BarrierWait(sm.QFull(), 0);
+  }
+  if constexpr (!kOverlapped) {
+    for (int i = 0; i < n; ++i) {
+      hopper::BarrierWait(sm.KFull(stage_of(i)), parity_of(i));
+      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(stage_of(i))));
+      hopper::WgmmaWait<0>();
+      hopper::FenceOperands(s);
+      release(sm.KEmpty(stage_of(i)));
+      float alpha[2];
+      scores(i, alpha);
+      common::ScaleRows(o, alpha);
+      ScoresToA<T>(s, pa);
+      hopper::BarrierWait(sm.VFull(stage_of(i)), parity_of(i));
+      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(stage_of(i))));
+      hopper::WgmmaWait<0>();
+      hopper::FenceOperands(o);
+      release(sm.VEmpty(stage_of(i)));
+    }
+  } else {
+    if (n > 0) {
+      hopper::BarrierWait(sm.KFull(0), 0);
+      turn_begin();
+      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(0)));
+      turn_end();
+      hopper::WgmmaWait<0>();
+      hopper::FenceOperands(s);
+      release(sm.KEmpty(0));
+      float alpha[2];
+      scores(0, alpha);  // o is still zero: nothing to rescale
+      ScoresToA<T>(s, pa);
+    }
+    for (int i = 1; i < n; ++i) {
+      hopper::BarrierWait(sm.KFull(stage_of(i)), parity_of(i));
+      hopper::BarrierWait(sm.VFull(stage_of(i - 1)), parity_of(i - 1));
+      turn_begin();
+      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(stage_of(i))));
+      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(stage_of(i - 1))));
+      turn_end();
+      hopper::WgmmaWait<1>();  // S_i is ready; P_{i-1} V_{i-1} may still run
+      hopper::FenceOperands(s);
+      release(sm.KEmpty(stage_of(i)));
+      float alpha[2];
+      scores(i, alpha);
+      hopper::WgmmaWait<0>();
+      hopper::FenceOperands(o);
+      release(sm.VEmpty(stage_of(i - 1)));
+      common::ScaleRows(o, alpha);
+      ScoresToA<T>(s, pa);
+    }
+    if (n > 0) {
+      hopper::BarrierWait(sm.VFull(stage_of(n - 1)), parity_of(n - 1));
+      turn_begin();
+      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(stage_of(n - 1))));
+      turn_end();
+      hopper::WgmmaWait<0>();
+      hopper::FenceOperands(o);
+      release(sm.VEmpty(stage_of(n - 1)));
+    }
+  }
+
+  float inv[2];
+  softmax.Finish(inv);
+  common::ScaleRows(o, inv);
+  StoreOutputRows<T>(o, sm.Q() + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
+                     kEpilogueBarrier + consumer, tile * T::kBlockM + wg_row0, head, batch);
+}
+
+template <int kHeadDim, int kBlockN, int kSchedule>
+__global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN>::kThreads, 1)
+    HopperAttentionKernel(const __grid_constant__ CUtensorMap q_map,
+                          const __grid_constant__ CUtensorMap k_map,
+                          const __grid_constant__ CUtensorMap v_map,
+                          const __grid_constant__ CUtensorMap o_map,
+                          const HopperAttentionParams p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using T = HopperAttentionTraits<kHeadDim, kBlockN>;
+  extern __shared__ unsigned char smem_raw[];
+  const HopperSmem<T> sm{reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023})};
+
+  const int tile = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.q_tiles));
+  const int bh = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.q_tiles));
+  const int head = bh % p.heads, batch = bh / p.heads;
+  const HopperBlockList list = HopperBlockList::ForTile(p, tile);
+
+  if (threadIdx.x == 0) sm.InitBarriers();
+  __syncthreads();
+
+  const int warpgroup = hopper::WarpIndexUniform() / 4;
+  if (warpgroup == 0) {
+    hopper::SetMaxRegsDec<T::kProducerRegs>();
+    if (threadIdx.x == 0 && list.Count() > 0) {
+      hopper::PrefetchTensorMap(&q_map);
+      hopper::PrefetchTensorMap(&k_map);
+      hopper::PrefetchTensorMap(&v_map);
+      ProduceTile<T>(sm, &q_map, &k_map, &v_map, p, list, tile, head, batch);
+    }
+  } else {
+    hopper::SetMaxRegsInc<T::kConsumerRegs>();
+    ConsumeTile<T, kSchedule>(sm, &o_map, p, list, tile, head, batch, warpgroup - 1);
+  }
+#endif
+}
+
+template <int kHeadDim, int kBlockN>
+engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
+                                            const HopperTensorMaps& maps, int device,
+                                            void* stream) {
+  using T = HopperAttentionTraits<kHeadDim, kBlockN>;
+  // Pingpong by default: measured side by side (H100, 2026-11-24, `stof bench mha --block
+  // 128x128 --warps 12`, L4096 B4 H12, median us, serial / overlap / pingpong): full d64
+  // 505.3 / 533.2 / 472.9, causal d64 302.5 / 324.4 / 282.9, full d128 715.1 / 646.7 / 632.6,
+  // causal d128 426.3 / 385.8 / 372.3. STOF_HOPPER_SCHEDULE (0, 1, 3) picks another for
+  // experiments; all three pass the GPU tests.
+  static const int schedule = [] {
+    const char* e = std::getenv("STOF_HOPPER_SCHEDULE");
+    const int v = e ? std::atoi(e) : kPingpong;
+    return v == kSerial || v == kOverlap ? v : kPingpong;
+  }();
+  auto* kernel = schedule == kPingpong  ? &HopperAttentionKernel<kHeadDim, kBlockN, kPingpong>
+                 : schedule == kOverlap ? &HopperAttentionKernel<kHeadDim, kBlockN, kOverlap>
+                                        : &HopperAttentionKernel<kHeadDim, kBlockN, kSerial>;
+  // The opt-in dynamic shared memory is a per-device function attribute: set once per device.
+  static std::atomic<uint64_t> configured[4] = {};
+  const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
+  if (bit == 0 || (configured[schedule & 3].load(std::memory_order_acquire) & bit) == 0) {
+    STOF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(T::kSmemBytes)));
+    configured[schedule & 3].fetch_or(bit, std::memory_order_release);
+  }
+  kernel<<<static_cast<unsigned>(p.grid_blocks), T::kThreads, T::kSmemBytes,
+           static_cast<cudaStream_t>(stream)>>>(maps.q, maps.k, maps.v, maps.o, p);
+  STOF_CUDA_TRY(cudaGetLastError());
+  return engine::Status::Ok();
+}
+
+}  // namespace stof::kernels::detail

@@ -1,0 +1,51 @@
+// Element masks on the S accumulators of one consumer thread (rows r and r + 8 of the Q tile,
+// the fragment layout of kernels/common/fragment_softmax.cuh): a part block's bitmap, and the
+// key limit of a block that runs past L. Masked scores become -inf. Part of the Hopper
+// attention kernel (hopper_attention_kernel.cuh).
+// Cost: per part block a thread loads its two rows' kBlockN bits (2 x kBlockN / 64 words from
+// L2), shifts each word once by 2 t, and tests compile-time bit positions; full blocks inside
+// L do no mask work at all.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/common/fragment_softmax.cuh"
+
+namespace stof::kernels::detail {
+
+// `bitmap` is the block's kBlockM x kBlockN bits, row-major; `row` the thread's first row in
+// the tile; t = lane % 4.
+template <int kBlockN>
+__device__ __forceinline__ void ApplyBitmapMask(float (&s)[kBlockN / 2], const uint64_t* bitmap,
+                                                int row, int t) {
+  constexpr int kWords = kBlockN / 64;
+  uint64_t w[2][kWords];
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int k = 0; k < kWords; ++k)
+      w[h][k] = __ldg(reinterpret_cast<const unsigned long long*>(bitmap) +
+                      (row + 8 * h) * kWords + k) >> (2 * t);
+#pragma unroll
+  for (int j = 0; j < kBlockN / 8; ++j) {
+    const int word = j / 8, bit = (j % 8) * 8;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      if (((w[h][word] >> bit) & 1u) == 0) s[4 * j + 2 * h] = common::NegInf();
+      if (((w[h][word] >> (bit + 1)) & 1u) == 0) s[4 * j + 2 * h + 1] = common::NegInf();
+    }
+  }
+}
+
+// Masks columns >= `limit` (keys at or past L in a block that runs past it).
+template <int kBlockN>
+__device__ __forceinline__ void ApplyKeyLimit(float (&s)[kBlockN / 2], int limit, int t) {
+#pragma unroll
+  for (int j = 0; j < kBlockN / 8; ++j) {
+    const int c = 8 * j + 2 * t;
+    if (c >= limit) s[4 * j] = s[4 * j + 2] = common::NegInf();
+    if (c + 1 >= limit) s[4 * j + 1] = s[4 * j + 3] = common::NegInf();
+  }
+}
+
+}  // namespace stof::kernels::detail

@@ -1,0 +1,298 @@
+// The Hopper attention kernel (kernels/attention_hopper/): its configuration rules (host only),
+// and on an sm_90 GPU its output against the fp32 CPU reference through CudaBackend::RunMha,
+// the way every caller reaches it (MhaConfig 128 x BLOCK_N, 12 warps). Matrix: 11 masks
+// (full, causal, the generators, document, random blocks and elements, rows emptied, an empty
+// mask) x L {128, 1000, 1024, 3000, 4096} x d {64, 128} x BLOCK_N {64, 128}; batch and head
+// counts from 1 to 16; strided q/k/v/o views into a packed QKV projection; bad requests
+// refused; the SASS holds HGMMA (wgmma) instructions. Each run: fresh seeded inputs, output
+// poisoned first, every element written, per-row error < 2e-3, empty rows exactly zero
+// (mha_test_util.h). On another GPU or without one the GPU tests skip and say why.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.h"
+#include "kernels/attention/block_sparse_attention.h"
+#include "kernels/attention_hopper/hopper_attention.h"
+#include "mha_test_util.h"
+
+namespace {
+
+using stof::engine::DType;
+using stof::engine::Mask;
+using stof::engine::MhaCall;
+using stof::engine::MhaConfig;
+using stof::engine::MhaKernel;
+using stof::engine::MhaStrides;
+using stof::engine::Workload;
+using stof::kernels::CudaBackend;
+namespace st = stof::testing;
+namespace k = stof::kernels;
+
+// ---- configuration rules (no GPU needed) -----------------------------------------------------
+
+TEST(HopperConfig, AcceptsTheFourVariantsAndRefusesTheRest) {
+  for (int64_t d : {64, 128})
+    for (int64_t bn : {64, 128}) {
+      EXPECT_TRUE(k::CheckHopperAttentionConfig(d, 128, bn, 12).IsOk()) << d << " " << bn;
+      // The block-wise check forwards 12 warps here, so every caller accepts them too.
+      EXPECT_TRUE(k::CheckBlockSparseConfig(d, 128, bn, 12).IsOk()) << d << " " << bn;
+    }
+  const auto refused = [](int64_t d, int64_t bm, int64_t bn, int64_t w, const char* rule) {
+    auto s = k::CheckHopperAttentionConfig(d, bm, bn, w);
+    ASSERT_FALSE(s.IsOk());
+    EXPECT_NE(s.Message().find(rule), std::string::npos) << s.Message();
+    EXPECT_NE(s.Message().find("supported: head_dim 64 or 128"), std::string::npos);
+  };
+  refused(96, 128, 128, 12, "head_dim must be 64 or 128");
+  refused(64, 64, 128, 12, "BLOCK_M must be 128");
+  refused(128, 128, 32, 12, "BLOCK_N must be 64 or 128");
+  refused(64, 128, 128, 8, "num_warps must be 12");
+  // A device with less shared memory per block than the d 128 x 128 ring needs.
+  auto small = k::CheckHopperAttentionConfig(128, 128, 128, 12, 100000);
+  ASSERT_FALSE(small.IsOk());
+  EXPECT_NE(small.Message().find("bytes of shared memory, the limit is 100000"), std::string::npos);
+}
+
+TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusBarriers) {
+  // Q 128 x d, kStages x (K + V) of BLOCK_N x d, fp16; 8 bytes per barrier; 1024 of alignment.
+  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128), 32768u + 2 * 2 * 32768u + 8 * 9 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64), 32768u + 3 * 2 * 16384u + 8 * 13 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128), 16384u + 3 * 2 * 16384u + 8 * 13 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64), 16384u + 3 * 2 * 8192u + 8 * 13 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(96, 64), 0u);
+  EXPECT_EQ(k::SupportedHopperAttentionConfigs(64).size(), 2u);
+  EXPECT_EQ(k::SupportedHopperAttentionConfigs(128, 150000).size(), 1u);  // BLOCK_N 64 only
+}
+
+// ---- on an sm_90 GPU ---------------------------------------------------------------------------
+
+#define STOF_REQUIRE_HOPPER()                                                    \
+  do {                                                                           \
+    STOF_REQUIRE_GPU();                                                          \
+    auto stof_dev_ = k::CheckHopperDevice();                                     \
+    if (!stof_dev_.IsOk()) GTEST_SKIP() << "SKIPPED: " << stof_dev_.Message();   \
+  } while (0)
+
+MhaConfig HopperConfig(int64_t block_n) {
+  MhaConfig c;
+  c.kernel = MhaKernel::kBlockWise;
+  c.block_m = 128;
+  c.block_n = block_n;
+  c.num_warps = k::kHopperAttentionWarps;
+  return c;
+}
+
+std::vector<uint8_t> EmptyRowFlags(const Mask& mask) {
+  std::vector<uint8_t> rows(static_cast<size_t>(mask.Rows()));
+  for (int64_t r = 0; r < mask.Rows(); ++r) rows[static_cast<size_t>(r)] = mask.CountRow(r) == 0;
+  return rows;
+}
+
+// Both BLOCK_N variants on one (mask, workload) against one reference.
+void CheckHopper(const Mask& mask, const Workload& w, uint64_t seed, const std::string& label) {
+  CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  const int64_t elements = w.batch * w.heads * w.seq_len * w.head_dim;
+  const st::MhaInputs in = st::RandomInputs(elements, seed);
+  std::vector<float> ref;
+  auto rs = st::ThreadedReference(in, w, mask, ref);
+  ASSERT_TRUE(rs.IsOk()) << rs.Message();
+  const auto empty_row = EmptyRowFlags(mask);
+  st::DeviceMhaBuffers buf(*backend, elements);
+  ASSERT_TRUE(buf.Ok());
+  ASSERT_TRUE(buf.Upload(in).IsOk());
+  for (int64_t bn : {64, 128}) {
+    SCOPED_TRACE(label + " BLOCK_N " + std::to_string(bn));
+    MhaCall call;
+    call.workload = w;
+    call.mask = &mask;
+    call.config = HopperConfig(bn);
+    call.q = buf.Q(), call.k = buf.K(), call.v = buf.V(), call.o = buf.O();
+    st::MhaError e;
+    st::CheckMhaRun(*backend, buf, [&] { return backend->RunMha(call); }, ref, w, empty_row, &e);
+    if (::testing::Test::HasFatalFailure()) return;
+    std::printf("[ hopper ] %s BLOCK_N %lld: worst row error %.2e, global %.2e\n", label.c_str(),
+                static_cast<long long>(bn), e.row_err, e.global_err);
+  }
+}
+
+Workload MakeWorkload(int64_t batch, int64_t heads, int64_t L, int64_t d) {
+  Workload w;
+  w.batch = batch, w.heads = heads, w.seq_len = L, w.head_dim = d;
+  w.dtype = DType::kF16;
+  return w;
+}
+
+stof::engine::Expected<Mask> HopperTestMask(const std::string& name, int64_t L) {
+  if (name == "empty") return Mask::Create(L, L, "empty");
+  if (name == "full" || name == "causal") {
+    stof::engine::MaskSpec s;
+    s.pattern = name;
+    s.seq_len = L;
+    return stof::engine::Generate(s);
+  }
+  return st::MakeMask(name, L);
+}
+
+std::vector<st::MhaCase> HopperCases() {
+  std::vector<st::MhaCase> v;
+  for (const char* m : {"full", "causal", "sliding_window", "dilated", "longformer", "bigbird",
+                        "document", "random_blocks", "random_elements", "holes", "empty"})
+    for (int64_t L : {128, 1000, 1024, 3000, 4096})
+      for (int64_t d : {64, 128}) v.push_back({m, L, d});
+  return v;
+}
+
+class GpuHopperAttention : public ::testing::TestWithParam<st::MhaCase> {};
+
+TEST_P(GpuHopperAttention, MatchesReference) {
+  STOF_REQUIRE_HOPPER();
+  const st::MhaCase& c = GetParam();
+  auto mask = HopperTestMask(c.mask, c.seq_len);
+  ASSERT_TRUE(mask.IsOk()) << mask.Message();
+  const bool big = c.seq_len >= 3000;
+  CheckHopper(*mask, MakeWorkload(big ? 1 : 2, big ? 2 : 3, c.seq_len, c.head_dim), 1000 + c.seq_len,
+              st::MhaCaseName(c));
+}
+
+INSTANTIATE_TEST_SUITE_P(Masks, GpuHopperAttention, ::testing::ValuesIn(HopperCases()),
+                         st::MhaCaseParamName);
+
+TEST(GpuHopperAttentionShapes, BatchAndHeadsFromOneToSixteen) {
+  STOF_REQUIRE_HOPPER();
+  auto mask = st::MakeMask("bigbird", 512);
+  ASSERT_TRUE(mask.IsOk());
+  for (auto [b, h] : {std::pair<int64_t, int64_t>{1, 1}, {16, 1}, {1, 16}, {4, 5}}) {
+    for (int64_t d : {64, 128}) {
+      CheckHopper(*mask, MakeWorkload(b, h, 512, d), 7 * b + h,
+                  "bigbird L512 B" + std::to_string(b) + " H" + std::to_string(h) + " d" +
+                      std::to_string(d));
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// q, k, v as views into one packed projection [B, L, 3, H, d] and o as [B, L, H, d] (what a
+// fused layer passes): the same bits as the packed call.
+TEST(GpuHopperAttentionShapes, StridedViewsMatchPackedTensors) {
+  STOF_REQUIRE_HOPPER();
+  CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  auto mask = st::MakeMask("longformer", 1000);
+  ASSERT_TRUE(mask.IsOk());
+  for (int64_t d : {64, 128}) {
+    const Workload w = MakeWorkload(2, 3, 1000, d);
+    const int64_t B = w.batch, H = w.heads, L = w.seq_len;
+    const int64_t elements = B * H * L * d;
+    const st::MhaInputs in = st::RandomInputs(elements, 99 + d);
+    std::vector<uint16_t> qkv(static_cast<size_t>(3 * elements));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t r = 0; r < L; ++r)
+          for (int64_t c = 0; c < d; ++c) {
+            const size_t src = static_cast<size_t>(((b * H + h) * L + r) * d + c);
+            const size_t dst = static_cast<size_t>(((b * L + r) * 3 * H + h) * d + c);
+            qkv[dst] = in.q[src];
+            qkv[dst + static_cast<size_t>(H * d)] = in.k[src];
+            qkv[dst + static_cast<size_t>(2 * H * d)] = in.v[src];
+          }
+    st::DeviceMhaBuffers packed(*backend, elements);
+    ASSERT_TRUE(packed.Ok());
+    ASSERT_TRUE(packed.Upload(in).IsOk());
+    auto dev_qkv = backend->Allocate(qkv.size() * 2);
+    auto dev_o = backend->Allocate(static_cast<size_t>(elements) * 2);
+    ASSERT_TRUE(dev_qkv.IsOk() && dev_o.IsOk());
+    ASSERT_TRUE(backend->CopyToDevice(*dev_qkv, qkv.data(), qkv.size() * 2).IsOk());
+    for (int64_t bn : {64, 128}) {
+      MhaCall call;
+      call.workload = w;
+      call.mask = &*mask;
+      call.config = HopperConfig(bn);
+      call.q = packed.Q(), call.k = packed.K(), call.v = packed.V(), call.o = packed.O();
+      ASSERT_TRUE(backend->RunMha(call).IsOk());
+      auto* base = static_cast<uint16_t*>(*dev_qkv);
+      call.q = base, call.k = base + H * d, call.v = base + 2 * H * d, call.o = *dev_o;
+      call.q_strides = MhaStrides{L * 3 * H * d, d, 3 * H * d};
+      call.kv_strides = call.q_strides;
+      call.o_strides = MhaStrides{L * H * d, d, H * d};
+      ASSERT_TRUE(k::PoisonBuffer(*dev_o, static_cast<size_t>(elements) * 2).IsOk());
+      auto run = backend->RunMha(call);
+      ASSERT_TRUE(run.IsOk()) << run.Message();
+      ASSERT_TRUE(backend->Synchronize().IsOk());
+      std::vector<uint16_t> a(static_cast<size_t>(elements)), o(static_cast<size_t>(elements));
+      ASSERT_TRUE(backend->CopyToHost(a.data(), packed.O(), a.size() * 2).IsOk());
+      ASSERT_TRUE(backend->CopyToHost(o.data(), *dev_o, o.size() * 2).IsOk());
+      int64_t mismatches = 0;
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t r = 0; r < L; ++r)
+            for (int64_t c = 0; c < d; ++c)
+              mismatches += a[static_cast<size_t>(((b * H + h) * L + r) * d + c)] !=
+                            o[static_cast<size_t>(((b * L + r) * H + h) * d + c)];
+      EXPECT_EQ(mismatches, 0) << "d " << d << " BLOCK_N " << bn;
+    }
+    backend->Free(*dev_qkv);
+    backend->Free(*dev_o);
+  }
+}
+
+TEST(GpuHopperAttentionShapes, BadRequestsAreRefusedWithAMessage) {
+  STOF_REQUIRE_HOPPER();
+  CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  auto mask = st::MakeMask("bigbird", 256);
+  ASSERT_TRUE(mask.IsOk());
+  const Workload w = MakeWorkload(1, 2, 256, 64);
+  st::DeviceMhaBuffers buf(*backend, 1 * 2 * 256 * 64 + 8);
+  ASSERT_TRUE(buf.Ok());
+  MhaCall call;
+  call.workload = w;
+  call.mask = &*mask;
+  call.config = HopperConfig(128);
+  call.q = static_cast<char*>(buf.Q()) + 2;  // one half off: not 16-byte aligned
+  call.k = buf.K(), call.v = buf.V(), call.o = buf.O();
+  auto s = backend->RunMha(call);
+  ASSERT_FALSE(s.IsOk());
+  EXPECT_NE(s.Message().find("16-byte aligned"), std::string::npos) << s.Message();
+  call.q = buf.Q();
+  call.q_strides = MhaStrides{256 * 64, 256 * 64 / 2, 68};  // row stride not a multiple of 8
+  s = backend->RunMha(call);
+  ASSERT_FALSE(s.IsOk());
+  EXPECT_NE(s.Message().find("multiples of 8"), std::string::npos) << s.Message();
+  call.q_strides = {};
+  call.config.block_m = 64;
+  s = backend->RunMha(call);
+  ASSERT_FALSE(s.IsOk());
+  EXPECT_NE(s.Message().find("BLOCK_M must be 128"), std::string::npos) << s.Message();
+}
+
+// The kernels run on the tensor cores' warpgroup path: their SASS holds HGMMA instructions
+// (cuobjdump on this test binary, which links the kernels statically; 12 kernels: 2 head
+// sizes x 2 BLOCK_N x 3 schedules).
+TEST(GpuHopperAttentionShapes, SassUsesWarpgroupMma) {
+  STOF_REQUIRE_HOPPER();
+  char exe[4096] = {0};
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  ASSERT_GT(n, 0);
+  // HGMMA lines inside the HopperAttentionKernel functions (every schedule and size).
+  const std::string cmd = "PATH=$PATH:/usr/local/cuda/bin cuobjdump --dump-sass '" +
+                          std::string(exe) +
+                          "' 2>/dev/null | awk '/Function :/ { f = ($0 ~ /HopperAttentionKernel/) }"
+                          " f && /HGMMA/ { n++ } END { if (NR) print n + 0 }'";
+  FILE* f = popen(cmd.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char line[64] = {0};
+  const bool got = fgets(line, sizeof line, f) != nullptr;
+  pclose(f);
+  const long count = got ? std::strtol(line, nullptr, 10) : 0;
+  if (!got) GTEST_SKIP() << "SKIPPED: cuobjdump gave no output";
+  std::printf("[ hopper ] HGMMA instructions in the Hopper attention kernels: %ld\n", count);
+  EXPECT_GT(count, 0);
+}
+
+}  // namespace
