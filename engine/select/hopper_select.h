@@ -20,7 +20,7 @@
 namespace stof::engine {
 
 struct HopperTileEstimate {
-  bool eligible = false;       // an sm_90 device, head_dim 64 or 128, L >= kMinSeqLen
+  bool eligible = false;       // an sm_90 device, head_dim 64 or 128, a block-wise pick
   std::string why_not;         // when not eligible
   MhaConfig portable;          // the configuration it is compared with
   MhaConfig hopper;            // the faster Hopper configuration (BLOCK_N 64 or 128)
@@ -29,11 +29,6 @@ struct HopperTileEstimate {
   double ratio = 0;            // estimated Hopper time / portable time (< 1: Hopper faster)
   bool prefer_hopper = false;  // eligible and ratio < 1
 };
-
-// Below this L the Hopper kernel's per-CTA start (barriers, tensor maps, the Q load) outweighed
-// its rate: paper grid, B16 H12 d64, L 128, CUDA graphs, H100, 2026-11-24: 11.9 us vs 10.6 us
-// for 64x64x4 (docs/benchmarks.md).
-constexpr int64_t kHopperMinSeqLen = 512;
 
 // `portable` is a block-wise mma.sync configuration (the automatic choice without the Hopper
 // form). Fails only on a mask that is not seq_len x seq_len.
