@@ -40,14 +40,16 @@ std::vector<std::string> AddRecentFile(const std::vector<std::string>& list, con
 
 std::string RecentFilesToJson(const std::vector<std::string>& list) {
   const nlohmann::json j = {{"format", kFormat}, {"version", 1}, {"files", list}};
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return DumpJson(j, 2) + "\n";
 }
 
 Expected<std::vector<std::string>> ParseRecentFiles(const std::string& text, const std::string& name,
                                                     size_t max) {
   const std::string prefix = name.empty() ? "" : name + ": ";
+  auto parsed = ParseJson(text, name);
+  if (!parsed.IsOk()) return parsed.ToStatus();
   try {
-    const json_read::Json j = json_read::Json::parse(text);
+    const json_read::Json& j = *parsed;
     const json_read::ObjectReader r(j, name, prefix, {"format", "version", "files"});
     if (r.String("format") != kFormat)
       json_read::Fail(r.PathOf("format"), std::string("expected \"") + kFormat + "\", got " +
@@ -65,7 +67,7 @@ Expected<std::vector<std::string>> ParseRecentFiles(const std::string& text, con
   } catch (const json_read::JsonPathError& e) {
     return MakeError(e.what());
   } catch (const nlohmann::json::exception& e) {
-    return MakeError(prefix + "not valid JSON: " + e.what());
+    return MakeError(prefix + e.what());
   }
 }
 

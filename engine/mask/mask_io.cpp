@@ -22,7 +22,9 @@
 #include <memory>
 #include <string_view>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/byte_files.h"
+#include "engine/core/json_io.h"
 #include "engine/mask/mask_json.h"
 
 namespace stof::engine {
@@ -136,7 +138,7 @@ class NpyDictParser {
         STOF_RETURN_IF_ERROR(ParseTuple(shape));
         has_shape = true;
       } else {
-        return Fail("unexpected key '" + key + "' (expected descr, fortran_order, shape)");
+        return Fail("unexpected key '" + TextForMessage(key) + "' (expected descr, fortran_order, shape)");
       }
       SkipSpace();
       if (Peek() == ',') ++m_pos;
@@ -217,7 +219,7 @@ class NpyDictParser {
 Status ParseDescr(NpyHeader& h, const std::string& name) {
   const std::string& d = h.descr;
   auto unsupported = [&] {
-    return MakeError(name + ": descr: unsupported dtype '" + d +
+    return MakeError(name + ": descr: unsupported dtype '" + TextForMessage(d) +
                      "'; expected bool, (u)int8..64 or float16/32/64 ('|b1', '|u1', '<i4', "
                      "'<f8', ...)");
   };
@@ -431,11 +433,11 @@ Expected<LoadedMask> DecodeJsonObject(const nlohmann::json& j, const std::string
   }
   if (!j.contains("format") || !j["format"].is_string() || j["format"] != kJsonFormat) {
     return MakeError(name + ": format: expected \"stof-mask\"" +
-                     (j.contains("format") ? ", got " + j["format"].dump() : ", but it is missing"));
+                     (j.contains("format") ? ", got " + JsonForMessage(j["format"]) : ", but it is missing"));
   }
   if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != kJsonVersion) {
     return MakeError(name + ": version: expected 1" +
-                     (j.contains("version") ? ", got " + j["version"].dump() : ", but it is missing"));
+                     (j.contains("version") ? ", got " + JsonForMessage(j["version"]) : ", but it is missing"));
   }
   const bool has_spec = j.contains("spec"), has_runs = j.contains("runs");
   if (has_spec == has_runs) {
@@ -465,7 +467,7 @@ Expected<std::string> EncodeJsonMask(const Mask& mask, const MaskSpec* spec) {
   j["version"] = kJsonVersion;
   if (spec == nullptr) {
     j["runs"] = MaskToRunLengthJson(mask);
-    return j.dump() + "\n";
+    return DumpJson(j) + "\n";
   }
   // The file must regenerate `mask` exactly; refuse a spec that does not.
   auto regenerated = Generate(*spec);
@@ -475,7 +477,7 @@ Expected<std::string> EncodeJsonMask(const Mask& mask, const MaskSpec* spec) {
                      regenerated->HashHex() + " vs " + mask.HashHex() + ")");
   }
   j["spec"] = MaskSpecToJson(*spec);
-  return j.dump(2) + "\n";
+  return DumpJson(j, 2) + "\n";
 }
 
 }  // namespace
@@ -528,7 +530,7 @@ Expected<Mask> DecodeNpy(const std::string& bytes, const std::string& name) {
 }
 
 Expected<LoadedMask> DecodeJsonMask(const std::string& text, const std::string& name) {
-  auto j = ParseJsonStrict(text, name);
+  auto j = ParseJson(text, name);
   if (!j.IsOk()) return j.ToStatus();
   return DecodeJsonObject(*j, name);
 }

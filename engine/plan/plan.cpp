@@ -15,6 +15,8 @@
 #include <limits>
 #include <new>
 
+#include "engine/core/atomic_file.h"
+#include "engine/core/json_io.h"
 #include "engine/core/json_read.h"
 #include "engine/graph/model_config.h"
 #include "engine/mask/mask_json.h"
@@ -229,7 +231,7 @@ PlanFusion ReadFusion(const ObjectReader& root) {
                         std::to_string(f.code.size()));
   }
   if (f.code.find_first_not_of("01") != std::string::npos) {
-    Fail(code_path, "expected only 0/1 digits, got '" + f.code + "'");
+    Fail(code_path, "expected only 0/1 digits, got '" + TextForMessage(f.code) + "'");
   }
   // Segments of the code: maximal runs of equal digits, as 1-based op numbers [first, last].
   std::vector<std::pair<int64_t, int64_t>> runs;
@@ -256,7 +258,7 @@ PlanFusion ReadFusion(const ObjectReader& root) {
                                            static_cast<int64_t>(f.code.size())));
     }
     if (seg.ops != want) {
-      Fail(s.PathOf("ops"), "expected " + Json(want).dump() + " (segment " +
+      Fail(s.PathOf("ops"), "expected " + JsonForMessage(Json(want)) + " (segment " +
                                 std::to_string(i + 1) + " of code '" + f.code + "'), got " +
                                 json_read::Shown(ops));
     }
@@ -395,7 +397,7 @@ size_t KeyRank(const std::string& key) {
   return static_cast<size_t>(std::find(order.begin(), order.end(), key) - order.begin());
 }
 
-std::string Scalar(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string Scalar(const Json& j) { return DumpJson(j); }
 
 // Pretty JSON with 2-space indent; arrays of scalars stay on one line.
 void Print(const Json& j, int depth, std::string& out) {
@@ -611,7 +613,7 @@ Expected<Plan> LoadPlan(const std::string& path) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     return MakeError(path + ": file is empty" + (text.empty() ? "" : " (only whitespace)"));
   }
-  auto j = ParseJsonStrict(text, path);
+  auto j = ParseJson(text, path);
   if (!j.IsOk()) return Error{j.Message()};
   return PlanFromJson(*j, path);
 }

@@ -42,6 +42,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/atomic_file.h"
+#include "engine/core/json_io.h"
 #include "engine/core/json_read.h"
 
 namespace stof::engine {
@@ -139,7 +141,11 @@ using Entry = std::pair<std::string, CachedCost>;
 std::optional<Entry> ParseLine(std::string_view line) {
   namespace jr = json_read;
   try {
-    const jr::Json j = jr::Json::parse(line.begin(), line.end());
+    JsonParseOptions options;
+    options.refuse_duplicate_keys = false;  // as before: a tolerant reader, the last one wins
+    const auto parsed = ParseJson(line, "", options);
+    if (!parsed.IsOk()) return std::nullopt;
+    const jr::Json& j = *parsed;
     if (!j.is_object()) return std::nullopt;
     const auto v = j.find("v");
     if (v == j.end() || !v->is_number_integer() || v->get<int64_t>() != kLineVersion) return std::nullopt;
