@@ -20,12 +20,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <vector>
 
 #include "app/studio/screenshot.h"
 #include "app/studio/studio.h"
+#include "engine/core/atomic_file.h"
+#include "engine/core/json_io.h"
 #include "engine/core/recent_files.h"
 
 namespace {
@@ -351,11 +352,10 @@ int Run(const Args& args) {
         }
         if (save_done && !args.dump_state.empty() && !dumped &&
             ready_frames >= (args.screenshot.empty() ? 1 : args.frames)) {
-          std::ofstream f(args.dump_state);
-          f << studio.StateJson().dump(2) << "\n";
           dumped = true;
-          if (!f.good()) {
-            std::fprintf(stderr, "stof-studio: %s: cannot write\n", args.dump_state.c_str());
+          const std::string text = stof::engine::DumpJson(studio.StateJson(), 2) + "\n";
+          if (stof::engine::Status w = stof::engine::WriteFileAtomic(args.dump_state, text); !w.IsOk()) {
+            std::fprintf(stderr, "stof-studio: --dump-state: %s\n", w.Message().c_str());
             rc = 1;
           }
         }

@@ -421,6 +421,31 @@ void ForEachSet(const Mask& m, F&& f) {
   }
 }
 
+// Row r of the mask as NPY '|b1' bytes (0 or 1) into dst[0, cols), which starts zeroed.
+void NpyRowBytes(const Mask& m, int64_t r, char* dst) {
+  const uint64_t* words = m.RowWords(r);
+  for (int64_t w = 0; w < m.WordsPerRow(); ++w)
+    for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1) dst[w * 64 + std::countr_zero(bits)] = 1;
+}
+
+// The NPY file streamed through the atomic writer about 1 MiB at a time, so a 1 GiB mask
+// (L = 32768) is never a 1 GiB string as EncodeNpy's would be.
+Status SaveNpyFile(const std::string& path, const Mask& mask) {
+  auto f = AtomicFile::Create(path);
+  if (!f.IsOk()) return f.ToStatus();
+  STOF_RETURN_IF_ERROR(f->Write(NpyHeaderBytes(mask.Rows(), mask.Cols(), "|b1")));
+  const size_t cols = static_cast<size_t>(mask.Cols());
+  const int64_t rows_per_chunk = std::max<int64_t>(1, (int64_t{1} << 20) / mask.Cols());
+  std::string chunk;
+  for (int64_t r0 = 0; r0 < mask.Rows(); r0 += rows_per_chunk) {
+    const int64_t r1 = std::min(mask.Rows(), r0 + rows_per_chunk);
+    chunk.assign(static_cast<size_t>(r1 - r0) * cols, '\0');
+    for (int64_t r = r0; r < r1; ++r) NpyRowBytes(mask, r, chunk.data() + static_cast<size_t>(r - r0) * cols);
+    STOF_RETURN_IF_ERROR(f->Write(chunk));
+  }
+  return f->Commit();
+}
+
 // ---- JSON wrapper -----------------------------------------------------------------------
 
 Expected<LoadedMask> DecodeJsonObject(const nlohmann::json& j, const std::string& name) {
@@ -546,9 +571,8 @@ std::string EncodeNpy(const Mask& mask) {
   std::string out = NpyHeaderBytes(mask.Rows(), mask.Cols(), "|b1");
   const size_t data_at = out.size();
   out.resize(data_at + static_cast<size_t>(mask.Rows() * mask.Cols()), '\0');
-  ForEachSet(mask, [&](int64_t r, int64_t c) {
-    out[data_at + static_cast<size_t>(r * mask.Cols() + c)] = '\x01';
-  });
+  for (int64_t r = 0; r < mask.Rows(); ++r)
+    NpyRowBytes(mask, r, out.data() + data_at + static_cast<size_t>(r * mask.Cols()));
   return out;
 }
 
@@ -588,13 +612,13 @@ Status SaveMask(const std::string& path, const Mask& mask, const MaskSpec* spec)
     case MaskFormat::kPng: {
       auto bytes = EncodePng(mask);
       if (!bytes.IsOk()) return MakeError(path + ": " + bytes.Message());
-      return WriteBytesFile(path, *bytes);
+      return WriteFileAtomic(path, *bytes);
     }
-    case MaskFormat::kNpy: return WriteBytesFile(path, EncodeNpy(mask));
+    case MaskFormat::kNpy: return SaveNpyFile(path, mask);
     case MaskFormat::kJson: {
       auto text = EncodeJsonMask(mask, spec);
       if (!text.IsOk()) return MakeError(path + ": " + text.Message());
-      return WriteBytesFile(path, *text);
+      return WriteFileAtomic(path, *text);
     }
   }
   return MakeError(path + ": unknown mask format");

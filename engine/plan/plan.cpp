@@ -1,13 +1,13 @@
-// Plan <-> JSON, plan files (atomic save, strict load) and the mask a plan describes. Layout
-// and every field's range are in docs/plan-schema.md (JSON Schema: docs/plan.schema.json, which
-// tests/engine/plan_test.cpp checks against the files written here). Readers throw
-// json_read::JsonPathError internally; PlanFromJson catches it, so no exception leaves this file.
+// Plan <-> JSON, plan files (atomic save through atomic_file.h, strict load through
+// json_io.h) and the mask a plan describes. Layout and every field's range are in
+// docs/plan-schema.md (JSON Schema: docs/plan.schema.json, which tests/engine/plan_test.cpp
+// checks against the files written here). Readers throw json_read::JsonPathError internally;
+// PlanFromJson catches it, so no exception leaves this file.
 // The validation order is the document order of the schema, so "the first problem" is stable.
 #include "engine/plan/plan.h"
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -559,26 +559,8 @@ Status SavePlan(const std::string& path, const Plan& plan) {
   Print(j, 0, text);
   text += "\n";
 
-  // Write a temporary file next to the target, then rename: readers never see half a plan.
-  const auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
-  const std::string tmp = path + ".tmp-" + std::to_string(static_cast<long long>(ticks));
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return MakeError(path + ": cannot create " + tmp + ": " + ErrnoText());
-  const size_t written = std::fwrite(text.data(), 1, text.size(), f);
-  std::string error;
-  if (written != text.size()) error = "write failed: " + ErrnoText();
-  if (std::fflush(f) != 0 && error.empty()) error = "write failed: " + ErrnoText();
-  if (std::fclose(f) != 0 && error.empty()) error = "close failed: " + ErrnoText();
-  std::error_code ec;
-  if (error.empty()) {
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) error = "cannot rename " + tmp + " to it: " + ec.message();
-  }
-  if (!error.empty()) {
-    std::filesystem::remove(tmp, ec);
-    return MakeError(path + ": " + error);
-  }
-  return Status::Ok();
+  // Readers never see half a plan, and a failed write keeps the old one (atomic_file.h).
+  return WriteFileAtomic(path, text);
 }
 
 Expected<Plan> LoadPlan(const std::string& path) {
