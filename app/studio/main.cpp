@@ -8,6 +8,8 @@
 // --tune / --export-plan / --run-plan / --profile / --measure-ladder / --open-plan /
 // --open-profile / --baseline run the part-2 jobs in order (Script) before the screenshot.
 // The recent-files list lives in $XDG_CONFIG_HOME/stof-studio/recent.json (else ~/.config).
+// Files (screenshots, the state dump) are written atomically (engine/core/atomic_file.h); an
+// exception that escapes (a bug, memory running out) ends as one line and exit code 1.
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
@@ -454,6 +456,15 @@ int main(int argc, char** argv) {
   app.add_option("--also-panels", args.also_panels, "With --screenshot: also save STEM-PANEL.png for each panel listed (comma separated)");
   app.add_option("--width", args.width, "Window width")->capture_default_str();
   app.add_option("--height", args.height, "Window height")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
-  return Run(args);
+  try {
+    CLI11_PARSE(app, argc, argv);
+    return Run(args);
+  } catch (const std::exception& e) {
+    // A bug or memory running out: one line and a failure code, never std::terminate.
+    std::fprintf(stderr, "stof-studio: internal error: %s\n",
+                 stof::engine::TextForMessage(e.what()).c_str());
+  } catch (...) {
+    std::fprintf(stderr, "stof-studio: internal error: an unknown exception\n");
+  }
+  return 1;
 }
