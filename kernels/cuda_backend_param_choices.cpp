@@ -5,12 +5,14 @@
 //   NormCall      -> SupportedNormParams(cols): rows_per_block, threads_per_row
 //   GemmNormCall  -> SupportedGemmNormParams(n, k, smem): bm, bk, warps, stages
 //   GemmChainCall -> SupportedGemmChainParams(args, smem): bm, bn, bk, bh, warps
-//   MHA           -> ChooseMhaConfig's pick, every other supported block-wise configuration, and
+//   MHA           -> ChooseMhaConfig's pick, every other supported block-wise configuration
+//                    (on sm_90 the Hopper form's 128x64 and 128x128 with 12 warps too), and
 //                    the row-wise kernel.
 // Used by the tuner (engine/tune/) through engine::Backend.
 #include <algorithm>
 
 #include "kernels/attention/block_sparse_attention.h"
+#include "kernels/attention_hopper/hopper_attention.h"
 #include "kernels/attention/prepared_mha.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_backend_state.h"
@@ -84,7 +86,14 @@ Expected<std::vector<engine::MhaConfig>> CudaBackend::MhaConfigChoices(
   // wants legal ones.
   if (first.kernel == engine::MhaKernel::kRowWise) first = {engine::MhaKernel::kRowWise, 64, 64, 4};
   std::vector<engine::MhaConfig> out{first};
-  for (const BlockSparseConfig& b : SupportedBlockSparseConfigs(w.head_dim, m_spec.smem_per_block_bytes)) {
+  std::vector<BlockSparseConfig> blocks =
+      SupportedBlockSparseConfigs(w.head_dim, m_spec.smem_per_block_bytes);
+  if (m_spec.cc_major == 9 && m_spec.cc_minor == 0) {  // the Hopper form (hopper_attention.h)
+    for (const BlockSparseConfig& b :
+         SupportedHopperAttentionConfigs(w.head_dim, m_spec.smem_per_block_bytes))
+      blocks.push_back(b);
+  }
+  for (const BlockSparseConfig& b : blocks) {
     engine::MhaConfig c{engine::MhaKernel::kBlockWise, b.block_m, b.block_n, b.num_warps};
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }

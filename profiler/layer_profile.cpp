@@ -1,7 +1,8 @@
 // ProfileLayer, the "stof-layer-profile" JSON (version 1, docs/profiler.md) and
 // LayerProfileFromPlan (layer_profile.h). CUDA-free: the measuring is the Profiler's, the
 // running the LayerRunner's backend. Reading uses the engine's strict path-aware readers
-// (engine/core/json_read.h: unknown keys are errors); the nested per-part profiles are the
+// (engine/core/json_read.h: unknown keys are errors) over engine::ParseJson (json_io.h: depth
+// limit, duplicate keys refused); the nested per-part profiles are the
 // "stof-profile" schema (profile_export.h). Exceptions stay inside this file.
 #include "profiler/layer_profile.h"
 
@@ -12,6 +13,7 @@
 #include <limits>
 #include <sstream>
 
+#include "engine/core/json_io.h"
 #include "engine/core/json_read.h"
 #include "engine/fusion/fusion_scheme.h"
 #include "engine/mask/mask_spec.h"
@@ -293,13 +295,9 @@ engine::Expected<LayerProfile> LoadLayerProfile(const std::string& path) {
   std::stringstream text;
   text << f.rdbuf();
   if (f.bad()) return engine::MakeError(path + ": read failed");
-  Json j;
-  try {
-    j = Json::parse(text.str());
-  } catch (const std::exception& e) {
-    return engine::MakeError(path + ": not valid JSON: " + e.what());
-  }
-  return LayerProfileFromJson(j, path);
+  auto j = engine::ParseJson(text.str(), path);
+  if (!j.IsOk()) return j.ToStatus();
+  return LayerProfileFromJson(*j, path);
 }
 
 engine::Expected<LayerProfile> LayerProfileFromPlan(const engine::Plan& plan,
@@ -319,10 +317,12 @@ engine::Expected<LayerProfile> LayerProfileFromPlan(const engine::Plan& plan,
     if (m.what.rfind("segment ", 0) != 0) continue;
     const std::optional<int64_t> k = engine::PlanSegmentNumber(m.what);
     if (!k)
-      return engine::MakeError(field + ".what: expected 'segment N' with N >= 1, got '" + m.what +
+      return engine::MakeError(field + ".what: expected 'segment N' with N >= 1, got '" +
+                               engine::TextForMessage(m.what) +
                                "'");
     if (static_cast<size_t>(*k) > seg_m.size())
-      return engine::MakeError(field + ".what: '" + m.what + "' but fusion.segments has " +
+      return engine::MakeError(field + ".what: '" + engine::TextForMessage(m.what) +
+                               "' but fusion.segments has " +
                                std::to_string(seg_m.size()) + " segments");
     if (!std::isfinite(m.latency_us) || m.latency_us < 0)
       return engine::MakeError(field + ".latency_us: expected a finite number >= 0");
@@ -378,7 +378,7 @@ engine::Expected<LayerProfile> LayerProfileFromPlan(const engine::Plan& plan,
     }
     sp.ops = engine::SegmentLabel(s);
     sp.tmpl = ps.template_name;
-    sp.how = ps.params.empty() ? "plan" : "plan " + ps.params.dump();
+    sp.how = ps.params.empty() ? "plan" : "plan " + engine::JsonForMessage(ps.params);
     if (g && s.first >= 1 && s.last <= g->Size()) SegmentCost(*g, s, &sp.flops, &sp.min_bytes);
     const engine::PlanMeasurement* m = seg_m[i];
     MeasureOptions o = base;

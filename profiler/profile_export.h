@@ -29,7 +29,8 @@ engine::Expected<ProfileResult> ProfileFromJson(const nlohmann::json& j,
 // device and summary so the file alone says what was run.
 nlohmann::json ProfileToChromeTrace(const ProfileResult& result);
 
-// Write (pretty-printed) to `path`; the error names the file.
+// Write (pretty-printed, invalid UTF-8 replaced) to `path` atomically (atomic_file.h); the
+// error names the file.
 engine::Status WriteJsonFile(const std::string& path, const nlohmann::json& j);
 
 }  // namespace stof::profiler

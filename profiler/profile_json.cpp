@@ -1,12 +1,14 @@
 // ProfileToJson / ProfileFromJson / WriteJsonFile (profile_export.h): the "stof-profile" JSON
 // schema, version 1, documented field by field in docs/profiler.md. Derived numbers written
 // for readers (a kernel's duration_us, the overhead percentages) are not read back.
-// Exceptions (nlohmann, and ours while reading) stay inside this file.
+// Exceptions (nlohmann, and ours while reading) stay inside this file. Files are written by
+// engine/core/atomic_file.h (a failed write keeps the old file).
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <stdexcept>
 
+#include "engine/core/atomic_file.h"
+#include "engine/core/json_io.h"
 #include "profiler/profile_export.h"
 
 namespace stof::profiler {
@@ -412,18 +414,7 @@ engine::Expected<ProfileResult> ProfileFromJson(const nlohmann::json& j, const s
 }
 
 engine::Status WriteJsonFile(const std::string& path, const nlohmann::json& j) {
-  std::string text;
-  try {
-    text = j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-  } catch (const std::exception& e) {
-    return engine::Error{path + ": " + e.what()};
-  }
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return engine::Error{path + ": cannot open for writing"};
-  f << text;
-  f.close();
-  if (!f) return engine::Error{path + ": write failed"};
-  return engine::Status::Ok();
+  return engine::WriteFileAtomic(path, engine::DumpJson(j, 2) + "\n");
 }
 
 }  // namespace stof::profiler

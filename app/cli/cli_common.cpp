@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "engine/core/json_io.h"
 #include "engine/mask/mask_io.h"
 
 namespace stof::app {
@@ -72,7 +73,7 @@ int Fail(const std::string& cmd, const std::string& message) {
   return kExitFailure;
 }
 
-void PrintJson(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+void PrintJson(const nlohmann::json& j) { std::cout << engine::DumpJson(j, 2) << "\n"; }
 
 std::string Percent(double fraction) {
   char buf[32];

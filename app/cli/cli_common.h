@@ -46,6 +46,8 @@ engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o);
 
 // Prints "stof <cmd>: <message>" to stderr and returns kExitFailure.
 int Fail(const std::string& cmd, const std::string& message);
+// Every --json output: 2-space JSON on stdout, invalid UTF-8 (a path's raw bytes, a message
+// quoting a binary file) replaced by U+FFFD instead of aborting (engine::DumpJson).
 void PrintJson(const nlohmann::json& j);
 // "19.19 %"
 std::string Percent(double fraction);

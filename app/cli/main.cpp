@@ -1,11 +1,18 @@
 // `stof`: the command-line front end over the engine. Subcommands live in cmd_*.cpp; this
 // file only wires them into CLI11 and maps results to exit codes (0 ok, 1 bad input or failed
-// operation, CLI11's own codes for usage errors).
+// operation, CLI11's own codes for usage errors). Any exception that escapes a subcommand
+// (a bug, or memory running out) ends here as one line and exit code 1, never std::terminate.
 #include <CLI/CLI.hpp>
 
-#include "app/cli/cli_common.h"
+#include <cstdio>
+#include <exception>
 
-int main(int argc, char** argv) {
+#include "app/cli/cli_common.h"
+#include "engine/core/json_io.h"
+
+namespace {
+
+int Run(int argc, char** argv) {
   CLI::App app{"stof: STOF Studio command line (sparse attention masks, block layouts, kernel "
                "selection, op graphs and fusion schemes, plans)"};
   app.require_subcommand(1);
@@ -27,4 +34,18 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "stof: internal error: %s\n",
+                 stof::engine::TextForMessage(e.what()).c_str());
+  } catch (...) {
+    std::fprintf(stderr, "stof: internal error: an unknown exception\n");
+  }
+  return stof::app::kExitFailure;
 }

@@ -8,6 +8,8 @@
 // --tune / --export-plan / --run-plan / --profile / --measure-ladder / --open-plan /
 // --open-profile / --baseline run the part-2 jobs in order (Script) before the screenshot.
 // The recent-files list lives in $XDG_CONFIG_HOME/stof-studio/recent.json (else ~/.config).
+// Files (screenshots, the state dump) are written atomically (engine/core/atomic_file.h); an
+// exception that escapes (a bug, memory running out) ends as one line and exit code 1.
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
@@ -20,12 +22,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <vector>
 
 #include "app/studio/screenshot.h"
 #include "app/studio/studio.h"
+#include "engine/core/atomic_file.h"
+#include "engine/core/json_io.h"
 #include "engine/core/recent_files.h"
 
 namespace {
@@ -351,11 +354,10 @@ int Run(const Args& args) {
         }
         if (save_done && !args.dump_state.empty() && !dumped &&
             ready_frames >= (args.screenshot.empty() ? 1 : args.frames)) {
-          std::ofstream f(args.dump_state);
-          f << studio.StateJson().dump(2) << "\n";
           dumped = true;
-          if (!f.good()) {
-            std::fprintf(stderr, "stof-studio: %s: cannot write\n", args.dump_state.c_str());
+          const std::string text = stof::engine::DumpJson(studio.StateJson(), 2) + "\n";
+          if (stof::engine::Status w = stof::engine::WriteFileAtomic(args.dump_state, text); !w.IsOk()) {
+            std::fprintf(stderr, "stof-studio: --dump-state: %s\n", w.Message().c_str());
             rc = 1;
           }
         }
@@ -454,6 +456,15 @@ int main(int argc, char** argv) {
   app.add_option("--also-panels", args.also_panels, "With --screenshot: also save STEM-PANEL.png for each panel listed (comma separated)");
   app.add_option("--width", args.width, "Window width")->capture_default_str();
   app.add_option("--height", args.height, "Window height")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
-  return Run(args);
+  try {
+    CLI11_PARSE(app, argc, argv);
+    return Run(args);
+  } catch (const std::exception& e) {
+    // A bug or memory running out: one line and a failure code, never std::terminate.
+    std::fprintf(stderr, "stof-studio: internal error: %s\n",
+                 stof::engine::TextForMessage(e.what()).c_str());
+  } catch (...) {
+    std::fprintf(stderr, "stof-studio: internal error: an unknown exception\n");
+  }
+  return 1;
 }

@@ -1,10 +1,13 @@
-// SaveFramebufferPng (screenshot.h): glReadPixels of the back buffer, flipped to top-first rows.
+// SaveFramebufferPng (screenshot.h): glReadPixels of the back buffer, flipped to top-first
+// rows, encoded to PNG in memory and written atomically (engine/core/atomic_file.h).
 #include "app/studio/screenshot.h"
 
 #include <GL/gl.h>
-#include <stb_image_write.h>
 
 #include <vector>
+
+#include "engine/core/atomic_file.h"
+#include "engine/core/byte_files.h"
 
 namespace stof::app {
 
@@ -18,10 +21,9 @@ engine::Status SaveFramebufferPng(const std::string& path, int width, int height
     return engine::Error{"screenshot: glReadPixels failed (GL error " + std::to_string(e) + ")"};
   const size_t row = static_cast<size_t>(width) * 4;
   // Flip only through the row stride: stb writes from the last row with a negative stride.
-  if (!stbi_write_png(path.c_str(), width, height, 4, px.data() + row * (height - 1),
-                      -static_cast<int>(row)))
-    return engine::Error{path + ": cannot write PNG"};
-  return engine::Status::Ok();
+  auto png = engine::EncodePng(px.data() + row * (height - 1), width, height, 4, -static_cast<int>(row));
+  if (!png.IsOk()) return engine::Error{path + ": " + png.Message()};
+  return engine::WriteFileAtomic(path, *png);
 }
 
 }  // namespace stof::app

@@ -1,5 +1,5 @@
-// Saves the current OpenGL framebuffer as a PNG (stb_image_write): used by
-// `stof-studio --screenshot` for the GUI tests and the docs' screenshots.
+// Saves the current OpenGL framebuffer as a PNG (engine::EncodePng in memory, then the atomic
+// writer): used by `stof-studio --screenshot` for the GUI tests and the docs' screenshots.
 #pragma once
 
 #include <string>

@@ -1,12 +1,9 @@
-// Gray PNG / NPY encoders and the file writer of byte_files.h.
+// PNG / NPY encoders of byte_files.h.
 #include "engine/core/byte_files.h"
 
 #include <stb_image_write.h>
 
-#include <cerrno>
 #include <climits>
-#include <cstring>
-#include <fstream>
 
 namespace stof::engine {
 
@@ -23,9 +20,15 @@ Expected<std::string> EncodeGrayPng(const std::vector<uint8_t>& px, int64_t rows
   if (static_cast<int64_t>(px.size()) != rows * cols)
     return MakeError("PNG: " + std::to_string(px.size()) + " pixels for a " +
                      std::to_string(rows) + " x " + std::to_string(cols) + " image");
-  std::string out;
   const int w = static_cast<int>(cols), h = static_cast<int>(rows);
-  if (!stbi_write_png_to_func(AppendToString, &out, w, h, 1, px.data(), w))
+  return EncodePng(px.data(), w, h, 1, w);
+}
+
+Expected<std::string> EncodePng(const uint8_t* first_row, int width, int height, int channels,
+                                int stride) {
+  if (width < 1 || height < 1) return MakeError("PNG: cannot encode an empty image");
+  std::string out;
+  if (!stbi_write_png_to_func(AppendToString, &out, width, height, channels, first_row, stride))
     return MakeError("PNG: encoding failed");
   return out;
 }
@@ -44,15 +47,6 @@ std::string NpyHeaderBytes(int64_t rows, int64_t cols, const std::string& descr)
   out += static_cast<char>((dict.size() >> 8) & 0xff);
   out += dict;
   return out;
-}
-
-Status WriteBytesFile(const std::string& path, const std::string& bytes) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return MakeError(path + ": cannot write: " + std::strerror(errno));
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  f.close();
-  if (!f) return MakeError(path + ": write failed (disk full?)");
-  return Status::Ok();
 }
 
 }  // namespace stof::engine

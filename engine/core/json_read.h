@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/json_io.h"
+
 namespace stof::engine::json_read {
 
 using Json = nlohmann::json;
@@ -38,12 +40,9 @@ inline constexpr uint64_t kMaxExactJsonInteger = (uint64_t{1} << 53) - 1;
   throw JsonPathError(path.empty() ? problem : path + ": " + problem);
 }
 
-// The value for "got ...": compact JSON text, cut at 40 characters.
-inline std::string Shown(const Json& v) {
-  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
-}
+// The value for "got ...": bounded compact JSON (json_io.h JsonForMessage; a huge or deeply
+// nested value never becomes a huge message).
+inline std::string Shown(const Json& v) { return JsonForMessage(v); }
 
 inline std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 

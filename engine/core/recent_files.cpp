@@ -3,15 +3,13 @@
 #include "engine/core/recent_files.h"
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <sstream>
-#include <thread>
 
-#include "engine/core/byte_files.h"
+#include "engine/core/atomic_file.h"
+#include "engine/core/json_io.h"
 #include "engine/core/json_read.h"
 
 namespace stof::engine {
@@ -40,14 +38,16 @@ std::vector<std::string> AddRecentFile(const std::vector<std::string>& list, con
 
 std::string RecentFilesToJson(const std::vector<std::string>& list) {
   const nlohmann::json j = {{"format", kFormat}, {"version", 1}, {"files", list}};
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return DumpJson(j, 2) + "\n";
 }
 
 Expected<std::vector<std::string>> ParseRecentFiles(const std::string& text, const std::string& name,
                                                     size_t max) {
   const std::string prefix = name.empty() ? "" : name + ": ";
+  auto parsed = ParseJson(text, name);
+  if (!parsed.IsOk()) return parsed.ToStatus();
   try {
-    const json_read::Json j = json_read::Json::parse(text);
+    const json_read::Json& j = *parsed;
     const json_read::ObjectReader r(j, name, prefix, {"format", "version", "files"});
     if (r.String("format") != kFormat)
       json_read::Fail(r.PathOf("format"), std::string("expected \"") + kFormat + "\", got " +
@@ -65,7 +65,7 @@ Expected<std::vector<std::string>> ParseRecentFiles(const std::string& text, con
   } catch (const json_read::JsonPathError& e) {
     return MakeError(e.what());
   } catch (const nlohmann::json::exception& e) {
-    return MakeError(prefix + "not valid JSON: " + e.what());
+    return MakeError(prefix + e.what());
   }
 }
 
@@ -103,21 +103,8 @@ Status SaveRecentFiles(const std::string& path, const std::vector<std::string>& 
     std::filesystem::create_directories(target.parent_path(), ec);
     if (ec) return MakeError(target.parent_path().string() + ": cannot create: " + ec.message());
   }
-  // Unique per process and call, so two studios saving at once never share a temporary.
-  const size_t salt = std::hash<std::thread::id>{}(std::this_thread::get_id()) ^
-                      static_cast<size_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  const std::string tmp = path + ".tmp." + std::to_string(salt);
-  if (Status s = WriteBytesFile(tmp, RecentFilesToJson(list)); !s.IsOk()) {
-    std::filesystem::remove(tmp, ec);
-    return s;
-  }
-  std::filesystem::rename(tmp, target, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    std::filesystem::remove(tmp, ec);
-    return MakeError(path + ": cannot replace: " + why);
-  }
-  return Status::Ok();
+  // Two studios saving at once each write their own temporary; the last rename wins whole.
+  return WriteFileAtomic(path, RecentFilesToJson(list));
 }
 
 }  // namespace stof::engine

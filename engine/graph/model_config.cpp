@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/json_io.h"
+
 namespace stof::engine {
 
 namespace {
@@ -32,12 +34,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-std::string Shown(const Json& v) {
-  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
-}
-
 // The first of `keys` present in `j` (nullptr and *key = keys joined by " or " when none).
 const Json* FindAny(const Json& j, const std::vector<std::string>& keys, std::string* key) {
   for (const std::string& k : keys) {
@@ -58,16 +54,16 @@ Expected<int64_t> ReadSize(const Json& j, const std::vector<std::string>& keys,
   const Json* v = FindAny(j, keys, &key);
   if (v == nullptr) return MakeError(file + ": " + key + ": required field is missing");
   if (!v->is_number_integer()) {
-    return MakeError(file + ": " + key + ": expected an integer, got " + Shown(*v));
+    return MakeError(file + ": " + key + ": expected an integer, got " + JsonForMessage(*v));
   }
   if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(hi)) {
     return MakeError(file + ": " + key + ": expected an integer 1.." + std::to_string(hi) +
-                     ", got " + Shown(*v));
+                     ", got " + JsonForMessage(*v));
   }
   const int64_t x = v->get<int64_t>();
   if (x < 1 || x > hi) {
     return MakeError(file + ": " + key + ": expected an integer 1.." + std::to_string(hi) +
-                     ", got " + Shown(*v));
+                     ", got " + JsonForMessage(*v));
   }
   return x;
 }
@@ -116,18 +112,18 @@ Expected<ModelConfig> FindModelPreset(const std::string& name) {
 Expected<ModelConfig> ParseModelConfigJson(const std::string& text, const std::string& file_name,
                                            const ModelFamily* fallback_family) {
   const std::string& f = file_name;
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::exception& e) {
-    return MakeError(f + ": not valid JSON (" + e.what() + ")");
-  }
-  if (!j.is_object()) return MakeError(f + ": expected a JSON object, got " + Shown(j));
+  // Duplicate keys are allowed, as transformers' own reader (Python's json) allows them.
+  JsonParseOptions options;
+  options.refuse_duplicate_keys = false;
+  auto parsed = ParseJson(text, f, options);
+  if (!parsed.IsOk()) return parsed.ToStatus();
+  const Json& j = *parsed;
+  if (!j.is_object()) return MakeError(f + ": expected a JSON object, got " + JsonForMessage(j));
 
   ModelConfig c;
   c.name = file_name;
   if (auto it = j.find("model_type"); it != j.end()) {
-    if (!it->is_string()) return MakeError(f + ": model_type: expected a string, got " + Shown(*it));
+    if (!it->is_string()) return MakeError(f + ": model_type: expected a string, got " + JsonForMessage(*it));
     auto fam = ParseModelFamily(it->get<std::string>());
     if (!fam.IsOk()) return MakeError(f + ": " + fam.Message());
     c.family = *fam;
@@ -180,7 +176,7 @@ Expected<ModelConfig> ParseModelConfigJson(const std::string& text, const std::s
   if (auto it = j.find("feed_forward_proj"); it != j.end()) {
     if (!it->is_string() || it->get<std::string>() != "relu") {
       return MakeError(f + ": feed_forward_proj: expected \"relu\" (gated FFNs are not "
-                           "modelled), got " + Shown(*it));
+                           "modelled), got " + JsonForMessage(*it));
     }
   }
   STOF_RETURN_IF_ERROR(c.Validate(f));

@@ -1,6 +1,8 @@
 // Names, classes and totals of ops and op graphs (see op.h).
 #include "engine/graph/op.h"
 
+#include "engine/core/json_io.h"
+
 namespace stof::engine {
 
 const char* OpKindName(OpKind k) {
@@ -56,7 +58,7 @@ Expected<ModelFamily> ParseModelFamily(const std::string& s) {
   if (s == "bert") return ModelFamily::kBert;
   if (s == "gpt2") return ModelFamily::kGpt2;
   if (s == "t5") return ModelFamily::kT5;
-  return MakeError("model_type: expected one of bert, gpt2, t5, got '" + s + "'");
+  return MakeError("model_type: expected one of bert, gpt2, t5, got '" + TextForMessage(s) + "'");
 }
 
 const char* LayerPartName(LayerPart p) { return p == LayerPart::kEncoder ? "encoder" : "decoder"; }

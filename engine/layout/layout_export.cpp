@@ -3,7 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/byte_files.h"
+#include "engine/core/json_io.h"
 
 namespace stof::engine {
 
@@ -41,8 +43,8 @@ Expected<std::string> EncodeLayout(const BlockLayout& layout, LayoutExportFormat
   if (layout.BlockRows() == 0 || layout.BlockCols() == 0)
     return MakeError("layout export: the layout is empty");
   switch (format) {
-    case LayoutExportFormat::kJson: return layout.ToJson().dump() + "\n";
-    case LayoutExportFormat::kFlex: return layout.ToFlexJson().dump() + "\n";
+    case LayoutExportFormat::kJson: return DumpJson(layout.ToJson()) + "\n";
+    case LayoutExportFormat::kFlex: return DumpJson(layout.ToFlexJson()) + "\n";
     case LayoutExportFormat::kPng: {
       std::vector<uint8_t> px = BlockClassMatrix(layout);
       for (uint8_t& p : px)
@@ -64,7 +66,7 @@ Expected<std::string> EncodeLayout(const BlockLayout& layout, LayoutExportFormat
 Status SaveLayout(const std::string& path, const BlockLayout& layout, LayoutExportFormat format) {
   auto bytes = EncodeLayout(layout, format);
   if (!bytes.IsOk()) return MakeError(path + ": " + bytes.Message());
-  return WriteBytesFile(path, *bytes);
+  return WriteFileAtomic(path, *bytes);
 }
 
 }  // namespace stof::engine

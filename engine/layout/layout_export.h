@@ -24,7 +24,7 @@ std::vector<uint8_t> BlockClassMatrix(const BlockLayout& layout);
 
 // The file's bytes; fails for an empty (default-constructed) layout.
 Expected<std::string> EncodeLayout(const BlockLayout& layout, LayoutExportFormat format);
-// EncodeLayout then write; errors name `path`.
+// EncodeLayout then WriteFileAtomic (atomic_file.h); errors name `path`.
 Status SaveLayout(const std::string& path, const BlockLayout& layout, LayoutExportFormat format);
 
 }  // namespace stof::engine

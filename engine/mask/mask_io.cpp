@@ -22,7 +22,9 @@
 #include <memory>
 #include <string_view>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/byte_files.h"
+#include "engine/core/json_io.h"
 #include "engine/mask/mask_json.h"
 
 namespace stof::engine {
@@ -136,7 +138,7 @@ class NpyDictParser {
         STOF_RETURN_IF_ERROR(ParseTuple(shape));
         has_shape = true;
       } else {
-        return Fail("unexpected key '" + key + "' (expected descr, fortran_order, shape)");
+        return Fail("unexpected key '" + TextForMessage(key) + "' (expected descr, fortran_order, shape)");
       }
       SkipSpace();
       if (Peek() == ',') ++m_pos;
@@ -217,7 +219,7 @@ class NpyDictParser {
 Status ParseDescr(NpyHeader& h, const std::string& name) {
   const std::string& d = h.descr;
   auto unsupported = [&] {
-    return MakeError(name + ": descr: unsupported dtype '" + d +
+    return MakeError(name + ": descr: unsupported dtype '" + TextForMessage(d) +
                      "'; expected bool, (u)int8..64 or float16/32/64 ('|b1', '|u1', '<i4', "
                      "'<f8', ...)");
   };
@@ -419,6 +421,31 @@ void ForEachSet(const Mask& m, F&& f) {
   }
 }
 
+// Row r of the mask as NPY '|b1' bytes (0 or 1) into dst[0, cols), which starts zeroed.
+void NpyRowBytes(const Mask& m, int64_t r, char* dst) {
+  const uint64_t* words = m.RowWords(r);
+  for (int64_t w = 0; w < m.WordsPerRow(); ++w)
+    for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1) dst[w * 64 + std::countr_zero(bits)] = 1;
+}
+
+// The NPY file streamed through the atomic writer about 1 MiB at a time, so a 1 GiB mask
+// (L = 32768) is never a 1 GiB string as EncodeNpy's would be.
+Status SaveNpyFile(const std::string& path, const Mask& mask) {
+  auto f = AtomicFile::Create(path);
+  if (!f.IsOk()) return f.ToStatus();
+  STOF_RETURN_IF_ERROR(f->Write(NpyHeaderBytes(mask.Rows(), mask.Cols(), "|b1")));
+  const size_t cols = static_cast<size_t>(mask.Cols());
+  const int64_t rows_per_chunk = std::max<int64_t>(1, (int64_t{1} << 20) / mask.Cols());
+  std::string chunk;
+  for (int64_t r0 = 0; r0 < mask.Rows(); r0 += rows_per_chunk) {
+    const int64_t r1 = std::min(mask.Rows(), r0 + rows_per_chunk);
+    chunk.assign(static_cast<size_t>(r1 - r0) * cols, '\0');
+    for (int64_t r = r0; r < r1; ++r) NpyRowBytes(mask, r, chunk.data() + static_cast<size_t>(r - r0) * cols);
+    STOF_RETURN_IF_ERROR(f->Write(chunk));
+  }
+  return f->Commit();
+}
+
 // ---- JSON wrapper -----------------------------------------------------------------------
 
 Expected<LoadedMask> DecodeJsonObject(const nlohmann::json& j, const std::string& name) {
@@ -431,11 +458,11 @@ Expected<LoadedMask> DecodeJsonObject(const nlohmann::json& j, const std::string
   }
   if (!j.contains("format") || !j["format"].is_string() || j["format"] != kJsonFormat) {
     return MakeError(name + ": format: expected \"stof-mask\"" +
-                     (j.contains("format") ? ", got " + j["format"].dump() : ", but it is missing"));
+                     (j.contains("format") ? ", got " + JsonForMessage(j["format"]) : ", but it is missing"));
   }
   if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != kJsonVersion) {
     return MakeError(name + ": version: expected 1" +
-                     (j.contains("version") ? ", got " + j["version"].dump() : ", but it is missing"));
+                     (j.contains("version") ? ", got " + JsonForMessage(j["version"]) : ", but it is missing"));
   }
   const bool has_spec = j.contains("spec"), has_runs = j.contains("runs");
   if (has_spec == has_runs) {
@@ -465,7 +492,7 @@ Expected<std::string> EncodeJsonMask(const Mask& mask, const MaskSpec* spec) {
   j["version"] = kJsonVersion;
   if (spec == nullptr) {
     j["runs"] = MaskToRunLengthJson(mask);
-    return j.dump() + "\n";
+    return DumpJson(j) + "\n";
   }
   // The file must regenerate `mask` exactly; refuse a spec that does not.
   auto regenerated = Generate(*spec);
@@ -475,7 +502,7 @@ Expected<std::string> EncodeJsonMask(const Mask& mask, const MaskSpec* spec) {
                      regenerated->HashHex() + " vs " + mask.HashHex() + ")");
   }
   j["spec"] = MaskSpecToJson(*spec);
-  return j.dump(2) + "\n";
+  return DumpJson(j, 2) + "\n";
 }
 
 }  // namespace
@@ -528,7 +555,7 @@ Expected<Mask> DecodeNpy(const std::string& bytes, const std::string& name) {
 }
 
 Expected<LoadedMask> DecodeJsonMask(const std::string& text, const std::string& name) {
-  auto j = ParseJsonStrict(text, name);
+  auto j = ParseJson(text, name);
   if (!j.IsOk()) return j.ToStatus();
   return DecodeJsonObject(*j, name);
 }
@@ -544,9 +571,8 @@ std::string EncodeNpy(const Mask& mask) {
   std::string out = NpyHeaderBytes(mask.Rows(), mask.Cols(), "|b1");
   const size_t data_at = out.size();
   out.resize(data_at + static_cast<size_t>(mask.Rows() * mask.Cols()), '\0');
-  ForEachSet(mask, [&](int64_t r, int64_t c) {
-    out[data_at + static_cast<size_t>(r * mask.Cols() + c)] = '\x01';
-  });
+  for (int64_t r = 0; r < mask.Rows(); ++r)
+    NpyRowBytes(mask, r, out.data() + data_at + static_cast<size_t>(r * mask.Cols()));
   return out;
 }
 
@@ -586,13 +612,13 @@ Status SaveMask(const std::string& path, const Mask& mask, const MaskSpec* spec)
     case MaskFormat::kPng: {
       auto bytes = EncodePng(mask);
       if (!bytes.IsOk()) return MakeError(path + ": " + bytes.Message());
-      return WriteBytesFile(path, *bytes);
+      return WriteFileAtomic(path, *bytes);
     }
-    case MaskFormat::kNpy: return WriteBytesFile(path, EncodeNpy(mask));
+    case MaskFormat::kNpy: return SaveNpyFile(path, mask);
     case MaskFormat::kJson: {
       auto text = EncodeJsonMask(mask, spec);
       if (!text.IsOk()) return MakeError(path + ": " + text.Message());
-      return WriteBytesFile(path, *text);
+      return WriteFileAtomic(path, *text);
     }
   }
   return MakeError(path + ": unknown mask format");

@@ -1,12 +1,11 @@
-// MaskSpec <-> JSON, run-length rows <-> Mask, and strict JSON parsing (see mask_json.h for the
-// forms). Called by mask_io (mask files) and plan.cpp (plans). Readers throw
-// json_read::JsonPathError internally; every public function here catches it (and nlohmann's
-// exceptions) and returns an Error, so nothing is thrown across the API.
+// MaskSpec <-> JSON and run-length rows <-> Mask (see mask_json.h for the forms). Called by
+// mask_io (mask files) and plan.cpp (plans). Readers throw json_read::JsonPathError
+// internally; every public function here catches it (and nlohmann's exceptions) and returns
+// an Error, so nothing is thrown across the API.
 #include "engine/mask/mask_json.h"
 
 #include <bit>
 #include <new>
-#include <unordered_set>
 
 #include "engine/core/json_read.h"
 
@@ -225,71 +224,6 @@ Json MaskToRunLengthJson(const Mask& mask) {
 
 Expected<Mask> MaskFromRunLengthJson(const Json& j, const std::string& path) {
   return Guard(path, [&] { return RunLengthFromJson(j, path); });
-}
-
-Expected<Json> ParseJsonStrict(const std::string& text, const std::string& name) {
-  const std::string prefix = name.empty() ? "" : name + ": ";
-  // Containers open during parsing: for objects the keys seen so far and the current key, for
-  // arrays the index of the current element. Used to refuse duplicate keys with their path.
-  struct Frame {
-    bool object = false;
-    std::unordered_set<std::string> keys;
-    std::string key;
-    size_t index = 0;
-  };
-  std::vector<Frame> frames;
-  auto path_to = [&frames](const std::string& key) {
-    std::string p;
-    for (size_t i = 0; i + 1 < frames.size(); ++i) {
-      if (frames[i].object) {
-        p += (p.empty() ? "" : ".") + frames[i].key;
-      } else {
-        p += "[" + std::to_string(frames[i].index) + "]";
-      }
-    }
-    return p + (p.empty() ? "" : ".") + key;
-  };
-  auto element_done = [&frames] {
-    if (!frames.empty() && !frames.back().object) ++frames.back().index;
-  };
-  using Event = Json::parse_event_t;
-  Json::parser_callback_t cb = [&](int /*depth*/, Event event, Json& parsed) {
-    switch (event) {
-      case Event::object_start: frames.push_back(Frame{true, {}, {}, 0}); break;
-      case Event::array_start: frames.push_back(Frame{false, {}, {}, 0}); break;
-      case Event::key: {
-        std::string k = parsed.get<std::string>();
-        if (!frames.back().keys.insert(k).second) {
-          throw JsonPathError(prefix + path_to(k) + ": duplicate key");
-        }
-        frames.back().key = std::move(k);
-        break;
-      }
-      case Event::object_end:
-      case Event::array_end:
-        frames.pop_back();
-        element_done();
-        break;
-      case Event::value: element_done(); break;
-    }
-    return true;
-  };
-  try {
-    return Json::parse(text, cb);
-  } catch (const JsonPathError& e) {
-    return MakeError(e.what());
-  } catch (const Json::parse_error& e) {
-    std::string what = e.what();
-    // Drop nlohmann's "[json.exception.parse_error.101] " tag; keep its line/column text.
-    if (const size_t p = what.find("] "); what.rfind("[json.exception.", 0) == 0 && p != std::string::npos) {
-      what = what.substr(p + 2);
-    }
-    return MakeError(prefix + "not valid JSON (byte " + std::to_string(e.byte) + "): " + what);
-  } catch (const Json::exception& e) {
-    return MakeError(prefix + "not valid JSON: " + e.what());
-  } catch (const std::bad_alloc&) {
-    return MakeError(prefix + "out of memory while parsing JSON");
-  }
 }
 
 }  // namespace stof::engine

@@ -1,8 +1,8 @@
 // JSON form of masks: a MaskSpec as {"pattern": ..., params...} and inline masks as run-length
-// rows. Shared by mask files (mask_io) and plans (plan/). Errors carry the JSON path
-// ("mask.operands[1].width: expected an integer, got \"x\""). Reading is strict: unknown keys,
-// wrong types and out-of-range values are errors; nothing is ignored. Exceptions (nlohmann's
-// and our own) stay inside mask_json.cpp / plan.cpp.
+// rows. Shared by mask files (mask_io) and plans (plan/); text is parsed by json_io.h. Errors
+// carry the JSON path ("mask.operands[1].width: expected an integer, got \"x\""). Reading is
+// strict: unknown keys, wrong types and out-of-range values are errors; nothing is ignored.
+// Exceptions (nlohmann's and our own) stay inside mask_json.cpp / plan.cpp.
 //
 // Spec form (docs/plan-schema.md, "Mask spec"): "pattern" and "seq_len" always (an operand's
 // seq_len is omitted when it equals its parent's, and must equal it when given); a parameter
@@ -37,10 +37,5 @@ Expected<MaskSpec> MaskSpecFromJson(const nlohmann::json& j, const std::string& 
 // one array per row, pairs, start >= end of the previous run, length >= 1, start + length <= C.
 nlohmann::json MaskToRunLengthJson(const Mask& mask);
 Expected<Mask> MaskFromRunLengthJson(const nlohmann::json& j, const std::string& path);
-
-// Parses JSON text, refusing duplicate object keys (nlohmann would keep the last silently).
-// Errors name `name` and say where: "m.json: not valid JSON (byte 17): ..." or
-// "m.json: runs: duplicate key".
-Expected<nlohmann::json> ParseJsonStrict(const std::string& text, const std::string& name);
 
 }  // namespace stof::engine

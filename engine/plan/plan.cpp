@@ -1,13 +1,13 @@
-// Plan <-> JSON, plan files (atomic save, strict load) and the mask a plan describes. Layout
-// and every field's range are in docs/plan-schema.md (JSON Schema: docs/plan.schema.json, which
-// tests/engine/plan_test.cpp checks against the files written here). Readers throw
-// json_read::JsonPathError internally; PlanFromJson catches it, so no exception leaves this file.
+// Plan <-> JSON, plan files (atomic save through atomic_file.h, strict load through
+// json_io.h) and the mask a plan describes. Layout and every field's range are in
+// docs/plan-schema.md (JSON Schema: docs/plan.schema.json, which tests/engine/plan_test.cpp
+// checks against the files written here). Readers throw json_read::JsonPathError internally;
+// PlanFromJson catches it, so no exception leaves this file.
 // The validation order is the document order of the schema, so "the first problem" is stable.
 #include "engine/plan/plan.h"
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +16,8 @@
 #include <new>
 
 #include "engine/backend.h"
+#include "engine/core/atomic_file.h"
+#include "engine/core/json_io.h"
 #include "engine/core/json_read.h"
 #include "engine/graph/model_config.h"
 #include "engine/mask/mask_json.h"
@@ -230,7 +232,7 @@ PlanFusion ReadFusion(const ObjectReader& root) {
                         std::to_string(f.code.size()));
   }
   if (f.code.find_first_not_of("01") != std::string::npos) {
-    Fail(code_path, "expected only 0/1 digits, got '" + f.code + "'");
+    Fail(code_path, "expected only 0/1 digits, got '" + TextForMessage(f.code) + "'");
   }
   // Segments of the code: maximal runs of equal digits, as 1-based op numbers [first, last].
   std::vector<std::pair<int64_t, int64_t>> runs;
@@ -257,7 +259,7 @@ PlanFusion ReadFusion(const ObjectReader& root) {
                                            static_cast<int64_t>(f.code.size())));
     }
     if (seg.ops != want) {
-      Fail(s.PathOf("ops"), "expected " + Json(want).dump() + " (segment " +
+      Fail(s.PathOf("ops"), "expected " + JsonForMessage(Json(want)) + " (segment " +
                                 std::to_string(i + 1) + " of code '" + f.code + "'), got " +
                                 json_read::Shown(ops));
     }
@@ -396,7 +398,7 @@ size_t KeyRank(const std::string& key) {
   return static_cast<size_t>(std::find(order.begin(), order.end(), key) - order.begin());
 }
 
-std::string Scalar(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string Scalar(const Json& j) { return DumpJson(j); }
 
 // Pretty JSON with 2-space indent; arrays of scalars stay on one line.
 void Print(const Json& j, int depth, std::string& out) {
@@ -558,26 +560,8 @@ Status SavePlan(const std::string& path, const Plan& plan) {
   Print(j, 0, text);
   text += "\n";
 
-  // Write a temporary file next to the target, then rename: readers never see half a plan.
-  const auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
-  const std::string tmp = path + ".tmp-" + std::to_string(static_cast<long long>(ticks));
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return MakeError(path + ": cannot create " + tmp + ": " + ErrnoText());
-  const size_t written = std::fwrite(text.data(), 1, text.size(), f);
-  std::string error;
-  if (written != text.size()) error = "write failed: " + ErrnoText();
-  if (std::fflush(f) != 0 && error.empty()) error = "write failed: " + ErrnoText();
-  if (std::fclose(f) != 0 && error.empty()) error = "close failed: " + ErrnoText();
-  std::error_code ec;
-  if (error.empty()) {
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) error = "cannot rename " + tmp + " to it: " + ec.message();
-  }
-  if (!error.empty()) {
-    std::filesystem::remove(tmp, ec);
-    return MakeError(path + ": " + error);
-  }
-  return Status::Ok();
+  // Readers never see half a plan, and a failed write keeps the old one (atomic_file.h).
+  return WriteFileAtomic(path, text);
 }
 
 Expected<Plan> LoadPlan(const std::string& path) {
@@ -612,7 +596,7 @@ Expected<Plan> LoadPlan(const std::string& path) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     return MakeError(path + ": file is empty" + (text.empty() ? "" : " (only whitespace)"));
   }
-  auto j = ParseJsonStrict(text, path);
+  auto j = ParseJson(text, path);
   if (!j.IsOk()) return Error{j.Message()};
   return PlanFromJson(*j, path);
 }

@@ -203,9 +203,9 @@ Expected<PlanRun> PlanToRun(const Plan& plan, const OpGraph& g, const std::strin
       std::vector<int64_t> want;
       for (int op = segs[i].first; op <= segs[i].last; ++op) want.push_back(op);
       if (ps.ops != want)
-        Fail(field + ".ops", "expected " + Json(want).dump() + " (segment " +
+        Fail(field + ".ops", "expected " + JsonForMessage(Json(want)) + " (segment " +
                                  std::to_string(i + 1) + " of code '" + f.code + "'), got " +
-                                 Json(ps.ops).dump());
+                                 JsonForMessage(Json(ps.ops)));
       TemplateKind kind = m.kind;
       bool force = false;
       if (ps.template_name.empty()) {
@@ -213,7 +213,7 @@ Expected<PlanRun> PlanToRun(const Plan& plan, const OpGraph& g, const std::strin
         kind = TemplateKind::kNone;
       } else if (ps.template_name != m.Name()) {
         Fail(field + ".template",
-             "the plan has '" + ps.template_name + "', this run's ops " + OpsText(g, segs[i]) +
+             "the plan has '" + TextForMessage(ps.template_name) + "', this run's ops " + OpsText(g, segs[i]) +
                  (m.kind == TemplateKind::kNone ? " match no template (" + m.reason + ")"
                                                 : " match '" + std::string(m.Name()) + "'") +
                  " (refused)");

@@ -10,7 +10,8 @@
 // - Reading (Open, Reload): flock(LOCK_SH), so no cooperating writer is mid-line while we read;
 //   an unterminated last line therefore is a torn write of a crashed process, not a live one.
 // - Compaction (Open, when over the bound): flock(LOCK_EX) on the old file, write a temporary
-//   in the same directory (rename is atomic only within one file system), rename it over.
+//   in the same directory (rename is atomic only within one file system), rename it over
+//   (engine/core/atomic_file.h, the writer every file of the project goes through).
 // flock locks the inode that was opened. After a compaction has renamed a new file over the
 // path, a process that opened the old inode and then got its lock would write into or read an
 // unlinked file, so every locker compares the inode it locked with the path's current inode
@@ -28,7 +29,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cfloat>
 #include <cmath>
@@ -42,6 +42,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/atomic_file.h"
+#include "engine/core/json_io.h"
 #include "engine/core/json_read.h"
 
 namespace stof::engine {
@@ -94,7 +96,6 @@ struct LockedFile {
   Fd fd;
   FileId id;
   int64_t size = 0;
-  mode_t mode = 0;
 };
 
 // Opens `path` (creating it), takes `lock_op` (LOCK_SH or LOCK_EX) and makes sure the locked
@@ -120,7 +121,6 @@ Expected<LockedFile> OpenLocked(const std::string& path, int lock_op) {
     f.fd = std::move(fd);
     f.id = FileId{locked.st_dev, locked.st_ino};
     f.size = static_cast<int64_t>(locked.st_size);
-    f.mode = locked.st_mode & 07777;
     return f;
   }
   return MakeError(path + ": the file kept being replaced while locking it (" +
@@ -139,7 +139,11 @@ using Entry = std::pair<std::string, CachedCost>;
 std::optional<Entry> ParseLine(std::string_view line) {
   namespace jr = json_read;
   try {
-    const jr::Json j = jr::Json::parse(line.begin(), line.end());
+    JsonParseOptions options;
+    options.refuse_duplicate_keys = false;  // as before: a tolerant reader, the last one wins
+    const auto parsed = ParseJson(line, "", options);
+    if (!parsed.IsOk()) return std::nullopt;
+    const jr::Json& j = *parsed;
     if (!j.is_object()) return std::nullopt;
     const auto v = j.find("v");
     if (v == j.end() || !v->is_number_integer() || v->get<int64_t>() != kLineVersion) return std::nullopt;
@@ -265,36 +269,13 @@ Expected<ReadResult> ReadLines(int fd, int64_t offset, const std::string& path) 
   return out;
 }
 
-std::atomic<uint64_t> g_temp_counter{0};
-
-// Writes `bytes` to a new temporary beside `path` with `mode`, flushed to disk, and renames it
-// over `path`; gives the new file's identity. The caller holds LOCK_EX on the old file.
-Expected<FileId> ReplaceFile(const std::string& path, const std::string& bytes, mode_t mode) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                          std::to_string(g_temp_counter.fetch_add(1));
-  Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (fd.Get() < 0) return MakeError(tmp + ": cannot create: " + Errno());
-  auto fail = [&](const std::string& what) -> Expected<FileId> {
-    const std::string message = tmp + ": " + what + ": " + Errno();
-    fd.Reset();
-    ::unlink(tmp.c_str());
-    return MakeError(message);
-  };
-  (void)::fchmod(fd.Get(), mode);  // keep the old file's permissions; harmless if refused
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd.Get(), bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail("cannot write");
-    done += static_cast<size_t>(n);
-  }
-  // fsync before rename: otherwise a crash could leave the renamed name pointing at an empty
-  // file on file systems that delay allocation (the old content would be lost, not just stale).
-  if (::fsync(fd.Get()) != 0) return fail("cannot flush");
-  struct stat st {};
-  if (::fstat(fd.Get(), &st) != 0) return fail("cannot stat");
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename over " + path);
-  return FileId{st.st_dev, st.st_ino};
+// Writes `bytes` over `path` atomically (atomic_file.h: temporary in the same directory,
+// fsync, rename; the old file's permissions kept) and gives the new file's identity. The
+// caller holds LOCK_EX on the old file.
+Expected<FileId> ReplaceFile(const std::string& path, const std::string& bytes) {
+  FileIdentity written;
+  STOF_RETURN_IF_ERROR(WriteFileAtomic(path, bytes, &written));
+  return FileId{static_cast<dev_t>(written.device), static_cast<ino_t>(written.inode)};
 }
 
 }  // namespace
@@ -395,7 +376,7 @@ Expected<TuneCache> TuneCache::Open(const std::string& path, int64_t max_bytes) 
   bytes.reserve(static_cast<size_t>(total));
   for (size_t i = first; i < lines.size(); ++i) bytes += lines[i];
 
-  auto replaced = ReplaceFile(path, bytes, excl->mode);
+  auto replaced = ReplaceFile(path, bytes);
   if (!replaced.IsOk()) {
     // Not fatal: the cache works, the file just stays large until a later Open succeeds.
     state->stats.warning = path + ": compaction failed, the file was left as it is: " + replaced.Message();

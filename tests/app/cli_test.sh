@@ -251,6 +251,162 @@ if ! "$stof" device --json | /usr/bin/python3 -c "import json,sys; sys.exit(0 if
   json_check "ladder auto: predicted" "all(not r['measured'] for r in j['rungs'])"
 fi
 
+# --- hardening (issue 16): deep nesting, huge values, bad bytes, quadratic parse -------------
+# one_line NAME: the last command's stderr is exactly one line
+one_line() { [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok || bad "$1: want one stderr line, got '$(head -c 600 "$tmp/err")'"; }
+deep() { $py -c "import sys; n=int(sys.argv[1]); sys.stdout.write('['*n+']'*n)" "$1"; }
+depth_msg="JSON nested deeper than 256 levels at"
+deep 60000 >"$tmp/deep.json"
+run_fail "60 000-deep config" "^stof graph: $tmp/deep\.json: $depth_msg \[0\]\[0\](\[0\])*\.\.\. \(arrays and objects inside each other; the limit is 256\)$" "$stof" graph --config "$tmp/deep.json"
+one_line "60 000-deep config"
+{ printf '{"model_type": "bert", "hidden_size": '; deep 60000; printf ', "num_attention_heads": 12, "num_hidden_layers": 2}'; } >"$tmp/deep_hidden.json"
+run_fail "deep hidden_size" "deep_hidden\.json: $depth_msg hidden_size\[0\]\[0\]" "$stof" graph --config "$tmp/deep_hidden.json"
+{ printf '{"format": "stof-mask", "version": 1, "spec": {"pattern": "causal", "seq_len": '; deep 60000; printf '}}'; } >"$tmp/deep_mask.json"
+run_fail "deep mask field" "deep_mask\.json: $depth_msg spec\.seq_len\[0\]\[0\]" "$stof" mask --mask "$tmp/deep_mask.json"
+{ printf '{"schema_version": '; deep 60000; printf '}'; } >"$tmp/deep_version.json"
+run_fail "deep schema_version" "deep_version\.json: $depth_msg schema_version\[0\]\[0\]" "$stof" plan validate "$tmp/deep_version.json"
+# A segment's free-form params holding a 100 000-deep array: validate passed it and `run --plan`
+# crashed quoting it; now validate refuses it, and so does run.
+$py - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+p = json.load(open(f"{tmp}/p_tuned.json"))
+p["fusion"]["segments"][1]["params"]["num_warps"] = "@DEEP@"
+text = json.dumps(p, indent=2).replace('"@DEEP@"', "[" * 100000 + "]" * 100000)
+open(f"{tmp}/p_deep.json", "w").write(text)
+PY
+run_fail "deep params: validate" "p_deep\.json: $depth_msg fusion\.segments\[1\]\.params\.num_warps\[0\]\[0\]" "$stof" plan validate "$tmp/p_deep.json"
+one_line "deep params: validate"
+run_fail "deep params: run --plan" "p_deep\.json: $depth_msg fusion\.segments\[1\]\.params\.num_warps\[0\]\[0\]" "$stof" run --plan "$tmp/p_deep.json" --device cpu --repeats 1
+# A quoted value is bounded (200 bytes, 3 levels): a 100 000-element batch is not a 600 KB line.
+$py -c "
+import json; p = json.load(open('$tmp/p_tuned.json')); p['workload']['batch'] = list(range(100000))
+p['created_by'] = [[[[['x']]]]]; json.dump(p, open('$tmp/p_big.json', 'w'))"
+run_fail "huge value: bounded message" "p_big\.json: created_by: expected a string, got \[\[\[\[\.\.\.\]\]\]\]$" "$stof" plan validate "$tmp/p_big.json"
+$py -c "
+import json; p = json.load(open('$tmp/p_tuned.json')); p['workload']['batch'] = list(range(100000))
+json.dump(p, open('$tmp/p_big.json', 'w'))"
+run_fail "huge array: bounded message" "p_big\.json: workload\.batch: expected an integer, got \[0,1,2,3,.*\.\.\.$" "$stof" plan validate "$tmp/p_big.json"
+[ "$(wc -c <"$tmp/err")" -lt 400 ] && ok || bad "huge array: message of $(wc -c <"$tmp/err") bytes"
+
+# UTF-8: a path that is not UTF-8, and a binary "plan": --json replaces the bytes (U+FFFD)
+# instead of aborting in nlohmann's dump (type_error.316).
+bad_path="$tmp/x_"$'\xe9'".npy"
+run_ok "non-UTF-8 path: write" "$stof" mask --pattern causal --seq 64 --out "$bad_path"
+run_ok "non-UTF-8 path: --json" "$stof" mask --mask "$bad_path" --json
+json_check "non-UTF-8 path: replaced" "j['source'] == '$tmp/x_\ufffd.npy' and j['rows'] == 64"
+printf '\x89PNG\r\n\x1a\n\xff\xfe\xfd\x80\x81' >"$tmp/binary.json"
+head -c 4096 /dev/urandom >>"$tmp/binary.json"
+"$stof" plan validate "$tmp/binary.json" --json >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 1 ] && ok || bad "binary plan --json: exit $rc, want 1"
+json_check "binary plan --json: an error as JSON" "j['valid'] is False and j['error'].startswith('$tmp/binary.json: not valid JSON (byte 1): parse error at line 1, column 1') and '\ufffd' in j['error']"
+one_line "binary plan --json"
+
+# Quadratic parse: 300 000 measurements took about 40 s through nlohmann's callback parser
+# (docs/robustness.md); linear now, well inside the timeout.
+$py - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+p = json.load(open(f"{tmp}/p_tuned.json"))
+p["measurements"] = [{"what": "segment %d" % (i % 9 + 1), "latency_us": 12.5 + i, "measured": True} for i in range(300000)]
+json.dump(p, open(f"{tmp}/p_many.json", "w"))
+PY
+run_ok "300 000 measurements in 15 s" timeout 15 "$stof" plan validate "$tmp/p_many.json"
+rm -f "$tmp/p_many.json" "$tmp/p_big.json" "$tmp/p_deep.json" "$tmp/deep"*.json
+
+# An exception that escapes (here std::bad_alloc under an address-space limit) is one line and
+# exit code 1, not std::terminate's SIGABRT. The limit is what the binary needs to start (the
+# CUDA build maps cuBLAS and the runtime, about 1 GB more than the CPU build; found by bisection
+# to 32 MB) plus 64 MB, so the 128 MB mask of L 32768 cannot be allocated.
+lo=0; hi=16000000
+while [ $((hi - lo)) -gt 32000 ]; do
+  mid=$(((lo + hi) / 2))
+  if (ulimit -v $mid; "$stof" --help >/dev/null 2>&1); then hi=$mid; else lo=$mid; fi
+done
+(ulimit -v $((hi + 64000)); "$stof" layout --pattern bigbird --seq 32768 --block 16 >"$tmp/out" 2>"$tmp/err"); rc=$?
+[ "$rc" -eq 1 ] && ok || bad "bad_alloc: exit $rc, want 1"
+grep -Eq "^stof: internal error: std::bad_alloc$" "$tmp/err" && ok || bad "bad_alloc: stderr '$(cat "$tmp/err")'"
+one_line "bad_alloc"
+
+# --- atomic writes (issue 16: a full disk and kill -9 destroyed the file being replaced) -----
+# A symlink: its target is replaced, the link stays.
+run_ok "symlink: old" "$stof" mask --pattern causal --seq 64 --out "$tmp/real.npy"
+ln -s real.npy "$tmp/link.npy"
+run_ok "symlink: write through" "$stof" mask --pattern sliding_window --seq 128 --out "$tmp/link.npy"
+[ -L "$tmp/link.npy" ] && [ "$(readlink "$tmp/link.npy")" = real.npy ] && ok || bad "symlink: the link was replaced"
+run_ok "symlink: the target has the new mask" "$stof" mask --mask "$tmp/real.npy" --json
+json_check "symlink: target replaced" "j['rows'] == 128"
+# Every writer leaves no temporary behind.
+run_ok "layout export" "$stof" layout --pattern bigbird --seq 1024 --block 64 --export "$tmp/lay.npy"
+run_ok "plan out" "$stof" select --pattern bigbird --seq 256 --batch 1 --heads 4 --head-dim 64 --device h100 --plan-out "$tmp/sel.json"
+ls "$tmp" | grep -q "\.tmp-" && bad "temporaries left: $(ls "$tmp" | grep "\.tmp-")" || ok
+
+# A full file system: a 1 MiB tmpfs mounted in a private mount namespace (root: unshare -m;
+# otherwise a user namespace: unshare -rm). The old file must survive every failed write.
+ns=()
+if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then ns=(unshare -m)
+elif unshare -rm true 2>/dev/null; then ns=(unshare -rm)
+fi
+if [ ${#ns[@]} -eq 0 ]; then
+  echo "SKIP: full file system: cannot mount a tmpfs here (not root and no user namespaces)"
+else
+  mkdir -p "$tmp/small"
+  # Loaded from a file (no spec), the JSON form is run-length rows: about 4 MB here.
+  "$stof" mask --pattern dilated --seq 8192 --out "$tmp/dil.npy" >/dev/null
+  cat >"$tmp/fullfs.sh" <<'SH'
+set -u
+stof=$1 small=$2 out=$3
+mount -t tmpfs -o size=1m tmpfs "$small" || { echo mount-failed >"$out/ff_skip"; exit 0; }
+"$stof" mask --pattern causal --seq 500 --out "$small/m.npy" --json >"$out/ff_old.json"
+"$stof" mask --pattern bigbird --seq 300 --out "$small/m.json" --json >"$out/ff_old_json.json"
+"$stof" mask --pattern causal --seq 2048 --out "$small/m.npy" >/dev/null 2>"$out/ff_npy.err"; echo $? >"$out/ff_npy.rc"
+"$stof" mask --mask "$out/dil.npy" --out "$small/m.json" >/dev/null 2>"$out/ff_json.err"; echo $? >"$out/ff_json.rc"
+"$stof" layout --pattern full --seq 32768 --block 16 --export "$small/m.npy" >/dev/null 2>"$out/ff_lay.err"; echo $? >"$out/ff_lay.rc"
+"$stof" mask --mask "$small/m.npy" --json >"$out/ff_after.json" 2>&1
+"$stof" mask --mask "$small/m.json" --json >"$out/ff_after_json.json" 2>&1
+ls -A "$small" >"$out/ff_ls.txt"
+SH
+  "${ns[@]}" bash "$tmp/fullfs.sh" "$stof" "$tmp/small" "$tmp"
+  if [ -e "$tmp/ff_skip" ]; then
+    echo "SKIP: full file system: mount -t tmpfs failed in the namespace"
+  else
+    for w in npy json lay; do
+      [ "$(cat "$tmp/ff_$w.rc")" = 1 ] && ok || bad "full fs $w: exit $(cat "$tmp/ff_$w.rc"), want 1"
+      [ "$(wc -l <"$tmp/ff_$w.err")" -eq 1 ] && ok || bad "full fs $w: want one stderr line: $(cat "$tmp/ff_$w.err")"
+    done
+    grep -Eq "^stof mask: $tmp/small/m\.npy: cannot write: No space left on device \(the file is unchanged\)$" "$tmp/ff_npy.err" && ok || bad "full fs npy: $(cat "$tmp/ff_npy.err")"
+    grep -Eq "^stof mask: $tmp/small/m\.json: cannot write: No space left on device \(the file is unchanged\)$" "$tmp/ff_json.err" && ok || bad "full fs json: $(cat "$tmp/ff_json.err")"
+    grep -Eq "m\.npy: cannot write: No space left on device \(the file is unchanged\)$" "$tmp/ff_lay.err" && ok || bad "full fs layout: $(cat "$tmp/ff_lay.err")"
+    cp "$tmp/ff_after.json" "$tmp/out"
+    json_check "full fs: the old .npy loads, same mask" "j['hash'] == json.load(open('$tmp/ff_old.json'))['hash'] and j['rows'] == 500"
+    cp "$tmp/ff_after_json.json" "$tmp/out"
+    json_check "full fs: the old .json loads, same mask" "j['hash'] == json.load(open('$tmp/ff_old_json.json'))['hash'] and j['rows'] == 300"
+    [ "$(cat "$tmp/ff_ls.txt" | tr '\n' ' ')" = "m.json m.npy " ] && ok || bad "full fs: left behind: $(cat "$tmp/ff_ls.txt" | tr '\n' ' ')"
+  fi
+  rm -f "$tmp/dil.npy"
+fi
+
+# kill -9 during a 1 GiB write (L = 32768 NPY): the old file is still whole and loadable.
+run_ok "killed writer: old" "$stof" mask --pattern longformer --seq 1000 --out "$tmp/k.npy" --json
+old_hash=$($py -c "import json; print(json.load(open('$tmp/out'))['hash'])")
+"$stof" mask --pattern causal --seq 32768 --out "$tmp/k.npy" >/dev/null 2>&1 &
+writer=$!
+caught=0
+for _ in $(seq 1 3000); do  # up to 30 s: kill once the temporary holds data
+  t=$(ls "$tmp" | grep "^k\.npy\.tmp-" | head -1)
+  if [ -n "$t" ] && [ -s "$tmp/$t" ]; then kill -9 "$writer"; caught=1; break; fi
+  kill -0 "$writer" 2>/dev/null || break
+  sleep 0.01
+done
+wait "$writer" 2>/dev/null
+if [ "$caught" -eq 1 ]; then
+  run_ok "killed writer: the old file loads" "$stof" mask --mask "$tmp/k.npy" --json
+  json_check "killed writer: the old mask" "j['hash'] == '$old_hash' and j['rows'] == 1000"
+  rm -f "$tmp"/k.npy.tmp-*  # what a killed writer leaves: its temporary (docs/robustness.md)
+else
+  bad "killed writer: the write finished before it could be killed"
+fi
+
 # --- usage --------------------------------------------------------------------------------
 run_ok "help" "$stof" --help
 run_ok "subcommand help" "$stof" layout --help

@@ -9,6 +9,9 @@
 # $XDG_CONFIG_HOME, here the test's own folder; a corrupt list is reported, not fatal) and that
 # saving a mask (--save, the Save button's path) runs off the GUI thread: frames keep coming
 # while the file is written, the file reloads to the same mask, and a bad path is an error.
+# Issue 16: a plan or profile nested 60 000+ deep is an error in the app (it crashed), a mask
+# path that is not UTF-8 dumps as U+FFFD (it aborted), write errors of --dump-state and
+# --screenshot name the file and the reason.
 # Usage: studio_test.sh path/to/stof-studio path/to/stof path/to/stof_png_check
 set -euo pipefail
 studio=$1 stof=$2 check=$3
@@ -118,6 +121,41 @@ grep -q "panel" "$tmp/bad.err" || { echo "FAIL: --panel error: $(cat "$tmp/bad.e
 if run --block 48x64 --screenshot "$tmp/x.png" 2>"$tmp/bad.err"; then
   echo "FAIL: --block 48x64 accepted" >&2; exit 1
 fi
+
+# --- hardening (issue 16): deep files reported in the app, non-UTF-8 paths, write errors ----
+/usr/bin/python3 - "$tmp" "$assets" <<'PY'
+import json, sys
+d, assets = sys.argv[1], sys.argv[2]
+p = json.load(open(f"{assets}/plans/bert-base_8x512_bigbird.h100.plan.json"))
+p["fusion"]["segments"][1]["params"]["num_warps"] = "@DEEP@"
+open(f"{d}/deep_plan.json", "w").write(json.dumps(p, indent=2).replace('"@DEEP@"', "[" * 100000 + "]" * 100000))
+open(f"{d}/deep_profile.json", "w").write('{"schema": ' + "[" * 60000 + "]" * 60000 + "}")
+PY
+run --no-gpu --panel fusion --open-plan "$tmp/deep_plan.json" --screenshot "$tmp/deep1.png" --dump-state "$tmp/deep_plan_state.json" --frames 1
+run --panel profile --open-profile "$tmp/deep_profile.json" --screenshot "$tmp/deep2.png" --dump-state "$tmp/deep_profile_state.json" --frames 1
+cp "$assets/masks/longformer-256.npy" "$tmp/y_"$'\xe9'".npy"
+run --open "$tmp/y_"$'\xe9'".npy" --screenshot "$tmp/utf.png" --dump-state "$tmp/utf.json" --frames 1
+/usr/bin/python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+for name, where in (("deep_plan_state.json", "deep_plan.json: JSON nested deeper than 256 levels at fusion.segments[1].params.num_warps[0][0]"),
+                    ("deep_profile_state.json", "deep_profile.json: JSON nested deeper than 256 levels at schema[0][0]")):
+    m = json.load(open(f"{d}/{name}"))["message"]
+    assert m["level"] == "error" and where in m["text"] and m["text"].endswith("(arrays and objects inside each other; the limit is 256)"), m
+s = json.load(open(f"{d}/utf.json"))  # --dump-state of a path that is not UTF-8: U+FFFD, no abort
+assert s["mask"]["path"] == f"{d}/y_\ufffd.npy" and s["mask"]["seq_len"] == 256, s["mask"]
+print("deep plan and profile reported; non-UTF-8 path dumped as", s["mask"]["path"][-9:])
+PY
+if run --screenshot "$tmp/x.png" --dump-state "$tmp/no/such/state.json" --frames 1 2>"$tmp/bad.err"; then
+  echo "FAIL: --dump-state into a missing directory succeeded" >&2; exit 1
+fi
+grep -q "^stof-studio: --dump-state: $tmp/no/such/state.json: cannot create a file in $tmp/no/such: No such file or directory$" "$tmp/bad.err" ||
+  { echo "FAIL: --dump-state error: $(cat "$tmp/bad.err")" >&2; exit 1; }
+if run --screenshot "$tmp/no/such/shot.png" --frames 1 2>"$tmp/bad.err"; then
+  echo "FAIL: --screenshot into a missing directory succeeded" >&2; exit 1
+fi
+grep -q "^stof-studio: $tmp/no/such/shot.png: cannot create a file in $tmp/no/such: No such file or directory$" "$tmp/bad.err" ||
+  { echo "FAIL: --screenshot error: $(cat "$tmp/bad.err")" >&2; exit 1; }
 
 # --- recent files across sessions -----------------------------------------------------------
 # The file run above opened the longformer mask: a later session lists it.

@@ -1,7 +1,7 @@
 // Tests of the JSON form of masks (mask_json.h): exact MaskSpec round trips for every pattern
 // and nested compositions, seeds above 2^53, run-length round trips on random masks (sizes
-// that are and are not multiples of 64, empty and full rows), strict parsing (duplicate keys),
-// and malformed input, each checked for the exact JSON path in the message.
+// that are and are not multiples of 64, empty and full rows), and malformed input, each
+// checked for the exact JSON path in the message. Parsing itself: json_io_test.cpp.
 #include "engine/mask/mask_json.h"
 
 #include <gtest/gtest.h>
@@ -23,7 +23,6 @@ using stof::engine::MaskSpec;
 using stof::engine::MaskSpecFromJson;
 using stof::engine::MaskSpecToJson;
 using stof::engine::MaskToRunLengthJson;
-using stof::engine::ParseJsonStrict;
 
 MaskSpec Spec(const std::string& pattern, int64_t seq_len = 256) {
   MaskSpec s;
@@ -314,27 +313,6 @@ TEST(MaskJson, MalformedRunLengthNameTheJsonPath) {
     ASSERT_FALSE(m.IsOk());
     EXPECT_NE(m.Message().find(c.message), std::string::npos) << m.Message();
   }
-}
-
-TEST(MaskJson, StrictParseRefusesDuplicateKeysAndNamesBytePosition) {
-  auto ok = ParseJsonStrict(R"({"a": [1, {"b": 2}], "c": {"b": 3}})", "x.json");
-  ASSERT_TRUE(ok.IsOk()) << ok.Message();
-  EXPECT_EQ((*ok)["c"]["b"], 3);
-
-  auto dup = ParseJsonStrict(R"({"a": [1, {"b": 2, "b": 3}]})", "x.json");
-  ASSERT_FALSE(dup.IsOk());
-  EXPECT_EQ(dup.Message(), "x.json: a[1].b: duplicate key");
-  dup = ParseJsonStrict(R"({"a": 1, "a": 1})", "x.json");
-  EXPECT_EQ(dup.Message(), "x.json: a: duplicate key");
-  dup = ParseJsonStrict(R"([{"k": 1}, [], {"k": 1, "z": {"k": 0, "k": 2}}])", "x.json");
-  EXPECT_EQ(dup.Message(), "x.json: [2].z.k: duplicate key");
-
-  auto bad = ParseJsonStrict("{\"a\": 1,\n \"b\": }", "x.json");
-  ASSERT_FALSE(bad.IsOk());
-  EXPECT_NE(bad.Message().find("x.json: not valid JSON (byte 16): parse error at line 2"),
-            std::string::npos)
-      << bad.Message();
-  EXPECT_EQ(bad.Message().find("[json.exception"), std::string::npos) << bad.Message();
 }
 
 }  // namespace

@@ -120,6 +120,19 @@ TEST(ModelConfig, BadFilesNameFileAndField) {
             "\"gated-gelu\"");
   EXPECT_EQ(msg("[1, 2]"), "cfg.json: expected a JSON object, got [1,2]");
   EXPECT_EQ(msg("{nope").rfind("cfg.json: not valid JSON", 0), 0u);
+  // Issue 16: `stof graph --config` of a 60 000-deep file died of a stack overflow.
+  EXPECT_EQ(msg(std::string(60000, '[') + std::string(60000, ']')).rfind(
+                "cfg.json: JSON nested deeper than 256 levels at [0][0]", 0),
+            0u);
+  EXPECT_EQ(msg(R"({"model_type": "bert", "hidden_size": )" + std::string(60000, '[') +
+                std::string(60000, ']') + "}")
+                .rfind("cfg.json: JSON nested deeper than 256 levels at hidden_size[0][0]", 0),
+            0u);
+  // Duplicate keys are read as Python's json module (and so transformers) reads them.
+  auto dup = ParseModelConfigJson(R"({"model_type": "bert", "hidden_size": 1, "hidden_size": 768,
+      "num_attention_heads": 12, "num_hidden_layers": 2, "intermediate_size": 3072})", "dup.json");
+  ASSERT_TRUE(dup.IsOk()) << dup.Message();
+  EXPECT_EQ(dup->hidden, 768);
 
   auto missing = LoadModelConfig("/nonexistent/config.json");
   ASSERT_FALSE(missing.IsOk());

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/json_io.h"
 #include "engine/mask/mask_json.h"
 
 namespace {
@@ -612,6 +613,56 @@ TEST(PlanFile, LoadErrorsNameTheFile) {
   WriteFile(invalid, j.dump(2));
   EXPECT_EQ(LoadPlan(invalid).Message(),
             invalid + ": workload.batch: expected an integer >= 1, got 0");
+}
+
+// Issue 16: a 100 000-deep array in a segment's params passed validation, then crashed
+// `stof run --plan` and the studio; a deep schema_version crashed the loader; messages dumped
+// whole values. Now: refused while parsing, with the path, and every quoted value bounded.
+TEST(PlanFile, DeepNestingIsRefusedAndQuotedValuesAreBounded) {
+  TempDir dir;
+  json j = PlanToJson(FullPlan());
+  j["fusion"]["segments"][0]["params"]["deep"] = "@DEEP@";
+  std::string text = DumpJson(j);
+  const size_t at = text.find("\"@DEEP@\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 8, std::string(100000, '[') + std::string(100000, ']'));
+  const std::string deep = dir.File("deep-params.json");
+  WriteFile(deep, text);
+  auto p = LoadPlan(deep);
+  ASSERT_FALSE(p.IsOk());
+  EXPECT_EQ(p.Message().rfind(deep + ": JSON nested deeper than 256 levels at "
+                                     "fusion.segments[0].params.deep[0][0][0]",
+                              0),
+            0u)
+      << p.Message();
+  EXPECT_LT(p.Message().size(), deep.size() + 250) << p.Message();
+
+  const std::string version = dir.File("deep-version.json");
+  WriteFile(version, "{\"schema_version\": " + std::string(60000, '[') + std::string(60000, ']') + "}");
+  EXPECT_EQ(LoadPlan(version).Message().rfind(version + ": JSON nested deeper than 256 levels at "
+                                                        "schema_version[0][0]",
+                                              0),
+            0u)
+      << LoadPlan(version).Message();
+
+  // 200 levels are within the limit: the value is read, and refused by the schema with a
+  // bounded quote of it.
+  j = PlanToJson(FullPlan());
+  json nested = 1;
+  for (int i = 0; i < 200; ++i) nested = json::array({nested});
+  j["workload"]["batch"] = nested;
+  auto bad = PlanFromJson(j, "plan.json");
+  EXPECT_EQ(bad.Message(), "plan.json: workload.batch: expected an integer, got [[[[...]]]]");
+  json many = json::array();
+  for (int i = 0; i < 100000; ++i) many.push_back(i);
+  j["workload"]["batch"] = many;
+  bad = PlanFromJson(j, "plan.json");
+  EXPECT_EQ(bad.Message().rfind("plan.json: workload.batch: expected an integer, got [0,1,2,3,", 0), 0u);
+  EXPECT_LT(bad.Message().size(), 300u) << bad.Message();
+  j = PlanToJson(FullPlan());
+  j["fusion"]["code"] = std::string(1000, '2');
+  bad = PlanFromJson(j, "plan.json");
+  EXPECT_LT(bad.Message().size(), 300u) << bad.Message();
 }
 
 TEST(PlanFile, PlanMaskToMaskRegeneratesAndChecksTheHash) {

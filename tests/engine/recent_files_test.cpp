@@ -72,6 +72,9 @@ TEST(RecentFiles, CorruptTextNamesFileAndField) {
   expect_error("{\"format\": \"stof-studio-recent\", \"version\": 1, \"files\": [], \"x\": 1}", "x: unknown key");
   expect_error("[1, 2", "recent.json: not valid JSON");
   expect_error("", "recent.json: not valid JSON");
+  expect_error("{\"format\": \"stof-studio-recent\", \"version\": 1, \"files\": " +
+                   std::string(60000, '[') + std::string(60000, ']') + "}",
+               "recent.json: JSON nested deeper than 256 levels at files[0][0]");
 }
 
 TEST(RecentFiles, PathFromEnvironment) {

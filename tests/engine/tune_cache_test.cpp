@@ -197,6 +197,9 @@ TEST(TuneCache, CorruptFileKeepsValidEntriesAndCountsSkippedLines) {
       R"({"v":"1","key":"t","us":1,"bytes":-1,"repeats":1,"method":"m","error":""})",
       R"({"key":"t","us":1,"bytes":-1,"repeats":1,"method":"m","error":""})",          // no v
       R"({"v":1,"key":"t","us":1,"bytes":-1,"repeats":1,"method":"m","error":""} trailing)",
+      // Nested 30 000 deep (fits a line): refused by the parser's depth limit, not a crash.
+      R"({"v":1,"key":)" + std::string(30000, '[') + std::string(30000, ']') +
+          R"(,"us":1,"bytes":-1,"repeats":1,"method":"m","error":""})",
       // Valid JSON, but longer than a cache line may be.
       R"({"v":1,"key":")" + std::string(70 * 1024, 'k') +
           R"(","us":1,"bytes":-1,"repeats":1,"method":"m","error":""})",

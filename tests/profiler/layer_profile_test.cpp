@@ -212,6 +212,17 @@ TEST(LayerProfileFile, SaveLoadAndErrorsNameTheFile) {
   ASSERT_FALSE(bad.IsOk());
   EXPECT_NE(bad.Message().find("broken.json: not valid JSON"), std::string::npos) << bad.Message();
 
+  // Issue 16: a 60 000-deep profile crashed `stof-studio --open-profile`.
+  const std::string deep = TempPath("deep.json");
+  std::ofstream(deep) << "{\"schema\": " << std::string(60000, '[') << std::string(60000, ']') << "}";
+  auto d = LoadLayerProfile(deep);
+  ASSERT_FALSE(d.IsOk());
+  EXPECT_EQ(d.Message().rfind(deep + ": JSON nested deeper than 256 levels at schema[0][0]", 0), 0u)
+      << d.Message();
+  EXPECT_NE(d.Message().find("[0]... (arrays and objects inside each other; the limit is 256)"),
+            std::string::npos)
+      << d.Message();
+
   const std::string wrong = TempPath("wrong.json");
   Json j = LayerProfileToJson(p);
   j["version"] = 2;

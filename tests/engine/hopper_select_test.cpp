@@ -1,0 +1,101 @@
+// engine/select/hopper_select.h: the tile model that decides, on an sm_90 device, between the
+// portable block-wise configuration and the Hopper kernel's 128 x BLOCK_N tiles. Values by
+// hand: on a full mask every tiling computes L^2 elements, so the ratio is 1 / rate.
+#include <gtest/gtest.h>
+
+#include "engine/device/device_spec.h"
+#include "engine/mask/mask_spec.h"
+#include "engine/select/hopper_select.h"
+
+namespace {
+
+using stof::engine::DeviceSpec;
+using stof::engine::EstimateHopperTile;
+using stof::engine::Mask;
+using stof::engine::MhaConfig;
+using stof::engine::MhaKernel;
+using stof::engine::Workload;
+
+Mask Make(const std::string& pattern, int64_t L) {
+  stof::engine::MaskSpec s;
+  s.pattern = pattern;
+  s.seq_len = L;
+  auto r = stof::engine::Resolve(s);
+  EXPECT_TRUE(r.IsOk());
+  auto m = stof::engine::Generate(*r);
+  EXPECT_TRUE(m.IsOk());
+  return *m;
+}
+
+Workload Shape(int64_t L, int64_t d) {
+  Workload w;
+  w.batch = 4, w.heads = 12, w.seq_len = L, w.head_dim = d;
+  return w;
+}
+
+DeviceSpec H100() { return *stof::engine::FindBuiltinDevice("h100"); }
+
+const MhaConfig kPortable{MhaKernel::kBlockWise, 64, 64, 4};
+
+TEST(HopperSelect, FullMaskRatioIsOneOverTheRate) {
+  for (auto [d, rate] : {std::pair<int64_t, double>{64, 1.65}, {128, 2.2}}) {
+    auto e = EstimateHopperTile(Make("full", 1024), Shape(1024, d), H100(), kPortable);
+    ASSERT_TRUE(e.IsOk()) << e.Message();
+    EXPECT_TRUE(e->eligible);
+    EXPECT_TRUE(e->prefer_hopper);
+    EXPECT_DOUBLE_EQ(e->portable_elements, 1024.0 * 1024.0);
+    EXPECT_DOUBLE_EQ(e->hopper_elements, 1024.0 * 1024.0);
+    EXPECT_NEAR(e->ratio, 1.0 / rate, 1e-12);
+    EXPECT_EQ(e->hopper, (MhaConfig{MhaKernel::kBlockWise, 128, 128, 12}));
+  }
+}
+
+// A band of 127 keys per row (w = 64) at L 4096: 190 valid 64 x 64 blocks; the best Hopper
+// tiling, 128 x 64, has 126 valid blocks, 1.33x the elements, more than its d 64 rate
+// (1.65 x 0.78) makes up.
+TEST(HopperSelect, NarrowBandAtD64KeepsThePortableTiles) {
+  auto e = EstimateHopperTile(Make("sliding_window", 4096), Shape(4096, 64), H100(), kPortable);
+  ASSERT_TRUE(e.IsOk()) << e.Message();
+  EXPECT_TRUE(e->eligible);
+  EXPECT_FALSE(e->prefer_hopper);
+  EXPECT_DOUBLE_EQ(e->portable_elements, 190.0 * 4096);
+  EXPECT_DOUBLE_EQ(e->hopper_elements, 126.0 * 8192);
+  EXPECT_EQ(e->hopper, (MhaConfig{MhaKernel::kBlockWise, 128, 64, 12}));
+  EXPECT_NEAR(e->ratio, 126.0 * 8192 / (1.65 * 0.78) / (190.0 * 4096), 1e-12);
+}
+
+TEST(HopperSelect, OnlySm90WithHeadDim64Or128AndABlockWisePick) {
+  DeviceSpec a100 = *stof::engine::FindBuiltinDevice("a100");
+  auto e = EstimateHopperTile(Make("full", 512), Shape(512, 64), a100, kPortable);
+  ASSERT_TRUE(e.IsOk());
+  EXPECT_FALSE(e->eligible);
+  EXPECT_FALSE(e->prefer_hopper);
+  EXPECT_NE(e->why_not.find("compute capability 8.0"), std::string::npos) << e->why_not;
+  e = EstimateHopperTile(Make("full", 512), Shape(512, 96), H100(), kPortable);
+  ASSERT_TRUE(e.IsOk());
+  EXPECT_NE(e->why_not.find("head_dim 96"), std::string::npos) << e->why_not;
+  e = EstimateHopperTile(Make("full", 512), Shape(512, 64), H100(),
+                         MhaConfig{MhaKernel::kRowWise, 64, 64, 4});
+  ASSERT_TRUE(e.IsOk());
+  EXPECT_FALSE(e->prefer_hopper);
+  EXPECT_NE(e->why_not.find("row-wise"), std::string::npos);
+}
+
+TEST(HopperSelect, MaskOfAnotherSizeIsAnError) {
+  auto e = EstimateHopperTile(Make("full", 256), Shape(512, 64), H100(), kPortable);
+  ASSERT_FALSE(e.IsOk());
+  EXPECT_NE(e.Message().find("expected 512 x 512, got 256 x 256"), std::string::npos)
+      << e.Message();
+}
+
+// An empty mask has no valid block: nothing to compare, the portable pick stays.
+TEST(HopperSelect, EmptyMaskKeepsThePortablePick) {
+  auto m = Mask::Create(1024, 1024, "empty");
+  ASSERT_TRUE(m.IsOk());
+  auto e = EstimateHopperTile(*m, Shape(1024, 128), H100(), kPortable);
+  ASSERT_TRUE(e.IsOk());
+  EXPECT_EQ(e->portable_elements, 0.0);
+  EXPECT_FALSE(e->prefer_hopper);
+}
+
+}  // namespace
