@@ -68,4 +68,23 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
   return e;
 }
 
+Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int64_t block_n,
+                                 const MhaConfig& portable) {
+  if (block_n != 64 && block_n != 128)
+    return Error{"hopper time ratio: block_n: expected 64 or 128, got " +
+                 std::to_string(block_n)};
+  if (workload.head_dim != 64 && workload.head_dim != 128)
+    return Error{"hopper time ratio: head_dim: expected 64 or 128, got " +
+                 std::to_string(workload.head_dim)};
+  if (mask.Rows() != workload.seq_len || mask.Cols() != workload.seq_len)
+    return Error{"hopper time ratio: mask: expected " + std::to_string(workload.seq_len) +
+                 " x " + std::to_string(workload.seq_len)};
+  auto portable_elements = TileElements(mask, portable.block_m, portable.block_n);
+  if (!portable_elements.IsOk()) return Error{portable_elements.Message()};
+  auto elements = TileElements(mask, 128, block_n);
+  if (!elements.IsOk()) return Error{elements.Message()};
+  if (*portable_elements <= 0) return 1.0;
+  return *elements / HopperRate(workload.head_dim, block_n) / *portable_elements;
+}
+
 }  // namespace stof::engine

@@ -36,4 +36,11 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
                                                 const DeviceSpec& device,
                                                 const MhaConfig& portable);
 
+// The Hopper configuration 128 x block_n's estimated time relative to `portable` on this mask
+// (the same elements-over-rates estimate): what the tuner's analytical segment model
+// (engine/tune/segment_model.h) scales its portable prediction by. Errors: block_n not 64 or
+// 128, head_dim not 64 or 128, a mask of another size; 1 when the mask has no valid block.
+Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int64_t block_n,
+                                 const MhaConfig& portable);
+
 }  // namespace stof::engine

@@ -12,6 +12,7 @@
 #include "engine/layout/block_layout.h"
 #include "engine/mcfuser/chain_kernel_map.h"
 #include "engine/mcfuser/chain_model.h"
+#include "engine/select/hopper_select.h"
 #include "engine/select/kernel_select.h"
 
 namespace stof::engine {
@@ -173,6 +174,23 @@ Expected<Plan> MhaPlan(const Workload& w, const Mask& mask, MhaVariant variant,
         p.note = Fmt(nnz) + " attended keys/head";
         return p;
       }
+      if (config.num_warps == kHopperMhaWarps) {
+        // The Hopper form (docs/kernels-hopper.md): the portable 64 x 64, 4-warp prediction
+        // scaled by the tile model's time ratio (engine/select/hopper_select.h).
+        const MhaConfig portable{MhaKernel::kBlockWise, 64, 64, 4};
+        auto base = MhaPlan(w, mask, variant, portable, sub_len, dev, k, scale_q);
+        if (!base.IsOk()) return base;
+        auto ratio = HopperTimeRatio(mask, w, config.block_n, portable);
+        if (!ratio.IsOk()) return Error{"mha_config: " + ratio.Message()};
+        for (Kernel& kn : base->kernels) {
+          kn.bw_eff /= *ratio;
+          kn.tc_eff /= *ratio;
+          kn.floor_s *= *ratio;
+        }
+        base->label = "sparse_mha block_wise 128x" + Str(config.block_n) + "x12 (Hopper)";
+        base->note = "the 64x64x4 estimate x " + Fmt(*ratio) + " (Hopper tile model)";
+        return base;
+      }
       const int64_t bm = config.block_m, bn = config.block_n;
       STOF_RETURN_IF_ERROR(BlockLayout::CheckBlockSize(bm, bn));
       auto eq2 = EvaluateEq2(w, dev);
@@ -184,7 +202,7 @@ Expected<Plan> MhaPlan(const Workload& w, const Mask& mask, MhaVariant variant,
         return MakeError("mha_config: " + Str(bm) + "x" + Str(bn) + " with " +
                          Str(config.num_warps) +
                          " warps is not a block-wise setting (BLOCK_M, BLOCK_N in 16..128, "
-                         "num_warps in 1, 2, 4, 8)");
+                         "num_warps in 1, 2, 4, 8; or 128x64, 128x128 with 12)");
       if (!(cand->occ > 0))
         return MakeError("mha_config: " + Str(bm) + "x" + Str(bn) + ": " +
                          cand->why_infeasible);

@@ -748,3 +748,33 @@ TEST(SegmentModelAccuracy, DISABLED_RefitConstants) {
                 std::exp(a.median_abs_log), a.worst_ratio, a.worst.c_str());
   }
 }
+
+// The block-wise kernel's Hopper form (12 warps, 128 x BLOCK_N) is predicted as the portable
+// 64 x 64 kernel scaled by the Hopper tile model (engine/select/hopper_select.h): faster on a
+// full mask, slower on a band too narrow for 128-row tiles at d 64.
+TEST(SegmentModel, HopperFormScalesThePortablePrediction) {
+  const SegmentModelConstants& k = H100SegmentConstants();
+  const MhaConfig portable{MhaKernel::kBlockWise, 64, 64, 4};
+  const Workload w{16, 4096, 12, 64, DType::kF16};
+  const Mask full = AllTrue(4096);
+  auto p4 = PredictMhaCall(w, full, MhaVariant::kFused, portable, 64, H100(), k);
+  auto p12 = PredictMhaCall(w, full, MhaVariant::kFused, {MhaKernel::kBlockWise, 128, 128, 12},
+                            64, H100(), k);
+  ASSERT_TRUE(p4.IsOk() && p12.IsOk()) << p12.Message();
+  EXPECT_LT(p12->us, p4->us);
+  EXPECT_GT(p12->us, p4->us / 1.65 * 0.9);  // 1 / rate of the full mask, launch aside
+  EXPECT_NE(p12->basis.find("Hopper"), std::string::npos) << p12->basis;
+  MaskSpec s;
+  s.pattern = "sliding_window";
+  s.seq_len = 4096;
+  auto band = Generate(*Resolve(s));
+  ASSERT_TRUE(band.IsOk());
+  auto b4 = PredictMhaCall(w, *band, MhaVariant::kFused, portable, 64, H100(), k);
+  auto b12 = PredictMhaCall(w, *band, MhaVariant::kFused, {MhaKernel::kBlockWise, 128, 64, 12},
+                            64, H100(), k);
+  ASSERT_TRUE(b4.IsOk() && b12.IsOk());
+  EXPECT_GT(b12->us, b4->us);
+  auto bad = PredictMhaCall(w, full, MhaVariant::kFused, {MhaKernel::kBlockWise, 128, 32, 12}, 64,
+                            H100(), k);
+  EXPECT_FALSE(bad.IsOk());
+}
