@@ -76,10 +76,17 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
   // int32 arrays: the load CSR and part indices (mma.sync kernel), the part and full CSRs
   // (Hopper kernel).
   const auto& bitmaps = layout.PartBitmaps();
+  // Block rows by valid blocks, most first (ties by index): the Hopper kernel's launch order.
+  const std::vector<int32_t>& load_row_ptr = layout.LoadRowPtr();
+  std::vector<int32_t> heavy_first(static_cast<size_t>(layout.BlockRows()));
+  for (size_t r = 0; r < heavy_first.size(); ++r) heavy_first[r] = static_cast<int32_t>(r);
+  std::stable_sort(heavy_first.begin(), heavy_first.end(), [&](int32_t a, int32_t b) {
+    return load_row_ptr[a + 1] - load_row_ptr[a] > load_row_ptr[b + 1] - load_row_ptr[b];
+  });
   const std::vector<int32_t>* arrays[] = {&layout.LoadRowPtr(), &layout.LoadColIdx(),
                                           &layout.LoadPartIdx(), &layout.PartRowPtr(),
                                           &layout.PartColIdx(), &layout.FullRowPtr(),
-                                          &layout.FullColIdx()};
+                                          &layout.FullColIdx(), &heavy_first};
   const size_t bitmap_bytes = bitmaps.size() * sizeof(uint64_t);
   size_t total = bitmap_bytes;
   for (const auto* a : arrays) total += a->size() * sizeof(int32_t);
@@ -107,6 +114,7 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
   d->m_part_col_idx = int_array(4);
   d->m_full_row_ptr = int_array(5);
   d->m_full_col_idx = int_array(6);
+  d->m_heavy_first = int_array(7);
   d->m_timing.upload_ms = MsSince(t0);
   return d;
 }

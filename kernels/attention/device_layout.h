@@ -68,6 +68,8 @@ class DeviceBlockLayout {
   const int32_t* PartColIdx() const { return m_part_col_idx; }
   const int32_t* FullRowPtr() const { return m_full_row_ptr; }
   const int32_t* FullColIdx() const { return m_full_col_idx; }
+  // [BlockRows()]: block rows ordered by valid blocks, most first (ties by index).
+  const int32_t* HeavyFirstRows() const { return m_heavy_first; }
 
  private:
   DeviceBlockLayout() = default;
@@ -83,6 +85,7 @@ class DeviceBlockLayout {
   const int32_t* m_part_col_idx = nullptr;
   const int32_t* m_full_row_ptr = nullptr;
   const int32_t* m_full_col_idx = nullptr;
+  const int32_t* m_heavy_first = nullptr;
   LayoutPrepTiming m_timing;
 };
 

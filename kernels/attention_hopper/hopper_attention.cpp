@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "kernels/attention/device_layout.h"
@@ -105,6 +106,24 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   p.part_bitmaps = layout.PartBitmaps();
   p.seq_len = static_cast<int>(w.seq_len);
   p.q_tiles = static_cast<int>(layout.BlockRows());
+  p.tile_order = layout.HeavyFirstRows();
+  p.heads_total = static_cast<int>(w.batch * w.heads);
+  // Launch order. Heavy first across heads starts the longest tiles of every head in the first
+  // wave, but spreads a head's tiles over the whole launch, so K and V are re-read from DRAM
+  // once they no longer fit in L2. Measured side by side (H100, 2026-11-24, `stof bench mha
+  // --block 128x128 --warps 12`, tile-major / heavy first, us; docs/kernels-hopper.md):
+  // longformer L4096 B1 H12 d64 (K+V 12 MB) 77.7 / 59.7; causal L4096 B4 H12 d64 (48 MB)
+  // 296.0 / 279.7; causal L2048 B8 H32 d64 (128 MB) 424.0 / 451.0; bigbird L4096 B8 H12 d128
+  // (192 MB) 711.8 / 1067.1; causal d128 (96 MB) 380.8 / 387.8. So heavy first only when all
+  // K and V fit in half the L2. STOF_HOPPER_ORDER=0 / 1 forces one (experiments).
+  static const int forced = [] {
+    const char* e = std::getenv("STOF_HOPPER_ORDER");
+    return e ? (std::atoi(e) == 0 ? 0 : 1) : -1;
+  }();
+  int l2_bytes = 0;
+  STOF_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, dev->device));
+  const double kv_bytes = 4.0 * static_cast<double>(w.batch * w.heads * w.seq_len * w.head_dim);
+  p.order = forced >= 0 ? forced : (2 * kv_bytes <= static_cast<double>(l2_bytes) ? 1 : 0);
   p.heads = static_cast<int>(w.heads);
   p.grid_blocks = grid;
   auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);

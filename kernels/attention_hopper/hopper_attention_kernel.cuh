@@ -213,8 +213,12 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN>::kThr
   const HopperSmem<T> sm{reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023})};
 
-  const int tile = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.q_tiles));
-  const int bh = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.q_tiles));
+  const unsigned x = blockIdx.x;
+  const int tile = p.order == 1
+                       ? __ldg(p.tile_order + x / static_cast<unsigned>(p.heads_total))
+                       : static_cast<int>(x % static_cast<unsigned>(p.q_tiles));
+  const int bh = p.order == 1 ? static_cast<int>(x % static_cast<unsigned>(p.heads_total))
+                              : static_cast<int>(x / static_cast<unsigned>(p.q_tiles));
   const int head = bh % p.heads, batch = bh / p.heads;
   const HopperBlockList list = HopperBlockList::ForTile(p, tile);
 

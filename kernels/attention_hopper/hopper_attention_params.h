@@ -26,6 +26,12 @@ struct HopperAttentionParams {
   const int32_t* full_col_idx = nullptr;
   const uint64_t* part_bitmaps = nullptr;  // [part blocks][kBlockM * kBlockN / 64], row-major
   int seq_len = 0;
+  // Launch order (kHeavyFirst): CTA x takes rank x / heads_total of tile_order, head
+  // x % heads_total, so the longest Q tiles of every head start first; else (kTileMajor) tile
+  // x % q_tiles of head x / q_tiles, a head's tiles together.
+  const int32_t* tile_order = nullptr;  // [q_tiles]: tiles by valid blocks, most first
+  int order = 0;                        // 0 = kTileMajor, 1 = kHeavyFirst
+  int heads_total = 0;                  // batch * heads
   int q_tiles = 0;  // ceil(seq_len / kBlockM)
   int heads = 0;
   float scale_log2 = 0;  // log2(e) * score scale: scores are kept in base-2 units
