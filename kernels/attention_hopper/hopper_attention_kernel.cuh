@@ -11,8 +11,8 @@
 // S = Q K^T with wgmma (both operands in shared memory), masks it (part blocks: bitmap; a block
 // running past L: key limit; full blocks: nothing), updates the online softmax in fp32, and
 // accumulates O += P V with P as the register A operand (RS wgmma), so P never touches shared
-// memory. The two consumers run independently, so one's softmax overlaps the other's GEMMs.
-// Design and measurements: docs/kernels-hopper.md.
+// memory. By default the two consumers take turns issuing their GEMMs (pingpong, below), so
+// one's softmax overlaps the other's GEMMs. Design and measurements: docs/kernels-hopper.md.
 #pragma once
 
 #include <cuda.h>
