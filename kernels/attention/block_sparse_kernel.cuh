@@ -34,7 +34,7 @@
 #include <cstdint>
 
 #include "kernels/attention/block_sparse_variant.h"
-#include "kernels/attention/mma_helpers.cuh"
+#include "kernels/common/mma_sync.cuh"
 #include "kernels/cuda_check.h"
 
 namespace stof::kernels::detail {

@@ -1,13 +1,13 @@
 // RunMmaSelfTest (mma_self_test.h): one warp, one 16 x 16 x 16 product through the same
 // LoadA / LoadBFromNK / LoadBFromKN / AccumToA / Mma16816 helpers as the block-wise kernel,
 // with the same padded shared-memory row stride (16 + 8 halves). Accumulator element (j, c)
-// of a lane is row g + 8 (c >> 1), column 8 j + 2 t + (c & 1) (mma_helpers.cuh).
+// of a lane is row g + 8 (c >> 1), column 8 j + 2 t + (c & 1) (kernels/common/mma_sync.cuh).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <vector>
 
-#include "kernels/attention/mma_helpers.cuh"
+#include "kernels/common/mma_sync.cuh"
 #include "kernels/attention/mma_self_test.h"
 #include "kernels/cuda_check.h"
 

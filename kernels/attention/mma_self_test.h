@@ -1,6 +1,7 @@
-// A debug check of the tensor-core fragment helpers (mma_helpers.cuh) on one 16 x 16 x 16
-// product, so a fragment-layout error shows up directly instead of as a wrong attention
-// output. CUDA-free header; called by tests/gpu/mma_fragment_test.cpp.
+// A debug check of the tensor-core fragment helpers (kernels/common/mma_sync.cuh) on one
+// 16 x 16 x 16 product, so a fragment-layout error shows up directly instead of as a wrong
+// attention output.
+// CUDA-free header; called by tests/gpu/mma_fragment_test.cpp.
 #pragma once
 
 #include "engine/core/status.h"

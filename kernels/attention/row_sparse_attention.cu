@@ -16,7 +16,7 @@
 #include <string>
 
 #include "kernels/attention/device_layout.h"
-#include "kernels/attention/mma_helpers.cuh"
+#include "kernels/common/mma_sync.cuh"
 #include "kernels/attention/row_sparse_attention.h"
 #include "kernels/cuda_check.h"
 

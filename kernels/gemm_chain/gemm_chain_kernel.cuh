@@ -34,7 +34,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "kernels/attention/mma_helpers.cuh"
+#include "kernels/common/mma_sync.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_chain/gemm_chain_configs.h"
 

@@ -30,7 +30,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "kernels/attention/mma_helpers.cuh"
+#include "kernels/common/mma_sync.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_norm/gemm_norm_variant.h"
 

@@ -1,7 +1,7 @@
 // The two tensor-core GEMM kernels of SDF (softmax decomposition + fusion, recomposed_attention.h)
 // as templates over the head size and the sub-vector length T, and their launchers. Included
 // only by the instantiation files (recompose_gemm_d64.cu, _d128.cu); the host side sees
-// recompose_variant.h. Fragment and cp.async helpers: kernels/attention/mma_helpers.cuh (the
+// recompose_variant.h. Fragment and cp.async helpers: kernels/common/mma_sync.cuh (the
 // same code the block-wise kernel runs and tests/gpu/mma_fragment_test.cpp checks).
 //
 // Q K^T + LS (RecomposeQkLsKernel): one thread block per valid BM x T tile of one (batch,
@@ -32,7 +32,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "kernels/attention/mma_helpers.cuh"
+#include "kernels/common/mma_sync.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/softmax/recompose_variant.h"
 
@@ -299,7 +299,7 @@ __global__ void __launch_bounds__(RecomposeTraits<kHeadDim, kT>::kMaxThreads)
     for (int kk = 0; kk < Tr::kPvSteps; ++kk) {
       uint32_t a[4];
       mma::LoadA(a, xs + wrow * Tr::kXStride + kk * 16, Tr::kXStride, lane);
-      // GS: a[0], a[2] hold row g, a[1], a[3] row g + 8 (mma_helpers.cuh).
+      // GS: a[0], a[2] hold row g, a[1], a[3] row g + 8 (kernels/common/mma_sync.cuh).
       a[0] = ScaleHalf2(a[0], r0);
       a[1] = ScaleHalf2(a[1], r1);
       a[2] = ScaleHalf2(a[2], r0);

@@ -1,7 +1,7 @@
-// GPU: the tensor-core fragment helpers of the block-wise kernel (mma_helpers.cuh) on single
-// 16 x 16 x 16 products against the CPU, so a fragment-layout or ldmatrix-addressing error
-// shows up here, by position, rather than as a wrong attention output. Small integers keep
-// every product and sum exact in fp16 and fp32, so the comparison is exact.
+// GPU: the tensor-core fragment helpers of the block-wise kernel (kernels/common/mma_sync.cuh) on
+// single 16 x 16 x 16 products against the CPU, so a fragment-layout or ldmatrix-addressing error
+// shows up here, by position, rather than as a wrong attention output. Small integers keep every
+// product and sum exact in fp16 and fp32, so the comparison is exact.
 #include <cstdio>
 #include <string>
 #include <vector>

@@ -21,7 +21,8 @@ PFN_cuTensorMapEncodeTiled_v12000 EncodeFn(std::string* error) {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
     const cudaError_t e =
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                         &q);
     if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || p == nullptr) {
       failure = std::string("cuTensorMapEncodeTiled is not available from the driver (") +
                 cudaGetErrorString(e) + ")";
@@ -54,9 +55,10 @@ engine::Status EncodeTensorMap4d(const TensorView4d& v, int box_cols, int box_ro
   const int64_t strides[3] = {v.row_stride * 2, head_stride * 2, batch_stride * 2};
   for (int i = 0; i < 3; ++i) {
     if (strides[i] <= 0 || strides[i] % 16 != 0 || strides[i] >= (int64_t{1} << 40))
-      return engine::MakeError(where + "strides must be positive multiples of 8 elements below 2^39, "
-                           "got row " + Str(v.row_stride) + ", head " + Str(v.head_stride) +
-                           ", batch " + Str(v.batch_stride));
+      return engine::MakeError(where +
+                               "strides must be positive multiples of 8 elements below 2^39, "
+                               "got row " + Str(v.row_stride) + ", head " +
+                               Str(v.head_stride) + ", batch " + Str(v.batch_stride));
   }
   std::string error;
   auto fn = EncodeFn(&error);

@@ -1,6 +1,8 @@
-// Warp-level tensor-core and async-copy helpers (inline PTX) shared by the block-wise sparse
-// attention kernel and the MMA self-test (mma_self_test.cu), so the fragment code the test
-// checks is exactly the code the kernel runs. Device-only; included by .cu files of kernels/.
+// Warp-level tensor-core and async-copy helpers (inline PTX: mma.sync, ldmatrix, cp.async)
+// shared by every mma.sync kernel family (block-wise and row-wise attention, gemm_chain,
+// gemm_norm, softmax recomposition) and the MMA self-test (attention/mma_self_test.cu), so the
+// fragment code the test checks is exactly the code the kernels run. Device-only; included by
+// .cu files of kernels/. The Hopper families use kernels/common/hopper/ instead.
 // Invariants: every helper taking a shared-memory tile expects 16-byte aligned rows (the row
 // stride in halves is a multiple of 8) and must be executed by all 32 lanes of the warp with
 // the same arguments apart from the lane-dependent parts computed inside.
