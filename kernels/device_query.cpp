@@ -1,7 +1,9 @@
-// QueryDeviceSpec / CudaDeviceCount over the CUDA runtime (see device_query.h). CUDA 13 removed
+// QueryDeviceSpec / CudaDeviceCount over the CUDA runtime (see device_query.h); why there is
+// no GPU is worded by engine/device/no_gpu.h. CUDA 13 removed
 // clockRate and memoryClockRate from cudaDeviceProp; they come from cudaDeviceGetAttribute.
 #include "kernels/device_query.h"
 
+#include "engine/device/no_gpu.h"
 #include "kernels/cuda_check.h"
 
 namespace stof::kernels {
@@ -18,14 +20,19 @@ double TensorFlopsPerSmPerClock(int major, int minor) {
 }  // namespace
 
 engine::Expected<int> CudaDeviceCount() {
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
+  engine::CudaProbe p;
+  const cudaError_t e = cudaGetDeviceCount(&p.device_count);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();  // clear the sticky error for later calls
-    return engine::Error{std::string("no usable GPU: ") + cudaGetErrorString(e)};
+    p.error = static_cast<int>(e);
+    p.error_name = cudaGetErrorName(e);
+    p.error_text = cudaGetErrorString(e);
+    (void)cudaDriverGetVersion(&p.driver_version);  // 0: no driver installed
+    (void)cudaRuntimeGetVersion(&p.runtime_version);
   }
-  if (n == 0) return engine::Error{"no usable GPU: no CUDA device present"};
-  return n;
+  if (const std::string why = engine::NoGpuReason(p); !why.empty())
+    return engine::Error{"no usable GPU: " + why};
+  return p.device_count;
 }
 
 engine::Expected<engine::DeviceSpec> QueryDeviceSpec(int device) {

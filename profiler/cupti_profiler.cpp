@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "engine/device/no_gpu.h"
 #include "profiler/cuda_timing.h"
 #include "profiler/cupti_activity.h"
 #include "profiler/cupti_check.h"
@@ -87,15 +88,18 @@ engine::Expected<ProfileResult> CuptiProfiler::Measure(const WorkFn& work,
                                 : env.range           ? "disabled by STOF_PROFILER_DISABLE"
                                                       : "";
 
-  int count = 0;
-  const cudaError_t ce = cudaGetDeviceCount(&count);
-  if (ce != cudaSuccess || count == 0) {
+  engine::CudaProbe probe;
+  const cudaError_t ce = cudaGetDeviceCount(&probe.device_count);
+  if (ce != cudaSuccess || probe.device_count == 0) {
     (void)cudaGetLastError();  // clear the error so later CUDA calls see a clean state
-    const std::string why = std::string("no GPU: ") +
-                            (ce != cudaSuccess ? std::string("cudaGetDeviceCount: ") +
-                                                     cudaGetErrorName(ce) + " (" +
-                                                     cudaGetErrorString(ce) + ")"
-                                               : std::string("no CUDA device present"));
+    if (ce != cudaSuccess) {
+      probe.error = static_cast<int>(ce);
+      probe.error_name = cudaGetErrorName(ce);
+      probe.error_text = cudaGetErrorString(ce);
+      (void)cudaDriverGetVersion(&probe.driver_version);  // 0: no driver installed
+      (void)cudaRuntimeGetVersion(&probe.runtime_version);
+    }
+    const std::string why = "no GPU: " + engine::NoGpuReason(probe);
     av.events_why_not = why;
     av.activity_why_not = activity_off.empty() ? why : activity_off;
     av.range_why_not = range_off.empty() ? why : range_off;

@@ -1,44 +1,136 @@
 // Mask-source options and output helpers shared by the `stof` subcommands (cli_common.h).
 #include "app/cli/cli_common.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
+#include "app/common/option_checks.h"
 #include "engine/core/json_io.h"
+#include "engine/core/workload.h"
 #include "engine/mask/mask_io.h"
 
 namespace stof::app {
 
-void AddMaskSourceOptions(CLI::App* cmd, MaskSourceOptions* o, bool allow_file) {
-  CLI::Option* file = nullptr;
-  if (allow_file)
-    file = cmd->add_option("--mask", o->mask_file, "Mask file (.png, .npy or .json)");
-  std::string names;
-  for (const std::string& n : engine::MaskPatternNames()) {
-    if (n == "or" || n == "and" || n == "not") continue;  // compositions come from JSON files
-    names += (names.empty() ? "" : ", ") + n;
+namespace {
+
+// Each generator option and the MaskSpec field it sets: the engine's messages name the field
+// ("mask.block: must be in 1..64"), the user typed the option ("--rand-block").
+struct GeneratorOption {
+  const char* option;
+  const char* field;
+};
+constexpr GeneratorOption kGeneratorOptions[] = {
+    {"--pattern", "pattern"}, {"--seq", "seq_len"},     {"--width", "width"},
+    {"--global", "global"},   {"--dilation", "dilation"}, {"--fill", "fill"},
+    {"--rand-block", "block"}, {"--seed", "seed"},       {"--docs", "doc_lengths"}};
+
+// "mask.block[2]: ..." -> "--rand-block[2]: ...": a generator error in the user's words.
+std::string InOptionNames(const std::string& message) {
+  for (const GeneratorOption& g : kGeneratorOptions) {
+    const std::string field = std::string("mask.") + g.field;
+    if (message.compare(0, field.size(), field) == 0 && message.size() > field.size() &&
+        (message[field.size()] == ':' || message[field.size()] == '['))
+      return g.option + message.substr(field.size());
   }
-  CLI::Option* pattern =
-      cmd->add_option("--pattern", o->pattern, "Generator: " + names + " (see docs/masks.md)");
+  return message;
+}
+
+// The generators a --pattern may name (compositions come from JSON files only).
+std::vector<std::string> PatternNames() {
+  std::vector<std::string> names;
+  for (const std::string& n : engine::MaskPatternNames())
+    if (n != "or" && n != "and" && n != "not") names.push_back(n);
+  return names;
+}
+
+// What to add to a "no such file" for --mask NAME: whether NAME is a generator's.
+std::string MissingFileHint(const MaskSourceOptions& o) {
+  std::error_code ec;
+  if (std::filesystem::exists(o.mask_file, ec)) return "";
+  const std::vector<std::string> names = PatternNames();
+  const bool is_pattern = std::find(names.begin(), names.end(), o.mask_file) != names.end();
+  if (o.file_use == MaskFileUse::kFile && is_pattern)
+    return "; " + o.mask_file + " is a generator: use --pattern " + o.mask_file;
+  if (o.file_use == MaskFileUse::kFileOrName)
+    return ", and not a generator name either (" + OrList(names) + ")";
+  return "";
+}
+
+}  // namespace
+
+void AddMaskSourceOptions(CLI::App* cmd, MaskSourceOptions* o, MaskFileUse file_use) {
+  o->file_use = file_use;
+  CLI::Option* file = nullptr;
+  if (file_use != MaskFileUse::kNone)
+    file = cmd->add_option("--mask", o->mask_file, "Mask file (.png, .npy or .json)")
+               ->check(NonEmpty());
+  const std::vector<std::string> names = PatternNames();
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  CLI::Option* pattern = cmd->add_option("--pattern", o->pattern,
+                                         "Generator: " + list + " (see docs/masks.md)")
+                             ->check(OneOf(names));
   if (file) file->excludes(pattern);
-  cmd->add_option("--seq", o->seq, "Sequence length L (1..32768)");
-  cmd->add_option("--width", o->width, "Band width w (default sqrt(L))");
-  cmd->add_option("--global", o->global, "Global width g (default sqrt(L))");
-  cmd->add_option("--dilation", o->dilation, "Dilation rate r (dilated)")->capture_default_str();
-  cmd->add_option("--fill", o->fill, "Random-block fill rate in [0, 1] (default 0.1)");
-  cmd->add_option("--rand-block", o->rand_block, "Random-block size (see docs/masks.md)");
-  cmd->add_option("--seed", o->seed, "Seed of random blocks")->capture_default_str();
-  cmd->add_option("--docs", o->docs, "Document lengths (document pattern), summing to L")
-      ->delimiter(',');
-  cmd->add_flag("--causal", o->causal, "Also apply the causal rule j <= i");
+  const int64_t max_len = engine::Mask::kMaxLen;
+  cmd->add_option("--seq", o->seq, "Sequence length L (1.." + std::to_string(max_len) + ")")
+      ->check(IntRange(1, max_len));
+  o->generator_options = {
+      cmd->add_option("--width", o->width, "Band width w (default sqrt(L))")
+          ->check(IntRange(1, max_len)),
+      cmd->add_option("--global", o->global, "Global width g (default sqrt(L))")
+          ->check(IntRange(0, max_len)),
+      cmd->add_option("--dilation", o->dilation, "Dilation rate r (dilated)")
+          ->capture_default_str()
+          ->check(IntRange(0, max_len)),
+      cmd->add_option("--fill", o->fill, "Random-block fill rate in [0, 1] (default 0.1)")
+          ->check(NumberRange(0, 1)),
+      cmd->add_option("--rand-block", o->rand_block, "Random-block size (see docs/masks.md)")
+          ->check(IntRange(1, max_len)),
+      cmd->add_option("--seed", o->seed, "Seed of random blocks")
+          ->capture_default_str()
+          ->check(SeedValue()),
+      cmd->add_option("--docs", o->docs, "Document lengths (document pattern), summing to L")
+          ->delimiter(',')
+          ->check(IntRange(1, max_len)),
+      cmd->add_flag("--causal", o->causal, "Also apply the causal rule j <= i")};
+}
+
+void AddWorkloadOptions(CLI::App* cmd, int64_t* batch, int64_t* heads, int64_t* head_dim,
+                        const std::string& head_dim_names, const std::string& head_dim_note) {
+  using W = engine::Workload;
+  cmd->add_option("--batch", *batch, "Batch size B (1.." + std::to_string(W::kMaxBatch) + ")")
+      ->capture_default_str()
+      ->check(IntRange(1, W::kMaxBatch));
+  cmd->add_option("--heads", *heads, "Attention heads H (1.." + std::to_string(W::kMaxHeads) + ")")
+      ->capture_default_str()
+      ->check(IntRange(1, W::kMaxHeads));
+  cmd->add_option(head_dim_names, *head_dim,
+                  "Head size d (1.." + std::to_string(W::kMaxHeadDim) + head_dim_note + ")")
+      ->capture_default_str()
+      ->check(IntRange(1, W::kMaxHeadDim));
+}
+
+std::string GivenGeneratorOption(const MaskSourceOptions& o) {
+  for (const CLI::Option* opt : o.generator_options)
+    if (opt->count() > 0) return opt->get_name();
+  return "";
 }
 
 engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o) {
   MaskSource src;
   if (!o.mask_file.empty()) {
+    if (const std::string given = GivenGeneratorOption(o); !given.empty())
+      return engine::Error{given + ": does not apply to a mask file (--mask " + o.mask_file +
+                           " holds the whole mask; the generator's options go with --pattern)"};
     auto loaded = engine::LoadMask(o.mask_file);
-    if (!loaded.IsOk()) return engine::Error{loaded.Message()};
+    if (!loaded.IsOk()) return engine::Error{loaded.Message() + MissingFileHint(o)};
     src.mask = std::move(loaded->mask);
+    if (o.seq != 0 && o.seq != src.mask.Rows())
+      return engine::Error{"--mask: " + o.mask_file + " is " + std::to_string(src.mask.Rows()) +
+                           " x " + std::to_string(src.mask.Cols()) + ", --seq is " +
+                           std::to_string(o.seq)};
     src.has_spec = loaded->has_spec;
     src.spec = loaded->spec;
     src.label = o.mask_file;
@@ -58,9 +150,25 @@ engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o) {
   spec.doc_lengths = o.docs;
   spec.causal = o.causal;
   auto resolved = engine::Resolve(spec);
-  if (!resolved.IsOk()) return engine::Error{resolved.Message()};
+  if (!resolved.IsOk()) return engine::Error{InOptionNames(resolved.Message())};
+  // An option the pattern would ignore is a mistake, not a no-op.
+  const std::vector<std::string> takes = engine::MaskPatternParams(o.pattern);
+  const auto taken = [&](const GeneratorOption& g) {
+    return std::find(takes.begin(), takes.end(), g.field) != takes.end();
+  };
+  for (const CLI::Option* opt : o.generator_options) {
+    if (opt->count() == 0) continue;
+    for (const GeneratorOption& g : kGeneratorOptions) {
+      if (opt->get_name() != g.option || taken(g)) continue;
+      std::string its;
+      for (const GeneratorOption& t : kGeneratorOptions)
+        if (taken(t)) its += std::string(t.option) + ", ";
+      return engine::Error{opt->get_name() + ": does not apply to --pattern " + o.pattern +
+                           " (its options: " + its + "--seq and --causal; docs/masks.md)"};
+    }
+  }
   auto mask = engine::Generate(*resolved);
-  if (!mask.IsOk()) return engine::Error{mask.Message()};
+  if (!mask.IsOk()) return engine::Error{InOptionNames(mask.Message())};
   src.mask = std::move(*mask);
   src.has_spec = true;
   src.spec = *resolved;

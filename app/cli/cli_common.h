@@ -17,6 +17,10 @@ namespace stof::app {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 
+// Where --mask is offered: not at all (a generator only), as a file, or as a file or a
+// generator name (`run`, `tune`, `profile layer`: --mask bigbird).
+enum class MaskFileUse { kNone, kFile, kFileOrName };
+
 struct MaskSourceOptions {
   std::string mask_file;
   std::string pattern;
@@ -29,6 +33,11 @@ struct MaskSourceOptions {
   uint64_t seed = 0;
   std::vector<int64_t> docs;
   bool causal = false;
+  MaskFileUse file_use = MaskFileUse::kFile;
+  // The generator's options as registered (--width .. --causal; --pattern and --seq apart):
+  // none of them applies to a mask file, so one given with --mask is refused. The options
+  // belong to the CLI::App, which outlives every copy of these settings.
+  std::vector<const CLI::Option*> generator_options;
 };
 
 // A mask and where it came from (a spec when generated or loaded from a JSON spec file).
@@ -39,9 +48,20 @@ struct MaskSource {
   std::string label;  // "bigbird L=1024 ..." or the file name
 };
 
-// Adds --mask (when allow_file), --pattern, --seq, --width, --global, --dilation, --fill,
-// --rand-block, --seed, --docs, --causal.
-void AddMaskSourceOptions(CLI::App* cmd, MaskSourceOptions* o, bool allow_file = true);
+// Adds --mask (unless kNone), --pattern, --seq, --width, --global, --dilation, --fill,
+// --rand-block, --seed, --docs, --causal, each with its range check (app/common).
+void AddMaskSourceOptions(CLI::App* cmd, MaskSourceOptions* o,
+                          MaskFileUse file_use = MaskFileUse::kFile);
+// Adds --batch, --heads and --head-dim (named `head_dim_names`, e.g. "--dim,--head-dim") with
+// the engine's ranges (engine::Workload); `head_dim_note` is added to that option's help.
+void AddWorkloadOptions(CLI::App* cmd, int64_t* batch, int64_t* heads, int64_t* head_dim,
+                        const std::string& head_dim_names = "--head-dim",
+                        const std::string& head_dim_note = "");
+// The first generator option given on the command line ("--causal"), or "".
+std::string GivenGeneratorOption(const MaskSourceOptions& o);
+// The mask of --mask FILE or of the generator. Refused: a generator option given with a file,
+// --seq given and not the file's L, a missing file (with a hint when the name is a
+// generator's). The generator's own checks name the option ("--width: must be in 1..64").
 engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o);
 
 // Prints "stof <cmd>: <message>" to stderr and returns kExitFailure.

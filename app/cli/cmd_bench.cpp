@@ -23,15 +23,17 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "app/cli/block_size.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/profile_output.h"
+#include "app/common/block_size.h"
+#include "app/common/option_checks.h"
 #include "engine/core/workload.h"
 #include "engine/select/kernel_select.h"
 
@@ -68,9 +70,10 @@ struct BenchArgs {
   ProfileArgs profile;
 };
 
+constexpr int kMinRuns = 50;  // the median of fewer runs is not reported (--runs)
+
 #ifdef STOF_WITH_KERNELS
 
-constexpr int kMinRuns = 50;  // the median of fewer runs is not reported
 // Tolerance of the reference check: the GPU tests' rule (kernels/util/mha_check.h).
 constexpr double kTolerance = kernels::kMhaTolerance;
 constexpr size_t kCopyBytes = size_t{256} << 20;
@@ -279,12 +282,6 @@ int ProfileMhaRun(const std::string& cmd, const ProfileArgs& p, const profiler::
 
 int RunBench(const BenchArgs& a) {
   const std::string cmd = a.profile_mode ? "profile mha" : "bench mha";
-  if (a.profile_mode && a.profile.range != "auto" && a.profile.range != "user")
-    return Fail(cmd, "--range: expected auto or user, got '" + a.profile.range + "'");
-  if (!a.profile_mode && a.runs < kMinRuns)
-    return Fail(cmd, "--runs: expected at least " + std::to_string(kMinRuns) + ", got " +
-                         std::to_string(a.runs));
-  if (a.warmup < 1) return Fail(cmd, "--warmup: expected at least 1, got " + std::to_string(a.warmup));
   kernels::MhaRequest request;
   auto kernel_request = kernels::ParseMhaKernelRequest(a.kernel);
   if (!kernel_request.IsOk()) return Fail(cmd, "--kernel: " + kernel_request.Message());
@@ -694,8 +691,11 @@ void RegisterBenchCommand(CLI::App& app, int* exit_code) {
              "rotating inputs, effective TFLOP/s, floor and DRAM bytes");
   AddMhaOptions(m, args.get());
   m->add_option("--runs", args->runs, "Timed runs (>= 50; the median is reported)")
-      ->capture_default_str();
-  m->add_option("--warmup", args->warmup, "Untimed runs first")->capture_default_str();
+      ->capture_default_str()
+      ->check(IntRange(kMinRuns, std::numeric_limits<int>::max()));
+  m->add_option("--warmup", args->warmup, "Untimed runs first (>= 1)")
+      ->capture_default_str()
+      ->check(IntRange(1, std::numeric_limits<int>::max()));
   m->add_flag("--no-counters", args->no_counters,
               "Skip the CUPTI pass (DRAM bytes, kernel time by activity)");
   m->add_flag("--json", args->json, "Print everything as JSON");
@@ -706,25 +706,27 @@ void RegisterBenchCommand(CLI::App& app, int* exit_code) {
 // The MHA options shared by `bench mha` and `profile mha`.
 static void AddMhaOptions(CLI::App* m, BenchArgs* args) {
   AddMaskSourceOptions(m, &args->source);
-  m->add_option("--batch", args->batch, "Batch size B")->capture_default_str();
-  m->add_option("--heads", args->heads, "Attention heads H")->capture_default_str();
-  m->add_option("--dim,--head-dim", args->head_dim, "Head size d (64 or 128)")
-      ->capture_default_str();
+  AddWorkloadOptions(m, &args->batch, &args->heads, &args->head_dim, "--dim,--head-dim",
+                     "; the kernels: 64 or 128");
   m->add_option("--kernel", args->kernel,
                 "auto (Eq. 1), row_wise, block_wise, native (the unfused cuBLAS + softmax "
                 "baseline; needs a B*H*L*L fp16 workspace), sd (softmax decomposed into LS, IR, "
                 "GS kernels between cuBLAS GEMMs; same workspace) or sdf (LS fused into the Q K^T "
                 "GEMM, GS into the P V GEMM; workspace x' of the mask's valid BM x T tiles)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(OneOf({"auto", "row_wise", "block_wise", "native", "sd", "sdf"}));
   m->add_option("--block", args->block,
                 "Block-wise BLOCK_MxBLOCK_N (default: Eq. 2's best in the kernel's preferred set, "
                 ">= 64x64; docs/kernels.md); sd/sdf: BMxT, rows per tile x sub-vector length, "
-                "each 64 or 128 (default 64x64)");
+                "each 64 or 128 (default 64x64)")
+      ->check(NonEmpty("a block size"));
   m->add_option("--warps", args->warps,
                 "Block-wise num_warps: 1, 2, 4 or 8, or 12 for the Hopper kernel (sm_90, "
-                "--block 128x64 or 128x128) (default: Eq. 2's best that the kernel supports)");
+                "--block 128x64 or 128x128) (default: Eq. 2's best that the kernel supports)")
+      ->check(OneOf({"1", "2", "4", "8", "12"}));
   m->add_option("--input-seed", args->input_seed, "Seed of the random inputs")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(SeedValue());
 }
 
 void AddProfileMhaCommand(CLI::App* profile, int* exit_code) {

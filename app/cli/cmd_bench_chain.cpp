@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "app/cli/cli_common.h"
+#include "app/common/option_checks.h"
 #include "engine/mcfuser/chain_kernel_map.h"
 #include "engine/mcfuser/chain_model.h"
 #include "engine/mcfuser/chain_shape.h"
@@ -182,8 +184,15 @@ void RegisterBenchChainCommand(CLI::App* bench, int* exit_code) {
   auto a = std::make_shared<ChainBenchArgs>();
   CLI::App* c = bench->add_subcommand(
       "chain", "MCFuser GEMM chains (G1-G12): our fused kernel vs cuBLAS back to back");
-  c->add_option("--shape", a->shapes, "Preset names (G1..G12); default all")->delimiter(',');
-  c->add_option("--repeats", a->repeats, "Timed replays per measurement")->capture_default_str();
+  c->add_option("--shape", a->shapes, "Preset names (G1..G12); default all")
+      ->delimiter(',')
+      ->check(Accepts([](const std::string& name) {
+        auto preset = engine::FindGemmChainPreset(name);
+        return preset.IsOk() ? std::string() : preset.Message();
+      }));
+  c->add_option("--repeats", a->repeats, "Timed replays per measurement")
+      ->capture_default_str()
+      ->check(IntRange(1, std::numeric_limits<int>::max()));
   c->add_flag("--json", a->json, "Print machine-readable JSON");
   c->callback([a, exit_code] {
 #ifdef STOF_WITH_KERNELS

@@ -8,10 +8,12 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/graph_args.h"
+#include "app/common/option_checks.h"
 #include "engine/fusion/fusion_scheme.h"
 #include "engine/fusion/scheme_hex.h"
 #include "engine/fusion/template_match.h"
 #include "engine/graph/graph_build.h"
+#include "engine/mask/mask.h"
 
 namespace stof::app {
 
@@ -140,19 +142,17 @@ void RegisterGraphCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<GraphArgs>();
   CLI::App* cmd = app.add_subcommand(
       "graph", "A transformer layer's op graph (kinds, CI/MI, FLOPs, bytes) and fusion segments");
-  cmd->add_option("--model", args->model,
-                  "Preset: bert-small, bert-base, bert-large, gpt2-small, gpt2-medium, t5-small, "
-                  "t5-base (with --config: the family when the file has no model_type)");
-  cmd->add_option("--config", args->config, "HuggingFace-style config.json for the sizes");
-  cmd->add_option("--batch", args->batch, "Batch size")->capture_default_str();
-  cmd->add_option("--seq", args->seq, "Sequence length L")->capture_default_str();
+  AddGraphOptions(cmd, args.get());
+  cmd->add_option("--seq", args->seq, "Sequence length L")
+      ->capture_default_str()
+      ->check(IntRange(1, engine::Mask::kMaxLen));
   cmd->add_option("--dtype", args->dtype, "f16, bf16 or f32")->capture_default_str();
-  cmd->add_option("--layer", args->layer, "encoder or decoder (T5; default: the family's)");
   cmd->add_flag("--separate-bias", args->separate_bias,
                 "Each Linear's bias as its own Bias op (renumbers the ops)");
   cmd->add_option("--scheme", args->scheme,
                   "Fusion code, one 0/1 digit per op, or its hex form N:HEX; prints the "
-                  "segments and their templates");
+                  "segments and their templates")
+      ->check(NonEmpty("a fusion code"));
   cmd->add_flag("--json", args->json, "Print machine-readable JSON");
   cmd->callback([args, exit_code] { *exit_code = RunGraph(*args); });
 }

@@ -5,7 +5,8 @@
 #include <memory>
 
 #include "app/cli/cli_common.h"
-#include "app/cli/block_size.h"
+#include "app/common/block_size.h"
+#include "app/common/option_checks.h"
 #include "engine/layout/block_layout.h"
 #include "engine/layout/layout_export.h"
 
@@ -92,8 +93,9 @@ void RegisterLayoutCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("layout", "Block-sparse layout of a mask at BM x BN");
   AddMaskSourceOptions(cmd, &args->source);
   cmd->add_option("--block", args->block, "Block size BMxBN, powers of two 16..256 (or one number)")
-      ->capture_default_str();
-  cmd->add_option("--export", args->export_path, "Write the layout as JSON to FILE");
+      ->capture_default_str();  // ParseBlockSize, first thing RunLayout does
+  cmd->add_option("--export", args->export_path, "Write the layout as JSON to FILE")
+      ->check(NonEmpty());
   cmd->add_flag("--flex", args->flex,
                 "With --export: write FlexAttention's block-mask form (kv_num_blocks, kv_indices, "
                 "full_kv_num_blocks, full_kv_indices)");

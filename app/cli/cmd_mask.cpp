@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "app/cli/cli_common.h"
+#include "app/common/option_checks.h"
 #include "engine/mask/mask_io.h"
 #include "engine/mask/mask_json.h"
 
@@ -56,7 +57,8 @@ void RegisterMaskCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "mask", "Generate a mask (--pattern) or read one (--mask) and print nnz, density, sparsity");
   AddMaskSourceOptions(cmd, &args->source);
-  cmd->add_option("--out", args->out, "Write the mask to FILE (.png, .npy or .json)");
+  cmd->add_option("--out", args->out, "Write the mask to FILE (.png, .npy or .json)")
+      ->check(NonEmpty());
   cmd->add_flag("--json", args->json, "Print machine-readable JSON");
   cmd->callback([args, exit_code] { *exit_code = RunMask(*args); });
 }

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "app/cli/cli_common.h"
+#include "app/common/option_checks.h"
 #include "engine/plan/plan.h"
 
 namespace stof::app {
@@ -65,7 +66,7 @@ void RegisterPlanCommand(CLI::App& app, int* exit_code) {
   CLI::App* plan = app.add_subcommand("plan", "Work with plan files");
   plan->require_subcommand(1);
   CLI::App* validate = plan->add_subcommand("validate", "Check a plan file field by field");
-  validate->add_option("file", args->file, "Plan JSON file")->required();
+  validate->add_option("file", args->file, "Plan JSON file")->required()->check(NonEmpty());
   validate->add_flag("--json", args->json, "Print machine-readable JSON");
   validate->callback([args, exit_code] { *exit_code = RunValidate(*args); });
 }

@@ -8,11 +8,13 @@
 // the latency was measured and the workload's output checked out.
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <sstream>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/profile_output.h"
+#include "app/common/option_checks.h"
 #include "profiler/profile_export.h"
 #include "profiler/profiler.h"
 
@@ -188,8 +190,6 @@ int RunProfile(const ProfileArgs& a) {
   return Fail(cmd, "this build has no CUDA (STOF_CUDA=OFF): nothing can be measured; build with "
                    "CUDA on a machine with a GPU");
 #else
-  if (a.range != "auto" && a.range != "user")
-    return Fail(cmd, "--range: expected auto or user, got '" + a.range + "'");
   auto count = kernels::CudaDeviceCount();
   if (!count.IsOk()) return Fail(cmd, count.Message());
   auto spec = kernels::QueryDeviceSpec(0);
@@ -202,7 +202,6 @@ int RunProfile(const ProfileArgs& a) {
   std::string check;  // the output check, appended to the notes
   bool check_ok = false;
   if (a.workload == "copy") {
-    if (a.bytes < 1) return Fail(cmd, "--bytes: must be >= 1");
     auto w = kernels::CopyWorkload::Create(static_cast<size_t>(a.bytes));
     if (!w.IsOk()) return Fail(cmd, w.Message());
     o.label = "copy " + std::to_string(a.bytes) + " B";
@@ -249,29 +248,33 @@ void AddCommonOptions(CLI::App* c, ProfileArgs* a) {
   c->add_option("--metrics", a->metrics,
                 "Counter metrics, comma-separated; 'default' = the built-in list, 'tensor_pipe' = "
                 "this chip's tensor-pipe utilisation")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(NonEmpty("metric names"));
+  const int most = std::numeric_limits<int>::max();
   c->add_option("--runs", a->runs, "Timed runs (CUDA events; the median is the latency)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(IntRange(1, most));
   c->add_option("--warmup", a->warmup, "Untimed runs first")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntRange(0, most));
   c->add_option("--activity-runs", a->activity_runs, "Runs traced by the CUPTI Activity API")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(IntRange(1, most));
   c->add_option("--range", a->range,
                 "Counter ranges: auto (one per kernel, kernel replay) or user (one around the "
                 "whole workload, user replay)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(OneOf({"auto", "user"}));
   c->add_option("--max-ranges", a->max_ranges, "Auto range: most kernels profiled")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(IntRange(1, most));
   c->add_flag("--overhead", a->overhead,
               "Also time the runs with activity tracing on and report the overhead");
   c->add_flag("--no-activity", a->no_activity, "Skip the activity trace");
   c->add_flag("--no-counters", a->no_counters, "Skip the counter pass");
   c->add_flag("--json", a->json, "Print the stof-profile JSON (docs/profiler.md)");
-  c->add_option("--trace", a->trace, "Write a Chrome trace-event JSON to FILE (Perfetto)");
+  c->add_option("--trace", a->trace, "Write a Chrome trace-event JSON to FILE (Perfetto)")
+      ->check(NonEmpty());
 }
 
 void RegisterProfileCommand(CLI::App& app, int* exit_code) {
@@ -284,7 +287,9 @@ void RegisterProfileCommand(CLI::App& app, int* exit_code) {
   CLI::App* c = cmd->add_subcommand(
       "copy", "Vectorised device copy: the calibration of the DRAM counters (reads and writes "
               "--bytes each)");
-  c->add_option("--bytes", copy->bytes, "Bytes to copy")->capture_default_str();
+  c->add_option("--bytes", copy->bytes, "Bytes to copy")
+      ->capture_default_str()
+      ->check(IntRange(1, std::numeric_limits<int64_t>::max()));
   AddCommonOptions(c, copy.get());
   c->callback([copy, exit_code] { *exit_code = RunProfile(*copy); });
 
@@ -292,9 +297,9 @@ void RegisterProfileCommand(CLI::App& app, int* exit_code) {
   gemm->workload = "gemm";
   CLI::App* g = cmd->add_subcommand(
       "gemm", "cuBLAS fp16 GEMM C = A B (column-major, fp32 accumulation)");
-  g->add_option("--m", gemm->m, "Rows of A and C")->capture_default_str()->check(CLI::PositiveNumber);
-  g->add_option("--n", gemm->n, "Columns of B and C")->capture_default_str()->check(CLI::PositiveNumber);
-  g->add_option("--k", gemm->k, "Columns of A, rows of B")->capture_default_str()->check(CLI::PositiveNumber);
+  g->add_option("--m", gemm->m, "Rows of A and C")->capture_default_str()->check(IntRange(1, std::numeric_limits<int>::max()));
+  g->add_option("--n", gemm->n, "Columns of B and C")->capture_default_str()->check(IntRange(1, std::numeric_limits<int>::max()));
+  g->add_option("--k", gemm->k, "Columns of A, rows of B")->capture_default_str()->check(IntRange(1, std::numeric_limits<int>::max()));
   AddCommonOptions(g, gemm.get());
   g->callback([gemm, exit_code] { *exit_code = RunProfile(*gemm); });
 

@@ -11,6 +11,7 @@
 //     built-in device name, or auto without a GPU), every predicted row labelled "predicted".
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -18,6 +19,7 @@
 #include "app/cli/device_choice.h"
 #include "app/cli/profile_output.h"
 #include "app/cli/run_common.h"
+#include "app/common/option_checks.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/fusion/scheme_hex.h"
 #include "engine/tune/ladder.h"
@@ -93,8 +95,6 @@ std::string Cell(const char* format, const std::optional<double>& v, double scal
 
 int RunProfileLayer(const LayerArgs& a) {
   const std::string cmd = "profile layer";
-  if (a.profile.range != "auto" && a.profile.range != "user")
-    return Fail(cmd, "--range: expected auto or user, got '" + a.profile.range + "'");
   auto src = ResolveLayerSource(a.src);
   if (!src.IsOk()) return Fail(cmd, src.Message());
 #ifndef STOF_WITH_KERNELS
@@ -282,29 +282,26 @@ void AddProfileLayerCommands(CLI::App* profile, int* exit_code) {
   CLI::App* l = profile->add_subcommand(
       "layer", "One transformer layer on the GPU, segment by segment and as a whole: latency, "
                "kernels, DRAM counters and FLOP/s per segment (stof-layer-profile JSON)");
-  l->add_option("--model", la->src.graph.model,
-                "Preset: bert-small, bert-base, bert-large, gpt2-small, gpt2-medium, t5-small, "
-                "t5-base (with --plan: default the plan's model)");
-  l->add_option("--config", la->src.graph.config, "HuggingFace-style config.json for the sizes");
-  l->add_option("--batch", la->src.graph.batch, "Batch size (with --plan: default the plan's)")
-      ->capture_default_str();
-  l->add_option("--layer", la->src.graph.layer, "encoder or decoder (T5; default: the family's)");
-  AddMaskSourceOptions(l, &la->src.mask);
-  l->get_option("--seq")->description("Sequence length L (default 512; with --plan: the plan's)");
+  AddGraphOptions(l, &la->src.graph, /*with_plan=*/true);
+  AddMaskSourceOptions(l, &la->src.mask, MaskFileUse::kFileOrName);
+  l->get_option("--seq")->description("Sequence length L (1.." +
+                                       std::to_string(engine::Mask::kMaxLen) +
+                                       "; default 512; with --plan: the plan's)");
   l->get_option("--mask")->description(
       "Mask: a generator name (default bigbird, with --plan the plan's) or a file");
   CLI::Option* scheme = l->add_option(
       "--scheme", la->src.graph.scheme,
       "Fusion scheme: default, chains, all, unfused, or a code / hex form");
-  scheme->capture_default_str();
+  scheme->capture_default_str()->check(NonEmpty("a fusion scheme"));
   CLI::Option* plan = l->add_option(
       "--plan", la->src.plan,
       "Profile a plan's layer (plan.json): its scheme, templates and parameters; model, batch, "
       "L and mask default to the plan's");
-  plan->excludes(scheme);
-  l->add_option("--out", la->out, "Write the stof-layer-profile JSON here");
+  plan->excludes(scheme)->check(NonEmpty());
+  l->add_option("--out", la->out, "Write the stof-layer-profile JSON here")->check(NonEmpty());
   l->add_option("--weight-seed", la->weight_seed, "Seed of the random weights and input")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(SeedValue());
   AddCommonOptions(l, &la->profile);
   l->callback([la, exit_code, l] {
     la->src.batch_given = l->get_option("--batch")->count() > 0;
@@ -316,19 +313,15 @@ void AddProfileLayerCommands(CLI::App* profile, int* exit_code) {
   CLI::App* d = profile->add_subcommand(
       "ladder", "The attention block's four exact variants (unfused, sd, sdf, fully fused): "
                 "measured on the GPU, or predicted by the analytical model");
-  AddMaskSourceOptions(d, &da->mask, false);
-  d->add_option("--batch", da->batch, "Batch size B")->capture_default_str()->check(CLI::PositiveNumber);
-  d->add_option("--heads", da->heads, "Attention heads H")->capture_default_str()->check(CLI::PositiveNumber);
-  d->add_option("--head-dim,--dim", da->head_dim, "Head size d")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  AddMaskSourceOptions(d, &da->mask, MaskFileUse::kNone);
+  AddWorkloadOptions(d, &da->batch, &da->heads, &da->head_dim, "--head-dim,--dim");
   d->add_option("--device", da->device,
                 "auto (local with a GPU, else predict), local (measure on this GPU), predict "
                 "(the analytical model for an H100), or a built-in device to predict for")
       ->capture_default_str();
   d->add_option("--runs", da->runs, "Timed runs per rung (local; the median is reported)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(IntRange(1, std::numeric_limits<int>::max()));
   d->add_flag("--json", da->json, "Print JSON");
   d->callback([da, exit_code] { *exit_code = RunProfileLadder(*da); });
 }

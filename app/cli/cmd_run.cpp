@@ -3,20 +3,26 @@
 // reporting the time of each segment of layer 0, of one layer and of all layers (CUDA events,
 // over a CUDA graph by default), after checking one small layer (batch 1, L <= 128, same
 // scheme) against the CPU reference. `--device cpu` runs everything on the reference (slow;
-// for small shapes and machines without a GPU). JSON output feeds tests/compare/model_compare.py.
+// for small shapes and machines without a GPU) and shows its progress on stderr as `stof tune`
+// does (progress_line.h; --quiet or --json: none). JSON output feeds
+// tests/compare/model_compare.py.
 // `--plan` replays a plan through engine/plan/plan_choices.h: model, batch, L and mask default
 // to the plan's; a run that differs from them is refused (CheckPlanFor), another device warns.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/graph_args.h"
+#include "app/cli/progress_line.h"
 #include "app/cli/run_common.h"
+#include "app/common/option_checks.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/fusion/default_scheme.h"
 #include "engine/fusion/scheme_hex.h"
@@ -52,6 +58,8 @@ struct RunArgs {
   std::string versus;  // a second scheme measured in the same process
   // Given on the command line (with --plan, what is not given comes from the plan).
   bool batch_given = false, seq_given = false, layers_given = false;
+  bool mha_kernel_given = false, sub_len_given = false;
+  bool quiet = false;  // --quiet (or --json): no progress on stderr
 };
 
 // Per segment of `main`, the summed time of the `versus` segments inside it (when they nest).
@@ -100,6 +108,16 @@ engine::SegmentChoice MhaChoice(const engine::OpGraph& g, const engine::FusionSc
 int Run(const RunArgs& a_in) {
   const std::string cmd = "run";
   RunArgs a = a_in;
+  // Options only some runs read: refused where they would be ignored.
+  if (a.mha_kernel_given && a.mha_kernel != "auto") {
+    if (a.device != "local")
+      return Fail(cmd, "--mha-kernel " + a.mha_kernel + ": picks the GPU's attention kernel "
+                       "(--device local); --device " + a.device + " runs the fp32 reference");
+    if (a.mha != "fused")
+      return Fail(cmd, "--mha-kernel " + a.mha_kernel + ": applies to --mha fused, not --mha " + a.mha);
+  }
+  if (a.sub_len_given && a.mha != "sd" && a.mha != "sdf")
+    return Fail(cmd, "--sub-len: applies to --mha sd and sdf, not --mha " + a.mha);
   // --plan: the shape, the model and the mask default to the plan's; what the user gives
   // instead must match it (ResolveLayerScheme's CheckPlanFor refuses otherwise).
   LayerSourceArgs sa;
@@ -122,9 +140,8 @@ int Run(const RunArgs& a_in) {
   if (!backend) return Fail(cmd, error);
 
   // Scheme and choices: --scheme (code, hex, default, chains, unfused) or --plan.
-  auto variant = engine::ParseMhaVariant(a.mha, "--mha");
+  auto variant = engine::ParseMhaVariant(a.mha, "--mha");  // checked while parsing
   if (!variant.IsOk()) return Fail(cmd, variant.Message());
-  if (a.sub_len < 1) return Fail(cmd, "--sub-len: must be at least 1");
   engine::SegmentChoice base;
   base.mha_variant = *variant;
   base.sub_len = a.sub_len;
@@ -141,15 +158,7 @@ int Run(const RunArgs& a_in) {
     warnings.push_back(w);
   }
 
-  int layers = 0;
-  if (a.layers != "full") {
-    try {
-      layers = std::stoi(a.layers);
-    } catch (...) {
-      return Fail(cmd, "--layers: expected a number or 'full', got '" + a.layers + "'");
-    }
-    if (layers < 1 || layers > 1024) return Fail(cmd, "--layers: expected 1..1024");
-  }
+  int layers = a.layers == "full" ? 0 : std::stoi(a.layers);  // checked while parsing
   if (layers == 0 && !a.layers_given && plan && plan->model)
     layers = static_cast<int>(plan->model->layers);
   if (layers == 0) layers = static_cast<int>(graph->layers);
@@ -195,9 +204,35 @@ int Run(const RunArgs& a_in) {
     out["warnings"] = warnings;
   }
 
+  // Progress on stderr from here on (tune's display): on the CPU reference a large layer
+  // takes minutes, a whole model hours, and the run would otherwise be silent.
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  ProgressLine progress(a.quiet || a.graph.json);
+  const auto fail = [&](const std::string& message) {
+    progress.Finish();
+    return Fail(cmd, message);
+  };
+  // MeasureModel's reports on that display; `what` names the scheme measured.
+  const auto on_measure = [&](const std::string& what) -> engine::MeasureProgressFn {
+    return [&progress, &elapsed, what](const engine::MeasureProgress& p, bool new_stage) {
+      if (new_stage) progress.Stage(elapsed(), "run", what + p.stage);
+      if (!new_stage && !progress.Due()) return;
+      std::string detail = p.stage + ": " + std::to_string(p.runs) + (p.runs == 1 ? " run" : " runs") + " done";
+      if (p.layers_done > 0 && p.layers_done < p.layers)
+        detail += ", " + std::to_string(p.layers_done) + "/" + std::to_string(p.layers) +
+                  " layers of the next";
+      progress.Status(p.fraction, detail, elapsed(), p.remaining_s);
+    };
+  };
+
   // One small layer against the CPU reference first (skipped on the CPU backend itself).
   if (a.check && a.device != "cpu") {
     const int64_t check_seq = std::min<int64_t>(graph->seq_len, 128);
+    progress.Stage(elapsed(), "run", "check: one layer at batch 1, L " +
+                                         std::to_string(check_seq) + " against the CPU reference");
     auto sg = build_graph(1, check_seq);
     MaskSourceOptions mo = a.mask;
     mo.seq = check_seq;
@@ -206,20 +241,20 @@ int Run(const RunArgs& a_in) {
     if (mo.width > check_seq) mo.width = -1;
     if (mo.global > check_seq) mo.global = -1;
     auto sm = ResolveMaskSource(mo);
-    if (!sg.IsOk() || !sm.IsOk()) return Fail(cmd, "check: " + (sg.IsOk() ? sm.Message() : sg.Message()));
+    if (!sg.IsOk() || !sm.IsOk()) return fail("check: " + (sg.IsOk() ? sm.Message() : sg.Message()));
     sg->dtype = run_graph.dtype;
     auto ss = engine::FusionScheme::FromCode(scheme.Code(), *sg);
-    if (!ss.IsOk()) return Fail(cmd, "check: " + ss.Message());
+    if (!ss.IsOk()) return fail("check: " + ss.Message());
     std::vector<engine::SegmentChoice> sc = choices;
     for (auto& c : sc) c.mha_config = engine::MhaConfig{};  // 64x64x4: supported at any L
     auto check = engine::CheckLayerAgainstCpu(*backend, *sg, sm->mask, *ss, sc, a.weight_seed,
                                               a.tolerance);
-    if (!check.IsOk()) return Fail(cmd, "check: " + check.Message());
+    if (!check.IsOk()) return fail("check: " + check.Message());
     out["check"] = {{"batch", 1}, {"seq", check_seq}, {"max_row_error", check->max_row_error},
                     {"worst_row", check->worst_row}, {"nan", check->nan_count},
                     {"tolerance", check->tolerance}, {"passed", check->passed}};
     if (!check->passed)
-      return Fail(cmd, "check: layer output differs from the CPU reference: max row error " +
+      return fail("check: layer output differs from the CPU reference: max row error " +
                            std::to_string(check->max_row_error) + " (tolerance " +
                            std::to_string(a.tolerance) + "), " + std::to_string(check->nan_count) +
                            " NaN");
@@ -229,15 +264,16 @@ int Run(const RunArgs& a_in) {
   o.layers = layers;
   o.seed = a.weight_seed;
   o.choices = choices;
+  progress.Stage(elapsed(), "run", "weights and input of " + std::to_string(layers) + " layers");
   auto model = engine::ModelRunner::Create(*backend, run_graph, mask->mask, scheme, o);
-  if (!model.IsOk()) return Fail(cmd, model.Message());
+  if (!model.IsOk()) return fail(model.Message());
   engine::MeasureOptions mo;
   mo.repeats = a.repeats;
   mo.warmup = 2;
   mo.graph = !a.no_graph && a.device != "cpu";
   mo.max_seconds = 5;
-  auto report = engine::MeasureModel(*backend, **model, mo);
-  if (!report.IsOk()) return Fail(cmd, report.Message());
+  auto report = engine::MeasureModel(*backend, **model, mo, on_measure(""));
+  if (!report.IsOk()) return fail(report.Message());
   nlohmann::json segs = nlohmann::json::array();
   for (const auto& s : report->segments)
     segs.push_back({{"ops", s.ops}, {"template", s.tmpl}, {"how", s.how}, {"us", s.us}});
@@ -261,7 +297,7 @@ int Run(const RunArgs& a_in) {
   if (!a.versus.empty()) {
     // The same model under a second scheme, measured in this process right after.
     auto vs_scheme = SchemeFromText(a.versus, run_graph);
-    if (!vs_scheme.IsOk()) return Fail(cmd, "--versus: " + vs_scheme.Message());
+    if (!vs_scheme.IsOk()) return fail("--versus: " + vs_scheme.Message());
     std::vector<engine::SegmentChoice> vc(vs_scheme->Segments().size());
     // Its attention runs as this scheme's does (variant, kernel); other parameters are the
     // backend's defaults (the plan's belong to the plan's segments).
@@ -270,9 +306,9 @@ int Run(const RunArgs& a_in) {
     o.choices = vc;
     model->reset();  // free the first model's buffers before the second is allocated
     auto vs_model = engine::ModelRunner::Create(*backend, run_graph, mask->mask, *vs_scheme, o);
-    if (!vs_model.IsOk()) return Fail(cmd, "--versus: " + vs_model.Message());
-    auto vs_report = engine::MeasureModel(*backend, **vs_model, mo);
-    if (!vs_report.IsOk()) return Fail(cmd, "--versus: " + vs_report.Message());
+    if (!vs_model.IsOk()) return fail("--versus: " + vs_model.Message());
+    auto vs_report = engine::MeasureModel(*backend, **vs_model, mo, on_measure("versus: "));
+    if (!vs_report.IsOk()) return fail("--versus: " + vs_report.Message());
     out["versus"] = {{"scheme", {{"code", vs_scheme->Code()},
                                  {"hex", *engine::CodeToHex(vs_scheme->Code())}}},
                      {"layer_us", vs_report->layer_us},
@@ -280,6 +316,7 @@ int Run(const RunArgs& a_in) {
                      {"speedup", report->total_us > 0 ? vs_report->total_us / report->total_us : 0.0},
                      {"segments", VersusTable(*report, scheme, *vs_report, *vs_scheme)}};
   }
+  progress.Finish();
   if (a.graph.json) {
     PrintJson(out);
     return kExitOk;
@@ -337,21 +374,16 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand(
       "run", "Run a whole model (N layers, random fp16 weights) on our engine and time it");
-  cmd->add_option("--model", a->graph.model,
-                  "Preset: bert-small, bert-base, bert-large, gpt2-small, gpt2-medium, t5-small, "
-                  "t5-base (with --config: the family when the file has no model_type; with "
-                  "--plan: default the plan's model)");
-  cmd->add_option("--config", a->graph.config, "HuggingFace-style config.json for the sizes");
-  cmd->add_option("--batch", a->graph.batch, "Batch size (with --plan: default the plan's)")
-      ->capture_default_str();
-  cmd->add_option("--layer", a->graph.layer, "encoder or decoder (T5; default: the family's)");
+  AddGraphOptions(cmd, &a->graph, /*with_plan=*/true);
   cmd->add_option("--layers", a->layers,
-                  "Number of layers, or 'full' (the model's; with --plan: default the plan "
-                  "model's)")
-      ->capture_default_str();
-  AddMaskSourceOptions(cmd, &a->mask);
-  cmd->get_option("--seq")->description(
-      "Sequence length L (default 512; with --plan: the plan's)");
+                  "Number of layers (1.." + std::to_string(engine::ModelRunOptions::kMaxLayers) +
+                      "), or 'full' (the model's; with --plan: default the plan model's)")
+      ->capture_default_str()
+      ->check(IntRange(1, engine::ModelRunOptions::kMaxLayers, "full"));
+  AddMaskSourceOptions(cmd, &a->mask, MaskFileUse::kFileOrName);
+  cmd->get_option("--seq")->description("Sequence length L (1.." +
+                                         std::to_string(engine::Mask::kMaxLen) +
+                                         "; default 512; with --plan: the plan's)");
   cmd->get_option("--mask")->description(
       "Mask: a generator name (bigbird, longformer, ...; default bigbird, with --plan the "
       "plan's) or a file");
@@ -360,39 +392,49 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
       "Fusion scheme: default (greedy templates without GEMM chains and GEMM+norm "
       "row blocks), chains (with GEMM chains), all (every template), unfused (op by "
       "op), or a code / hex form");
-  scheme->capture_default_str();
+  scheme->capture_default_str()->check(NonEmpty("a fusion scheme"));
   cmd->add_option("--versus", a->versus,
                   "Also measure this scheme (same forms as --scheme) in the same process and "
-                  "compare segment by segment");
+                  "compare segment by segment")
+      ->check(NonEmpty("a fusion scheme"));
   CLI::Option* plan = cmd->add_option(
       "--plan", a->plan,
       "Replay a plan (plan.json): its fusion scheme, templates and parameters; model, batch, "
       "L and mask default to the plan's, and a run that differs from them is refused");
+  plan->check(NonEmpty());
   CLI::Option* mha = cmd->add_option("--mha", a->mha, "Attention variant: fused, unfused, sd, sdf");
-  mha->capture_default_str();
-  CLI::Option* mha_kernel = cmd->add_option("--mha-kernel", a->mha_kernel,
-                                            "Fused MHA kernel: auto, row_wise, block_wise");
-  mha_kernel->capture_default_str();
+  mha->capture_default_str()->check(OneOf({"fused", "unfused", "sd", "sdf"}));
+  CLI::Option* mha_kernel = cmd->add_option(
+      "--mha-kernel", a->mha_kernel,
+      "Fused MHA kernel on the GPU (--device local, --mha fused): auto, row_wise, block_wise");
+  mha_kernel->capture_default_str()->check(OneOf({"auto", "row_wise", "block_wise"}));
   CLI::Option* sub_len =
-      cmd->add_option("--sub-len", a->sub_len, "Softmax sub-vector length T (sd, sdf)");
-  sub_len->capture_default_str();
+      cmd->add_option("--sub-len", a->sub_len, "Softmax sub-vector length T (--mha sd, sdf)");
+  sub_len->capture_default_str()->check(IntRange(1, engine::Mask::kMaxLen));
   // A plan fixes these per segment.
   for (CLI::Option* o : {scheme, mha, mha_kernel, sub_len}) plan->excludes(o);
   cmd->add_option("--device", a->device, "local (the GPU) or cpu (the fp32 reference)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(OneOf({"local", "cpu"}));
   cmd->add_flag("!--no-check", a->check, "Skip the check of one small layer against the CPU");
-  cmd->add_option("--tolerance", a->tolerance, "Check tolerance (max row error)")
-      ->capture_default_str();
+  cmd->add_option("--tolerance", a->tolerance, "Check tolerance (max row error, > 0)")
+      ->capture_default_str()
+      ->check(NumberRange(0, std::numeric_limits<double>::infinity(), /*lo_open=*/true));
   cmd->add_option("--repeats", a->repeats, "Timed runs per measurement (median)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(IntRange(1, std::numeric_limits<int>::max()));
   cmd->add_flag("--no-graph", a->no_graph, "Time plain launches instead of a CUDA graph");
   cmd->add_option("--weight-seed", a->weight_seed, "Seed of the random weights and input")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(SeedValue());
+  cmd->add_flag("--quiet", a->quiet, "No progress on stderr");
   cmd->add_flag("--json", a->graph.json, "Print machine-readable JSON");
   cmd->callback([a, exit_code, cmd] {
     a->batch_given = cmd->get_option("--batch")->count() > 0;
     a->seq_given = cmd->get_option("--seq")->count() > 0;
     a->layers_given = cmd->get_option("--layers")->count() > 0;
+    a->mha_kernel_given = cmd->get_option("--mha-kernel")->count() > 0;
+    a->sub_len_given = cmd->get_option("--sub-len")->count() > 0;
     *exit_code = Run(*a);
   });
 }

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/device_choice.h"
+#include "app/common/option_checks.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/plan_build.h"
 #include "engine/select/kernel_select.h"
@@ -123,12 +125,13 @@ void RegisterSelectCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "select", "Pick the MHA kernel and its parameters with STOF Eq. 1 and Eq. 2");
   AddMaskSourceOptions(cmd, &args->source);
-  cmd->add_option("--batch", args->batch, "Batch size")->capture_default_str();
-  cmd->add_option("--heads", args->heads, "Attention heads")->capture_default_str();
-  cmd->add_option("--head-dim", args->head_dim, "Head size d")->capture_default_str();
+  AddWorkloadOptions(cmd, &args->batch, &args->heads, &args->head_dim);
   cmd->add_option("--device", args->device, DeviceOptionHelp())->capture_default_str();
-  cmd->add_option("--plan-out", args->plan_out, "Write the choice as a plan JSON to FILE");
-  cmd->add_option("--top", args->top, "Eq. 2 candidates to list")->capture_default_str();
+  cmd->add_option("--plan-out", args->plan_out, "Write the choice as a plan JSON to FILE")
+      ->check(NonEmpty());
+  cmd->add_option("--top", args->top, "Eq. 2 candidates to list")
+      ->capture_default_str()
+      ->check(IntRange(1, std::numeric_limits<int>::max()));
   cmd->add_flag("--json", args->json, "Print machine-readable JSON (all candidates)");
   cmd->callback([args, exit_code] { *exit_code = RunSelect(*args); });
 }

@@ -6,19 +6,19 @@
 // remaining) on stderr, then a table of the chosen segments, measures the whole model under
 // the tuned plan and under the untuned default in one process, and writes the plan (--out).
 // Measurements are cached across runs in the user's cache file (docs/tuner.md).
-#include <unistd.h>
-
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/graph_args.h"
+#include "app/cli/progress_line.h"
 #include "app/cli/run_common.h"
+#include "app/common/option_checks.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/fusion/scheme_hex.h"
 #include "engine/plan/plan.h"
@@ -48,51 +48,28 @@ struct TuneArgs {
 std::atomic<bool> g_cancel{false};
 extern "C" void OnInterrupt(int) { g_cancel.store(true); }
 
-// The progress bar on stderr: redrawn in place on a terminal, a line per stage and every
-// 5 s otherwise (logs, CI).
+// The tuner's events on the shared progress display (progress_line.h).
 class CliProgress : public engine::TuneObserver {
  public:
-  explicit CliProgress(bool quiet) : m_quiet(quiet), m_tty(::isatty(2) != 0) {}
+  explicit CliProgress(bool quiet) : m_line(quiet) {}
   void OnStage(const engine::TuneProgress& p) override {
-    if (m_quiet) return;
-    if (m_tty) std::fprintf(stderr, "\r\033[K");
-    std::fprintf(stderr, "[%6.1f s] %s: %s\n", p.elapsed_s, p.method.c_str(), p.stage.c_str());
+    m_line.Stage(p.elapsed_s, p.method, p.stage);
     Draw(p, true);
   }
   void OnProgress(const engine::TuneProgress& p) override { Draw(p, false); }
-  void Finish() {
-    if (!m_quiet && m_tty && m_drawn) std::fprintf(stderr, "\r\033[K");
-  }
+  void Finish() { m_line.Finish(); }
 
  private:
   void Draw(const engine::TuneProgress& p, bool force) {
-    if (m_quiet) return;
-    const auto now = std::chrono::steady_clock::now();
-    const double since = std::chrono::duration<double>(now - m_last).count();
-    if (!force && since < (m_tty ? 0.1 : 5.0)) return;
-    m_last = now;
-    char bar[40] = "";
-    if (p.fraction >= 0) {  // a bar only when the planned work is known
-      const int width = 20;
-      const int filled = static_cast<int>(p.fraction * width + 0.5);
-      bar[0] = '[';
-      for (int i = 0; i < width; ++i) bar[1 + i] = i < filled ? '#' : '.';
-      bar[width + 1] = ']';
-      bar[width + 2] = ' ';
-      bar[width + 3] = 0;
-    }
+    if (!force && !m_line.Due()) return;
     char best[32] = "-";
     if (p.best_us > 0) std::snprintf(best, sizeof best, "%.1f us", p.best_us);
-    char left[40] = "";
-    if (p.remaining_s >= 0) std::snprintf(left, sizeof left, ", ~%.0f s left", p.remaining_s);
-    std::fprintf(stderr, "%s%s%lld candidates (%lld cached)  best %s  %.1f s%s%s",
-                 m_tty ? "\r\033[K" : "", bar, static_cast<long long>(p.candidates),
-                 static_cast<long long>(p.cache_hits), best, p.elapsed_s, left, m_tty ? "" : "\n");
-    std::fflush(stderr);
-    m_drawn = true;
+    char detail[96];
+    std::snprintf(detail, sizeof detail, "%lld candidates (%lld cached)  best %s",
+                  static_cast<long long>(p.candidates), static_cast<long long>(p.cache_hits), best);
+    m_line.Status(p.fraction, detail, p.elapsed_s, p.remaining_s, force);
   }
-  bool m_quiet, m_tty, m_drawn = false;
-  std::chrono::steady_clock::time_point m_last{};
+  ProgressLine m_line;
 };
 
 int Tune(const TuneArgs& a_in) {
@@ -108,7 +85,7 @@ int Tune(const TuneArgs& a_in) {
   const engine::OpGraph* graph = &src->graph;
   const MaskSource* mask = &src->mask;
   engine::TuneOptions o;
-  auto method = engine::ParseTuneMethod(a.method);
+  auto method = engine::ParseTuneMethod(a.method);  // checked while parsing (--method)
   if (!method.IsOk()) return Fail(cmd, "--" + method.Message());
   o.method = *method;
   auto budget = engine::ParseTuneBudget(a.budget, &o, "--budget");
@@ -118,7 +95,6 @@ int Tune(const TuneArgs& a_in) {
   o.cancel = &g_cancel;
   auto valid = o.Validate("tune");
   if (!valid.IsOk()) return Fail(cmd, valid.Message());
-  if (a.repeats < 1) return Fail(cmd, "--repeats: must be at least 1");
 
   // Device: measure on the GPU or the CPU reference, or predict.
   std::string device = a.device;
@@ -269,36 +245,41 @@ void RegisterTuneCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<TuneArgs>();
   CLI::App* cmd = app.add_subcommand(
       "tune", "Tune a model's fusion scheme and kernel parameters for a workload and mask");
-  cmd->add_option("--model", a->graph.model,
-                  "Preset: bert-small, bert-base, bert-large, gpt2-small, gpt2-medium, t5-small, "
-                  "t5-base (with --config: the family when the file has no model_type)");
-  cmd->add_option("--config", a->graph.config, "HuggingFace-style config.json for the sizes");
-  cmd->add_option("--batch", a->graph.batch, "Batch size")->capture_default_str();
-  cmd->add_option("--layer", a->graph.layer, "encoder or decoder (T5; default: the family's)");
-  AddMaskSourceOptions(cmd, &a->mask);
-  cmd->get_option("--seq")->description("Sequence length L (default 512)");
+  AddGraphOptions(cmd, &a->graph);
+  AddMaskSourceOptions(cmd, &a->mask, MaskFileUse::kFileOrName);
+  cmd->get_option("--seq")->description("Sequence length L (1.." +
+                                         std::to_string(engine::Mask::kMaxLen) + "; default 512)");
   cmd->get_option("--mask")->description(
       "Mask: a generator name (bigbird, longformer, ...; default bigbird) or a file");
-  cmd->add_option("--method", a->method, "Search: stof, gtco, mcfuser, exhaustive")
-      ->capture_default_str();
+  std::vector<std::string> methods;
+  for (engine::TuneMethod m : engine::AllTuneMethods()) methods.push_back(engine::TuneMethodName(m));
+  cmd->add_option("--method", a->method, "Search: " + OrList(methods))
+      ->capture_default_str()
+      ->check(OneOf(methods));
   cmd->add_option("--budget", a->budget,
                   "Stop after this long (60s, 2m) or this many candidates (200c); default: "
                   "when the method ends");
   cmd->add_option("--tune-seed", a->tune_seed, "Seed of the search's random choices")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(SeedValue());
   cmd->add_option("--samples", a->samples, "Parameter settings sampled per segment (stof, gtco)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(IntRange(1, engine::TuneOptions::kMaxSamples));
   cmd->add_option("--device", a->device,
                   "auto (the GPU if there is one, else predict), local (the GPU), cpu (the "
                   "fp32 reference; tiny shapes), predict (analytical models only)")
-      ->capture_default_str();
-  cmd->add_option("--out", a->out, "Write the tuned plan here (JSON; replay with stof run --plan)");
+      ->capture_default_str()
+      ->check(OneOf({"auto", "local", "cpu", "predict"}));
+  cmd->add_option("--out", a->out, "Write the tuned plan here (JSON; replay with stof run --plan)")
+      ->check(NonEmpty());
   cmd->add_option("--cache", a->cache,
                   "Measurement cache file (default: $STOF_CACHE_DIR, $XDG_CACHE_HOME/stof or "
-                  "~/.cache/stof, file tune-cache.jsonl)");
+                  "~/.cache/stof, file tune-cache.jsonl)")
+      ->check(NonEmpty());
   cmd->add_flag("--no-cache", a->no_cache, "Neither read nor write the cache file");
   cmd->add_option("--repeats", a->repeats, "Timed runs per candidate (median)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(IntRange(1, std::numeric_limits<int>::max()));
   cmd->add_flag("--no-model", a->no_measure_model,
                 "Skip measuring the whole model (tuned and default) after tuning");
   cmd->add_flag("--quiet", a->quiet, "No progress bar");

@@ -1,8 +1,10 @@
-// The model/shape options shared by `stof graph` and `stof run` (--model, --config, --batch,
-// --seq, --dtype, --layer, --separate-bias, --scheme) and the op graph / fusion scheme they
-// describe. Used by app/cli/cmd_graph.cpp and app/cli/cmd_run.cpp.
+// The model/shape options shared by `stof graph`, `run`, `tune` and `profile layer` (--model,
+// --config, --batch, --seq, --dtype, --layer, --separate-bias, --scheme) and the op graph /
+// fusion scheme they describe. Used by app/cli/cmd_graph.cpp, cmd_run.cpp, cmd_tune.cpp and
+// cmd_profile_layer.cpp (through run_common.h).
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 
 #include "engine/core/status.h"
@@ -22,6 +24,10 @@ struct GraphArgs {
   std::string scheme;
   bool json = false;
 };
+
+// Adds --model, --config, --batch and --layer (each with its check; with_plan: the help says
+// that --plan gives their defaults). Used by graph, run, tune and profile layer.
+void AddGraphOptions(CLI::App* cmd, GraphArgs* a, bool with_plan = false);
 
 // The layer graph of a preset (--model) or a config.json (--config, with --model as the
 // family fallback).

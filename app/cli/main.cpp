@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "app/cli/cli_common.h"
+#include "app/common/option_checks.h"
 #include "engine/core/json_io.h"
 
 namespace {
@@ -17,6 +18,7 @@ int Run(int argc, char** argv) {
                "selection, op graphs and fusion schemes, plans)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "stof 0.1.0");
+  stof::app::OneLineErrors(app, "stof");  // usage errors: one line, like the commands' own
   int exit_code = stof::app::kExitOk;
   stof::app::RegisterMaskCommand(app, &exit_code);
   stof::app::RegisterLayoutCommand(app, &exit_code);

@@ -95,6 +95,11 @@ engine::Expected<LayerSource> ResolveLayerSource(const LayerSourceArgs& in) {
     if (!a.batch_given) a.graph.batch = src.plan->workload.batch;
     if (!a.seq_given) a.mask.seq = src.plan->workload.seq_len;
   }
+  if (!mask_given && src.plan) {
+    if (const std::string given = GivenGeneratorOption(a.mask); !given.empty())
+      return engine::MakeError(given + ": does not apply to the plan's mask; give --mask NAME "
+                               "(or --pattern) with it to run another mask");
+  }
   if (!mask_given && !src.plan) a.mask.pattern = "bigbird";
   if (a.mask.seq == 0) a.mask.seq = 512;  // --seq (added with the mask options) is also L
   a.graph.seq = a.mask.seq;

@@ -157,6 +157,11 @@ void LayerLab::ApplyChoice() {
   RebuildGraph();
 }
 
+void LayerLab::SetChoice(const LayerChoice& choice) {
+  m_choice_edit = choice;
+  ApplyChoice();
+}
+
 void LayerLab::RebuildGraph() {
   m_graph.reset();
   m_scheme.reset();
@@ -560,9 +565,13 @@ void LayerLab::OpenProfile(const std::string& path) {
 
 nlohmann::json LayerLab::StateJson() const {
   nlohmann::json j;
+  // What is computed, and what the layer widgets show (they differed: issue 16).
   j["layer"] = {{"model", m_choice.config_path.empty() ? m_choice.model : m_choice.config_path},
                 {"batch", m_choice.batch}, {"seq_len", SeqLen()}, {"error", m_graph_error},
-                {"ops", m_graph ? static_cast<int64_t>(m_graph->ops.size()) : 0}};
+                {"ops", m_graph ? static_cast<int64_t>(m_graph->ops.size()) : 0},
+                {"hidden", m_graph ? m_graph->hidden : 0}};
+  j["layer_widgets"] = {{"model", m_choice_edit.model}, {"config", m_choice_edit.config_path},
+                        {"batch", m_choice_edit.batch}};
   nlohmann::json segs = nlohmann::json::array();
   double pred_total = 0;
   for (const SegmentView& s : m_segments) {

@@ -114,8 +114,11 @@ class LayerLab {
   void SetDevice(const engine::DeviceSpec& device);
 
   // ---- the layer ----
-  LayerChoice& Choice() { return m_choice_edit; }
+  LayerChoice& Choice() { return m_choice_edit; }  // the widgets' values (applied on Apply)
   void ApplyChoice();                         // rebuild the graph from Choice()
+  // Sets what the widgets show and what is computed at once (the start options --model,
+  // --config, --batch); the graph follows with the mask's L.
+  void SetChoice(const LayerChoice& choice);
   const engine::OpGraph* Graph() const { return m_graph ? &*m_graph : nullptr; }
   const std::string& GraphError() const { return m_graph_error; }
   int64_t SeqLen() const { return m_mask ? m_mask->Rows() : 0; }

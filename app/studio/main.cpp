@@ -22,14 +22,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <vector>
 
+#include "app/common/block_size.h"
+#include "app/common/option_checks.h"
 #include "app/studio/screenshot.h"
 #include "app/studio/studio.h"
 #include "engine/core/atomic_file.h"
 #include "engine/core/json_io.h"
 #include "engine/core/recent_files.h"
+#include "engine/device/device_spec.h"
+#include "engine/graph/model_config.h"
+#include "engine/mask/mask_spec.h"
+#include "engine/tune/tune_session.h"
 
 namespace {
 
@@ -69,6 +76,28 @@ struct Args {
   int profile_tab = -1;      // the profile view's tab: 0..4 = kernels .. histogram
 };
 
+// "a,b,,c" -> {"a", "b", "c"} (--method, --also-panels).
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t b = 0; b < list.size();) {
+    size_t e = list.find(',', b);
+    if (e == std::string::npos) e = list.size();
+    if (e > b) out.push_back(list.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
+// "stof,gtco" -> the methods; an unknown name is an error naming --method.
+stof::engine::Expected<std::vector<std::string>> SplitMethods(const std::string& list) {
+  const std::vector<std::string> names = SplitList(list);
+  if (names.empty()) return stof::engine::Error{"--method: expected at least one method, got '" + list + "'"};
+  for (const std::string& name : names)
+    if (auto m = stof::engine::ParseTuneMethod(name); !m.IsOk())
+      return stof::engine::Error{"--" + m.Message() + " (a comma-separated list)"};
+  return names;
+}
+
 // The scripted steps of --tune / --run-plan / --profile / ... : 0 = not started, 1 = tuning,
 // 2 = follow-up jobs, 3 = done.
 struct Script {
@@ -97,13 +126,18 @@ struct Script {
       if (a.profile_tab >= 0) lab.Profiles().select_tab = a.profile_tab;
       if (a.tune) {
         stof::app::TuneSettings& t = lab.Settings();
-        const char* names[] = {"stof", "gtco", "mcfuser", "exhaustive"};
-        for (int i = 0; i < 4; ++i) t.methods[i] = ("," + a.methods + ",").find(std::string(",") + names[i] + ",") != std::string::npos;
+        const std::vector<std::string> chosen = *SplitMethods(a.methods);  // CheckArgs passed
+        for (size_t i = 0; i < stof::engine::AllTuneMethods().size() && i < 4; ++i)
+          t.methods[i] = std::find(chosen.begin(), chosen.end(),
+                                   stof::engine::TuneMethodName(stof::engine::AllTuneMethods()[i])) != chosen.end();
         t.budget = a.budget;
         t.seed = a.tune_seed;
         lab.StartTune();
-        if (!lab.Tuning()) {
-          std::fprintf(stderr, "stof-studio: --tune: %s\n", studio.StateJson()["message"]["text"].get<std::string>().c_str());
+        if (!lab.Tuning()) {  // the reason is the lab's message, not yet on the status line
+          bool error = false;
+          std::string why = "did not start";
+          lab.TakeMessage(&error, &why);
+          std::fprintf(stderr, "stof-studio: --tune: %s\n", why.c_str());
           *rc = 1;
           step = 3;
           return true;
@@ -158,16 +192,25 @@ void LoadFont() {
   }
 }
 
-int ParseBlock(const std::string& text, int64_t* bm, int64_t* bn) {
-  const size_t x = text.find_first_of("xX");
-  try {
-    *bm = std::stoll(text.substr(0, x));
-    *bn = x == std::string::npos ? *bm : std::stoll(text.substr(x + 1));
-  } catch (const std::exception&) {
-    std::fprintf(stderr, "stof-studio: --block: expected BMxBN such as 64x64, got '%s'\n", text.c_str());
-    return 1;
-  }
-  return 0;
+// The options the studio applies later (the layer, the tuning, the extra screenshots, the
+// device), checked before a window opens: each error names its option and value, and the
+// studio exits 1 as for any bad option.
+stof::engine::Status CheckArgs(const Args& a) {
+  using stof::engine::MakeError;
+  if (auto b = stof::app::ParseBlockSize(a.block, "--block"); !b.IsOk()) return b.ToStatus();
+  if (auto p = stof::app::ParsePanel(a.panel); !p.IsOk()) return p.ToStatus();
+  for (const std::string& panel : SplitList(a.also_panels))
+    if (auto p = stof::app::ParsePanel(panel, "--also-panels"); !p.IsOk()) return p.ToStatus();
+  if (!a.device.empty())
+    if (auto d = stof::engine::FindBuiltinDevice(a.device); !d.IsOk()) return MakeError("--" + d.Message());
+  if (auto m = stof::engine::FindModelPreset(a.model); !m.IsOk()) return MakeError("--" + m.Message());
+  if (!a.model_config.empty())
+    if (auto c = stof::engine::LoadModelConfig(a.model_config); !c.IsOk())
+      return MakeError("--config: " + c.Message());
+  if (auto m = SplitMethods(a.methods); !m.IsOk()) return m.ToStatus();
+  stof::engine::TuneOptions o;
+  STOF_RETURN_IF_ERROR(stof::engine::ParseTuneBudget(a.budget, &o, "--budget"));
+  return stof::engine::Status::Ok();
 }
 
 using Clock = std::chrono::steady_clock;
@@ -213,7 +256,13 @@ int Run(const Args& args) {
   stof::app::StudioOptions options;
   options.spec.pattern = args.pattern;
   options.spec.seq_len = args.seq;
-  if (ParseBlock(args.block, &options.block_m, &options.block_n) != 0) return 1;
+  if (stof::engine::Status s = CheckArgs(args); !s.IsOk()) {
+    std::fprintf(stderr, "stof-studio: %s\n", s.Message().c_str());
+    return 1;
+  }
+  const auto block = stof::app::ParseBlockSize(args.block, "--block");
+  options.block_m = block->block_m;
+  options.block_n = block->block_n;
   options.device = args.device;
   options.open = args.open;
   options.panel = args.panel;
@@ -277,16 +326,7 @@ int Run(const Args& args) {
       Script script;
       bool script_done = !script.Any(args);
       size_t shot_index = 0;         // --also-panels: the next extra screenshot
-      std::vector<std::string> extra_panels;
-      {
-        std::string list = args.also_panels;
-        for (size_t b = 0; b < list.size();) {
-          size_t e = list.find(',', b);
-          if (e == std::string::npos) e = list.size();
-          if (e > b) extra_panels.push_back(list.substr(b, e - b));
-          b = e + 1;
-        }
-      }
+      const std::vector<std::string> extra_panels = SplitList(args.also_panels);
       int ready_frames = -1;         // frames rendered since the analysis was ready
       bool dumped = false;
       std::vector<double> frame_ms;  // --fps-frames
@@ -422,40 +462,51 @@ int main(int argc, char** argv) {
   CLI::App app{"stof-studio: explore sparse attention masks, their block layouts, STOF's kernel "
                "selection and fusion, tune a layer live on this GPU and read CUPTI profiles"};
   Args args;
-  app.add_option("--pattern", args.pattern, "Mask generator (see stof mask --help)")->capture_default_str();
-  app.add_option("--seq", args.seq, "Sequence length")->capture_default_str();
+  using stof::app::IntRange;
+  using stof::app::NonEmpty;
+  using stof::app::NumberRange;
+  stof::app::OneLineErrors(app, "stof-studio");
+  const double unbounded = std::numeric_limits<double>::infinity();
+  const int most = std::numeric_limits<int>::max();
+  std::vector<std::string> patterns;
+  for (const std::string& n : stof::engine::MaskPatternNames())
+    if (n != "or" && n != "and" && n != "not") patterns.push_back(n);
+  std::string presets;
+  for (const stof::engine::ModelConfig& c : stof::engine::ModelPresets()) presets += (presets.empty() ? "" : ", ") + c.name;
+  app.add_option("--pattern", args.pattern, "Mask generator (see stof mask --help)")->capture_default_str()->check(stof::app::OneOf(patterns));
+  app.add_option("--seq", args.seq, "Sequence length")->capture_default_str()->check(IntRange(1, stof::engine::Mask::kMaxLen));
   app.add_option("--block", args.block, "Block size BMxBN (powers of two 16..256)")->capture_default_str();
-  app.add_option("--device", args.device, "Built-in device name (default: this GPU, else H100-SXM-80GB)");
-  app.add_option("--open", args.open, "Open a mask file (.png, .npy, .json) at start");
+  app.add_option("--device", args.device, "Built-in device name (default: this GPU, else H100-SXM-80GB)")->check(NonEmpty("a device name"));
+  app.add_option("--open", args.open, "Open a mask file (.png, .npy, .json) at start")->check(NonEmpty());
   app.add_option("--panel", args.panel, "Tab to show: mask, layout, selection, fusion, tune, profile, export")->capture_default_str();
-  app.add_option("--overlay", args.overlay, "Canvas: mask, blocks-over-mask, blocks")->capture_default_str();
-  app.add_option("--zoom", args.zoom, "Initial canvas zoom (1 = fit)")->capture_default_str();
-  app.add_option("--screenshot", args.screenshot, "Render until the analysis is ready and --frames more, save the window as PNG, exit");
-  app.add_option("--frames", args.frames, "Frames to render after the analysis is ready, before --screenshot")->capture_default_str();
-  app.add_option("--dump-state", args.dump_state, "Write the shown state as JSON to FILE (once the analysis is ready)");
-  app.add_option("--save", args.save, "Once the analysis is ready, save the mask to FILE (.png, .npy, .json) as the Save button does; report the frames drawn meanwhile");
-  app.add_option("--fps-frames", args.fps_frames, "Measure N frames without vsync, print the frame rate, exit");
-  app.add_option("--fps-zoom", args.fps_zoom, "With --fps-frames: zoom this far in and pan a cell per frame")->capture_default_str();
-  app.add_option("--wait", args.wait_s, "Batch modes: seconds to wait for the analysis and the scripted jobs")->capture_default_str();
-  app.add_option("--model", args.model, "Layer of the fusion and tune views: a preset (bert-small, bert-base, bert-large, gpt2, gpt2-medium, t5-small, t5-base)")->capture_default_str();
-  app.add_option("--config", args.model_config, "A HuggingFace config.json instead of --model");
-  app.add_option("--batch", args.batch, "Batch size of the layer")->capture_default_str();
+  app.add_option("--overlay", args.overlay, "Canvas: mask, blocks-over-mask, blocks")->capture_default_str()->check(stof::app::OneOf({"mask", "blocks-over-mask", "blocks"}));
+  app.add_option("--zoom", args.zoom, "Initial canvas zoom (1 = fit)")->capture_default_str()->check(NumberRange(1, unbounded));
+  app.add_option("--screenshot", args.screenshot, "Render until the analysis is ready and --frames more, save the window as PNG, exit")->check(NonEmpty());
+  app.add_option("--frames", args.frames, "Frames to render after the analysis is ready, before --screenshot")->capture_default_str()->check(IntRange(1, most));
+  app.add_option("--dump-state", args.dump_state, "Write the shown state as JSON to FILE (once the analysis is ready)")->check(NonEmpty());
+  app.add_option("--save", args.save, "Once the analysis is ready, save the mask to FILE (.png, .npy, .json) as the Save button does; report the frames drawn meanwhile")->check(NonEmpty());
+  app.add_option("--fps-frames", args.fps_frames, "Measure N frames without vsync, print the frame rate, exit")->check(IntRange(1, most));
+  app.add_option("--fps-zoom", args.fps_zoom, "With --fps-frames: zoom this far in and pan a cell per frame")->capture_default_str()->check(NumberRange(1, unbounded));
+  app.add_option("--wait", args.wait_s, "Batch modes: seconds to wait for the analysis and the scripted jobs")->capture_default_str()->check(NumberRange(0, unbounded, /*lo_open=*/true));
+  app.add_option("--model", args.model, "Layer of the fusion, tune and profile views: a preset (" + presets + ")")->capture_default_str();
+  app.add_option("--config", args.model_config, "A HuggingFace config.json instead of --model")->check(NonEmpty());
+  app.add_option("--batch", args.batch, "Batch size of the layer (1.." + std::to_string(stof::engine::Workload::kMaxBatch) + ")")->capture_default_str()->check(IntRange(1, stof::engine::Workload::kMaxBatch));
   app.add_flag("--no-gpu", args.no_gpu, "Never use the GPU: tune and show predictions only");
   app.add_flag("--tune", args.tune, "Once the analysis is ready, tune the layer with --method and --budget (as the Start button)");
   app.add_option("--method", args.methods, "Tuning methods, comma separated: stof, gtco, mcfuser, exhaustive")->capture_default_str();
   app.add_option("--budget", args.budget, "Tuning budget per method: seconds (60s, 2m) or candidates (200c)")->capture_default_str();
-  app.add_option("--tune-seed", args.tune_seed, "Tuning seed")->capture_default_str();
-  app.add_option("--open-plan", args.open_plan, "Open a tuned plan (its mask, layer, scheme and measurements)");
-  app.add_option("--open-profile", args.open_profiles, "Open a layer profile (stof profile layer --out) or a plan as a profile run (repeatable)");
-  app.add_option("--baseline", args.baseline, "Open a layer profile or plan and pin it as the profile baseline");
-  app.add_option("--export-plan", args.export_plan, "After tuning, write the plan to FILE");
+  app.add_option("--tune-seed", args.tune_seed, "Tuning seed")->capture_default_str()->check(stof::app::SeedValue());
+  app.add_option("--open-plan", args.open_plan, "Open a tuned plan (its mask, layer, scheme and measurements)")->check(NonEmpty());
+  app.add_option("--open-profile", args.open_profiles, "Open a layer profile (stof profile layer --out) or a plan as a profile run (repeatable)")->check(NonEmpty());
+  app.add_option("--baseline", args.baseline, "Open a layer profile or plan and pin it as the profile baseline")->check(NonEmpty());
+  app.add_option("--export-plan", args.export_plan, "After tuning, write the plan to FILE")->check(NonEmpty());
   app.add_flag("--run-plan", args.run_plan, "After tuning (or --open-plan), measure the plan's model again (GPU)");
   app.add_flag("--profile", args.profile, "After tuning, profile the shown scheme's layer (GPU)");
   app.add_flag("--measure-ladder", args.measure_ladder, "Measure the fusion ladder on the GPU");
-  app.add_option("--profile-tab", args.profile_tab, "Profile view tab: 0 kernels, 1 timeline, 2 bars, 3 roofline, 4 histogram")->check(CLI::Range(0, 4));
+  app.add_option("--profile-tab", args.profile_tab, "Profile view tab: 0 kernels, 1 timeline, 2 bars, 3 roofline, 4 histogram")->check(IntRange(0, 4));
   app.add_option("--also-panels", args.also_panels, "With --screenshot: also save STEM-PANEL.png for each panel listed (comma separated)");
-  app.add_option("--width", args.width, "Window width")->capture_default_str();
-  app.add_option("--height", args.height, "Window height")->capture_default_str();
+  app.add_option("--width", args.width, "Window width")->capture_default_str()->check(IntRange(64, 16384));
+  app.add_option("--height", args.height, "Window height")->capture_default_str()->check(IntRange(64, 16384));
   try {
     CLI11_PARSE(app, argc, argv);
     return Run(args);

@@ -19,6 +19,7 @@
 #include "app/studio/panels/mask_canvas.h"
 #include "app/studio/panels/mask_panel.h"
 #include "app/studio/panels/selection_panel.h"
+#include "app/studio/widgets/error_text.h"
 #include "engine/core/recent_files.h"
 #include "engine/mask/mask_io.h"
 #include "engine/mask/mask_json.h"
@@ -65,11 +66,11 @@ const char* PanelName(Panel p) {
   return "?";
 }
 
-engine::Expected<Panel> ParsePanel(const std::string& name) {
+engine::Expected<Panel> ParsePanel(const std::string& name, const std::string& what) {
   for (Panel p : {Panel::kMask, Panel::kLayout, Panel::kSelection, Panel::kExport, Panel::kFusion,
                   Panel::kTune, Panel::kProfile})
     if (name == PanelName(p)) return p;
-  return engine::Error{"--panel: expected mask, layout, selection, export, fusion, tune or profile, got '" +
+  return engine::Error{what + ": expected mask, layout, selection, export, fusion, tune or profile, got '" +
                        name + "'"};
 }
 
@@ -110,9 +111,9 @@ engine::Status Studio::Init(const StudioOptions& options) {
   m_initial_device = m_device_index;
   m_gpu = std::make_unique<GpuWorker>(options.use_gpu);
   m_lab = std::make_unique<LayerLab>(*m_gpu);
-  m_lab->Choice().model = options.model;
-  m_lab->Choice().config_path = options.model_config;
-  m_lab->Choice().batch = options.model_batch;
+  // The layer the fusion, tune and profile views compute, as the start options give it (the
+  // widgets showed --model / --batch while BERT-base at batch 8 was computed: issue 16).
+  m_lab->SetChoice({options.model, options.model_config, options.model_batch});
 
   auto resolved = engine::Resolve(options.spec);
   if (!resolved.IsOk()) return resolved.ToStatus();
@@ -125,6 +126,15 @@ engine::Status Studio::Init(const StudioOptions& options) {
   m_recent_path = options.recent_path;
   LoadRecent();
   if (!options.open.empty()) OpenFile(options.open);
+  // Build that layer now at the mask's L: one that cannot be built (batch x L over the limit)
+  // is refused at start like any other bad option, not left for the fusion view to show.
+  m_lab->SetDevice(Device());
+  m_lab->SetMask(m_doc.state.mask, m_doc.version, m_doc.state.spec, MaskLabel());
+  if (!m_lab->GraphError().empty())
+    return engine::MakeError((options.model_config.empty() ? "--model " + options.model
+                                                           : "--config " + options.model_config) +
+                             ", --batch " + std::to_string(options.model_batch) + " at L = " +
+                             std::to_string(m_doc.state.mask.Rows()) + ": " + m_lab->GraphError());
   return engine::Status::Ok();
 }
 
@@ -519,6 +529,67 @@ void Studio::DrawProfileView() {
   }
 }
 
+// ---- errors in full ------------------------------------------------------------------------
+// An error used to be one line of the status bar, clipped at the window's edge (issue 16).
+// Now it is a strip above the status bar, wrapped to the window's width, as tall as the text
+// (up to kErrorStripLines, then it scrolls), with Copy and Dismiss; a dismissed error can be
+// shown again from the status bar until another message replaces it.
+
+namespace {
+constexpr int kErrorStripLines = 8;
+const char* const kCopyLabel = "Copy";
+const char* const kDismissLabel = "Dismiss";
+
+// Room the strip's buttons take on the right of the text.
+float StripButtonsWidth() {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  return ImGui::CalcTextSize(kCopyLabel).x + ImGui::CalcTextSize(kDismissLabel).x +
+         4 * st.FramePadding.x + 2 * st.ItemSpacing.x;
+}
+}  // namespace
+
+const std::string& Studio::StripError() const {
+  static const std::string kNone;
+  const std::string& e = !m_analysis_error.empty()                 ? m_analysis_error
+                         : m_message_level == MessageLevel::kError ? m_message
+                                                                   : kNone;
+  return e == m_dismissed_error ? kNone : e;
+}
+
+float Studio::ErrorStripHeight(float width) {
+  m_error_view = ErrorView{};
+  const std::string& e = StripError();
+  if (e.empty()) return 0;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float wrap = width - 2 * st.WindowPadding.x - StripButtonsWidth();
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float text_h = ImGui::CalcTextSize(e.c_str(), e.c_str() + e.size(), false, wrap).y;
+  m_error_view.shown = true;
+  m_error_view.text_height = text_h;
+  m_error_view.lines = static_cast<int>(std::lround(text_h / ImGui::GetTextLineHeight()));
+  m_error_view.scrolls = m_error_view.lines > kErrorStripLines;
+  const float shown_h = std::min(text_h, line * kErrorStripLines);
+  m_error_view.strip_height = shown_h + 2 * st.WindowPadding.y;
+  return m_error_view.strip_height + st.ItemSpacing.y;
+}
+
+void Studio::DrawErrorStrip(float height) {
+  if (height <= 0) return;
+  const std::string e = StripError();
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.22f, 0.07f, 0.07f, 1.0f));
+  ImGui::BeginChild("error_strip", ImVec2(0, m_error_view.strip_height), true);
+  const float top = ImGui::GetCursorPosY();
+  ErrorTextWrapped(e, StripButtonsWidth());
+  ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - StripButtonsWidth() +
+                                 ImGui::GetStyle().ItemSpacing.x,
+                             top + ImGui::GetScrollY()));
+  if (ImGui::SmallButton(kCopyLabel)) ImGui::SetClipboardText(e.c_str());
+  ImGui::SameLine();
+  if (ImGui::SmallButton(kDismissLabel)) m_dismissed_error = e;
+  ImGui::EndChild();
+  ImGui::PopStyleColor();
+}
+
 void Studio::DrawStatusBar() {
   if (m_gpu->Busy()) {
     const double f = m_gpu->Fraction();
@@ -554,12 +625,15 @@ void Studio::DrawStatusBar() {
   ImGui::SameLine(0, 4);
   ImGui::TextUnformatted("|");
   ImGui::SameLine();
-  if (!m_analysis_error.empty())
-    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", m_analysis_error.c_str());
-  else if (m_message_level == MessageLevel::kError)
-    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", m_message.c_str());
-  else
+  // Errors are in the strip above; a dismissed one comes back from here.
+  const bool error = !m_analysis_error.empty() || m_message_level == MessageLevel::kError;
+  if (!error) {
     ImGui::TextUnformatted(m_message.c_str());
+  } else if (StripError().empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
+    if (ImGui::SmallButton("show the error")) m_dismissed_error.clear();
+    ImGui::PopStyleColor();
+  }
 }
 
 void Studio::Draw() {
@@ -584,7 +658,8 @@ void Studio::Draw() {
                    ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollbar);
   DrawFileBar(*this);
   const float status_h = ImGui::GetFrameHeightWithSpacing() + 4.0f;
-  const float body_h = ImGui::GetContentRegionAvail().y - status_h;
+  const float error_h = ErrorStripHeight(ImGui::GetContentRegionAvail().x);
+  const float body_h = ImGui::GetContentRegionAvail().y - status_h - error_h;
   // The fusion, tune and profile views need the width more than the mask canvas does.
   const bool wide = m_panel == Panel::kFusion || m_panel == Panel::kTune || m_panel == Panel::kProfile;
   const float full = ImGui::GetContentRegionAvail().x;
@@ -627,6 +702,7 @@ void Studio::Draw() {
     ImGui::EndTabBar();
   }
   ImGui::EndChild();
+  DrawErrorStrip(error_h);
   DrawStatusBar();
   DrawQuitDialog();
   ImGui::End();
@@ -682,6 +758,10 @@ nlohmann::json Studio::StateJson() const {
   j["cli"] = {{"layout", c.layout}, {"select", c.select}, {"note", c.note}};
   j["message"] = {{"level", m_message_level == MessageLevel::kError ? "error" : "info"},
                   {"text", m_message}};
+  j["error_strip"] = {{"shown", m_error_view.shown}, {"text", StripError()},
+                      {"lines", m_error_view.lines}, {"text_height", m_error_view.text_height},
+                      {"strip_height", m_error_view.strip_height},
+                      {"scrolls", m_error_view.scrolls}};
   if (!m_analysis_error.empty()) j["analysis_error"] = m_analysis_error;
   j["lab"] = m_lab->StateJson();
   return j;

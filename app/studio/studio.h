@@ -52,7 +52,7 @@ struct StudioOptions {
 enum class Panel { kMask, kLayout, kSelection, kExport, kFusion, kTune, kProfile };
 // "mask", "layout", "selection", "export", "fusion", "tune", "profile"
 const char* PanelName(Panel p);
-engine::Expected<Panel> ParsePanel(const std::string& name);
+engine::Expected<Panel> ParsePanel(const std::string& name, const std::string& what = "--panel");
 
 enum class Tool { kInspect, kBrush, kLine, kRect, kBand };
 enum class Overlay { kMask, kBlocksOverMask, kBlocks };
@@ -198,6 +198,11 @@ class Studio {
   void AddRecent(const std::string& path);
   void PollSave();
   void DrawStatusBar();
+  // The error shown in full above the status line: the analysis error, else an error message;
+  // "" when there is none or the user dismissed it.
+  const std::string& StripError() const;
+  float ErrorStripHeight(float width);  // 0 when there is no strip; records m_error_view
+  void DrawErrorStrip(float height);
   void DrawProfileView();
   std::string MaskLabel() const;
   void DrawQuitDialog();
@@ -253,6 +258,13 @@ class Studio {
 
   std::string m_message;
   MessageLevel m_message_level = MessageLevel::kInfo;
+  std::string m_dismissed_error;  // the error the user closed; a new one shows again
+  struct ErrorView {              // the strip as last drawn (for --dump-state)
+    bool shown = false;
+    int lines = 0;                // wrapped lines of the message
+    float text_height = 0, strip_height = 0;
+    bool scrolls = false;         // over kErrorStripLines: the strip scrolls
+  } m_error_view;
   std::vector<std::string> m_recent;
   std::string m_recent_path;
   std::string m_path_buffer;

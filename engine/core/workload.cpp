@@ -27,11 +27,12 @@ Status Workload::Validate(const std::string& what) const {
   auto bad = [&](const char* field, int64_t v, const std::string& rule) {
     return MakeError(what + ": " + field + ": " + rule + ", got " + std::to_string(v));
   };
-  if (batch < 1 || batch > 65536) return bad("batch", batch, "expected 1..65536");
-  if (heads < 1 || heads > 1024) return bad("heads", heads, "expected 1..1024");
+  if (batch < 1 || batch > kMaxBatch) return bad("batch", batch, "expected 1.." + std::to_string(kMaxBatch));
+  if (heads < 1 || heads > kMaxHeads) return bad("heads", heads, "expected 1.." + std::to_string(kMaxHeads));
   if (seq_len < 1 || seq_len > Mask::kMaxLen)
     return bad("seq_len", seq_len, "expected 1.." + std::to_string(Mask::kMaxLen));
-  if (head_dim < 1 || head_dim > 256) return bad("head_dim", head_dim, "expected 1..256");
+  if (head_dim < 1 || head_dim > kMaxHeadDim)
+    return bad("head_dim", head_dim, "expected 1.." + std::to_string(kMaxHeadDim));
   return Status::Ok();
 }
 

@@ -16,6 +16,9 @@ Expected<DType> ParseDType(const std::string& name);  // accepts the names above
 int DTypeBytes(DType t);
 
 struct Workload {
+  // The accepted ranges (Validate, the op graphs, and the command-line checks of app/).
+  static constexpr int64_t kMaxBatch = 65536, kMaxHeads = 1024, kMaxHeadDim = 256;
+
   int64_t batch = 8;
   int64_t seq_len = 1024;
   int64_t heads = 12;

@@ -82,8 +82,9 @@ LayerPart DefaultPart(ModelFamily f) {
 
 Status ValidateGraphRequest(const GraphRequest& r) {
   STOF_RETURN_IF_ERROR(r.model.Validate(r.model.name.empty() ? "model" : r.model.name));
-  if (r.batch < 1 || r.batch > 65536) {
-    return MakeError("batch: expected 1..65536, got " + std::to_string(r.batch));
+  if (r.batch < 1 || r.batch > Workload::kMaxBatch) {
+    return MakeError("batch: expected 1.." + std::to_string(Workload::kMaxBatch) + ", got " +
+                     std::to_string(r.batch));
   }
   if (r.seq_len < 1 || r.seq_len > Mask::kMaxLen) {
     return MakeError("seq_len: expected 1.." + std::to_string(Mask::kMaxLen) + ", got " +

@@ -15,6 +15,7 @@
 #include <cctype>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -387,6 +388,51 @@ bool HasPngSignature(const std::string& bytes) {
          std::memcmp(bytes.data(), kPngSignature, sizeof kPngSignature) == 0;
 }
 
+// stb decodes at most 2^30 bytes of samples (its check: width x height x channels <= 2^30 at
+// the IHDR; 16-bit samples then need twice that in an int-sized buffer), and past it says only
+// "unknown image type" or "too large". We read the IHDR ourselves and refuse such an image
+// with its size and our limit: width x height x channels x bytes per sample <= 2^30 (1 GiB),
+// palette images counted as 4 channels as stb does. That is L = 32768 in 8-bit grayscale,
+// 18918 in RGB, 16384 in RGBA, 23170 in 16-bit grayscale. A file too short for an IHDR is
+// left to stb, which names what is wrong with it.
+constexpr uint64_t kMaxPngDecodeBytes = uint64_t{1} << 30;
+
+Status CheckPngDecodeSize(const std::string& bytes, const std::string& name) {
+  // Signature (8), then the IHDR chunk: length 13, "IHDR", width, height, bit depth, colour.
+  if (bytes.size() < 8 + 8 + 13 || bytes.compare(12, 4, "IHDR") != 0) return Status::Ok();
+  const auto u32 = [&](size_t at) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < 4; ++i) v = v << 8 | static_cast<unsigned char>(bytes[at + i]);
+    return v;
+  };
+  const uint64_t width = u32(16), height = u32(20);
+  const int depth = static_cast<unsigned char>(bytes[24]);
+  const int colour = static_cast<unsigned char>(bytes[25]);
+  struct Kind {
+    int colour;
+    uint64_t channels;
+    const char* name;
+  };
+  static constexpr Kind kKinds[] = {{0, 1, "grayscale"}, {2, 3, "RGB"}, {3, 4, "palette"},
+                                    {4, 2, "grayscale + alpha"}, {6, 4, "RGBA"}};
+  const Kind* kind = nullptr;
+  for (const Kind& k : kKinds)
+    if (k.colour == colour) kind = &k;
+  if (kind == nullptr || width == 0 || height == 0) return Status::Ok();  // stb says why
+  if (width > static_cast<uint64_t>(Mask::kMaxLen) || height > static_cast<uint64_t>(Mask::kMaxLen))
+    return Mask::CheckSize(static_cast<int64_t>(height), static_cast<int64_t>(width), name);
+  const uint64_t sample_bytes = depth == 16 ? 2 : 1;
+  const uint64_t need = width * height * kind->channels * sample_bytes;
+  if (need <= kMaxPngDecodeBytes) return Status::Ok();
+  char size[32];
+  std::snprintf(size, sizeof size, "%.2f GiB", static_cast<double>(need) / (1 << 30));
+  return MakeError(name + ": PNG of " + Str(width) + " x " + Str(height) + " pixels, " +
+                   kind->name + ", " + std::to_string(depth) + "-bit: " + size +
+                   " of samples, over the PNG decoder's limit of 1 GiB (width x height x "
+                   "channels x bytes per sample; at most 32768 x 32768 in 8-bit grayscale, "
+                   "18918 x 18918 in RGB); save the mask as an 8-bit grayscale PNG or as .npy");
+}
+
 std::string StbReason() {
   const char* r = stbi_failure_reason();
   return r ? r : "unknown error";
@@ -512,6 +558,7 @@ Expected<MaskFormat> MaskFormatFromPath(const std::string& path) {
   if (ext == ".png") return MaskFormat::kPng;
   if (ext == ".npy") return MaskFormat::kNpy;
   if (ext == ".json") return MaskFormat::kJson;
+  if (ext.empty()) return MakeError(path + ": no file extension; expected .png, .npy or .json");
   return MakeError(path + ": unknown mask format '" + ext + "'; expected .png, .npy or .json");
 }
 
@@ -519,6 +566,7 @@ Expected<Mask> DecodePng(const std::string& bytes, const std::string& name) {
   if (bytes.empty()) return MakeError(name + ": not a PNG: the file is empty");
   if (!HasPngSignature(bytes)) return MakeError(name + ": not a PNG: missing the PNG signature");
   if (bytes.size() > kMaxWholeFileBytes) return MakeError(name + ": PNG: too large to decode");
+  STOF_RETURN_IF_ERROR(CheckPngDecodeSize(bytes, name));
   const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
   const int len = static_cast<int>(bytes.size());
   int w = 0, h = 0, comp = 0;
@@ -577,6 +625,8 @@ std::string EncodeNpy(const Mask& mask) {
 }
 
 Expected<LoadedMask> LoadMask(const std::string& path) {
+  // A missing file is reported as missing, whatever its name says about its format.
+  if (auto size = RegularFileSize(path); !size.IsOk()) return size.ToStatus();
   auto format = MaskFormatFromPath(path);
   if (!format.IsOk()) return format.ToStatus();
   LoadedMask out;

@@ -332,6 +332,17 @@ std::string DescribeResolved(const MaskSpec& s) {
 
 }  // namespace
 
+std::vector<std::string> MaskPatternParams(const std::string& pattern) {
+  const Kind kind = KindFromName(pattern);
+  std::vector<std::string> out;
+  if (UsesWidth(kind)) out.push_back("width");
+  if (UsesGlobal(kind)) out.push_back("global");
+  if (kind == Kind::kDilated) out.push_back("dilation");
+  if (UsesRandom(kind)) out.insert(out.end(), {"fill", "block", "seed"});
+  if (kind == Kind::kDocument) out.push_back("doc_lengths");
+  return out;
+}
+
 const std::vector<std::string>& MaskPatternNames() {
   static const std::vector<std::string> kNames = {
       "full",   "causal",   "sliding_window", "dilated", "global", "random_blocks",

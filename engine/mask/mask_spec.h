@@ -43,6 +43,12 @@ struct MaskSpec {
 // Names accepted in MaskSpec::pattern, in display order.
 const std::vector<std::string>& MaskPatternNames();
 
+// The MaskSpec parameters `pattern` reads besides seq_len and causal (which every pattern
+// takes), in field order: "width", "global", "dilation", "fill", "block", "seed",
+// "doc_lengths". Empty for full, causal, the compositions and unknown names. The CLI refuses
+// a generator option the pattern would ignore.
+std::vector<std::string> MaskPatternParams(const std::string& pattern);
+
 // Replaces defaults (-1) by their values for this seq_len; validates every field (messages
 // name the field: "mask.width: must be in 1..L, got 0"). Operands are resolved recursively.
 Expected<MaskSpec> Resolve(const MaskSpec& spec);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,7 +19,8 @@
 namespace stof::engine {
 
 struct ModelRunOptions {
-  int layers = 1;
+  static constexpr int kMaxLayers = 1024;
+  int layers = 1;                      // 1..kMaxLayers
   uint64_t seed = 1;
   std::vector<SegmentChoice> choices;  // one per segment, or empty = defaults
 };
@@ -72,9 +74,28 @@ struct RunReport {
   int64_t device_bytes = 0;
 };
 
-// Times each segment of layer 0, layer 0, and the whole model with `options`.
+// What MeasureModel is doing, for a progress display (`stof run` on the CPU reference spends
+// minutes per layer at large shapes). Reported when a measurement starts (new_stage) and
+// after each run of its work: each call of a segment or of layer 0, each layer of a whole
+// model run. The estimate assumes each measurement makes Backend::Measure's number of runs
+// (warm-up, then timed runs until max_seconds) at the time its first run took; a segment not
+// run yet counts as the mean of those that were, layer 0 as their sum, the model as its
+// layers times layer 0. The last report has fraction 1.
+struct MeasureProgress {
+  std::string stage;          // "segment 3/7 [#7,#8]", "layer 0", "all 12 layers"
+  int64_t runs = 0;           // runs of this stage's work finished, warm-up included
+  int layers_done = 0;        // the whole-model stage: layers of the current run finished
+  int layers = 0;
+  double fraction = -1;       // estimated share of the work done; -1 before any estimate
+  double remaining_s = -1;    // estimated seconds left; -1 before any estimate
+};
+using MeasureProgressFn = std::function<void(const MeasureProgress& p, bool new_stage)>;
+
+// Times each segment of layer 0, layer 0, and the whole model with `options`; `progress`
+// (may be empty) is called on this thread.
 Expected<RunReport> MeasureModel(Backend& backend, ModelRunner& model,
-                                 const MeasureOptions& options);
+                                 const MeasureOptions& options,
+                                 const MeasureProgressFn& progress = {});
 
 // One layer of `graph` on `backend` against the same layer on the CPU reference (same weights,
 // input and scheme). Error metric per output row: max |out - ref| / max(max |ref|, 1).

@@ -140,7 +140,14 @@ Expected<std::optional<SegmentCost>> TuneContext::Cost(const Segment& s, const S
   ++m_stats.candidates;
   if (hit) ++m_stats.cache_hits;
   else ++m_stats.measured;
-  if (!cost.Ok()) ++m_stats.failed;
+  if (!cost.Ok()) {
+    ++m_stats.failed;
+    m_last_failure = SegmentLabel(s) + " " + (kind == TemplateKind::kNone ? "op by op" : TemplateName(kind)) +
+                     " (" + choice_text + "): " + cost.error;
+    if (hit)
+      m_last_failure += " (a failure kept in the cache file " + m_cache->Path() +
+                        "; --no-cache measures again)";
+  }
   m_memo[key] = cost;
   if (m_observer != nullptr) {
     CandidateEvent e;

@@ -56,6 +56,10 @@ class TuneContext {
   bool Stopped();                 // budget spent or cancelled
   const std::string& StopReason() const { return m_stop_reason; }
   bool Cancelled() const;
+  // The last candidate that did not run and why ("[#1] (default): cpu backend: ...", with
+  // where a cached failure came from); "" when every candidate ran. A search that ends with
+  // no runnable scheme reports this, not a cancel that never happened.
+  const std::string& LastFailure() const { return m_last_failure; }
 
   void Stage(const std::string& name);
   // Reports `total_us` of `scheme` as the best so far when it is lower than the last.
@@ -83,6 +87,7 @@ class TuneContext {
   std::map<std::pair<int, int>, std::vector<SegmentChoice>> m_choices;
   std::string m_stage = "starting";
   std::string m_stop_reason;
+  std::string m_last_failure;
   double m_best_us = 0;
   int64_t m_planned = 0;
   TuneStats m_stats;

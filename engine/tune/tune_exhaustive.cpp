@@ -33,7 +33,7 @@ Expected<TuneResult> TuneExhaustive(TuneContext& ctx) {
   const FusionScheme init = DefaultScheme(g);
   auto initial = EvaluateScheme(ctx, init, 1, true);
   if (!initial.IsOk()) return initial.ToStatus();
-  if (!initial->has_value()) return MakeError("tune: cancelled before the first scheme was measured");
+  if (!initial->has_value()) return NoInitialScheme(ctx);
   ctx.OfferBest((*initial)->total_us, init);
 
   ctx.Stage("exhaustive: every segment and setting");

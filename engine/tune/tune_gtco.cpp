@@ -20,7 +20,7 @@ Expected<TuneResult> TuneGtco(TuneContext& ctx) {
   const FusionScheme init = DefaultScheme(g);
   auto initial = EvaluateScheme(ctx, init, 1, true);
   if (!initial.IsOk()) return initial.ToStatus();
-  if (!initial->has_value()) return MakeError("tune: cancelled before the first scheme was measured");
+  if (!initial->has_value()) return NoInitialScheme(ctx);
   ctx.OfferBest((*initial)->total_us, init);
 
   ctx.Stage("gtco: segment costs");

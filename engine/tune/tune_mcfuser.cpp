@@ -24,7 +24,7 @@ Expected<TuneResult> TuneMcfuser(TuneContext& ctx) {
   const FusionScheme init = DefaultScheme(g, with_chains);
   auto initial = EvaluateScheme(ctx, init, 1, true);
   if (!initial.IsOk()) return initial.ToStatus();
-  if (!initial->has_value()) return MakeError("tune: cancelled before the first scheme was measured");
+  if (!initial->has_value()) return NoInitialScheme(ctx);
   ctx.OfferBest((*initial)->total_us, init);
   SchemeEval cur = **initial;
   std::vector<std::string> notes;

@@ -38,7 +38,7 @@ Status TuneOptions::Validate(const std::string& what) const {
   };
   if (!(budget_s >= 0) || budget_s > 1e7) return bad("budget_s", "expected 0..1e7 seconds", budget_s);
   if (budget_candidates < 0) return bad("budget_candidates", "expected >= 0", static_cast<double>(budget_candidates));
-  if (samples < 1 || samples > 1000000) return bad("samples", "expected 1..1e6", static_cast<double>(samples));
+  if (samples < 1 || samples > kMaxSamples) return bad("samples", "expected 1..1e6", static_cast<double>(samples));
   if (stage2_per_iteration < 1) return bad("stage2_per_iteration", "expected >= 1", static_cast<double>(stage2_per_iteration));
   if (stage2_iterations < 0) return bad("stage2_iterations", "expected >= 0", static_cast<double>(stage2_iterations));
   if (max_segment_ops < 1) return bad("max_segment_ops", "expected >= 1", static_cast<double>(max_segment_ops));
@@ -95,6 +95,14 @@ Expected<std::optional<SchemeEval>> EvaluateScheme(TuneContext& ctx, const Fusio
     e.total_us += (*pick)->cost.us;
   }
   return std::optional<SchemeEval>(std::move(e));
+}
+
+Status NoInitialScheme(const TuneContext& ctx) {
+  if (ctx.Cancelled()) return MakeError("tune: cancelled before the first scheme was measured");
+  if (!ctx.LastFailure().empty())
+    return MakeError("tune: the initial scheme does not run: no setting of segment " +
+                     ctx.LastFailure());
+  return MakeError("tune: the budget ran out before the first scheme was measured");
 }
 
 std::vector<Segment> CandidateSegments(const OpGraph& g, int64_t max_ops) {

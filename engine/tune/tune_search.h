@@ -37,6 +37,11 @@ Expected<std::optional<SegmentPick>> PickForSegment(TuneContext& ctx, const Segm
 Expected<std::optional<SchemeEval>> EvaluateScheme(TuneContext& ctx, const FusionScheme& scheme,
                                                    int64_t samples, bool force);
 
+// Why the initial scheme got no cost (EvaluateScheme's nullopt with force): cancelled, or,
+// far more often, no setting of one of its segments runs (the last failure, kept in the
+// cache file or not). Every method starts with this check.
+Status NoInitialScheme(const TuneContext& ctx);
+
 // Segments [i, j] with at most kMaxCiPerSegment CI ops and at most `max_ops` ops, by end op
 // then start (the DP's order).
 std::vector<Segment> CandidateSegments(const OpGraph& g, int64_t max_ops);

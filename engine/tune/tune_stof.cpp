@@ -91,7 +91,7 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
     // The budget ran out inside the sampling: the defaults alone (forced) still give a plan.
     initial = EvaluateScheme(ctx, init, 1, true);
     if (!initial.IsOk()) return initial.ToStatus();
-    if (!initial->has_value()) return MakeError("tune: cancelled before the first scheme was measured");
+    if (!initial->has_value()) return NoInitialScheme(ctx);
   }
   SchemeEval cur = **initial;
   // The rule's CI+CI fusions are a fusion step like any other: kept only when faster. Stage 1

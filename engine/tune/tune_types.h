@@ -28,6 +28,7 @@ struct TuneOptions {
   double budget_s = 0;             // wall-clock budget; 0 = none (the method's own end)
   int64_t budget_candidates = 0;   // distinct candidates evaluated; 0 = none
   uint64_t seed = 1;               // every random draw of the search
+  static constexpr int64_t kMaxSamples = 1000000;  // Validate's limit, also `--samples`'s
   int64_t samples = 4;             // STOF / GTCO: parameter settings sampled per segment
   int64_t stage2_per_iteration = 16;  // STOF stage 2: samples per iteration over all segments
   int64_t stage2_iterations = 8;   // STOF stage 2: at most this many iterations

@@ -82,7 +82,7 @@ json_check "plan valid" "j['valid'] is True and j['device'] == 'H100-SXM-80GB'"
 run_ok "select from file" "$stof" select --mask "$tmp/m.npy" --batch 2 --heads 4 --head-dim 128 --device a100 --plan-out "$tmp/plan2.json"
 run_ok "plan with inline mask" "$stof" plan validate "$tmp/plan2.json"
 run_fail "unknown device" "device" "$stof" select --pattern causal --seq 64 --device nonsense
-run_fail "bad head dim" "head_dim" "$stof" select --pattern causal --seq 64 --head-dim 0
+run_fail "bad head dim" "^stof select: --head-dim: expected an integer in 1\.\.256, got '0'" "$stof" select --pattern causal --seq 64 --head-dim 0
 printf '{"schema_version": 1' >"$tmp/truncated.json"
 run_fail "truncated plan" "truncated\.json" "$stof" plan validate "$tmp/truncated.json"
 $py -c "import json; j=json.load(open('$tmp/plan.json')); j['workload']['batch']=0; json.dump(j, open('$tmp/batch0.json','w'))"
@@ -120,7 +120,7 @@ run_ok "run bert-small on the cpu" "$stof" run --model bert-small --batch 1 --se
 json_check "run: default scheme, 7 segments, positive times, versus op by op" "j['scheme']['code'] == '01111100100110' and j['layers'] == 2 and len(j['segments']) == 7 and j['total_us'] > 0 and j['segments'][1]['template'] == 'sparse_mha' and len(j['versus']['segments']) == 7 and j['versus']['scheme']['code'] == '01010101010101' and j['mask']['label'].startswith('bigbird')"
 run_ok "run gpt2 text, mask by name" "$stof" run --model gpt2-small --batch 1 --seq 32 --layers 1 --device cpu --repeats 1 --mask longformer --scheme unfused
 grep -q "total" "$tmp/out" && ok || bad "run text output lacks the total"
-run_fail "run bad layers" "--layers: expected a number or 'full'" "$stof" run --model bert-small --seq 32 --device cpu --layers many
+run_fail "run bad layers" "--layers: expected an integer in 1\.\.1024 or 'full', got 'many'" "$stof" run --model bert-small --seq 32 --device cpu --layers many
 run_fail "run bad scheme" "--scheme: expected 14 digits" "$stof" run --model bert-small --seq 32 --device cpu --scheme 0101
 run_fail "run bad variant" "--mha: expected fused, unfused, sd or sdf" "$stof" run --model bert-small --seq 32 --device cpu --mha partly
 run_fail "run bad device" "--device: expected local or cpu" "$stof" run --model bert-small --seq 32 --device tpu
@@ -208,11 +208,11 @@ json_check "run --plan of a tuned plan: its scheme, the tuned figure compared" "
 run_ok "tune with a candidate budget" "$stof" tune --model bert-small --batch 1 --seq 128 --device predict --budget 5c --json
 json_check "tune --budget 5c stops on the budget" "j['stopped_by'] == 'budget (5 candidates)'"
 run_fail "tune bad budget" "--budget: expected seconds \(60s, 2m, 1h\) or candidates \(200c\), got '5x'" "$stof" tune --model bert-small --seq 128 --device predict --budget 5x
-run_fail "tune bad method" "method: expected one of stof, gtco, mcfuser, exhaustive, got 'annealing'" "$stof" tune --model bert-small --seq 128 --device predict --method annealing
-run_fail "tune bad samples" "samples: expected 1..1e6, got 0" "$stof" tune --model bert-small --seq 128 --device predict --samples 0
+run_fail "tune bad method" "--method: expected stof, gtco, mcfuser or exhaustive, got 'annealing'" "$stof" tune --model bert-small --seq 128 --device predict --method annealing
+run_fail "tune bad samples" "--samples: expected an integer in 1\.\.1000000, got '0'" "$stof" tune --model bert-small --seq 128 --device predict --samples 0
 run_fail "tune exhaustive too big" "exhaustive: .* over the limit of 65536; use --method gtco" "$stof" tune --model t5-small --layer decoder --batch 1 --seq 128 --device predict --method exhaustive
 run_fail "tune mask size" "--mask: .* is 64 x 64, --seq is 128" "$stof" tune --model bert-small --seq 128 --mask "$tmp/m64.npy" --device predict
-run_fail "tune unknown device" "--device: expected local or cpu, got 'tpu'" "$stof" tune --model bert-small --seq 128 --device tpu
+run_fail "tune unknown device" "--device: expected auto, local, cpu or predict, got 'tpu'" "$stof" tune --model bert-small --seq 128 --device tpu
 
 # --- device -------------------------------------------------------------------------------
 run_ok "device" "$stof" device --json
@@ -236,7 +236,7 @@ run_ok "ladder text" "$stof" "${ladder[@]}" --device predict
 run_fail "ladder bad device" "--device: expected auto, local, predict or a built-in device" "$stof" "${ladder[@]}" --device tpu
 run_fail "ladder bad pattern" "pattern" "$stof" profile ladder --pattern nope --seq 512 --device predict
 run_fail "ladder zero heads" "heads" "$stof" profile ladder --pattern bigbird --seq 512 --heads 0 --device predict
-run_fail "ladder huge head_dim" "head_dim" "$stof" profile ladder --pattern bigbird --seq 512 --head-dim 300 --device predict
+run_fail "ladder huge head_dim" "--head-dim: expected an integer in 1\.\.256, got '300'" "$stof" profile ladder --pattern bigbird --seq 512 --head-dim 300 --device predict
 run_fail "profile layer bad model" "nope" "$stof" profile layer --model nope --batch 1 --seq 128
 run_fail "profile layer missing plan" "nope\.json" "$stof" profile layer --plan "$tmp/nope.json"
 run_fail "profile layer plan and scheme" "excludes" "$stof" profile layer --plan "$tmp/p_tuned.json" --scheme unfused
@@ -406,6 +406,128 @@ if [ "$caught" -eq 1 ]; then
 else
   bad "killed writer: the write finished before it could be killed"
 fi
+
+# --- every option checked at start (issue 16) ------------------------------------------------
+# refuse NAME REGEX CMD...: exit 1..127 with exactly one stderr line matching REGEX
+refuse() { local name=$1; run_fail "$@"; one_line "$name"; }
+# The reproductions: accepted silently before (the first two ran at L = 512).
+refuse "tune --seq 0" "^stof tune: --seq: expected an integer in 1\.\.32768, got '0' \(stof tune --help lists the options\)$" "$stof" tune --model bert-small --seq 0 --device predict
+refuse "run --seq 0" "^stof run: --seq: expected an integer in 1\.\.32768, got '0'" "$stof" run --model bert-small --seq 0 --device cpu
+refuse "run --mha-kernel nosuch" "^stof run: --mha-kernel: expected auto, row_wise or block_wise, got 'nosuch'" "$stof" run --model bert-small --seq 32 --device cpu --mha-kernel nosuch
+refuse "run --mha-kernel on the cpu" "^stof run: --mha-kernel row_wise: picks the GPU's attention kernel \(--device local\); --device cpu runs the fp32 reference$" "$stof" run --model bert-small --seq 32 --device cpu --mha-kernel row_wise
+refuse "run --mha-kernel with --mha unfused" "^stof run: --mha-kernel block_wise: applies to --mha fused, not --mha unfused$" "$stof" run --model bert-small --seq 32 --device local --mha unfused --mha-kernel block_wise
+refuse "run --sub-len with --mha fused" "^stof run: --sub-len: applies to --mha sd and sdf, not --mha fused$" "$stof" run --model bert-small --seq 32 --device cpu --sub-len 32
+refuse "mask file with --causal" "^stof mask: --causal: does not apply to a mask file \(--mask $tmp/m64\.npy holds the whole mask; the generator's options go with --pattern\)$" "$stof" mask --mask "$tmp/m64.npy" --causal
+for opt in "--width 4" "--global 2" "--dilation 2" "--fill 0.5" "--rand-block 8" "--seed 3" "--docs 32,32"; do
+  refuse "mask file with $opt" "^stof layout: ${opt%% *}: does not apply to a mask file" "$stof" layout --mask "$tmp/m64.npy" $opt
+done
+refuse "run: mask file with --causal" "^stof run: --causal: does not apply to a mask file" "$stof" run --model bert-small --seq 64 --device cpu --mask "$tmp/m64.npy" --causal
+refuse "run --plan with --causal" "^stof run: --causal: does not apply to the plan's mask; give --mask NAME \(or --pattern\) with it to run another mask$" "$stof" run --plan "$tmp/p_tuned.json" --device cpu --causal
+refuse "--seq that is not the file's" "^stof select: --mask: $tmp/m64\.npy is 64 x 64, --seq is 32$" "$stof" select --mask "$tmp/m64.npy" --seq 32
+refuse "an option the pattern ignores" "^stof mask: --width: does not apply to --pattern causal \(its options: --seq and --causal; docs/masks\.md\)$" "$stof" mask --pattern causal --seq 64 --width 8
+refuse "--seed without random blocks" "^stof mask: --seed: does not apply to --pattern longformer \(its options: --width, --global, --seq and --causal; docs/masks\.md\)$" "$stof" mask --pattern longformer --seq 64 --seed 3
+refuse "generator limits name the option" "^stof mask: --width: must be in 1\.\.64, got 100$" "$stof" mask --pattern sliding_window --seq 64 --width 100
+refuse "--rand-block beyond L" "^stof mask: --rand-block: must be in 1\.\.64, got 100$" "$stof" mask --pattern bigbird --seq 64 --rand-block 100
+refuse "--docs not summing to L" "^stof mask: --docs: sum 30 != seq_len 64$" "$stof" mask --pattern document --seq 64 --docs 10,20
+refuse "--out ''" "^stof mask: --out: expected a file name, got ''" "$stof" mask --pattern causal --seq 64 --out ''
+refuse "tune --out ''" "^stof tune: --out: expected a file name, got ''" "$stof" tune --model bert-small --seq 64 --device predict --out ''
+refuse "--plan-out ''" "^stof select: --plan-out: expected a file name, got ''" "$stof" select --pattern causal --seq 64 --plan-out ''
+refuse "--seed -1" "^stof mask: --seed: expected an integer in 0\.\.18446744073709551615, got '-1'" "$stof" mask --pattern bigbird --seq 64 --seed -1
+refuse "select --top -5" "^stof select: --top: expected an integer in 1\.\.2147483647, got '-5'" "$stof" select --pattern causal --seq 64 --top -5
+for v in nan inf -inf -1 0 1e999 x; do
+  refuse "run --tolerance $v" "^stof run: --tolerance: expected a finite number > 0, got '$v'" "$stof" run --model bert-small --seq 32 --device cpu --tolerance "$v"
+done
+refuse "leading zeros (CLI11 reads 010 as 8)" "^stof mask: --seq: expected an integer in 1\.\.32768, got '010'" "$stof" mask --pattern causal --seq 010
+refuse "hex" "^stof mask: --seq: expected an integer in 1\.\.32768, got '0x40'" "$stof" mask --pattern causal --seq 0x40
+refuse "unknown option, one line" "^stof mask: The following argument was not expected: --no-such-flag \(stof mask --help lists the options\)$" "$stof" mask --pattern causal --seq 64 --no-such-flag
+refuse "nested subcommand named" "^stof profile gemm: --m: expected an integer in 1\.\.2147483647, got '0'" "$stof" profile gemm --m 0
+refuse "bench chain --shape" "^stof bench chain: --shape: gemm_chain: unknown preset 'G99'" "$stof" bench chain --shape G99
+refuse "graph --layer" "^stof graph: --layer: expected encoder or decoder, got 'middle'" "$stof" graph --model t5-small --layer middle
+refuse "tune --model nosuch" "^stof tune: --model: expected one of bert-small, .* got 'nosuch'$" "$stof" tune --model nosuch --device predict
+refuse "graph --dtype" "^stof graph: --dtype: expected one of f16, bf16, f32, got 'f8'$" "$stof" graph --model bert-base --dtype f8
+# Every numeric option of every subcommand: a range check named by the option and the value.
+numeric=(
+  "mask|--pattern causal --seq 64|--seq|40000" "mask|--pattern bigbird --seq 64|--width|0"
+  "mask|--pattern bigbird --seq 64|--global|-1" "mask|--pattern dilated --seq 64|--dilation|-2"
+  "mask|--pattern bigbird --seq 64|--fill|1.5" "mask|--pattern bigbird --seq 64|--rand-block|0"
+  "mask|--pattern bigbird --seq 64|--seed|x" "mask|--pattern document --seq 64|--docs|0"
+  "layout|--pattern causal --seq 64|--seq|-3"
+  "select|--pattern causal --seq 64|--batch|0" "select|--pattern causal --seq 64|--heads|2000"
+  "select|--pattern causal --seq 64|--head-dim|0" "select|--pattern causal --seq 64|--top|0"
+  "graph|--model bert-base|--batch|0" "graph|--model bert-base|--seq|40000"
+  "run|--model bert-small --device cpu|--batch|70000" "run|--model bert-small --device cpu|--layers|0"
+  "run|--model bert-small --device cpu --mha sd|--sub-len|0" "run|--model bert-small --device cpu|--repeats|0"
+  "run|--model bert-small --device cpu|--weight-seed|-1"
+  "tune|--model bert-small --device predict|--batch|0" "tune|--model bert-small --device predict|--tune-seed|-1"
+  "tune|--model bert-small --device predict|--samples|2000000" "tune|--model bert-small --device cpu|--repeats|0"
+  "profile copy||--bytes|0" "profile gemm||--n|-1" "profile gemm||--k|x" "profile copy||--runs|0"
+  "profile copy||--warmup|-1" "profile copy||--activity-runs|0" "profile copy||--max-ranges|0"
+  "profile layer|--model bert-small|--batch|0" "profile layer|--model bert-small|--weight-seed|-1"
+  "profile ladder|--pattern bigbird --seq 512|--batch|0" "profile ladder|--pattern bigbird --seq 512|--heads|0"
+  "profile ladder|--pattern bigbird --seq 512|--head-dim|0" "profile ladder|--pattern bigbird --seq 512|--runs|0"
+  "bench mha|--pattern bigbird --seq 128|--runs|49" "bench mha|--pattern bigbird --seq 128|--warmup|0"
+  "bench mha|--pattern bigbird --seq 128|--warps|3" "bench mha|--pattern bigbird --seq 128|--input-seed|-1"
+  "bench mha|--pattern bigbird --seq 128|--dim|0" "bench chain||--repeats|0"
+)
+for c in "${numeric[@]}"; do
+  IFS='|' read -r sub args opt val <<<"$c"
+  # shellcheck disable=SC2086
+  refuse "$sub $opt $val" "^stof $sub: $opt: expected .*, got '$val' \(stof $sub --help lists the options\)$" "$stof" $sub $args $opt "$val"
+done
+
+# Clearer messages. --mask NAME: a missing file says so and names the path; a generator's
+# name given where only files go points to --pattern.
+refuse "tune --mask nosuchpattern" "^stof tune: nosuchpattern: cannot open: no such file, and not a generator name either \(full, causal, sliding_window, dilated, global, random_blocks, longformer, bigbird or document\)$" "$stof" tune --model bert-small --seq 128 --mask nosuchpattern --device predict
+refuse "mask --mask bigbird" "^stof mask: bigbird: cannot open: no such file; bigbird is a generator: use --pattern bigbird$" "$stof" mask --mask bigbird
+printf 'x' >"$tmp/noext"
+refuse "mask file without an extension" "^stof mask: $tmp/noext: no file extension; expected \.png, \.npy or \.json$" "$stof" mask --mask "$tmp/noext"
+# A legal 20000 x 20000 RGB PNG is over stb's decode limit: said with the size and the limit
+# (stb said "unknown image type"). The file is a PNG signature and IHDR only.
+$py - "$tmp" <<'PY'
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+ihdr = struct.pack(">IIBBBBB", 20000, 20000, 8, 2, 0, 0, 0)
+open(sys.argv[1] + "/big_rgb.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b""))
+PY
+refuse "20000 x 20000 RGB PNG" "^stof mask: $tmp/big_rgb\.png: PNG of 20000 x 20000 pixels, RGB, 8-bit: 1\.12 GiB of samples, over the PNG decoder's limit of 1 GiB \(.*\); save the mask as an 8-bit grayscale PNG or as \.npy$" "$stof" mask --mask "$tmp/big_rgb.png"
+# "cancelled before the first scheme was measured" when nothing was cancelled: the real cause
+# was a segment on which every setting fails, here failures kept in the tuning cache.
+run_ok "tune: a cache to break" "$stof" tune --model bert-small --batch 1 --seq 32 --device cpu --repeats 1 --cache "$tmp/tc_fail.jsonl" --no-model --quiet
+$py -c "
+import json; rows = [json.loads(l) for l in open('$tmp/tc_fail.jsonl')]
+for r in rows: r['error'] = 'cuda: out of memory'
+open('$tmp/tc_fail.jsonl', 'w').write(''.join(json.dumps(r) + '\n' for r in rows))"
+refuse "tune: no setting runs" "^stof tune: tune: the initial scheme does not run: no setting of segment \[#1\] op by op \(default\): cuda: out of memory \(a failure kept in the cache file $tmp/tc_fail\.jsonl; --no-cache measures again\)$" "$stof" tune --model bert-small --batch 1 --seq 32 --device cpu --repeats 1 --cache "$tmp/tc_fail.jsonl" --no-model --quiet
+# No NVIDIA driver at all (no libcuda.so.1): a CUDA build says that, not the runtime's "CUDA
+# driver version is insufficient for CUDA runtime version".
+if ! ldconfig -p 2>/dev/null | grep -q "libcuda\.so\.1 "; then
+  run_ok "device without a driver" "$stof" device --json
+  json_check "no driver: said so" "'local' not in j and (j['local_unavailable'].startswith('--device local: this build has no CUDA') or j['local_unavailable'].startswith('--device local: no usable GPU: no NVIDIA driver found')) and 'insufficient' not in j['local_unavailable']"
+fi
+
+# Progress on the CPU runner's long work (as stof tune shows it): stage lines on stderr, a
+# status line at least every 5 s when stderr is not a terminal; none with --json or --quiet.
+stage() { grep -Eq "^\[ *[0-9]+\.[0-9] s\] $1$" "$tmp/err" && ok || bad "progress: no stage line '$1': $(head -c 600 "$tmp/err")"; }
+run_ok "run progress" "$stof" run --model bert-small --batch 1 --seq 32 --layers 2 --device cpu --repeats 1 --versus unfused
+stage "run: weights and input of 2 layers"
+stage "run: segment 1/7 \[#1\]"
+stage "run: segment 7/7 \[#14\]"
+stage "run: layer 0"
+stage "run: all 2 layers"
+stage "run: versus: all 2 layers"
+grep -Eq " runs? done  [0-9]+\.[0-9] s" "$tmp/err" && ok || bad "progress: no status line: $(head -c 600 "$tmp/err")"
+for quiet in --json --quiet; do
+  run_ok "run $quiet: no progress" "$stof" run --model bert-small --batch 1 --seq 32 --layers 1 --device cpu --repeats 1 $quiet
+  [ ! -s "$tmp/err" ] && ok || bad "run $quiet: stderr '$(head -c 300 "$tmp/err")'"
+done
+run_ok "tune progress (the same display)" "$stof" tune --model bert-small --batch 1 --seq 128 --device predict --budget 20c
+stage "stof: initial"
+grep -Eq "^\[[#.]{20}\] [0-9]+ candidates \([0-9]+ cached\)  best " "$tmp/err" && ok || bad "tune progress: $(head -c 600 "$tmp/err")"
+# The issue's case, BERT-base at L = 4096 on the CPU (minutes): lines within the first 20 s.
+timeout 20 "$stof" run --model bert-base --batch 1 --seq 4096 --device cpu >"$tmp/out" 2>"$tmp/err"
+stage "run: segment 1/7 \[#1\]"
+[ "$(grep -c . "$tmp/err")" -ge 3 ] && ok || bad "bert-base L 4096: $(cat "$tmp/err")"
 
 # --- usage --------------------------------------------------------------------------------
 run_ok "help" "$stof" --help

@@ -11,7 +11,9 @@
 # while the file is written, the file reloads to the same mask, and a bad path is an error.
 # Issue 16: a plan or profile nested 60 000+ deep is an error in the app (it crashed), a mask
 # path that is not UTF-8 dumps as U+FFFD (it aborted), write errors of --dump-state and
-# --screenshot name the file and the reason.
+# --screenshot name the file and the reason; --model / --config / --batch are what the layer
+# views compute (the widgets showed them over BERT-base at batch 8), bad start options are
+# refused in one line, and an error wider than the window is shown wrapped, in full.
 # Usage: studio_test.sh path/to/stof-studio path/to/stof path/to/stof_png_check
 set -euo pipefail
 studio=$1 stof=$2 check=$3
@@ -232,7 +234,7 @@ ops = [s["ops"] for s in f["fusion"]["segments"]]
 assert ops == ["[#1]", "[#2-#6]", "[#7,#8]", "[#9]", "[#10,#11]", "[#12,#13]", "[#14]"], ops
 assert [s["template"] for s in f["fusion"]["segments"]] == ["", "sparse_mha", "gemm_add", "", "gemm_act", "gemm_add", ""]
 assert f["fusion"]["source"] == "default" and f["fusion"]["hex"], f["fusion"]
-assert f["layer"] == {"model": "bert-base", "batch": 8, "seq_len": 1024, "error": "", "ops": 14}, f["layer"]
+assert f["layer"] == {"model": "bert-base", "batch": 8, "seq_len": 1024, "error": "", "ops": 14, "hidden": 768}, f["layer"]
 assert all(s["predicted_us"] > 0 and s["error"] == "" and s["measured_us"] is None for s in f["fusion"]["segments"])
 rungs = f["ladder"]["rungs"]
 assert [r["name"] for r in rungs] == ["unfused", "decomposed (sd)", "decomposed + fused (sdf)", "fully fused"], rungs
@@ -260,6 +262,71 @@ for tab in range(5):
     assert pr["histogram"]["count"] == tuned["layer"]["latency"]["runs"], pr["histogram"]
 print("part 2 views:", f["fusion"]["code"], "| stof", res["stof"]["layer_us"], "us predicted | profile rows",
       pr["kernel_rows_total"])
+PY
+
+# --- issue 16: start options applied to what is computed, bad ones refused, errors in full ---
+# --model gpt2-small --batch 4 showed those in the widgets but computed BERT-base at batch 8:
+# now the layer, its predictions and the tuning are GPT-2 small at batch 4, as `stof` says.
+run --no-gpu --panel tune --model gpt2-small --batch 4 --tune --method stof --budget 100c \
+    --screenshot "$tmp/gpt2.png" --dump-state "$tmp/gpt2.json" --frames 2
+"$stof" graph --model gpt2-small --batch 4 --seq 1024 --json >"$tmp/gpt2_graph.json"
+"$stof" tune --model gpt2-small --batch 4 --seq 1024 --mask bigbird --device predict --method stof \
+    --budget 100c --tune-seed 1 --json >"$tmp/gpt2_cli.json" 2>/dev/null
+printf '{"model_type": "bert", "hidden_size": 512, "num_attention_heads": 8, "intermediate_size": 1024, "num_hidden_layers": 2}' >"$tmp/narrow.json"
+run --no-gpu --panel fusion --config "$tmp/narrow.json" --batch 2 --screenshot "$tmp/cfg.png" --dump-state "$tmp/cfg.json" --frames 1
+/usr/bin/python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+load = lambda n: json.load(open(f"{d}/{n}"))
+lab, g, cli = load("gpt2.json")["lab"], load("gpt2_graph.json"), load("gpt2_cli.json")
+assert lab["layer"] == {"model": "gpt2-small", "batch": 4, "seq_len": 1024, "error": "", "ops": len(g["ops"]), "hidden": g["hidden"]}, lab["layer"]
+assert lab["layer_widgets"] == {"model": "gpt2-small", "config": "", "batch": 4}, lab["layer_widgets"]
+res = lab["tune"]["results"][0]
+assert res["code"] == cli["scheme"]["code"] and abs(res["layer_us"] - cli["layer_us"]) < 1e-6 * cli["layer_us"], (res, cli["layer_us"])
+c = load("cfg.json")["lab"]
+assert c["layer"]["model"] == f"{d}/narrow.json" and c["layer"]["hidden"] == 512 and c["layer"]["batch"] == 2 and c["layer"]["error"] == "", c["layer"]
+assert c["layer_widgets"] == {"model": "bert-base", "config": f"{d}/narrow.json", "batch": 2}, c["layer_widgets"]
+print("start options applied: gpt2-small x 4,", res["layer_us"], "us predicted, as stof tune; config.json hidden 512")
+PY
+# Bad start options: refused before any work, one line naming the option and the value.
+refuse() {
+  local regex=$1; shift
+  if run "$@" --screenshot "$tmp/x.png" 2>"$tmp/bad.err"; then
+    echo "FAIL: accepted: $*" >&2; exit 1
+  fi
+  grep -Eq -e "$regex" "$tmp/bad.err" && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ] ||
+    { echo "FAIL: $*: stderr '$(cat "$tmp/bad.err")' does not match /$regex/ in one line" >&2; exit 1; }
+}
+printf '{"model_type": "bert", "hidden_size": 768, "num_attention_heads": 0}' >"$tmp/bad_cfg.json"
+refuse "^stof-studio: --model: expected one of bert-small, .* got 'nosuch'$" --model nosuch
+refuse "^stof-studio: --config: $tmp/bad_cfg\.json: num_attention_heads" --config "$tmp/bad_cfg.json"
+refuse "^stof-studio: --config: $tmp/none\.json: " --config "$tmp/none.json"
+refuse "^stof-studio: --batch: expected an integer in 1\.\.65536, got '0'" --batch 0
+refuse "^stof-studio: --model bert-base, --batch 65536 at L = 1024: batch \* seq_len: expected at most" --batch 65536
+refuse "^stof-studio: --overlay: expected mask, blocks-over-mask or blocks, got 'nosuch'" --overlay nosuch
+refuse "^stof-studio: --method: expected one of stof, gtco, mcfuser, exhaustive, got 'nosuch' \(a comma-separated list\)$" --tune --method nosuch
+refuse "^stof-studio: --budget: expected seconds" --tune --budget 5x
+refuse "^stof-studio: --also-panels: expected mask, layout, .* got 'nosuch'$" --also-panels fusion,nosuch
+refuse "^stof-studio: --device: unknown device 'h900'" --device h900
+refuse "^stof-studio: --pattern: expected full, causal, .* got 'nosuch'" --pattern nosuch
+refuse "^stof-studio: --seq: expected an integer in 1\.\.32768, got '0'" --seq 0
+refuse "^stof-studio: --zoom: expected a finite number >= 1, got 'nan'" --zoom nan
+refuse "^stof-studio: --tune-seed: expected an integer in 0\.\.18446744073709551615, got '-1'" --tune-seed -1
+refuse "^stof-studio: --block: expected BMxBN" --block 64y
+# Errors in full: a message wider than the window (a long path) was clipped at the window's
+# edge; now it is wrapped in a strip above the status line: all of it is in the state and
+# the screenshot shows it on two lines of error-coloured text.
+long="$tmp/$(/usr/bin/python3 -c "print('/'.join('a_rather_long_folder_name_%d' % i for i in range(9)))")/missing.npy"
+run --open "$long" --screenshot "$tmp/long_err.png" --dump-state "$tmp/long_err.json" --frames 2
+"$check" "$tmp/long_err.png" 1600 900 --text-lines ff7373 700 900 2
+/usr/bin/python3 - "$tmp/long_err.json" "$long" <<'PY'
+import json, sys
+s, path = json.load(open(sys.argv[1])), sys.argv[2]
+m, e = s["message"], s["error_strip"]
+assert m["level"] == "error" and m["text"] == path + ": cannot open: no such file", m
+assert e["shown"] and e["text"] == m["text"] and e["lines"] >= 2 and not e["scrolls"], e
+assert e["strip_height"] >= e["text_height"], e
+print("long error shown in full:", e["lines"], "lines")
 PY
 
 echo "studio: all checks passed"

@@ -215,3 +215,46 @@ TEST(LayerRunner, CheckAgainstCpuOnTheCpuIsExact) {
   EXPECT_EQ(c->nan_count, 0);
   EXPECT_LT(c->max_row_error, 1e-5);
 }
+
+// MeasureModel's progress (what `stof run` shows on stderr): every measurement announced once
+// and in order, each run reported, the whole model layer by layer, estimates in range and a
+// last report of fraction 1.
+TEST(LayerRunner, MeasureModelReportsProgress) {
+  const OpGraph g = PresetGraph("bert-small", 1, 32);
+  CpuBackend cpu;
+  ModelRunOptions o;
+  o.layers = 3;
+  const FusionScheme scheme = DefaultScheme(g);
+  auto m = ModelRunner::Create(cpu, g, BigBird(32), scheme, o);
+  ASSERT_TRUE(m.IsOk()) << m.Message();
+  MeasureOptions mo;
+  mo.warmup = 1;
+  mo.repeats = 2;
+  std::vector<std::string> stages;
+  std::vector<MeasureProgress> reports;
+  auto r = MeasureModel(cpu, **m, mo, [&](const MeasureProgress& p, bool new_stage) {
+    if (new_stage) stages.push_back(p.stage);
+    reports.push_back(p);
+  });
+  ASSERT_TRUE(r.IsOk()) << r.Message();
+  const size_t n = scheme.Segments().size();
+  ASSERT_EQ(stages.size(), n + 2);
+  EXPECT_EQ(stages[0], "segment 1/" + std::to_string(n) + " " + SegmentLabel(scheme.Segments()[0]));
+  EXPECT_EQ(stages[n], "layer 0");
+  EXPECT_EQ(stages[n + 1], "all 3 layers");
+  // Each stage: its announcement, then warm-up + timed runs (1 + 2 here, all fast), the model
+  // stage also after each of its first two layers.
+  int64_t model_reports = 0, most_layers = 0;
+  for (const MeasureProgress& p : reports) {
+    EXPECT_TRUE(p.fraction == -1 || (p.fraction >= 0 && p.fraction <= 1)) << p.stage << " " << p.fraction;
+    EXPECT_TRUE(p.remaining_s == -1 || p.remaining_s >= 0) << p.stage;
+    if (p.stage == "all 3 layers") ++model_reports, most_layers = std::max<int64_t>(most_layers, p.layers_done);
+  }
+  EXPECT_EQ(model_reports, 1 + 3 * 3 + 1);  // start, 3 runs x 3 layers, the end
+  EXPECT_EQ(most_layers, 3);
+  EXPECT_EQ(reports.back().fraction, 1.0);
+  EXPECT_EQ(reports.back().remaining_s, 0.0);
+  EXPECT_EQ(reports.back().runs, 3);
+  // Once one segment ran, there is an estimate.
+  EXPECT_GE(reports[2].fraction, 0.0) << reports[2].stage;
+}

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +19,7 @@ using stof::engine::Describe;
 using stof::engine::Generate;
 using stof::engine::Mask;
 using stof::engine::MaskPatternNames;
+using stof::engine::MaskPatternParams;
 using stof::engine::MaskSpec;
 using stof::engine::Resolve;
 
@@ -443,6 +445,40 @@ TEST(MaskGenerators, EveryPatternNameGenerates) {
     if (p == "not") s.operands = {Spec("causal", 96)};
     const Mask m = MustGenerate(s);
     EXPECT_EQ(m.Rows(), 96) << p;
+  }
+}
+
+// MaskPatternParams lists exactly the parameters a pattern reads: changing one it lists
+// changes the mask (or the pattern refuses the value), changing any other never does.
+TEST(MaskGenerators, PatternParamsAreTheOnesThatMatter) {
+  EXPECT_EQ(MaskPatternParams("bigbird"), (std::vector<std::string>{"width", "global", "fill", "block", "seed"}));
+  EXPECT_EQ(MaskPatternParams("dilated"), (std::vector<std::string>{"width", "dilation"}));
+  EXPECT_EQ(MaskPatternParams("document"), (std::vector<std::string>{"doc_lengths"}));
+  EXPECT_TRUE(MaskPatternParams("causal").empty());
+  EXPECT_TRUE(MaskPatternParams("nosuch").empty());
+  const std::vector<std::string> fields = {"width", "global", "dilation", "fill", "block", "seed", "doc_lengths"};
+  for (const std::string& p : MaskPatternNames()) {
+    if (p == "or" || p == "and" || p == "not") continue;
+    MaskSpec base = Spec(p, 96);
+    if (p == "document") base.doc_lengths = {32, 64};
+    if (p == "random_blocks" || p == "bigbird") base.fill = 0.3, base.block = 8;
+    const Mask want = MustGenerate(base);
+    const std::vector<std::string> takes = MaskPatternParams(p);
+    for (const std::string& f : fields) {
+      MaskSpec s = base;
+      if (f == "width") s.width = 5;
+      if (f == "global") s.global = 3;
+      if (f == "dilation") s.dilation = 2;
+      if (f == "fill") s.fill = 0.7;
+      if (f == "block") s.block = 16;
+      if (f == "seed") s.seed = 99;
+      if (f == "doc_lengths") s.doc_lengths = {48, 48};
+      auto got = Generate(s);
+      const bool listed = std::find(takes.begin(), takes.end(), f) != takes.end();
+      if (listed) EXPECT_TRUE(!got.IsOk() || !(*got == want)) << p << " ignores " << f;
+      else if (f != "doc_lengths") EXPECT_TRUE(got.IsOk() && *got == want) << p << " reads " << f;
+      else EXPECT_FALSE(got.IsOk()) << p << " accepts doc_lengths";  // refused, not ignored
+    }
   }
 }
 

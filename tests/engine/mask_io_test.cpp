@@ -360,6 +360,39 @@ TEST_F(MaskIo, BrokenPngFilesNameFileAndProblem) {
   ExpectLoadError("nonsquare.png", WritePng(3, 2, 1, {1, 1, 1, 1, 1, 1}), "not square: 2 x 3");
 }
 
+// A PNG's signature and IHDR (no image data: the size alone must decide) for `w` x `h` pixels
+// of `colour` type at `depth` bits.
+std::string PngHeader(uint32_t w, uint32_t h, int depth, int colour) {
+  std::string s("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR", 16);
+  for (uint32_t v : {w, h})
+    for (int shift = 24; shift >= 0; shift -= 8) s += static_cast<char>((v >> shift) & 0xff);
+  s += static_cast<char>(depth);
+  s += static_cast<char>(colour);
+  s += std::string(3, '\0');      // compression, filter, interlace
+  s += std::string("\0\0\0\0", 4);  // CRC (stb does not check it)
+  return s + std::string("\0\0\0\0IEND\xae\x42\x60\x82", 12);
+}
+
+// stb decodes at most 2^30 bytes of samples; a legal 20000 x 20000 RGB mask used to fail with
+// stb's "unknown image type". Now the size and the limit are named, before any decoding.
+TEST_F(MaskIo, PngOverTheDecodeLimitNamesTheSizeAndTheLimit) {
+  ExpectLoadError("rgb.png", PngHeader(20000, 20000, 8, 2),
+                  "PNG of 20000 x 20000 pixels, RGB, 8-bit: 1.12 GiB of samples, over the PNG "
+                  "decoder's limit of 1 GiB");
+  ExpectLoadError("rgba.png", PngHeader(16385, 16385, 8, 6), "RGBA, 8-bit: 1.00 GiB of samples");
+  ExpectLoadError("gray16.png", PngHeader(30000, 30000, 16, 0), "grayscale, 16-bit: 1.68 GiB");
+  ExpectLoadError("palette.png", PngHeader(20000, 20000, 8, 3), "palette, 8-bit");
+  // At the limit the size passes and stb goes on to the (missing) pixels.
+  ExpectLoadError("rgb_at_limit.png", PngHeader(18918, 18918, 8, 2), "PNG: decode failed");
+  ExpectLoadError("gray_at_limit.png", PngHeader(32768, 32768, 8, 0), "PNG: decode failed");
+  // Beyond L = 32768 the mask's own limit speaks first.
+  ExpectLoadError("wide.png", PngHeader(40000, 40000, 8, 0), "40000 x 40000");
+  auto r = LoadMask(Write("rgb2.png", PngHeader(20000, 20000, 8, 2)));
+  ASSERT_FALSE(r.IsOk());
+  EXPECT_NE(r.Message().find("save the mask as an 8-bit grayscale PNG or as .npy"), std::string::npos)
+      << r.Message();
+}
+
 TEST_F(MaskIo, BrokenJsonFilesNameFileAndProblem) {
   ExpectLoadError("syntax.json", "{\"format\": ", "not valid JSON");
   ExpectLoadError("deep.json",
@@ -401,7 +434,11 @@ TEST_F(MaskIo, FileSystemErrorsNameTheFile) {
   ExpectPathError(Path("missing.png"), "cannot open: no such file");
   fs::create_directories(Path("dir.json"));
   ExpectPathError(Path("dir.json"), "is a directory");
-  ExpectPathError(Path("mask.bmp"), "unknown mask format '.bmp'");
+  // A missing file is missing whatever its name; an existing one is judged by its extension.
+  ExpectPathError(Path("mask.bmp"), "cannot open: no such file");
+  ExpectPathError(Path("bigbird"), "cannot open: no such file");
+  ExpectLoadError("mask.bmp", "BM", "unknown mask format '.bmp'; expected .png, .npy or .json");
+  ExpectLoadError("noext", "x", "no file extension; expected .png, .npy or .json");
 
   const Mask m = RandomMask(4, 4, 1);
   auto s = SaveMask(Path("no/such/dir/m.png"), m);

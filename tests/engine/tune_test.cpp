@@ -326,6 +326,26 @@ TEST(Tune, CancelBeforeAnythingIsAnError) {
   EXPECT_NE(r.Message().find("cancelled before the first scheme"), std::string::npos);
 }
 
+// Issue 16: a segment on which no setting runs made every method say "cancelled before the
+// first scheme was measured" though nothing was cancelled; now the failure itself is named.
+TEST(Tune, InitialSchemeThatDoesNotRunSaysWhy) {
+  const OpGraph g = PresetGraph("bert-small", 1, 64);
+  const Mask m = PatternMask("full", 64);
+  PredictedCostSource src(g, m, ScriptedBackend().Device(),
+                          [&](const Segment& s, const SegmentChoice&) -> Expected<Prediction> {
+                            if (s.first == 1) return MakeError("out of memory");
+                            return Prediction{1.0 * s.Size(), 100.0 * s.Size()};
+                          });
+  for (TuneMethod method : AllTuneMethods()) {
+    auto r = Tune(src, Options(method));
+    ASSERT_FALSE(r.IsOk()) << TuneMethodName(method);
+    EXPECT_EQ(r.Message().rfind("tune: the initial scheme does not run: no setting of segment [#1", 0), 0u)
+        << TuneMethodName(method) << ": " << r.Message();
+    EXPECT_NE(r.Message().find("): out of memory"), std::string::npos) << r.Message();
+    EXPECT_EQ(r.Message().find("cancelled"), std::string::npos) << r.Message();
+  }
+}
+
 TEST(Tune, PredictionModeIsLabelled) {
   const OpGraph g = PresetGraph("bert-small", 1, 64);
   const Mask m = PatternMask("full", 64);

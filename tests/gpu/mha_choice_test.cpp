@@ -134,7 +134,9 @@ TEST(MhaChoice, Sm90PrefersTheHopperKernelWhereTheTileModelSaysFaster) {
         EXPECT_TRUE(Supported(*c, d, dev));
         EXPECT_NE(c->note.find("Hopper kernel"), std::string::npos);
         EXPECT_LT(e->ratio, 1.0);
-        if (std::string(pattern) == "sliding_window" && L >= 1024) EXPECT_EQ(d, 128) << L;
+        if (std::string(pattern) == "sliding_window" && L >= 1024) {
+          EXPECT_EQ(d, 128) << L;
+        }
       }
   for (const char* pattern : {"full", "causal"})
     for (int64_t d : {64, 128}) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "app/studio/layer_lab.h"
+#include "app/studio/widgets/error_text.h"
 #include "app/studio/widgets/input_text.h"
 #include "app/studio/widgets/plots.h"
 #include "engine/fusion/scheme_edit.h"
@@ -224,7 +225,7 @@ void DrawLayerChooser(LayerLab& lab) {
   ImGui::SetNextItemWidth(90);
   int batch = static_cast<int>(c.batch);
   if (ImGui::InputInt("batch", &batch, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue)) {
-    c.batch = std::clamp(batch, 1, 65536);
+    c.batch = std::clamp<int64_t>(batch, 1, engine::Workload::kMaxBatch);
     lab.ApplyChoice();
   }
   ImGui::SameLine();
@@ -234,7 +235,7 @@ void DrawLayerChooser(LayerLab& lab) {
   ImGui::SameLine();
   if (ImGui::Button("Use config.json")) lab.ApplyChoice();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("A HuggingFace config.json (bert, gpt2, t5); empty = the preset");
-  if (!lab.GraphError().empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", lab.GraphError().c_str());
+  if (!lab.GraphError().empty()) ErrorTextWrapped(lab.GraphError());
 }
 
 void DrawFusionPanel(LayerLab& lab) {

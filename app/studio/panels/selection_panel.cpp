@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/studio/studio.h"
+#include "app/studio/widgets/error_text.h"
 
 namespace stof::app {
 
@@ -126,7 +127,7 @@ void DrawSelectionPanel(Studio& studio) {
     return;
   }
   if (!a->has_selection) {
-    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", a->selection_error.c_str());
+    ErrorTextWrapped(a->selection_error);
     return;
   }
   const engine::KernelSelection& s = a->selection;

@@ -9,6 +9,7 @@
 #include "app/studio/layer_lab.h"
 #include "app/studio/panels/fusion_panel.h"
 #include "app/studio/studio.h"
+#include "app/studio/widgets/error_text.h"
 #include "app/studio/widgets/input_text.h"
 #include "app/studio/widgets/plots.h"
 
@@ -159,7 +160,7 @@ bool DrawTunePanel(LayerLab& lab, PanelUi& ui) {
   TunePlots& p = lab.Plots();
   if (lab.LiveVersion() != p.version) RebuildPlots(p, lab.LiveSnapshot());
   DrawProgress(lab, p.live);
-  if (!lab.TuneError().empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", lab.TuneError().c_str());
+  if (!lab.TuneError().empty()) ErrorTextWrapped(lab.TuneError());
 
   const float w = ImGui::GetContentRegionAvail().x * 0.5f - 4.0f;
   ImGui::BeginChild("best", ImVec2(w, 250), false);

@@ -1,4 +1,5 @@
-// Parses "BMxBN" (or one number for a square block) for the CLI's --block options.
+// Parses "BMxBN" (or one number for a square block) for the --block options of `stof`
+// (layout, bench mha) and `stof-studio`.
 #pragma once
 
 #include <cstdint>
