@@ -56,8 +56,9 @@ Status ValidateMhaCall(const MhaCall& call) {
   if (!IsOneOf(c.block_n, {16, 32, 64, 128}))
     return MakeError(what + "config.block_n: expected one of 16, 32, 64, 128, got " +
                      std::to_string(c.block_n));
-  if (!IsOneOf(c.num_warps, {1, 2, 4, 8, kHopperMhaWarps}))
-    return MakeError(what + "config.num_warps: expected one of 1, 2, 4, 8, 12, got " +
+  if (!IsOneOf(c.num_warps, {1, 2, 4, 8}) && !IsHopperMhaWarps(c.num_warps))
+    return MakeError(what + "config.num_warps: expected one of 1, 2, 4, 8 (mma.sync), 5, 12 "
+                            "(Hopper), got " +
                      std::to_string(c.num_warps));
   if (c.kernel != MhaKernel::kRowWise && c.kernel != MhaKernel::kBlockWise)
     return MakeError(what + "config.kernel: unknown value " +

@@ -18,9 +18,15 @@
 
 namespace stof::engine {
 
-// num_warps of the block-wise kernel's Hopper form (sm_90: one producer and two consumer
-// warpgroups, BLOCK_M 128; docs/kernels-hopper.md). The portable mma.sync form takes 1..8.
+// num_warps of the block-wise kernel's Hopper form (sm_90, docs/kernels-hopper.md): 12 at
+// BLOCK_M 128 (a producer warpgroup and two consumer warpgroups), 5 at BLOCK_M 64 (one consumer
+// warpgroup and one producer warp). The portable mma.sync form takes 1, 2, 4, 8, so num_warps
+// alone says which form a configuration is.
 constexpr int64_t kHopperMhaWarps = 12;
+constexpr int64_t kHopperMhaWarps64 = 5;
+constexpr bool IsHopperMhaWarps(int64_t num_warps) {
+  return num_warps == kHopperMhaWarps || num_warps == kHopperMhaWarps64;
+}
 
 // What kernel to run for MHA and with which parameters (Eq. 1 / Eq. 2 or an override).
 struct MhaConfig {

@@ -213,8 +213,8 @@ PlanMha ReadMha(const ObjectReader& root) {
   {
     const Json& v = r.Require("num_warps");
     const int64_t w = v.is_number_integer() ? v.get<int64_t>() : 0;
-    if (!v.is_number_integer() || ((!IsPowerOfTwo(w) || w > 8) && w != kHopperMhaWarps)) {
-      Fail(r.PathOf("num_warps"), "expected one of 1, 2, 4, 8, 12, got " + json_read::Shown(v));
+    if (!v.is_number_integer() || ((!IsPowerOfTwo(w) || w > 8) && !IsHopperMhaWarps(w))) {
+      Fail(r.PathOf("num_warps"), "expected one of 1, 2, 4, 5, 8, 12, got " + json_read::Shown(v));
     }
     m.num_warps = w;
   }

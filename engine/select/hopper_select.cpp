@@ -1,5 +1,6 @@
 // EstimateHopperTile (hopper_select.h): valid-block elements of the mask at the portable tile
-// and at 128 x 64 / 128 x 128, weighed by per-element rates measured on an H100.
+// and at the Hopper tiles (64 x 64, 128 x 64, 128 x 128), weighed by per-element rates
+// measured on an H100.
 #include "engine/select/hopper_select.h"
 
 #include "engine/layout/block_layout.h"
@@ -8,18 +9,37 @@ namespace stof::engine {
 
 namespace {
 
-// Elements computed per unit time, relative to the portable 64 x 64, 4-warp kernel, by head size
-// and Hopper BLOCK_N. Fitted on the paper grid (96 configurations, CUDA graphs, H100,
-// 2026-11-24, docs/benchmarks.md "Hopper kernel"): the per-configuration rate of 128 x 128 over
-// 64 x 64 ran 0.94-3.4 at d 64 (median about 1.65; higher at batch 1) and 1.25-2.8 at d 128
-// (about 2.2); the constants are the ones that maximise the geometric-mean speedup of the
-// choice over FlexAttention on that grid (in-sample: d 64 0.923 against 0.958 for the best
-// of the two per configuration, d 128 1.382, equal to it). 128 x 64 ran at 0.78 (d 64) and
-// 0.91 (d 128) of 128 x 128's rate on dense L4096 B4 H12 (`stof bench mha`).
-double HopperRate(int64_t head_dim, int64_t block_n) {
-  const double rate128 = head_dim == 64 ? 1.65 : 2.2;
-  if (block_n == 128) return rate128;
-  return rate128 * (head_dim == 64 ? 0.78 : 0.91);
+// The Hopper configurations and their elements computed per unit time, relative to the
+// portable 64 x 64, 4-warp kernel, by head size. 128 x 128: fitted on the paper grid (96
+// configurations, CUDA graphs, H100, 2026-11-24, docs/benchmarks.md "Hopper kernel"): the
+// per-configuration rate over 64 x 64 ran 0.94-3.4 at d 64 (median about 1.65; higher at
+// batch 1) and 1.25-2.8 at d 128 (about 2.2); 128 x 64 ran at 0.78 (d 64) and 0.91 (d 128) of
+// 128 x 128's rate on dense L4096 B4 H12 (`stof bench mha`). 64 x 64 with 5 warps (one
+// consumer warpgroup, 2-3 CTAs per SM), measured side by side on an H100 on 2026-11-24
+// (docs/bench/2026-11-24-hopper64-h100/): over 64 x 64 x 4 1.23-2.15 at d 64 (`stof bench
+// mha`: full L4096 1.70, bigbird L4096 B8 1.62, causal L2048 1.61) and 1.87-2.10 at d 128. On
+// dense masks (compare_dense_tiles.json, CUDA graphs) it ran 0.96-0.97x 128 x 128's rate at d 64
+// from L 2048 on (1.12x at L ~1000) and 0.80-0.83x at d 128; on the paper grid's d 128 masks
+// about 0.85x. So d 64: 1.65, the same as 128 x 128 (a tie goes to the finer tile); d 128:
+// 1.85 (0.84 x 2.2).
+struct HopperTile {
+  int64_t block_m, block_n, num_warps;
+  double rate_d64, rate_d128;
+};
+constexpr HopperTile kHopperTiles[] = {
+    {64, 64, kHopperMhaWarps64, 1.65, 1.85},  // first: the finer tile wins ties
+    {128, 128, kHopperMhaWarps, 1.65, 2.2},
+    {128, 64, kHopperMhaWarps, 1.65 * 0.78, 2.2 * 0.91},
+};
+
+const HopperTile* FindTile(int64_t block_m, int64_t block_n) {
+  for (const HopperTile& t : kHopperTiles)
+    if (t.block_m == block_m && t.block_n == block_n) return &t;
+  return nullptr;
+}
+
+double Rate(const HopperTile& t, int64_t head_dim) {
+  return head_dim == 64 ? t.rate_d64 : t.rate_d128;
 }
 
 Expected<double> TileElements(const Mask& mask, int64_t bm, int64_t bn) {
@@ -53,14 +73,14 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
   if (!portable_elements.IsOk()) return Error{portable_elements.Message()};
   e.portable_elements = *portable_elements;
   double best_time = -1;
-  for (int64_t bn : {128, 64}) {
-    auto elements = TileElements(mask, 128, bn);
+  for (const HopperTile& t : kHopperTiles) {
+    auto elements = TileElements(mask, t.block_m, t.block_n);
     if (!elements.IsOk()) return Error{elements.Message()};
-    const double time = *elements / HopperRate(workload.head_dim, bn);
+    const double time = *elements / Rate(t, workload.head_dim);
     if (best_time < 0 || time < best_time) {
       best_time = time;
       e.hopper_elements = *elements;
-      e.hopper = MhaConfig{MhaKernel::kBlockWise, 128, bn, kHopperMhaWarps};
+      e.hopper = MhaConfig{MhaKernel::kBlockWise, t.block_m, t.block_n, t.num_warps};
     }
   }
   e.ratio = e.portable_elements > 0 ? best_time / e.portable_elements : 1.0;
@@ -68,11 +88,12 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
   return e;
 }
 
-Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int64_t block_n,
-                                 const MhaConfig& portable) {
-  if (block_n != 64 && block_n != 128)
-    return Error{"hopper time ratio: block_n: expected 64 or 128, got " +
-                 std::to_string(block_n)};
+Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int64_t block_m,
+                                 int64_t block_n, const MhaConfig& portable) {
+  const HopperTile* tile = FindTile(block_m, block_n);
+  if (tile == nullptr)
+    return Error{"hopper time ratio: block_m x block_n: expected 128 x 64, 128 x 128 or "
+                 "64 x 64, got " + std::to_string(block_m) + " x " + std::to_string(block_n)};
   if (workload.head_dim != 64 && workload.head_dim != 128)
     return Error{"hopper time ratio: head_dim: expected 64 or 128, got " +
                  std::to_string(workload.head_dim)};
@@ -81,10 +102,10 @@ Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int
                  " x " + std::to_string(workload.seq_len)};
   auto portable_elements = TileElements(mask, portable.block_m, portable.block_n);
   if (!portable_elements.IsOk()) return Error{portable_elements.Message()};
-  auto elements = TileElements(mask, 128, block_n);
+  auto elements = TileElements(mask, block_m, block_n);
   if (!elements.IsOk()) return Error{elements.Message()};
   if (*portable_elements <= 0) return 1.0;
-  return *elements / HopperRate(workload.head_dim, block_n) / *portable_elements;
+  return *elements / Rate(*tile, workload.head_dim) / *portable_elements;
 }
 
 }  // namespace stof::engine

@@ -1,5 +1,5 @@
-// Whether the block-wise kernel's Hopper form (sm_90: wgmma, TMA, warp specialization; BLOCK_M
-// 128, BLOCK_N 64 or 128, 12 warps; docs/kernels-hopper.md) should replace the portable
+// Whether the block-wise kernel's Hopper form (sm_90: wgmma, TMA, warp specialization; 128 x 64
+// or 128 x 128 with 12 warps, 64 x 64 with 5; docs/kernels-hopper.md) should replace the portable
 // mma.sync configuration that Eq. 2 and the preferred set picked. The two differ in tile
 // size: a coarser tile computes more masked-out elements on a fine-grained mask but runs at a
 // higher rate per element. The estimate is time ~ (elements of the valid blocks) / rate, with
@@ -23,9 +23,9 @@ struct HopperTileEstimate {
   bool eligible = false;       // an sm_90 device, head_dim 64 or 128, a block-wise pick
   std::string why_not;         // when not eligible
   MhaConfig portable;          // the configuration it is compared with
-  MhaConfig hopper;            // the faster Hopper configuration (BLOCK_N 64 or 128)
+  MhaConfig hopper;            // the fastest Hopper configuration by the estimate
   double portable_elements = 0;  // BM * BN * valid blocks per head, portable tiling
-  double hopper_elements = 0;    // the same at 128 x BLOCK_N
+  double hopper_elements = 0;    // the same at `hopper`'s tile
   double ratio = 0;            // estimated Hopper time / portable time (< 1: Hopper faster)
   bool prefer_hopper = false;  // eligible and ratio < 1
 };
@@ -36,11 +36,12 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
                                                 const DeviceSpec& device,
                                                 const MhaConfig& portable);
 
-// The Hopper configuration 128 x block_n's estimated time relative to `portable` on this mask
-// (the same elements-over-rates estimate): what the tuner's analytical segment model
-// (engine/tune/segment_model.h) scales its portable prediction by. Errors: block_n not 64 or
-// 128, head_dim not 64 or 128, a mask of another size; 1 when the mask has no valid block.
-Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int64_t block_n,
-                                 const MhaConfig& portable);
+// The Hopper configuration block_m x block_n's estimated time relative to `portable` on this
+// mask (the same elements-over-rates estimate): what the tuner's analytical segment model
+// (engine/tune/segment_model.h) scales its portable prediction by. Errors: a tile other than
+// 128 x 64, 128 x 128, 64 x 64; head_dim not 64 or 128; a mask of another size; 1 when the
+// mask has no valid block.
+Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int64_t block_m,
+                                 int64_t block_n, const MhaConfig& portable);
 
 }  // namespace stof::engine

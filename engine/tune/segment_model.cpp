@@ -174,20 +174,21 @@ Expected<Plan> MhaPlan(const Workload& w, const Mask& mask, MhaVariant variant,
         p.note = Fmt(nnz) + " attended keys/head";
         return p;
       }
-      if (config.num_warps == kHopperMhaWarps) {
+      if (IsHopperMhaWarps(config.num_warps)) {
         // The Hopper form (docs/kernels-hopper.md): the portable 64 x 64, 4-warp prediction
         // scaled by the tile model's time ratio (engine/select/hopper_select.h).
         const MhaConfig portable{MhaKernel::kBlockWise, 64, 64, 4};
         auto base = MhaPlan(w, mask, variant, portable, sub_len, dev, k, scale_q);
         if (!base.IsOk()) return base;
-        auto ratio = HopperTimeRatio(mask, w, config.block_n, portable);
+        auto ratio = HopperTimeRatio(mask, w, config.block_m, config.block_n, portable);
         if (!ratio.IsOk()) return Error{"mha_config: " + ratio.Message()};
         for (Kernel& kn : base->kernels) {
           kn.bw_eff /= *ratio;
           kn.tc_eff /= *ratio;
           kn.floor_s *= *ratio;
         }
-        base->label = "sparse_mha block_wise 128x" + Str(config.block_n) + "x12 (Hopper)";
+        base->label = "sparse_mha block_wise " + Str(config.block_m) + "x" + Str(config.block_n) +
+                      "x" + Str(config.num_warps) + " (Hopper)";
         base->note = "the 64x64x4 estimate x " + Fmt(*ratio) + " (Hopper tile model)";
         return base;
       }

@@ -129,7 +129,7 @@ engine::Status CheckBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t
     message += " (supported at head_dim " + Str(head_dim) + " with " + Str(smem_limit_bytes) +
                " bytes of shared memory per block, as BLOCK_MxBLOCK_N warps: " +
                DescribeSupportedBlockSparseConfigs(head_dim, smem_limit_bytes) +
-               "; on sm_90 GPUs also the Hopper kernel: 128x{64,128} warps 12)";
+               "; on sm_90 GPUs also the Hopper kernel: 128x{64,128} warps 12, 64x64 warps 5)";
   }
   return engine::MakeError(message);
 }

@@ -1,6 +1,6 @@
 // Host side of the Hopper attention kernel (hopper_attention.h): its configurations, the
 // device check, validation of a launch, the TMA tensor maps of q, k, v and o, and the dispatch
-// of (head_dim, BLOCK_N) to the four instantiations (hopper_attention_d64.cu, _d128.cu).
+// of (head_dim, BLOCK_M, BLOCK_N) to the six instantiations (hopper_attention_d64.cu, _d128.cu).
 #include "kernels/attention_hopper/hopper_attention.h"
 
 #include <cuda_runtime.h>
@@ -22,30 +22,39 @@ using detail::HopperAttentionTraits;
 
 std::string Str(int64_t v) { return std::to_string(v); }
 
-const char* kSupported = "head_dim 64 or 128 with BLOCK_M 128, BLOCK_N 64 or 128, num_warps 12";
+const char* kSupported =
+    "head_dim 64 or 128 with BLOCK_M 128, BLOCK_N 64 or 128, num_warps 12, or BLOCK_M 64, "
+    "BLOCK_N 64, num_warps 5";
 
 }  // namespace
 
-size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_n) {
-  if (head_dim == 64 && block_n == 64) return HopperAttentionTraits<64, 64>::kSmemBytes;
-  if (head_dim == 64 && block_n == 128) return HopperAttentionTraits<64, 128>::kSmemBytes;
-  if (head_dim == 128 && block_n == 64) return HopperAttentionTraits<128, 64>::kSmemBytes;
-  if (head_dim == 128 && block_n == 128) return HopperAttentionTraits<128, 128>::kSmemBytes;
-  return 0;
+size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n) {
+  const auto pick = [&](auto traits) -> size_t {
+    using T = decltype(traits);
+    return head_dim == T::kHeadDim && block_m == T::kBlockM && block_n == T::kBlockN
+               ? T::kSmemBytes
+               : 0;
+  };
+  return pick(HopperAttentionTraits<64, 64, 128>{}) + pick(HopperAttentionTraits<64, 128, 128>{}) +
+         pick(HopperAttentionTraits<64, 64, 64>{}) + pick(HopperAttentionTraits<128, 64, 128>{}) +
+         pick(HopperAttentionTraits<128, 128, 128>{}) + pick(HopperAttentionTraits<128, 64, 64>{});
 }
 
 engine::Status CheckHopperAttentionConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
                                           int64_t num_warps, int64_t smem_limit_bytes) {
   std::string rule;
-  if (num_warps != kHopperAttentionWarps) {
-    rule = "num_warps must be 12 (one producer and two consumer warpgroups)";
+  if (num_warps != kHopperAttentionWarps && num_warps != kHopperAttentionWarps64) {
+    rule = "num_warps must be 12 (a producer and two consumer warpgroups, BLOCK_M 128) or 5 (a "
+           "consumer warpgroup and a producer warp, BLOCK_M 64)";
   } else if (head_dim != 64 && head_dim != 128) {
     rule = "head_dim must be 64 or 128";
-  } else if (block_m != 128) {
-    rule = "BLOCK_M must be 128 (two consumer warpgroups of 64 rows)";
-  } else if (block_n != 64 && block_n != 128) {
-    rule = "BLOCK_N must be 64 or 128";
-  } else if (const size_t smem = HopperAttentionSmemBytes(head_dim, block_n);
+  } else if (num_warps == kHopperAttentionWarps && block_m != 128) {
+    rule = "BLOCK_M must be 128 with num_warps 12 (two consumer warpgroups of 64 rows)";
+  } else if (num_warps == kHopperAttentionWarps64 && block_m != 64) {
+    rule = "BLOCK_M must be 64 with num_warps 5 (one consumer warpgroup of 64 rows)";
+  } else if (block_n != 64 && (block_n != 128 || block_m != 128)) {
+    rule = block_m == 64 ? "BLOCK_N must be 64 with BLOCK_M 64" : "BLOCK_N must be 64 or 128";
+  } else if (const size_t smem = HopperAttentionSmemBytes(head_dim, block_m, block_n);
              static_cast<int64_t>(smem) > smem_limit_bytes) {
     rule = "needs " + Str(static_cast<int64_t>(smem)) + " bytes of shared memory, the limit is " +
            Str(smem_limit_bytes);
@@ -60,10 +69,12 @@ engine::Status CheckHopperAttentionConfig(int64_t head_dim, int64_t block_m, int
 std::vector<BlockSparseConfig> SupportedHopperAttentionConfigs(int64_t head_dim,
                                                                int64_t smem_limit_bytes) {
   std::vector<BlockSparseConfig> out;
-  for (int64_t bn : {64, 128})
-    if (CheckHopperAttentionConfig(head_dim, 128, bn, kHopperAttentionWarps, smem_limit_bytes)
+  for (BlockSparseConfig c : {BlockSparseConfig{128, 64, kHopperAttentionWarps},
+                              BlockSparseConfig{128, 128, kHopperAttentionWarps},
+                              BlockSparseConfig{64, 64, kHopperAttentionWarps64}})
+    if (CheckHopperAttentionConfig(head_dim, c.block_m, c.block_n, c.num_warps, smem_limit_bytes)
             .IsOk())
-      out.push_back({128, bn, kHopperAttentionWarps});
+      out.push_back(c);
   return out;
 }
 
@@ -88,8 +99,9 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   STOF_RETURN_IF_ERROR(CheckFusedMhaWorkload(w, layout.SeqLen(), what));
   auto dev = QueryLaunchDevice();
   if (!dev.IsOk()) return dev.ToStatus();
+  const int64_t warps = layout.BlockM() == 64 ? kHopperAttentionWarps64 : kHopperAttentionWarps;
   STOF_RETURN_IF_ERROR(CheckHopperAttentionConfig(w.head_dim, layout.BlockM(), layout.BlockN(),
-                                                  kHopperAttentionWarps, dev->smem_limit));
+                                                  warps, dev->smem_limit));
   STOF_RETURN_IF_ERROR(CheckHopperDevice());
   if (q == nullptr || k == nullptr || v == nullptr || o == nullptr)
     return engine::MakeError(what + "q, k, v and o must not be null");
@@ -131,7 +143,7 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   p.scale_log2 = *scale_log2;
 
   // One tensor map per operand: [B][H][L][d] with the caller's strides; 64-column boxes of
-  // 128 (Q), BLOCK_N (K, V) or 64 (O, one consumer warpgroup's rows) rows.
+  // BLOCK_M (Q), BLOCK_N (K, V) or 64 (O, one consumer warpgroup's rows) rows.
   const auto map = [&](const void* base, const engine::MhaStrides& s, const char* name,
                        int box_rows, CUtensorMap* out) -> engine::Status {
     auto st = ResolveOperandStrides(s, w, what, name);
@@ -144,20 +156,26 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
     return hopper::EncodeTensorMap4d(view, 64, box_rows, (what + name).c_str(), out);
   };
   detail::HopperTensorMaps maps;
-  const int bn = static_cast<int>(layout.BlockN());
-  STOF_RETURN_IF_ERROR(map(q, q_strides, "q", 128, &maps.q));
-  STOF_RETURN_IF_ERROR(map(k, kv_strides, "k", bn, &maps.k));
-  STOF_RETURN_IF_ERROR(map(v, kv_strides, "v", bn, &maps.v));
+  const int box_n = static_cast<int>(layout.BlockN());
+  STOF_RETURN_IF_ERROR(map(q, q_strides, "q", static_cast<int>(layout.BlockM()), &maps.q));
+  STOF_RETURN_IF_ERROR(map(k, kv_strides, "k", box_n, &maps.k));
+  STOF_RETURN_IF_ERROR(map(v, kv_strides, "v", box_n, &maps.v));
   STOF_RETURN_IF_ERROR(map(o, o_strides, "o", 64, &maps.o));
 
+  const auto launch = [&](auto traits) {
+    using T = decltype(traits);
+    return detail::LaunchHopperAttentionVariant<T::kHeadDim, T::kBlockN, T::kBlockM>(
+        p, maps, dev->device, stream);
+  };
+  const int64_t bm = layout.BlockM(), bn = layout.BlockN();
   if (w.head_dim == 64) {
-    return layout.BlockN() == 64
-               ? detail::LaunchHopperAttentionVariant<64, 64>(p, maps, dev->device, stream)
-               : detail::LaunchHopperAttentionVariant<64, 128>(p, maps, dev->device, stream);
+    if (bm == 64) return launch(HopperAttentionTraits<64, 64, 64>{});
+    return bn == 64 ? launch(HopperAttentionTraits<64, 64, 128>{})
+                    : launch(HopperAttentionTraits<64, 128, 128>{});
   }
-  return layout.BlockN() == 64
-             ? detail::LaunchHopperAttentionVariant<128, 64>(p, maps, dev->device, stream)
-             : detail::LaunchHopperAttentionVariant<128, 128>(p, maps, dev->device, stream);
+  if (bm == 64) return launch(HopperAttentionTraits<128, 64, 64>{});
+  return bn == 64 ? launch(HopperAttentionTraits<128, 64, 128>{})
+                  : launch(HopperAttentionTraits<128, 128, 128>{});
 }
 
 }  // namespace stof::kernels

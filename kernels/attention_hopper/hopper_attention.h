@@ -2,7 +2,8 @@
 // configurations, their check, and the launch. It is a configuration of the block-wise kernel
 // family, reached through the same interfaces (MhaConfig, CudaBackend::RunMha, PreparedMha,
 // `stof bench mha`, the C API): BLOCK_M 128, BLOCK_N 64 or 128 and num_warps 12 (three
-// warpgroups: one producer, two consumers) select it; LaunchBlockSparseAttention forwards such
+// warpgroups: one producer, two consumers), or BLOCK_M 64, BLOCK_N 64 and num_warps 5 (one
+// consumer warpgroup and a producer warp) select it; LaunchBlockSparseAttention forwards such
 // a configuration here. CUDA-free header. Design and figures: docs/kernels-hopper.md.
 #pragma once
 
@@ -20,16 +21,19 @@ namespace stof::kernels {
 
 class DeviceBlockLayout;
 
-// num_warps of every Hopper configuration (no mma.sync configuration has 12 warps).
+// num_warps of the Hopper configurations at BLOCK_M 128 and 64 (no mma.sync configuration
+// has 12 or 5 warps).
 constexpr int64_t kHopperAttentionWarps = engine::kHopperMhaWarps;
+constexpr int64_t kHopperAttentionWarps64 = engine::kHopperMhaWarps64;
 
 // True when num_warps asks for the Hopper kernel (the configuration may still be unsupported).
 inline bool IsHopperAttentionRequest(int64_t num_warps) {
-  return num_warps == kHopperAttentionWarps;
+  return engine::IsHopperMhaWarps(num_warps);
 }
 
-// Dynamic shared memory of one CTA, or 0 when (head_dim, BLOCK_N) is not a Hopper variant.
-size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_n);
+// Dynamic shared memory of one CTA, or 0 when (head_dim, BLOCK_M, BLOCK_N) is not a Hopper
+// variant.
+size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n);
 
 // Ok when (head_dim, BLOCK_M, BLOCK_N, num_warps) is a Hopper configuration that fits
 // `smem_limit_bytes`; otherwise an error naming the rule and the supported set.
@@ -44,9 +48,10 @@ std::vector<BlockSparseConfig> SupportedHopperAttentionConfigs(
 engine::Status CheckHopperDevice();
 
 // O = softmax(mask(Q K^T scale)) V as LaunchBlockSparseAttention (block_sparse_attention.h)
-// describes it, on the Hopper kernel: `layout` at 128 x BLOCK_N; q, k, v, o device pointers
+// describes it, on the Hopper kernel: `layout` at BLOCK_M x BLOCK_N; q, k, v, o device pointers
 // 16-byte aligned; strides multiples of 8 elements. Validates on the host, builds the four
-// TMA tensor maps and launches asynchronously on `stream`.
+// TMA tensor maps and launches asynchronously on `stream`. The layout's BLOCK_M picks the
+// variant (128: 12 warps, 64: 5 warps).
 engine::Status LaunchHopperAttention(const engine::Workload& workload,
                                      const DeviceBlockLayout& layout, const void* q,
                                      const void* k, const void* v, void* o, void* stream,

@@ -5,14 +5,15 @@
 // epilogue (hopper_epilogue.cuh). Included only by the instantiation files
 // (hopper_attention_d64.cu, _d128.cu); the host dispatch sees hopper_attention_params.h.
 //
-// One CTA computes 128 query rows of one (batch, head): warpgroup 0 is the producer (one
-// thread issues all TMA copies; setmaxnreg lowers it to 24 registers), warpgroups 1 and 2 are
-// consumers of 64 rows each (240 registers). Per visited K/V block a consumer computes
+// One CTA computes 128 (or 64) query rows of one (batch, head): a producer (one thread issues
+// all TMA copies) and two (or one) consumer warpgroups of 64 rows each; the roles and their
+// registers: HopperAttentionTraits (hopper_attention_params.h). Per visited K/V block a consumer computes
 // S = Q K^T with wgmma (both operands in shared memory), masks it (part blocks: bitmap; a block
 // running past L: key limit; full blocks: nothing), updates the online softmax in fp32, and
 // accumulates O += P V with P as the register A operand (RS wgmma), so P never touches shared
-// memory. By default the two consumers take turns issuing their GEMMs (pingpong, below), so
-// one's softmax overlaps the other's GEMMs. Design and measurements: docs/kernels-hopper.md.
+// memory. By default two consumers take turns issuing their GEMMs (pingpong, below), so one's
+// softmax overlaps the other's GEMMs; with one consumer (BLOCK_M 64) the CTAs sharing an SM
+// do that without turns. Design and measurements: docs/kernels-hopper.md.
 #pragma once
 
 #include <cuda.h>
@@ -89,7 +90,7 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
                                             const HopperBlockList& list, int tile, int head,
                                             int batch, int consumer) {
   constexpr bool kOverlapped = (kSchedule & kOverlap) != 0;
-  constexpr bool kTurns = kSchedule == kPingpong;
+  constexpr bool kTurns = kSchedule == kPingpong && T::kConsumers == 2;
   const int thread_in_wg = static_cast<int>(threadIdx.x) % hopper::kWarpgroupThreads;
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
@@ -200,15 +201,16 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
                      kEpilogueBarrier + consumer, tile * T::kBlockM + wg_row0, head, batch);
 }
 
-template <int kHeadDim, int kBlockN, int kSchedule>
-__global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN>::kThreads, 1)
+template <int kHeadDim, int kBlockN, int kBlockM, int kSchedule>
+__global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBlockM>::kThreads,
+                                  HopperAttentionTraits<kHeadDim, kBlockN, kBlockM>::kCtasPerSm)
     HopperAttentionKernel(const __grid_constant__ CUtensorMap q_map,
                           const __grid_constant__ CUtensorMap k_map,
                           const __grid_constant__ CUtensorMap v_map,
                           const __grid_constant__ CUtensorMap o_map,
                           const HopperAttentionParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = HopperAttentionTraits<kHeadDim, kBlockN>;
+  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM>;
   extern __shared__ unsigned char smem_raw[];
   const HopperSmem<T> sm{reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023})};
@@ -225,40 +227,43 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN>::kThr
   if (threadIdx.x == 0) sm.InitBarriers();
   __syncthreads();
 
-  const int warpgroup = hopper::WarpIndexUniform() / 4;
-  if (warpgroup == 0) {
-    hopper::SetMaxRegsDec<T::kProducerRegs>();
-    if (threadIdx.x == 0 && list.Count() > 0) {
+  const int warp = hopper::WarpIndexUniform();
+  if (T::IsProducerWarp(warp)) {
+    if constexpr (T::kWideProducer) hopper::SetMaxRegsDec<T::kProducerRegs>();
+    if (threadIdx.x == T::kProducerThread && list.Count() > 0) {
       hopper::PrefetchTensorMap(&q_map);
       hopper::PrefetchTensorMap(&k_map);
       hopper::PrefetchTensorMap(&v_map);
       ProduceTile<T>(sm, &q_map, &k_map, &v_map, p, list, tile, head, batch);
     }
   } else {
-    hopper::SetMaxRegsInc<T::kConsumerRegs>();
-    ConsumeTile<T, kSchedule>(sm, &o_map, p, list, tile, head, batch, warpgroup - 1);
+    if constexpr (T::kWideProducer) hopper::SetMaxRegsInc<T::kConsumerRegs>();
+    ConsumeTile<T, kSchedule>(sm, &o_map, p, list, tile, head, batch, T::ConsumerOf(warp));
   }
 #endif
 }
 
-template <int kHeadDim, int kBlockN>
+template <int kHeadDim, int kBlockN, int kBlockM>
 engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
                                             const HopperTensorMaps& maps, int device,
                                             void* stream) {
-  using T = HopperAttentionTraits<kHeadDim, kBlockN>;
+  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM>;
   // Pingpong by default: measured side by side (H100, 2026-11-24, `stof bench mha --block
   // 128x128 --warps 12`, L4096 B4 H12, median us, serial / overlap / pingpong): full d64
   // 505.3 / 533.2 / 472.9, causal d64 302.5 / 324.4 / 282.9, full d128 715.1 / 646.7 / 632.6,
   // causal d128 426.3 / 385.8 / 372.3. STOF_HOPPER_SCHEDULE (0, 1, 3) picks another for
-  // experiments; all three pass the GPU tests.
+  // experiments; all three pass the GPU tests. With one consumer (BLOCK_M 64) pingpong is
+  // overlap.
+  constexpr int kTurnsOrOverlap = T::kConsumers == 2 ? kPingpong : kOverlap;
   static const int schedule = [] {
     const char* e = std::getenv("STOF_HOPPER_SCHEDULE");
-    const int v = e ? std::atoi(e) : kPingpong;
-    return v == kSerial || v == kOverlap ? v : kPingpong;
+    const int v = e ? std::atoi(e) : kTurnsOrOverlap;
+    return v == kSerial || v == kOverlap ? v : kTurnsOrOverlap;
   }();
-  auto* kernel = schedule == kPingpong  ? &HopperAttentionKernel<kHeadDim, kBlockN, kPingpong>
-                 : schedule == kOverlap ? &HopperAttentionKernel<kHeadDim, kBlockN, kOverlap>
-                                        : &HopperAttentionKernel<kHeadDim, kBlockN, kSerial>;
+  auto* kernel = schedule == kSerial ? &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial>
+                 : schedule == kOverlap
+                     ? &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kOverlap>
+                     : &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kTurnsOrOverlap>;
   // The opt-in dynamic shared memory is a per-device function attribute: set once per device.
   static std::atomic<uint64_t> configured[4] = {};
   const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;

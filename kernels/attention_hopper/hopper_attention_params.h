@@ -4,7 +4,7 @@
 // are instantiated in hopper_attention_d64.cu / _d128.cu.
 // Invariants (checked by LaunchHopperAttention before any launch): the device is sm_90; the
 // layout is a BlockLayout of the mask at kBlockM x kBlockN; q/k/v/o tensor maps describe
-// [B][H][L][d] fp16 views with 64-column, 128-byte-swizzled boxes (Q: 128 rows, K and V:
+// [B][H][L][d] fp16 views with 64-column, 128-byte-swizzled boxes (Q: kBlockM rows, K and V:
 // kBlockN rows, O: 64 rows); q_tiles * batch * heads < 2^31.
 #pragma once
 
@@ -43,33 +43,51 @@ struct HopperTensorMaps {
   CUtensorMap q, k, v, o;
 };
 
-// One CTA: a producer warpgroup (one thread issues every TMA copy) and two consumer
-// warpgroups of 64 query rows each. Shared memory, every tile 1024-byte aligned, in 64-column
-// panels of 128-byte rows (the wgmma/TMA 128-byte swizzle, kernels/common/hopper/wgmma.cuh):
-//   Q  [panels][128 rows]                (reused by each consumer for its 64 O rows)
+// One CTA computes kBlockM query rows in consumer warpgroups of 64 rows each:
+//  BLOCK_M 128: a producer warpgroup (warps 0-3; one thread issues every TMA copy; setmaxnreg
+//    lowers it to 24 registers so the two consumers get 240) and two consumer warpgroups
+//    (warps 4-11), one CTA per SM: 12 warps.
+//  BLOCK_M 64: one consumer warpgroup (warps 0-3) and one producer warp (warp 4), no register
+//    reallocation (setmaxnreg works on whole warpgroups; at 2-3 CTAs per SM a thread may hold
+//    136-204 registers anyway): 5 warps. Two or three CTAs per SM overlap one's softmax with
+//    another's GEMMs, as pingpong does inside the 128-row CTA, on a tile half as tall, so a
+//    fine-grained mask computes fewer masked-out elements.
+// Shared memory, every tile 1024-byte aligned, in 64-column panels of 128-byte rows (the
+// wgmma/TMA 128-byte swizzle, kernels/common/hopper/wgmma.cuh):
+//   Q  [panels][kBlockM rows]            (reused by each consumer for its 64 O rows)
 //   K  [stages][panels][kBlockN rows]
 //   V  [stages][panels][kBlockN rows]
 //   barriers: q_full, k_full[stages], v_full[stages], k_empty[stages], v_empty[stages]
-template <int kHeadDim_, int kBlockN_>
+template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128>
 struct HopperAttentionTraits {
   static_assert(kHeadDim_ == 64 || kHeadDim_ == 128, "head_dim: 64 or 128");
   static_assert(kBlockN_ == 64 || kBlockN_ == 128, "BLOCK_N: 64 or 128");
+  static_assert(kBlockM_ == 128 || (kBlockM_ == 64 && kBlockN_ == 64),
+                "BLOCK_M 128 (BLOCK_N 64, 128) or 64 (BLOCK_N 64)");
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockN = kBlockN_;
-  static constexpr int kBlockM = 128;
-  static constexpr int kConsumers = 2;       // warpgroups of 64 rows
-  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr int kBlockM = kBlockM_;
+  static constexpr int kConsumers = kBlockM / 64;  // warpgroups of 64 rows
+  static constexpr bool kWideProducer = kConsumers == 2;  // a producer warpgroup + setmaxnreg
+  static constexpr int kProducerWarps = kWideProducer ? 4 : 1;
+  static constexpr int kThreads = 128 * kConsumers + 32 * kProducerWarps;
+  static constexpr int kWarps = kThreads / 32;
   static constexpr int kProducerRegs = 24;   // setmaxnreg: 24 * 128 + 240 * 256 <= 65536
   static constexpr int kConsumerRegs = 240;
+  // CTAs per SM the launch bounds ask for (registers: 65536 / (kThreads * kCtasPerSm)).
+  static constexpr int kCtasPerSm = kWideProducer ? 1 : (kHeadDim == 64 ? 3 : 2);
   static constexpr int kPanels = kHeadDim / 64;
   static constexpr int kRowBytes = 128;      // one panel row: 64 fp16
   static constexpr int kQPanelBytes = kBlockM * kRowBytes;
   static constexpr int kKvPanelBytes = kBlockN * kRowBytes;
   static constexpr int kQBytes = kPanels * kQPanelBytes;
   static constexpr int kKvTileBytes = kPanels * kKvPanelBytes;
-  // Pipeline depth: as deep as fits next to Q at 1 CTA per SM (227 KiB): 2 stages of K and V
-  // at d 128 x BLOCK_N 128 (160 KiB), 3 elsewhere.
-  static constexpr int kStages = (kHeadDim == 128 && kBlockN == 128) ? 2 : 3;
+  // Pipeline depth: as deep as fits next to Q at kCtasPerSm CTAs per SM (227 KiB per SM,
+  // 1 KiB of it reserved per CTA): BLOCK_M 128: 2 stages of K and V at d 128 x BLOCK_N 128
+  // (160 KiB), 3 elsewhere; BLOCK_M 64: 3 at d 64 (57 KiB a CTA), 2 at d 128 (81 KiB; 3 would
+  // need 113.1 KiB, over the 113 KiB of two CTAs).
+  static constexpr int kStages =
+      kWideProducer ? ((kHeadDim == 128 && kBlockN == 128) ? 2 : 3) : (kHeadDim == 64 ? 3 : 2);
   static constexpr int kKOffset = kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKvTileBytes;
   static constexpr int kBarrierOffset = kVOffset + kStages * kKvTileBytes;
@@ -80,10 +98,20 @@ struct HopperAttentionTraits {
   static constexpr int kOAcc = kHeadDim / 2;  // fp32 O accumulators per consumer thread
   static constexpr int kBitmapWords = kBlockM * kBlockN / 64;
   static constexpr int kWordsPerRow = kBlockN / 64;
+
+  // Roles by warp index (uniform): which warps produce, which consumer warpgroup a warp is in,
+  // and the one thread that issues the copies.
+  static constexpr bool IsProducerWarp(int warp) {
+    return kWideProducer ? warp < 4 : warp == 4;
+  }
+  static constexpr int ConsumerOf(int warp) {
+    return kWideProducer ? warp / 4 - 1 : 0;
+  }
+  static constexpr int kProducerThread = kWideProducer ? 0 : 128;
 };
 
 // Launches one variant on `stream` (cudaStream_t) of the current device `device`.
-template <int kHeadDim, int kBlockN>
+template <int kHeadDim, int kBlockN, int kBlockM>
 engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
                                             const HopperTensorMaps& maps, int device,
                                             void* stream);

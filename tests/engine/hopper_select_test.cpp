@@ -1,7 +1,11 @@
 // engine/select/hopper_select.h: the tile model that decides, on an sm_90 device, between the
-// portable block-wise configuration and the Hopper kernel's 128 x BLOCK_N tiles. Values by
-// hand: on a full mask every tiling computes L^2 elements, so the ratio is 1 / rate.
+// portable block-wise configuration and the Hopper kernel's tiles (64 x 64 with 5 warps,
+// 128 x 64 and 128 x 128 with 12). Values by hand: on a full mask every tiling computes L^2
+// elements, so the ratio is 1 / rate.
 #include <gtest/gtest.h>
+
+#include <tuple>
+#include <utility>
 
 #include "engine/device/device_spec.h"
 #include "engine/mask/mask_spec.h"
@@ -11,6 +15,7 @@ namespace {
 
 using stof::engine::DeviceSpec;
 using stof::engine::EstimateHopperTile;
+using stof::engine::HopperTimeRatio;
 using stof::engine::Mask;
 using stof::engine::MhaConfig;
 using stof::engine::MhaKernel;
@@ -37,8 +42,12 @@ DeviceSpec H100() { return *stof::engine::FindBuiltinDevice("h100"); }
 
 const MhaConfig kPortable{MhaKernel::kBlockWise, 64, 64, 4};
 
+// On a full mask the tiles differ only in rate: at d 64 the 64-row tile runs as fast as
+// 128 x 128 (1.65) and wins the tie; at d 128 128 x 128 is faster (2.2 against 1.85).
 TEST(HopperSelect, FullMaskRatioIsOneOverTheRate) {
-  for (auto [d, rate] : {std::pair<int64_t, double>{64, 1.65}, {128, 2.2}}) {
+  const MhaConfig h64{MhaKernel::kBlockWise, 64, 64, 5}, h128{MhaKernel::kBlockWise, 128, 128, 12};
+  for (auto [d, rate, tile] : {std::tuple<int64_t, double, MhaConfig>{64, 1.65, h64},
+                               {128, 2.2, h128}}) {
     auto e = EstimateHopperTile(Make("full", 1024), Shape(1024, d), H100(), kPortable);
     ASSERT_TRUE(e.IsOk()) << e.Message();
     EXPECT_TRUE(e->eligible);
@@ -46,22 +55,40 @@ TEST(HopperSelect, FullMaskRatioIsOneOverTheRate) {
     EXPECT_DOUBLE_EQ(e->portable_elements, 1024.0 * 1024.0);
     EXPECT_DOUBLE_EQ(e->hopper_elements, 1024.0 * 1024.0);
     EXPECT_NEAR(e->ratio, 1.0 / rate, 1e-12);
-    EXPECT_EQ(e->hopper, (MhaConfig{MhaKernel::kBlockWise, 128, 128, 12}));
+    EXPECT_EQ(e->hopper, tile);
   }
 }
 
-// A band of 127 keys per row (w = 64) at L 4096: 190 valid 64 x 64 blocks; the best Hopper
-// tiling, 128 x 64, has 126 valid blocks, 1.33x the elements, more than its d 64 rate
-// (1.65 x 0.78) makes up.
-TEST(HopperSelect, NarrowBandAtD64KeepsThePortableTiles) {
-  auto e = EstimateHopperTile(Make("sliding_window", 4096), Shape(4096, 64), H100(), kPortable);
-  ASSERT_TRUE(e.IsOk()) << e.Message();
-  EXPECT_TRUE(e->eligible);
-  EXPECT_FALSE(e->prefer_hopper);
-  EXPECT_DOUBLE_EQ(e->portable_elements, 190.0 * 4096);
-  EXPECT_DOUBLE_EQ(e->hopper_elements, 126.0 * 8192);
-  EXPECT_EQ(e->hopper, (MhaConfig{MhaKernel::kBlockWise, 128, 64, 12}));
-  EXPECT_NEAR(e->ratio, 126.0 * 8192 / (1.65 * 0.78) / (190.0 * 4096), 1e-12);
+// A band of 127 keys per row (w = 64) at L 4096: 190 valid 64 x 64 blocks; 128 x 64 has 126
+// valid blocks, 1.33x the elements, more than its rate makes up, so the 64-row Hopper tile
+// wins at both head sizes, on the portable tile's elements.
+TEST(HopperSelect, NarrowBandTakesTheSixtyFourRowTile) {
+  for (auto [d, rate] : {std::pair<int64_t, double>{64, 1.65}, {128, 1.85}}) {
+    auto e = EstimateHopperTile(Make("sliding_window", 4096), Shape(4096, d), H100(), kPortable);
+    ASSERT_TRUE(e.IsOk()) << e.Message();
+    EXPECT_TRUE(e->eligible);
+    EXPECT_TRUE(e->prefer_hopper);
+    EXPECT_DOUBLE_EQ(e->portable_elements, 190.0 * 4096);
+    EXPECT_DOUBLE_EQ(e->hopper_elements, 190.0 * 4096);
+    EXPECT_EQ(e->hopper, (MhaConfig{MhaKernel::kBlockWise, 64, 64, 5}));
+    EXPECT_NEAR(e->ratio, 1.0 / rate, 1e-12);
+  }
+  // The 128 x 64 tile's ratio by hand: its elements over its rate, over the portable elements.
+  auto r = HopperTimeRatio(Make("sliding_window", 4096), Shape(4096, 64), 128, 64, kPortable);
+  ASSERT_TRUE(r.IsOk()) << r.Message();
+  EXPECT_NEAR(*r, 126.0 * 8192 / (1.65 * 0.78) / (190.0 * 4096), 1e-12);
+  EXPECT_GT(*r, 1.0);
+}
+
+TEST(HopperSelect, TimeRatioRefusesATileTheKernelDoesNotHave) {
+  auto r = HopperTimeRatio(Make("full", 512), Shape(512, 64), 64, 128, kPortable);
+  ASSERT_FALSE(r.IsOk());
+  EXPECT_NE(r.Message().find("expected 128 x 64, 128 x 128 or 64 x 64, got 64 x 128"),
+            std::string::npos)
+      << r.Message();
+  r = HopperTimeRatio(Make("full", 512), Shape(512, 96), 64, 64, kPortable);
+  ASSERT_FALSE(r.IsOk());
+  EXPECT_NE(r.Message().find("head_dim: expected 64 or 128, got 96"), std::string::npos);
 }
 
 TEST(HopperSelect, OnlySm90WithHeadDim64Or128AndABlockWisePick) {

@@ -293,9 +293,9 @@ TEST(PlanJson, RejectsWrongTypesMissingFieldsAndRanges) {
       {"block_n 8", [](json& j) { j["mha"]["block_n"] = 8; },
        "plan.json: mha.block_n: expected one of 16, 32, 64, 128, 256, got 8"},
       {"num_warps 3", [](json& j) { j["mha"]["num_warps"] = 3; },
-       "plan.json: mha.num_warps: expected one of 1, 2, 4, 8, 12, got 3"},
+       "plan.json: mha.num_warps: expected one of 1, 2, 4, 5, 8, 12, got 3"},
       {"num_warps 16", [](json& j) { j["mha"]["num_warps"] = 16; },
-       "plan.json: mha.num_warps: expected one of 1, 2, 4, 8, 12, got 16"},
+       "plan.json: mha.num_warps: expected one of 1, 2, 4, 5, 8, 12, got 16"},
       {"kernel alias", [](json& j) { j["mha"]["kernel"] = "row"; },
        R"(plan.json: mha.kernel: expected one of block_wise, row_wise, got "row")"},
       {"chosen_by", [](json& j) { j["mha"]["chosen_by"] = "magic"; },
@@ -502,7 +502,7 @@ TEST(PlanJson, RejectsFusionInconsistencies) {
 TEST(PlanJson, NamelessMessagesHaveNoPrefix) {
   json j = PlanToJson(SpecPlan());
   j["mha"]["num_warps"] = 0;
-  EXPECT_EQ(PlanFromJson(j, "").Message(), "mha.num_warps: expected one of 1, 2, 4, 8, 12, got 0");
+  EXPECT_EQ(PlanFromJson(j, "").Message(), "mha.num_warps: expected one of 1, 2, 4, 5, 8, 12, got 0");
 }
 
 // ---- files -----------------------------------------------------------------------------------

@@ -749,9 +749,10 @@ TEST(SegmentModelAccuracy, DISABLED_RefitConstants) {
   }
 }
 
-// The block-wise kernel's Hopper form (12 warps, 128 x BLOCK_N) is predicted as the portable
-// 64 x 64 kernel scaled by the Hopper tile model (engine/select/hopper_select.h): faster on a
-// full mask, slower on a band too narrow for 128-row tiles at d 64.
+// The block-wise kernel's Hopper form (12 warps at 128 x BLOCK_N, 5 at 64 x 64) is predicted as
+// the portable 64 x 64 kernel scaled by the Hopper tile model (engine/select/hopper_select.h):
+// faster on a full mask, slower on a band too narrow for 128-row tiles at d 64, where the
+// 64-row form is faster.
 TEST(SegmentModel, HopperFormScalesThePortablePrediction) {
   const SegmentModelConstants& k = H100SegmentConstants();
   const MhaConfig portable{MhaKernel::kBlockWise, 64, 64, 4};
@@ -774,6 +775,11 @@ TEST(SegmentModel, HopperFormScalesThePortablePrediction) {
                             64, H100(), k);
   ASSERT_TRUE(b4.IsOk() && b12.IsOk());
   EXPECT_GT(b12->us, b4->us);
+  auto b5 = PredictMhaCall(w, *band, MhaVariant::kFused, {MhaKernel::kBlockWise, 64, 64, 5}, 64,
+                           H100(), k);
+  ASSERT_TRUE(b5.IsOk()) << b5.Message();
+  EXPECT_LT(b5->us, b4->us);
+  EXPECT_NE(b5->basis.find("64x64x5 (Hopper)"), std::string::npos) << b5->basis;
   auto bad = PredictMhaCall(w, full, MhaVariant::kFused, {MhaKernel::kBlockWise, 128, 32, 12}, 64,
                             H100(), k);
   EXPECT_FALSE(bad.IsOk());

@@ -1,8 +1,9 @@
 // The Hopper attention kernel (kernels/attention_hopper/): its configuration rules (host only),
 // and on an sm_90 GPU its output against the fp32 CPU reference through CudaBackend::RunMha,
-// the way every caller reaches it (MhaConfig 128 x BLOCK_N, 12 warps). Matrix: 11 masks
-// (full, causal, the generators, document, random blocks and elements, rows emptied, an empty
-// mask) x L {128, 1000, 1024, 3000, 4096} x d {64, 128} x BLOCK_N {64, 128}; batch and head
+// the way every caller reaches it (MhaConfig 128 x BLOCK_N with 12 warps, 64 x 64 with 5).
+// Matrix: 11 masks (full, causal, the generators, document, random blocks and elements, rows
+// emptied, an empty mask) x L {128, 1000, 1024, 3000, 4096} x d {64, 128} x the three
+// configurations (128 x 64, 128 x 128, 64 x 64); batch and head
 // counts from 1 to 16; strided q/k/v/o views into a packed QKV projection; bad requests
 // refused; the SASS holds HGMMA (wgmma) instructions. Each run: fresh seeded inputs, output
 // poisoned first, every element written, per-row error < 2e-3, empty rows exactly zero
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_test_util.h"
@@ -35,13 +37,16 @@ namespace k = stof::kernels;
 
 // ---- configuration rules (no GPU needed) -----------------------------------------------------
 
-TEST(HopperConfig, AcceptsTheFourVariantsAndRefusesTheRest) {
-  for (int64_t d : {64, 128})
+TEST(HopperConfig, AcceptsTheSixVariantsAndRefusesTheRest) {
+  for (int64_t d : {64, 128}) {
     for (int64_t bn : {64, 128}) {
       EXPECT_TRUE(k::CheckHopperAttentionConfig(d, 128, bn, 12).IsOk()) << d << " " << bn;
-      // The block-wise check forwards 12 warps here, so every caller accepts them too.
+      // The block-wise check forwards 12 (and 5) warps here, so every caller accepts them too.
       EXPECT_TRUE(k::CheckBlockSparseConfig(d, 128, bn, 12).IsOk()) << d << " " << bn;
     }
+    EXPECT_TRUE(k::CheckHopperAttentionConfig(d, 64, 64, 5).IsOk()) << d;
+    EXPECT_TRUE(k::CheckBlockSparseConfig(d, 64, 64, 5).IsOk()) << d;
+  }
   const auto refused = [](int64_t d, int64_t bm, int64_t bn, int64_t w, const char* rule) {
     auto s = k::CheckHopperAttentionConfig(d, bm, bn, w);
     ASSERT_FALSE(s.IsOk());
@@ -49,9 +54,12 @@ TEST(HopperConfig, AcceptsTheFourVariantsAndRefusesTheRest) {
     EXPECT_NE(s.Message().find("supported: head_dim 64 or 128"), std::string::npos);
   };
   refused(96, 128, 128, 12, "head_dim must be 64 or 128");
-  refused(64, 64, 128, 12, "BLOCK_M must be 128");
+  refused(64, 64, 128, 12, "BLOCK_M must be 128 with num_warps 12");
   refused(128, 128, 32, 12, "BLOCK_N must be 64 or 128");
   refused(64, 128, 128, 8, "num_warps must be 12");
+  refused(64, 128, 64, 5, "BLOCK_M must be 64 with num_warps 5");
+  refused(128, 64, 128, 5, "BLOCK_N must be 64 with BLOCK_M 64");
+  refused(64, 32, 64, 5, "BLOCK_M must be 64 with num_warps 5");
   // A device with less shared memory per block than the d 128 x 128 ring needs.
   auto small = k::CheckHopperAttentionConfig(128, 128, 128, 12, 100000);
   ASSERT_FALSE(small.IsOk());
@@ -59,14 +67,21 @@ TEST(HopperConfig, AcceptsTheFourVariantsAndRefusesTheRest) {
 }
 
 TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusBarriers) {
-  // Q 128 x d, kStages x (K + V) of BLOCK_N x d, fp16; 8 bytes per barrier; 1024 of alignment.
-  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128), 32768u + 2 * 2 * 32768u + 8 * 9 + 1024);
-  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64), 32768u + 3 * 2 * 16384u + 8 * 13 + 1024);
-  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128), 16384u + 3 * 2 * 16384u + 8 * 13 + 1024);
-  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64), 16384u + 3 * 2 * 8192u + 8 * 13 + 1024);
-  EXPECT_EQ(k::HopperAttentionSmemBytes(96, 64), 0u);
-  EXPECT_EQ(k::SupportedHopperAttentionConfigs(64).size(), 2u);
-  EXPECT_EQ(k::SupportedHopperAttentionConfigs(128, 150000).size(), 1u);  // BLOCK_N 64 only
+  // Q BLOCK_M x d, kStages x (K + V) of BLOCK_N x d, fp16; 8 bytes per barrier; 1024 of
+  // alignment.
+  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128, 128), 32768u + 2 * 2 * 32768u + 8 * 9 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128, 64), 32768u + 3 * 2 * 16384u + 8 * 13 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128, 128), 16384u + 3 * 2 * 16384u + 8 * 13 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128, 64), 16384u + 3 * 2 * 8192u + 8 * 13 + 1024);
+  // BLOCK_M 64: three stages at d 64, two at d 128, so two CTAs share an SM's 227 KiB.
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 64), 8192u + 3 * 2 * 8192u + 8 * 13 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64, 64), 16384u + 2 * 2 * 16384u + 8 * 9 + 1024);
+  EXPECT_LE(2 * (k::HopperAttentionSmemBytes(128, 64, 64) + 1024), 232448u);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(96, 128, 64), 0u);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 128), 0u);
+  EXPECT_EQ(k::SupportedHopperAttentionConfigs(64).size(), 3u);
+  // 150000 bytes: 128 x 64 and 64 x 64 fit at d 128, 128 x 128 does not.
+  EXPECT_EQ(k::SupportedHopperAttentionConfigs(128, 150000).size(), 2u);
 }
 
 // ---- on an sm_90 GPU ---------------------------------------------------------------------------
@@ -78,13 +93,20 @@ TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusBarriers) {
     if (!stof_dev_.IsOk()) GTEST_SKIP() << "SKIPPED: " << stof_dev_.Message();   \
   } while (0)
 
-MhaConfig HopperConfig(int64_t block_n) {
+MhaConfig HopperConfig(int64_t block_m, int64_t block_n) {
   MhaConfig c;
   c.kernel = MhaKernel::kBlockWise;
-  c.block_m = 128;
+  c.block_m = block_m;
   c.block_n = block_n;
-  c.num_warps = k::kHopperAttentionWarps;
+  c.num_warps = block_m == 64 ? k::kHopperAttentionWarps64 : k::kHopperAttentionWarps;
   return c;
+}
+
+// The three configurations every GPU test runs: (BLOCK_M, BLOCK_N).
+constexpr std::pair<int64_t, int64_t> kHopperTiles[] = {{128, 64}, {128, 128}, {64, 64}};
+
+std::string TileName(std::pair<int64_t, int64_t> t) {
+  return std::to_string(t.first) + "x" + std::to_string(t.second);
 }
 
 std::vector<uint8_t> EmptyRowFlags(const Mask& mask) {
@@ -93,7 +115,7 @@ std::vector<uint8_t> EmptyRowFlags(const Mask& mask) {
   return rows;
 }
 
-// Both BLOCK_N variants on one (mask, workload) against one reference.
+// The three configurations on one (mask, workload) against one reference.
 void CheckHopper(const Mask& mask, const Workload& w, uint64_t seed, const std::string& label) {
   CudaBackend* backend = st::SharedBackend();
   ASSERT_NE(backend, nullptr);
@@ -106,18 +128,18 @@ void CheckHopper(const Mask& mask, const Workload& w, uint64_t seed, const std::
   st::DeviceMhaBuffers buf(*backend, elements);
   ASSERT_TRUE(buf.Ok());
   ASSERT_TRUE(buf.Upload(in).IsOk());
-  for (int64_t bn : {64, 128}) {
-    SCOPED_TRACE(label + " BLOCK_N " + std::to_string(bn));
+  for (const auto& tile : kHopperTiles) {
+    SCOPED_TRACE(label + " " + TileName(tile));
     MhaCall call;
     call.workload = w;
     call.mask = &mask;
-    call.config = HopperConfig(bn);
+    call.config = HopperConfig(tile.first, tile.second);
     call.q = buf.Q(), call.k = buf.K(), call.v = buf.V(), call.o = buf.O();
     st::MhaError e;
     st::CheckMhaRun(*backend, buf, [&] { return backend->RunMha(call); }, ref, w, empty_row, &e);
     if (::testing::Test::HasFatalFailure()) return;
-    std::printf("[ hopper ] %s BLOCK_N %lld: worst row error %.2e, global %.2e\n", label.c_str(),
-                static_cast<long long>(bn), e.row_err, e.global_err);
+    std::printf("[ hopper ] %s %s: worst row error %.2e, global %.2e\n", label.c_str(),
+                TileName(tile).c_str(), e.row_err, e.global_err);
   }
 }
 
@@ -208,11 +230,11 @@ TEST(GpuHopperAttentionShapes, StridedViewsMatchPackedTensors) {
     auto dev_o = backend->Allocate(static_cast<size_t>(elements) * 2);
     ASSERT_TRUE(dev_qkv.IsOk() && dev_o.IsOk());
     ASSERT_TRUE(backend->CopyToDevice(*dev_qkv, qkv.data(), qkv.size() * 2).IsOk());
-    for (int64_t bn : {64, 128}) {
+    for (const auto& tile : kHopperTiles) {
       MhaCall call;
       call.workload = w;
       call.mask = &*mask;
-      call.config = HopperConfig(bn);
+      call.config = HopperConfig(tile.first, tile.second);
       call.q = packed.Q(), call.k = packed.K(), call.v = packed.V(), call.o = packed.O();
       ASSERT_TRUE(backend->RunMha(call).IsOk());
       auto* base = static_cast<uint16_t*>(*dev_qkv);
@@ -234,7 +256,7 @@ TEST(GpuHopperAttentionShapes, StridedViewsMatchPackedTensors) {
             for (int64_t c = 0; c < d; ++c)
               mismatches += a[static_cast<size_t>(((b * H + h) * L + r) * d + c)] !=
                             o[static_cast<size_t>(((b * L + r) * H + h) * d + c)];
-      EXPECT_EQ(mismatches, 0) << "d " << d << " BLOCK_N " << bn;
+      EXPECT_EQ(mismatches, 0) << "d " << d << " " << TileName(tile);
     }
     backend->Free(*dev_qkv);
     backend->Free(*dev_o);
@@ -253,7 +275,7 @@ TEST(GpuHopperAttentionShapes, BadRequestsAreRefusedWithAMessage) {
   MhaCall call;
   call.workload = w;
   call.mask = &*mask;
-  call.config = HopperConfig(128);
+  call.config = HopperConfig(128, 128);
   call.q = static_cast<char*>(buf.Q()) + 2;  // one half off: not 16-byte aligned
   call.k = buf.K(), call.v = buf.V(), call.o = buf.O();
   auto s = backend->RunMha(call);
@@ -269,11 +291,17 @@ TEST(GpuHopperAttentionShapes, BadRequestsAreRefusedWithAMessage) {
   s = backend->RunMha(call);
   ASSERT_FALSE(s.IsOk());
   EXPECT_NE(s.Message().find("BLOCK_M must be 128"), std::string::npos) << s.Message();
+  call.config = HopperConfig(64, 64);
+  call.config.block_n = 128;
+  s = backend->RunMha(call);
+  ASSERT_FALSE(s.IsOk());
+  EXPECT_NE(s.Message().find("BLOCK_N must be 64 with BLOCK_M 64"), std::string::npos)
+      << s.Message();
 }
 
 // The kernels run on the tensor cores' warpgroup path: their SASS holds HGMMA instructions
-// (cuobjdump on this test binary, which links the kernels statically; 12 kernels: 2 head
-// sizes x 2 BLOCK_N x 3 schedules).
+// (cuobjdump on this test binary, which links the kernels statically; 16 kernels: 2 head
+// sizes x (2 BLOCK_N x 3 schedules at BLOCK_M 128 + 2 schedules at BLOCK_M 64)).
 TEST(GpuHopperAttentionShapes, SassUsesWarpgroupMma) {
   STOF_REQUIRE_HOPPER();
   char exe[4096] = {0};
