@@ -45,9 +45,16 @@ def run(argv, what):
 
 
 def mask_to_npy(argv, what):
-    """Runs `stof mask ARGV --out TMP.npy` and returns the bool numpy array it wrote."""
+    """Runs `stof mask ARGV --out TMP.npy --json` and returns the bool numpy array it wrote
+    and the engine's hash of it (Mask::HashHex, from the JSON it printed)."""
+    import json
     import numpy as np
     with tempfile.TemporaryDirectory(prefix="stof-mask-") as d:
         out = os.path.join(d, "m.npy")
-        run(["mask"] + list(argv) + ["--out", out], what)
-        return np.load(out).astype(bool)
+        text = run(["mask"] + list(argv) + ["--out", out, "--json"], what)
+        try:
+            info = json.loads(text[text.index("{"):])
+            engine_hash = info["hash"]
+        except (ValueError, KeyError):
+            raise StofError(f"{what}: stof mask printed no JSON with a hash: {text[:200]!r}")
+        return np.load(out).astype(bool), engine_hash

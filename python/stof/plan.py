@@ -70,12 +70,12 @@ class Plan:
                 from .mask_files import runs_to_array
                 mask = Mask(runs_to_array(m["inline"], "mask.inline"), source=self.path)
             else:
-                from .mask_files import spec_to_array
-                mask = Mask(spec_to_array(m["spec"], f"{self.path}: mask"), spec=m["spec"],
-                            source=self.path)
-                if mask.hash_hex() != m["hash"]:
+                from .mask_files import spec_to_array_and_hash
+                arr, engine_hash = spec_to_array_and_hash(m["spec"], f"{self.path}: mask")
+                mask = Mask(arr, spec=m["spec"], source=self.path)
+                if engine_hash != m["hash"]:
                     raise PlanError(f"{self.path}: mask.hash: the plan was made for mask "
-                                    f"{m['hash']}, the spec now generates {mask.hash_hex()} "
+                                    f"{m['hash']}, the spec now generates {engine_hash} "
                                     f"(density {mask.density:.6f}): regenerate the plan")
             self._mask = mask
         return self._mask
