@@ -1,6 +1,7 @@
 """CPU tests of stof.load_plan (stof/plan.py, plan_check.py): the checked-in example plans
 load; malformed, truncated and wrong-type files are refused with the file and JSON path;
-inline masks are hash-checked; check_run warns on another device or shape."""
+inline masks are hash-checked; check_run warns on another device or shape; stof.Mask's
+checks and the engine's hash."""
 
 import copy
 import json
@@ -155,39 +156,6 @@ class PlanTest(unittest.TestCase):
         self.assertIn("plan made on H100-SXM-80GB, running on RTX-4090", texts[0])
         self.assertIn("batch 1 (plan 8)", texts[1])
         self.assertEqual(len(w), 2)
-
-
-class CapiLookupTest(unittest.TestCase):
-    def test_env_names_missing_file(self):
-        from stof import _capi
-        old = os.environ.get(_capi.ENV_VAR)
-        os.environ[_capi.ENV_VAR] = "/nonexistent/libstof_capi.so"
-        try:
-            with self.assertRaises(stof.StofError) as cm:
-                _capi.library_path()
-            self.assertIn("STOF_CAPI_LIB=/nonexistent/libstof_capi.so: no such file",
-                          str(cm.exception))
-        finally:
-            if old is None:
-                del os.environ[_capi.ENV_VAR]
-            else:
-                os.environ[_capi.ENV_VAR] = old
-
-    def test_not_found_names_both_places(self):
-        from stof import _capi
-        old_env = os.environ.pop(_capi.ENV_VAR, None)
-        old_path = _capi.BUILD_TREE_PATH
-        _capi.BUILD_TREE_PATH = "/nonexistent/build/kernels/libstof_capi.so"
-        try:
-            with self.assertRaises(stof.StofError) as cm:
-                _capi.library_path()
-            msg = str(cm.exception)
-            self.assertIn("STOF_CAPI_LIB is not set", msg)
-            self.assertIn("/nonexistent/build/kernels/libstof_capi.so", msg)
-        finally:
-            _capi.BUILD_TREE_PATH = old_path
-            if old_env is not None:
-                os.environ[_capi.ENV_VAR] = old_env
 
 
 class MaskTest(unittest.TestCase):
