@@ -56,6 +56,7 @@ class Mask:
         self.spec = spec          # the generator spec when known (from_spec, spec JSON files)
         self.source = source
         self._key = None
+        self._tensors = {}
         # Computed now and registered, so attention() under torch.compile reads a plain
         # attribute and the custom op finds the mask by this string.
         self.key = self.content_key()
@@ -141,8 +142,13 @@ class Mask:
         return self._a
 
     def to_tensor(self, device="cpu"):
+        """The bool [L, L] torch tensor on `device` (kept per device: treat it as read-only)."""
         import torch
-        return torch.from_numpy(self._a.copy()).to(device)
+        key = str(torch.device(device))
+        t = self._tensors.get(key)
+        if t is None:
+            t = self._tensors[key] = torch.from_numpy(self._a.copy()).to(device)
+        return t
 
     @property
     def nnz(self):
