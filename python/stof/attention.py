@@ -154,7 +154,8 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     128; strided views are read in place by the block-wise kernel. mask: a stof.Mask, a bool
     [L, L] tensor / numpy array, or a mask file path; None with no plan = full attention.
     plan: a stof.Plan or a plan file path: its mask (unless mask is given) and MHA kernel
-    choice. scale: None = 1/sqrt(d). kernel: "auto" (Eq. 1 / Eq. 2), "row_wise",
+    choice; warns (once per plan and shape) when run on another device or shape.
+    scale: None = 1/sqrt(d). kernel: "auto" (Eq. 1 / Eq. 2), "row_wise",
     "block_wise", ... when no plan is given. Rows with nothing attended give zeros.
     Returns a new tensor in q's layout. Under torch.compile pass a stof.Mask or Plan made
     outside the compiled function."""
@@ -174,7 +175,9 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
             seen = (id(plan), B, H, L, d)
             if seen not in _checked_plans:
                 _checked_plans.add(seen)
-                plan.check_run(None, (B, H, L, d))
+                # The CUDA device name, as `stof run --plan` compares it (the spec it queries
+                # is named by cudaDeviceProp::name, which torch reports too).
+                plan.check_run(torch.cuda.get_device_name(q.device), (B, H, L, d))
     if mask is None:
         mask = _full_masks.get(L)
         if mask is None:

@@ -4,6 +4,7 @@ layouts, d 64 and 128, each kernel, a score scale, torch.compile(fullgraph=True)
 capture, the cache, and the refusals (bf16, d 96, CPU tensors)."""
 
 import unittest
+import warnings
 
 import _gpu
 from _gpu import TOL, inputs, max_err, reference, skip_unless_gpu
@@ -178,7 +179,12 @@ class AttentionTest(unittest.TestCase):
         plan = stof.load_plan(os.path.join(REPO, "assets", "plans",
                                            "bigbird-1024-bert-base-h100.json"))
         q, k, v = inputs(8, 12, 1024, 64)
-        out = stof.attention(q, k, v, plan=plan)
+        with warnings.catch_warnings(record=True) as w:  # the built-in H100 spec's name is
+            warnings.simplefilter("always")              # not the CUDA device's: one warning
+            out = stof.attention(q, k, v, plan=plan)
+        texts = [str(x.message) for x in w if "stof:" in str(x.message)]
+        self.assertEqual(len(texts), 1, texts)
+        self.assertIn("plan made on H100-SXM-80GB, running on", texts[0])
         ref = reference(q, k, v, plan.mask.to_tensor("cuda"))
         self.assertLess(max_err(out, ref), TOL)
         with self.assertWarns(UserWarning):
