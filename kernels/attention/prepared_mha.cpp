@@ -6,6 +6,7 @@
 #include "kernels/attention/prepared_mha.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 #include <string>
@@ -292,18 +293,46 @@ engine::Expected<std::unique_ptr<PreparedMha>> PreparedMha::Create(const engine:
   return p;
 }
 
-engine::Status PreparedMha::Launch(const engine::Workload& w, const void* q, const void* k,
-                                   const void* v, void* o, void* stream) const {
+engine::Status PreparedMha::CheckWorkload(const engine::Workload& w) const {
   if (w.seq_len != m_workload.seq_len || w.head_dim != m_workload.head_dim ||
       w.dtype != m_workload.dtype) {
     return engine::MakeError("prepared MHA: workload: prepared for L = " +
                              Str(m_workload.seq_len) + ", d = " + Str(m_workload.head_dim) +
                              ", got L = " + Str(w.seq_len) + ", d = " + Str(w.head_dim));
   }
+  return engine::Status::Ok();
+}
+
+engine::Status PreparedMha::Launch(const engine::Workload& w, const void* q, const void* k,
+                                   const void* v, void* o, void* stream) const {
+  STOF_RETURN_IF_ERROR(CheckWorkload(w));
   if (m_recomposed) return m_recomposed->Launch(w, q, k, v, o, stream);
   if (m_native) return m_native->Launch(w, q, k, v, o, stream);
   if (m_row) return LaunchRowSparseAttention(w, *m_row, q, k, v, o, stream);
   return LaunchBlockSparseAttention(w, *m_block, m_choice.config.num_warps, q, k, v, o, stream);
+}
+
+engine::Status PreparedMha::LaunchViews(const engine::Workload& w, const void* q, const void* k,
+                                        const void* v, void* o, void* stream,
+                                        const engine::MhaStrides& q_strides,
+                                        const engine::MhaStrides& kv_strides,
+                                        const engine::MhaStrides& o_strides, float scale) const {
+  if (m_block) {
+    STOF_RETURN_IF_ERROR(CheckWorkload(w));
+    return LaunchBlockSparseAttention(w, *m_block, m_choice.config.num_warps, q, k, v, o, stream,
+                                      q_strides, kv_strides, o_strides, scale);
+  }
+  const char* name = MhaChoiceKernelName(m_choice);
+  if (!q_strides.Packed() || !kv_strides.Packed() || !o_strides.Packed())
+    return engine::MakeError(std::string("prepared MHA: strides: the ") + name +
+                             " kernel takes packed [B, H, L, d] operands only (strided views: "
+                             "the block-wise kernel)");
+  const double default_scale = 1.0 / std::sqrt(static_cast<double>(w.head_dim));
+  if (scale != 0.0f &&
+      std::fabs(static_cast<double>(scale) - default_scale) > 1e-6 * default_scale)
+    return engine::MakeError(std::string("prepared MHA: scale: the ") + name +
+                             " kernel uses 1/sqrt(head_dim) only, got " + std::to_string(scale));
+  return Launch(w, q, k, v, o, stream);
 }
 
 const LayoutPrepTiming& PreparedMha::Timing() const {

@@ -109,6 +109,15 @@ class PreparedMha {
   engine::Status Launch(const void* q, const void* k, const void* v, void* o, void* stream) const {
     return Launch(m_workload, q, k, v, o, stream);
   }
+  // Launch with strided views of q, k / v (sharing theirs) and o (engine::MhaStrides; all zero
+  // = packed) and a score scale (0 = 1/sqrt(head_dim)): the block-wise kernel takes both
+  // itself; the other choices refuse strides that are not packed and a scale other than
+  // 1/sqrt(head_dim), with a message naming the kernel. Used by the C API's stof_run_views.
+  engine::Status LaunchViews(const engine::Workload& workload, const void* q, const void* k,
+                             const void* v, void* o, void* stream,
+                             const engine::MhaStrides& q_strides,
+                             const engine::MhaStrides& kv_strides,
+                             const engine::MhaStrides& o_strides, float scale) const;
 
   const MhaChoice& Choice() const { return m_choice; }
   const engine::Workload& PreparedWorkload() const { return m_workload; }
@@ -132,6 +141,8 @@ class PreparedMha {
 
  private:
   PreparedMha() = default;
+  // The prepared L, d and dtype (batch and heads may differ).
+  engine::Status CheckWorkload(const engine::Workload& w) const;
   engine::Workload m_workload;
   MhaChoice m_choice;
   int64_t m_nnz = 0;

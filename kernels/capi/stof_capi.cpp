@@ -1,8 +1,9 @@
 // The C API (stof_capi.h) over ChooseMhaConfig / PreparedMha (kernels/attention/prepared_mha.h).
 // Built into libstof_capi.so with hidden visibility; only the stof_* functions are exported.
-// Called from Python through ctypes (tests/compare/mha_compare.py). Invariants: no exception
-// leaves an extern "C" function (each body is wrapped); every error is a code plus a message
-// in the caller's buffer; a plan remembers its device and makes it current before each launch.
+// Called from Python through ctypes (tests/compare/mha_compare.py, python/stof/_capi.py).
+// Invariants: no exception leaves an extern "C" function (each body is wrapped); every error
+// is a code plus a message in the caller's buffer; a plan remembers its device and makes it
+// current before each launch.
 #include "kernels/capi/stof_capi.h"
 
 #include <cuda_runtime.h>
@@ -267,6 +268,30 @@ int stof_run(const stof_plan* plan, const void* q, const void* k, const void* v,
   return Guard(err, err_len, [&]() -> int {
     if (plan == nullptr) return Report({STOF_ERR_INVALID, "plan: must not be null"}, err, err_len);
     return RunPlan(*plan, q, k, v, o, stream, err, err_len);
+  });
+}
+
+int stof_run_views(const stof_plan* plan, const void* q, const void* k, const void* v, void* o,
+                   int64_t B, int64_t H, const int64_t* q_strides, const int64_t* kv_strides,
+                   const int64_t* o_strides, float scale, void* stream, char* err,
+                   size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (plan == nullptr) return Report({STOF_ERR_INVALID, "plan: must not be null"}, err, err_len);
+    engine::Workload w = plan->mha->PreparedWorkload();
+    w.batch = B;
+    w.heads = H;
+    if (engine::Status s = w.Validate("workload"); !s.IsOk())
+      return Report({STOF_ERR_INVALID, s.Message()}, err, err_len);
+    const auto strides = [](const int64_t* s) {
+      return s == nullptr ? engine::MhaStrides{} : engine::MhaStrides{s[0], s[1], s[2]};
+    };
+    if (cudaError_t e = cudaSetDevice(plan->device); e != cudaSuccess)
+      return Report({STOF_ERR_CUDA, "cudaSetDevice: " + std::string(cudaGetErrorString(e))}, err,
+                    err_len);
+    engine::Status s = plan->mha->LaunchViews(w, q, k, v, o, stream, strides(q_strides),
+                                              strides(kv_strides), strides(o_strides), scale);
+    if (!s.IsOk()) return Report({CodeOf(s.Message()), s.Message()}, err, err_len);
+    return STOF_OK;
   });
 }
 

@@ -1,5 +1,6 @@
 /* STOF sparse MHA as a C API, for Python (ctypes) and other foreign callers: libstof_capi.so,
- * built only with CUDA (kernels/CMakeLists.txt). Used by tests/compare/mha_compare.py.
+ * built only with CUDA (kernels/CMakeLists.txt). Used by tests/compare/mha_compare.py and the
+ * python/ package (python/stof/_capi.py).
  * No CUDA types: device buffers and streams are void* (a cudaStream_t; NULL = the legacy
  * default stream). Tensors are fp16 [B, H, L, d], contiguous, 16-byte aligned, on one GPU;
  * d is 64 or 128. The mask is L*L bytes on the host, row-major, nonzero = attend, shared by
@@ -43,8 +44,10 @@
 extern "C" {
 #endif
 
-#define STOF_CAPI_VERSION 2 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
-                               only: no function or layout changed) */
+#define STOF_CAPI_VERSION 3 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
+                               only: no function or layout changed); 3: stof_run_views (strided
+                               views, another batch / head count, a score scale; the python/
+                               package uses it), added only: no function or layout changed */
 
 enum {
   STOF_OK = 0,
@@ -87,6 +90,20 @@ STOF_CAPI_EXPORT int stof_prepare(const uint8_t* mask_host, int64_t B, int64_t H
 /* Launches the prepared plan on `stream` for the prepared B, H, L, d: no mask work. */
 STOF_CAPI_EXPORT int stof_run(const stof_plan* plan, const void* q, const void* k, const void* v,
                               void* o, void* stream, char* err, size_t err_len);
+
+/* Launches the prepared plan on `stream` for [B, H, L, d] operands given as strided views
+ * (since version 3). B and H may differ from the prepared ones (native, sd, sdf: B * H at most
+ * the prepared B * H); L and d may not. Each stride array holds 3 element strides {batch, head,
+ * row} (a row's d values are contiguous); NULL = packed [B, H, L, d]; k and v share kv_strides.
+ * A [B, L, H, d] tensor is {L*H*d, d, H*d}. Strides must be multiples of 8 elements (16-byte
+ * rows) with row >= d. `scale` multiplies the scores (0 = 1/sqrt(d); T5 uses 1). Strided views
+ * and a scale other than 1/sqrt(d) are taken by the block-wise kernel only: a plan that runs
+ * another kernel refuses them with STOF_ERR_INVALID and a message naming the kernel. */
+STOF_CAPI_EXPORT int stof_run_views(const stof_plan* plan, const void* q, const void* k,
+                                    const void* v, void* o, int64_t B, int64_t H,
+                                    const int64_t* q_strides, const int64_t* kv_strides,
+                                    const int64_t* o_strides, float scale, void* stream,
+                                    char* err, size_t err_len);
 
 /* What the plan runs: *kernel = STOF_KERNEL_ROW_WISE, STOF_KERNEL_BLOCK_WISE,
  * STOF_KERNEL_NATIVE, STOF_KERNEL_SD or STOF_KERNEL_SDF; block_m, block_n, num_warps (0 for

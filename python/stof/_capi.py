@@ -1,0 +1,175 @@
+"""ctypes bindings of libstof_capi.so (kernels/capi/stof_capi.h) and its error handling.
+
+Holds: where the library is looked up (STOF_CAPI_LIB, then the build tree), loading it once,
+the argument types of every C function, StofError (a nonzero code with the library's message),
+and PreparedPlan (an owned stof_plan handle). Used by attention.py; nothing else touches ctypes.
+Importing this module loads nothing: the library is opened on first use, so the CPU-only parts
+of the package (masks, plans) work without it.
+"""
+
+import ctypes
+import os
+import threading
+
+ENV_VAR = "STOF_CAPI_LIB"
+# Relative to the repository root (python/stof/_capi.py -> ../../).
+_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD_TREE_PATH = os.path.join(_REPO_ROOT, "build", "kernels", "libstof_capi.so")
+
+# The C API's kernel numbers (stof_capi.h).
+KERNELS = {"auto": 0, "row_wise": 1, "block_wise": 2, "native": 3, "sd": 4, "sdf": 5}
+KERNEL_NAMES = {v: k for k, v in KERNELS.items()}
+_ERR_LEN = 1024
+
+
+class StofError(RuntimeError):
+    """A failure reported by libstof_capi.so (its message), or the library not being found."""
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        self.code = code
+
+
+def library_path():
+    """The path libstof_capi.so is loaded from: $STOF_CAPI_LIB when set (it must exist), else
+    the build tree's build/kernels/libstof_capi.so. Raises StofError naming both places."""
+    env = os.environ.get(ENV_VAR, "")
+    if env:
+        if not os.path.isfile(env):
+            raise StofError(f"{ENV_VAR}={env}: no such file (unset it to use the build tree's "
+                            f"{BUILD_TREE_PATH})")
+        return env
+    if os.path.isfile(BUILD_TREE_PATH):
+        return BUILD_TREE_PATH
+    raise StofError(f"libstof_capi.so not found: {ENV_VAR} is not set and the build tree has no "
+                    f"{BUILD_TREE_PATH} (build the CUDA tree: scripts/build, or set {ENV_VAR} "
+                    f"to the library's path)")
+
+
+_lock = threading.Lock()
+_lib = None
+
+_i64 = ctypes.c_int64
+_p = ctypes.c_void_p
+_i64p = ctypes.POINTER(ctypes.c_int64)
+
+
+def _declare(lib):
+    lib.stof_capi_version.restype = ctypes.c_int
+    lib.stof_capi_version.argtypes = []
+    lib.stof_prepare.restype = ctypes.c_int
+    lib.stof_prepare.argtypes = [_p, _i64, _i64, _i64, _i64, ctypes.c_int, _i64, _i64, _i64,
+                                 ctypes.c_int, ctypes.POINTER(_p), ctypes.c_char_p,
+                                 ctypes.c_size_t]
+    lib.stof_run.restype = ctypes.c_int
+    lib.stof_run.argtypes = [_p, _p, _p, _p, _p, _p, ctypes.c_char_p, ctypes.c_size_t]
+    lib.stof_choice.restype = ctypes.c_int
+    lib.stof_choice.argtypes = [_p, ctypes.POINTER(ctypes.c_int), _i64p, _i64p, _i64p,
+                                ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t]
+    lib.stof_release.restype = None
+    lib.stof_release.argtypes = [_p]
+    if lib.stof_capi_version() >= 3:
+        lib.stof_run_views.restype = ctypes.c_int
+        lib.stof_run_views.argtypes = [_p, _p, _p, _p, _p, _i64, _i64, _i64p, _i64p, _i64p,
+                                       ctypes.c_float, _p, ctypes.c_char_p, ctypes.c_size_t]
+
+
+def load():
+    """The loaded library (opened once per process). Raises StofError when it is missing or
+    cannot be opened (the dynamic loader's reason is kept)."""
+    global _lib
+    with _lock:
+        if _lib is None:
+            path = library_path()
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError as e:
+                raise StofError(f"{path}: cannot load: {e}") from None
+            try:
+                _declare(lib)
+            except AttributeError as e:
+                raise StofError(f"{path}: not a STOF C API library: {e}") from None
+            _lib = lib
+        return _lib
+
+
+def version():
+    return load().stof_capi_version()
+
+
+def has_views():
+    """Whether the library takes strided views and a score scale (stof_run_views, version 3)."""
+    return version() >= 3
+
+
+def _check(code, buf, what):
+    if code != 0:
+        text = buf.value.decode("utf-8", "replace") if buf is not None else ""
+        raise StofError(f"{what}: {text or 'error code ' + str(code)}", code)
+
+
+def _strides(s):
+    return None if s is None else (ctypes.c_int64 * 3)(*[int(x) for x in s])
+
+
+class PreparedPlan:
+    """A stof_plan: the kernel choice and device layout for one mask and [B, H, L, d] on one
+    device. Released when garbage-collected or by close()."""
+
+    def __init__(self, mask_bytes, B, H, L, d, device, kernel="auto", block_m=0, block_n=0,
+                 num_warps=0):
+        """mask_bytes: a C-contiguous numpy uint8 array of L*L (nonzero = attend)."""
+        lib = load()
+        if kernel not in KERNELS:
+            raise StofError(f"kernel: expected one of {', '.join(KERNELS)}, got {kernel!r}")
+        if mask_bytes.size != L * L or not mask_bytes.flags["C_CONTIGUOUS"]:
+            raise StofError(f"mask: expected {L}x{L} contiguous bytes, got {mask_bytes.shape}")
+        self._lib = lib
+        self._h = ctypes.c_void_p()
+        self.shape = (B, H, L, d)
+        self.device = device
+        err = ctypes.create_string_buffer(_ERR_LEN)
+        code = lib.stof_prepare(mask_bytes.ctypes.data, B, H, L, d, KERNELS[kernel], block_m,
+                                block_n, num_warps, device, ctypes.byref(self._h), err, _ERR_LEN)
+        _check(code, err, f"stof_prepare (B={B}, H={H}, L={L}, d={d}, device {device})")
+        self.kernel, self.block_m, self.block_n, self.num_warps, self.text = self._choice()
+
+    def _choice(self):
+        k, fb = ctypes.c_int(), ctypes.c_int()
+        bm, bn, nw = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+        text = ctypes.create_string_buffer(_ERR_LEN)
+        code = self._lib.stof_choice(self._h, ctypes.byref(k), ctypes.byref(bm),
+                                     ctypes.byref(bn), ctypes.byref(nw), ctypes.byref(fb), text,
+                                     _ERR_LEN)
+        _check(code, text, "stof_choice")
+        return (KERNEL_NAMES.get(k.value, str(k.value)), bm.value, bn.value, nw.value,
+                text.value.decode("utf-8", "replace"))
+
+    def run(self, q, k, v, o, stream):
+        """Packed [B, H, L, d] operands (device addresses as ints), on `stream` (an int)."""
+        err = ctypes.create_string_buffer(_ERR_LEN)
+        code = self._lib.stof_run(self._h, q, k, v, o, stream, err, _ERR_LEN)
+        _check(code, err, "stof_run")
+
+    def run_views(self, q, k, v, o, B, H, q_strides, kv_strides, o_strides, scale, stream):
+        """Strided operands (3 element strides each: batch, head, row; None = packed) and a
+        score scale (0 = 1/sqrt(d)). Needs C API version 3."""
+        if not has_views():
+            raise StofError(f"stof_run_views: the library is C API version {version()}, "
+                            f"strided views need version 3 (rebuild libstof_capi.so)")
+        err = ctypes.create_string_buffer(_ERR_LEN)
+        code = self._lib.stof_run_views(self._h, q, k, v, o, B, H, _strides(q_strides),
+                                        _strides(kv_strides), _strides(o_strides),
+                                        float(scale), stream, err, _ERR_LEN)
+        _check(code, err, "stof_run_views")
+
+    def close(self):
+        if self._h:
+            self._lib.stof_release(self._h)
+            self._h = ctypes.c_void_p()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass

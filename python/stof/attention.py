@@ -1,0 +1,193 @@
+"""stof.attention: sparse multi-head attention on STOF's kernels for fp16 CUDA tensors, as the
+torch.library custom op stof::attention (with a fake implementation, so torch.compile
+(fullgraph=True) traces it without graph breaks and CUDA graphs capture its launch), and the
+cache of prepared layouts (stof.clear_cache).
+
+Cache: one prepared plan (_capi.PreparedPlan: kernel choice + device layout) per (mask content
+key, kernel request, B, H, L, d, device index); the mask content key is a blake2b digest of the
+mask's bits and size (Mask.key). Building a plan uploads the layout, which CUDA-graph capture
+forbids: run a call once before capturing. Used by hf.py and user code; imports torch.
+"""
+
+import math
+import threading
+
+import torch
+
+from . import _capi
+from .mask import Mask, as_mask, lookup
+from ._capi import StofError
+
+LAYOUTS = ("bhld", "blhd")
+_cache = {}
+_cache_lock = threading.Lock()
+_checked_plans = set()
+
+
+def clear_cache():
+    """Releases every prepared layout (device memory); the next call prepares again."""
+    with _cache_lock:
+        plans = list(_cache.values())
+        _cache.clear()
+    for p in plans:
+        p.close()
+
+
+def cache_info():
+    """The cached keys: (mask key, kernel, block_m, block_n, num_warps, B, H, L, d, device)."""
+    with _cache_lock:
+        return list(_cache)
+
+
+def _prepared(mask_key, req, B, H, L, d, device_index):
+    key = (mask_key,) + tuple(req) + (B, H, L, d, device_index)
+    with _cache_lock:
+        p = _cache.get(key)
+    if p is not None:
+        return p
+    if torch.cuda.is_current_stream_capturing():
+        raise StofError(f"stof.attention: no prepared layout for this mask and shape "
+                        f"(B={B}, H={H}, L={L}, d={d}) and a CUDA graph is being captured, "
+                        f"which forbids the upload: run the call once before capturing")
+    mask = lookup(mask_key)
+    kernel, bm, bn, nw = req
+    p = _capi.PreparedPlan(mask.bytes_u8(), B, H, L, d, device_index, kernel, bm, bn, nw)
+    with _cache_lock:
+        _cache.setdefault(key, p)
+        return _cache[key]
+
+
+def _views(t, layout):
+    """(batch, head, row) element strides of a [B,H,L,d] or [B,L,H,d] tensor; a contiguous
+    tensor gets its packed strides (torch may report any stride for a size-1 dimension)."""
+    if t.is_contiguous():
+        a, b, c, d = t.shape
+        return (b * c * d, c * d, d) if layout == "bhld" else (b * c * d, d, c * d)
+    s = t.stride()
+    return (s[0], s[1], s[2]) if layout == "bhld" else (s[0], s[2], s[1])
+
+
+def _viewable(t, layout):
+    """Whether the kernel can read `t` in place: unit stride along d, 16-byte aligned, strides
+    multiples of 8 elements, rows not overlapping (C API stof_run_views)."""
+    v = _views(t, layout)
+    return t.stride(3) == 1 and t.data_ptr() % 16 == 0 and all(x % 8 == 0 and x >= 0 for x in v) \
+        and v[2] >= t.shape[3]
+
+
+@torch.library.custom_op("stof::attention", mutates_args=())
+def _attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key: str,
+                  layout: str, scale: float, kernel: str, block_m: int, block_n: int,
+                  num_warps: int) -> torch.Tensor:
+    if layout == "bhld":
+        B, H, L, d = q.shape
+    else:
+        B, L, H, d = q.shape
+    dev = q.device.index if q.device.index is not None else torch.cuda.current_device()
+    plan = _prepared(mask_key, (kernel, block_m, block_n, num_warps), B, H, L, d, dev)
+    stream = torch.cuda.current_stream(q.device).cuda_stream
+    out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    if plan.kernel == "block_wise" and _capi.has_views():
+        if _views(k, layout) != _views(v, layout) or not all(
+                _viewable(t, layout) for t in (q, k, v)):
+            q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+        plan.run_views(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), B, H,
+                       _views(q, layout), _views(k, layout), _views(out, layout), scale, stream)
+        return out
+    # Packed [B, H, L, d] for the kernels without strided views; their scale is 1/sqrt(d), so
+    # another scale is folded into q.
+    def packed(t):
+        return (t if layout == "bhld" else t.transpose(1, 2)).contiguous()
+    qp = packed(q)
+    if scale != 0.0 and abs(scale * math.sqrt(d) - 1.0) > 1e-7:
+        qp = (qp.float() * (scale * math.sqrt(d))).to(q.dtype)
+    kp, vp = packed(k), packed(v)
+    op = torch.empty((B, H, L, d), dtype=q.dtype, device=q.device)
+    plan.run(qp.data_ptr(), kp.data_ptr(), vp.data_ptr(), op.data_ptr(), stream)
+    out.copy_(op if layout == "bhld" else op.transpose(1, 2))
+    return out
+
+
+@_attention_op.register_fake
+def _(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps):
+    return torch.empty(q.shape, dtype=q.dtype, device=q.device)
+
+
+def _check(q, k, v, layout):
+    if layout not in LAYOUTS:
+        raise StofError(f"stof.attention: layout: expected 'bhld' or 'blhd', got {layout!r}")
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise StofError(f"stof.attention: {name}: expected a torch.Tensor, got "
+                            f"{type(t).__name__}")
+        if t.dim() != 4:
+            raise StofError(f"stof.attention: {name}: expected 4 dimensions "
+                            f"({'[B, H, L, d]' if layout == 'bhld' else '[B, L, H, d]'}), got "
+                            f"shape {tuple(t.shape)}")
+        if not t.is_cuda:
+            raise StofError(f"stof.attention: {name}: expected a CUDA tensor, got device "
+                            f"{t.device}")
+        if t.dtype == torch.bfloat16:
+            raise StofError(f"stof.attention: {name}: bf16 is not supported: the STOF kernels "
+                            f"are fp16 only (cast to torch.float16)")
+        if t.dtype != torch.float16:
+            raise StofError(f"stof.attention: {name}: expected torch.float16, got {t.dtype}")
+    if k.shape != q.shape or v.shape != q.shape:
+        raise StofError(f"stof.attention: q, k, v: expected equal shapes (self-attention, "
+                        f"no GQA), got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
+    if k.device != q.device or v.device != q.device:
+        raise StofError(f"stof.attention: q, k, v: expected one device, got {q.device}, "
+                        f"{k.device}, {v.device}")
+    d = q.shape[3]
+    if d not in (64, 128):
+        raise StofError(f"stof.attention: head_dim: the STOF kernels support 64 or 128, got {d}")
+
+
+_full_masks = {}
+
+
+def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="auto",
+              _block=(0, 0, 0)):
+    """softmax(mask(Q K^T * scale)) V on STOF's sparse kernels.
+
+    q, k, v: fp16 CUDA tensors, [B, H, L, d] (layout="bhld") or [B, L, H, d] ("blhd"), d 64 or
+    128; strided views are read in place by the block-wise kernel. mask: a stof.Mask, a bool
+    [L, L] tensor / numpy array, or a mask file path; None with no plan = full attention.
+    plan: a stof.Plan or a plan file path: its mask (unless mask is given) and MHA kernel
+    choice; warns (once per plan and shape) when run on another device or shape.
+    scale: None = 1/sqrt(d). kernel: "auto" (Eq. 1 / Eq. 2), "row_wise",
+    "block_wise", ... when no plan is given. Rows with nothing attended give zeros.
+    Returns a new tensor in q's layout. Under torch.compile pass a stof.Mask or Plan made
+    outside the compiled function."""
+    _check(q, k, v, layout)
+    L = q.shape[2] if layout == "bhld" else q.shape[1]
+    req = (kernel,) + tuple(_block)  # _block: BLOCK_M, BLOCK_N, num_warps (hf.py, plans)
+    if plan is not None:
+        if not hasattr(plan, "mha_choice"):
+            from .plan import load_plan
+            plan = load_plan(plan)
+        c = plan.mha_choice()
+        req = (c["kernel"], c["block_m"], c["block_n"], c["num_warps"])
+        if mask is None:
+            mask = plan.mask
+        if not torch.compiler.is_compiling():
+            B, H, d = q.shape[0], q.shape[1 if layout == "bhld" else 2], q.shape[3]
+            seen = (id(plan), B, H, L, d)
+            if seen not in _checked_plans:
+                _checked_plans.add(seen)
+                # The CUDA device name, as `stof run --plan` compares it (the spec it queries
+                # is named by cudaDeviceProp::name, which torch reports too).
+                plan.check_run(torch.cuda.get_device_name(q.device), (B, H, L, d))
+    if mask is None:
+        mask = _full_masks.get(L)
+        if mask is None:
+            import numpy as np
+            mask = _full_masks.setdefault(L, Mask(np.ones((L, L), dtype=bool), source="full"))
+    elif not isinstance(mask, Mask):
+        mask = as_mask(mask)
+    if mask.seq_len != L:
+        raise StofError(f"stof.attention: mask: L = {mask.seq_len} ({mask.source}), q has "
+                        f"L = {L}")
+    s = 0.0 if scale is None else float(scale)
+    return torch.ops.stof.attention(q, k, v, mask.key, layout, s, req[0], int(req[1]),
+                                    int(req[2]), int(req[3]))

@@ -1,0 +1,117 @@
+"""Hugging Face transformers backend "stof": register() adds it to AttentionInterface (and
+sdpa's boolean masks to AttentionMaskInterface under the same name), so a model built with
+attn_implementation="stof" runs its attention on stof.attention; use_mask(model, mask_or_plan)
+sets the sparse pattern, which is ANDed with the model's own mask (padding, causal).
+
+Unsupported cases run transformers' sdpa_attention_forward instead, with one warning per reason
+(warnings.warn): head_dim other than 64 / 128, dropout while training, attention weights
+requested, CPU or non-fp16 tensors, cross-attention or a KV cache (query and key lengths
+differ), GQA, and an additive float mask (e.g. T5's relative position bias), which the kernel
+cannot apply. Used by user code and python/tests/test_gpu_hf.py; imports torch and transformers.
+"""
+
+import warnings
+
+import torch
+
+from .attention import attention
+from .mask import Mask, as_mask
+
+NAME = "stof"
+_warned = set()
+
+
+def register():
+    """Adds the "stof" attention backend and its mask function to transformers."""
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+    AttentionInterface.register(NAME, stof_attention_forward)
+    AttentionMaskInterface.register(NAME, sdpa_mask)
+
+
+def use_mask(model, mask_or_plan):
+    """Sets the sparse pattern (a stof.Mask, bool array / tensor, mask file or stof.Plan) of
+    every attention layer of `model`; None removes it (dense attention, the model's mask only).
+    Returns the model."""
+    choice = None
+    mask = None
+    if mask_or_plan is not None:
+        if hasattr(mask_or_plan, "mha_choice"):
+            mask = mask_or_plan.mask
+            c = mask_or_plan.mha_choice()
+            choice = (c["kernel"], c["block_m"], c["block_n"], c["num_warps"])
+        else:
+            mask = as_mask(mask_or_plan)
+    for m in model.modules():
+        m._stof_mask = mask
+        m._stof_choice = choice
+    return model
+
+
+def _fallback(reason, module, query, key, value, attention_mask, **kwargs):
+    if reason not in _warned:
+        _warned.add(reason)
+        warnings.warn(f"stof attention: {reason}: running sdpa instead", stacklevel=3)
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+    return sdpa_attention_forward(module, query, key, value, attention_mask, **kwargs)
+
+
+def _unsupported(module, query, key, attention_mask, dropout, kwargs):
+    d = query.shape[-1]
+    if not query.is_cuda:
+        return f"tensors on {query.device} (the kernels need CUDA)"
+    if query.dtype != torch.float16:
+        return f"dtype {query.dtype} (the kernels are fp16 only)"
+    if d not in (64, 128):
+        return f"head_dim {d} (the kernels support 64 and 128)"
+    if dropout and module.training:
+        return f"attention dropout {dropout} in training mode"
+    if kwargs.get("output_attentions") or getattr(getattr(module, "config", None),
+                                                   "output_attentions", False):
+        return "attention weights requested (output_attentions)"
+    if query.shape[2] != key.shape[2]:
+        return (f"query length {query.shape[2]} != key length {key.shape[2]} (cross-attention "
+                f"or a KV cache)")
+    if query.shape[1] != key.shape[1]:
+        return f"{query.shape[1]} query heads over {key.shape[1]} key heads (GQA)"
+    if attention_mask is not None and attention_mask.dtype != torch.bool:
+        return f"an additive {attention_mask.dtype} attention mask (e.g. a position bias)"
+    return None
+
+
+def stof_attention_forward(module, query, key, value, attention_mask, dropout=0.0,
+                           scaling=None, is_causal=None, **kwargs):
+    """The AttentionInterface function: query, key, value [B, H, L, d]; returns
+    ([B, L, H, d], None) like sdpa_attention_forward."""
+    reason = _unsupported(module, query, key, attention_mask, dropout, kwargs)
+    if reason is not None:
+        return _fallback(reason, module, query, key, value, attention_mask, dropout=dropout,
+                         scaling=scaling, is_causal=is_causal, **kwargs)
+    B, H, L, d = query.shape
+    sparse = getattr(module, "_stof_mask", None)
+    choice = getattr(module, "_stof_choice", None) or ("auto", 0, 0, 0)
+    if sparse is not None and sparse.seq_len != L:
+        raise ValueError(f"stof attention: the mask set by stof.hf.use_mask is L = "
+                         f"{sparse.seq_len}, the model runs L = {L}")
+    if attention_mask is None:
+        # As sdpa_attention_forward decides: the argument, else the layer's is_causal (True
+        # when the layer does not say).
+        causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
+        dense = torch.ones(1, L, L, dtype=torch.bool, device=query.device)
+        if causal and L > 1:
+            dense = torch.tril(dense)
+    else:
+        dense = attention_mask[:, 0, :, :L].expand(-1, L, L)  # [B or 1, L, L]
+    if sparse is not None:
+        dense = dense & sparse.to_tensor(query.device)
+    q, k, v = query.to(torch.float16), key.to(torch.float16), value.to(torch.float16)
+    s = scaling if scaling is not None else d ** -0.5
+    kernel, bm, bn, nw = choice
+    # One mask per distinct batch row (padding differs per sequence); usually one call.
+    if dense.shape[0] == 1 or bool((dense == dense[:1]).all()):
+        out = attention(q, k, v, mask=Mask(dense[0]), scale=s, kernel=kernel, _block=(bm, bn, nw))
+    else:
+        out = torch.cat([attention(q[b:b + 1], k[b:b + 1], v[b:b + 1], mask=Mask(dense[b]),
+                                   scale=s, kernel=kernel, _block=(bm, bn, nw))
+                         for b in range(B)])
+    return out.transpose(1, 2).contiguous(), None

@@ -1,0 +1,73 @@
+"""CPU tests of the ctypes layer (stof/_capi.py): where libstof_capi.so is looked up and the
+errors naming both places; with a library present (ctest sets STOF_CAPI_LIB in a CUDA build),
+its version and an argument error carried as StofError with the library's own message (no GPU
+needed: the arguments are checked before any CUDA call)."""
+
+import os
+import unittest
+
+__import__("_util")  # puts python/ on sys.path
+import numpy as np
+
+import stof
+from stof import _capi
+
+
+def library_or_none():
+    try:
+        return _capi.library_path()
+    except stof.StofError:
+        return None
+
+
+class CapiLookupTest(unittest.TestCase):
+    def test_env_names_missing_file(self):
+        from stof import _capi
+        old = os.environ.get(_capi.ENV_VAR)
+        os.environ[_capi.ENV_VAR] = "/nonexistent/libstof_capi.so"
+        try:
+            with self.assertRaises(stof.StofError) as cm:
+                _capi.library_path()
+            self.assertIn("STOF_CAPI_LIB=/nonexistent/libstof_capi.so: no such file",
+                          str(cm.exception))
+        finally:
+            if old is None:
+                del os.environ[_capi.ENV_VAR]
+            else:
+                os.environ[_capi.ENV_VAR] = old
+
+    def test_not_found_names_both_places(self):
+        from stof import _capi
+        old_env = os.environ.pop(_capi.ENV_VAR, None)
+        old_path = _capi.BUILD_TREE_PATH
+        _capi.BUILD_TREE_PATH = "/nonexistent/build/kernels/libstof_capi.so"
+        try:
+            with self.assertRaises(stof.StofError) as cm:
+                _capi.library_path()
+            msg = str(cm.exception)
+            self.assertIn("STOF_CAPI_LIB is not set", msg)
+            self.assertIn("/nonexistent/build/kernels/libstof_capi.so", msg)
+        finally:
+            _capi.BUILD_TREE_PATH = old_path
+            if old_env is not None:
+                os.environ[_capi.ENV_VAR] = old_env
+
+
+
+@unittest.skipIf(library_or_none() is None, "libstof_capi.so not found (a CUDA build makes it)")
+class CapiLibraryTest(unittest.TestCase):
+    def test_version_and_errors_carry_the_message(self):
+        self.assertGreaterEqual(_capi.version(), 2)
+        mask = np.ones((128, 128), np.uint8)
+        with self.assertRaises(stof.StofError) as cm:
+            _capi.PreparedPlan(mask, 1, 2, 128, 96, 0)
+        self.assertEqual(cm.exception.code, 1)
+        self.assertIn("stof_capi: workload.head_dim: the sparse MHA kernels support 64 or 128, "
+                      "got 96", str(cm.exception))
+        with self.assertRaises(stof.StofError) as cm:
+            _capi.PreparedPlan(mask, 1, 2, 128, 64, 0, kernel="nosuch")
+        self.assertIn("kernel: expected one of auto", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,239 @@
+"""GPU tests of stof.attention (torch + CUDA + libstof_capi.so; skipped otherwise): every mask
+generator of the engine (made by the stof CLI; those tests skip without it), ragged L, both
+layouts, d 64 and 128, each kernel, a score scale, torch.compile(fullgraph=True), CUDA-graph
+capture, the cache, and the refusals (bf16, d 96, CPU tensors)."""
+
+import unittest
+import warnings
+
+import _gpu
+from _gpu import TOL, inputs, max_err, reference, skip_unless_gpu
+
+if _gpu.OK:
+    import numpy as np
+    import torch
+    import stof
+
+
+def band(L, w):
+    i, j = np.indices((L, L))
+    return abs(i - j) < w
+
+
+def cli_available():
+    try:
+        from stof import _cli
+        _cli.cli_path()
+        return True
+    except Exception:
+        return False
+
+
+# Every generator of docs/masks.md, with parameters that make each one sparse at L.
+def generator_specs(L):
+    return [
+        {"pattern": "full"},
+        {"pattern": "causal"},
+        {"pattern": "sliding_window", "width": 64},
+        {"pattern": "dilated", "width": 32, "dilation": 1},
+        {"pattern": "global", "global": 16},
+        {"pattern": "random_blocks", "fill": 0.2, "block": 64, "seed": 3},
+        {"pattern": "longformer", "global": 16, "width": 48},
+        {"pattern": "bigbird"},
+        {"pattern": "bigbird", "causal": True},
+        {"pattern": "document", "doc_lengths": [L // 3, L - L // 3]},
+        {"pattern": "or", "operands": [{"pattern": "global", "global": 8},
+                                       {"pattern": "sliding_window", "width": 16}]},
+        {"pattern": "and", "operands": [{"pattern": "document",
+                                         "doc_lengths": [L // 2, L - L // 2]},
+                                        {"pattern": "sliding_window", "width": 100}],
+         "causal": True},
+        {"pattern": "not", "operands": [{"pattern": "sliding_window", "width": 8}]},
+    ]
+
+
+@skip_unless_gpu
+class AttentionTest(unittest.TestCase):
+    def check(self, mask, B=2, H=3, d=64, layout="bhld", kernel="auto", scale=None):
+        L = mask.seq_len
+        q, k, v = inputs(B, H, L, d, layout)
+        out = stof.attention(q, k, v, mask=mask, layout=layout, kernel=kernel, scale=scale)
+        torch.cuda.synchronize()
+        self.assertEqual(out.shape, q.shape)
+        ref = reference(q, k, v, mask.to_tensor("cuda"), layout, scale)
+        err = max_err(out, ref)
+        self.assertLess(err, TOL, f"L={L} d={d} {layout} {kernel} scale={scale}: {mask}")
+
+    @unittest.skipUnless(_gpu.OK and cli_available(), "the stof CLI is not built (it makes the "
+                         "generator masks): STOF_CUDA=OFF scripts/build build-nocuda")
+    def test_every_generator_ragged_L(self):
+        for L in (1000, 3000):
+            for spec in generator_specs(L):
+                with self.subTest(L=L, spec=spec):
+                    self.check(stof.Mask.from_spec(dict(spec, seq_len=L)), B=1, H=2)
+
+    def test_layouts_kernels_head_dims(self):
+        for L in (1000, 3000):
+            m = stof.Mask(band(L, 96))
+            for layout in ("bhld", "blhd"):
+                for d in (64, 128):
+                    for kernel in ("auto", "row_wise", "block_wise"):
+                        with self.subTest(L=L, layout=layout, d=d, kernel=kernel):
+                            self.check(m, d=d, layout=layout, kernel=kernel)
+
+    def test_scale_and_mask_forms(self):
+        L = 1000
+        arr = band(L, 40)
+        for kernel in ("row_wise", "block_wise"):
+            self.check(stof.Mask(arr), kernel=kernel, scale=1.0)
+        q, k, v = inputs(1, 2, L, 64)
+        a = stof.attention(q, k, v, mask=torch.from_numpy(arr).cuda())
+        b = stof.attention(q, k, v, mask=arr)
+        torch.cuda.synchronize()
+        self.assertEqual(max_err(a, b), 0.0)
+        full = stof.attention(q, k, v)
+        ref = reference(q, k, v, torch.ones(L, L, dtype=torch.bool, device="cuda"))
+        self.assertLess(max_err(full, ref), TOL)
+
+    def test_strided_views_read_in_place(self):
+        # q, k, v as views into one [B, L, 3, H, d] projection, as a model makes them.
+        B, L, H, d = 2, 1000, 4, 64
+        qkv = torch.randn(B, L, 3, H, d, device="cuda", dtype=torch.float16)
+        q, k, v = qkv.unbind(2)  # [B, L, H, d], strided
+        m = stof.Mask(band(L, 64))
+        out = stof.attention(q, k, v, mask=m, layout="blhd", kernel="block_wise")
+        ref = reference(q, k, v, m.to_tensor("cuda"), "blhd")
+        self.assertLess(max_err(out, ref), TOL)
+
+    def test_torch_compile_fullgraph(self):
+        L = 1000
+        m = stof.Mask(band(L, 64))
+
+        def f(q, k, v):
+            return stof.attention(q * 1.0, k, v, mask=m, layout="blhd") + 0.0
+        compiled = torch.compile(f, fullgraph=True)
+        q, k, v = inputs(2, 4, L, 64, "blhd")
+        out = compiled(q, k, v)
+        ref = reference(q, k, v, m.to_tensor("cuda"), "blhd")
+        self.assertLess(max_err(out, ref), TOL)
+
+    def test_cuda_graph_capture(self):
+        L = 3000
+        m = stof.Mask(band(L, 128))
+        q, k, v = inputs(1, 4, L, 64)
+        stof.attention(q, k, v, mask=m)  # prepares the layout: capture forbids the upload
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):  # captures on its own stream: the op launches on it
+            out = stof.attention(q, k, v, mask=m)
+        q2, k2, v2 = inputs(1, 4, L, 64, seed=5)
+        q.copy_(q2), k.copy_(k2), v.copy_(v2)
+        g.replay()
+        torch.cuda.synchronize()
+        ref = reference(q2, k2, v2, m.to_tensor("cuda"))
+        self.assertLess(max_err(out, ref), TOL)
+
+    def test_capture_without_prepared_layout_says_so(self):
+        L = 1000
+        m = stof.Mask(band(L, 33))
+        q, k, v = inputs(1, 2, L, 64)
+        g = torch.cuda.CUDAGraph()
+        with self.assertRaises(Exception) as cm:
+            with torch.cuda.graph(g):
+                stof.attention(q, k, v, mask=m)
+        self.assertIn("run the call once before capturing", str(cm.exception))
+
+    def test_cache(self):
+        stof.clear_cache()
+        L = 1000
+        m = stof.Mask(band(L, 20))
+        q, k, v = inputs(1, 2, L, 64)
+        stof.attention(q, k, v, mask=m)
+        stof.attention(q, k, v, mask=stof.Mask(band(L, 20)))  # same content: same entry
+        self.assertEqual(len(stof.cache_info()), 1)
+        stof.attention(q, k, v, mask=m, kernel="row_wise")
+        self.assertEqual(len(stof.cache_info()), 2)
+        stof.clear_cache()
+        self.assertEqual(stof.cache_info(), [])
+
+    def test_refusals(self):
+        L = 256
+        m = stof.Mask(band(L, 8))
+        q, k, v = inputs(1, 2, L, 64)
+        cases = [((q.bfloat16(), k.bfloat16(), v.bfloat16()), "bf16 is not supported"),
+                 (tuple(inputs(1, 2, L, 96)), "head_dim: the STOF kernels support 64 or 128"),
+                 ((q.cpu(), k.cpu(), v.cpu()), "expected a CUDA tensor")]
+        for args, text in cases:
+            with self.assertRaises(stof.StofError) as cm:
+                stof.attention(*args, mask=m)
+            self.assertIn(text, str(cm.exception))
+        with self.assertRaises(stof.StofError) as cm:
+            stof.attention(q, k, v, mask=stof.Mask(band(128, 8)))
+        self.assertIn("mask: L = 128", str(cm.exception))
+
+    def test_plan(self):
+        import os
+        from _util import REPO
+        if not cli_available():
+            self.skipTest("the stof CLI is not built (the plan's spec mask needs it)")
+        plan = stof.load_plan(os.path.join(REPO, "assets", "plans",
+                                           "bigbird-1024-bert-base-h100.json"))
+        q, k, v = inputs(8, 12, 1024, 64)
+        with warnings.catch_warnings(record=True) as w:  # the built-in H100 spec's name is
+            warnings.simplefilter("always")              # not the CUDA device's: one warning
+            out = stof.attention(q, k, v, plan=plan)
+        texts = [str(x.message) for x in w if "stof:" in str(x.message)]
+        self.assertEqual(len(texts), 1, texts)
+        self.assertIn("plan made on H100-SXM-80GB, running on", texts[0])
+        ref = reference(q, k, v, plan.mask.to_tensor("cuda"))
+        self.assertLess(max_err(out, ref), TOL)
+        with self.assertWarns(UserWarning):
+            q, k, v = inputs(2, 12, 1024, 64)
+            stof.attention(q, k, v, plan=plan)
+
+
+@skip_unless_gpu
+class FlexInteropTest(unittest.TestCase):
+    def mods(self):
+        def causal(b, h, q, kv):
+            return q >= kv
+
+        def window(b, h, q, kv):
+            return (q - kv).abs() < 100
+
+        def doc_causal(b, h, q, kv):
+            return ((q // 300) == (kv // 300)) & (q >= kv)
+        return {"causal": causal, "window": window, "doc_causal": doc_causal}
+
+    def test_round_trips(self):
+        from torch.nn.attention.flex_attention import create_block_mask
+        for L in (1000, 1024):
+            for name, mod in self.mods().items():
+                for bs in (64, 128):
+                    with self.subTest(L=L, mod=name, BLOCK_SIZE=bs):
+                        flex = create_block_mask(mod, None, None, L, L, device="cuda",
+                                                 BLOCK_SIZE=bs)
+                        dense = stof.Mask.from_mask_mod(mod, L)
+                        self.assertEqual(stof.Mask.from_block_mask(flex), dense)
+                        ours = dense.to_block_mask(bs)
+                        self.assertEqual(stof.Mask.from_block_mask(ours), dense)
+                        # Same block structure as Flex's own (full and partial blocks).
+                        self.assertTrue(torch.equal(ours.to_dense().bool(),
+                                                    flex.to_dense().bool()))
+                        self.assertTrue(torch.equal(ours.kv_num_blocks, flex.kv_num_blocks))
+                        self.assertTrue(torch.equal(ours.full_kv_num_blocks,
+                                                    flex.full_kv_num_blocks))
+
+    def test_same_output_as_flex(self):
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+        L = 1024
+        mod = self.mods()["doc_causal"]
+        flex_mask = create_block_mask(mod, None, None, L, L, device="cuda")
+        q, k, v = inputs(2, 4, L, 64)
+        ref = torch.compile(flex_attention)(q, k, v, block_mask=flex_mask)
+        out = stof.attention(q, k, v, mask=stof.Mask.from_block_mask(flex_mask))
+        self.assertLess(max_err(out, ref), TOL)
+
+
+if __name__ == "__main__":
+    unittest.main()

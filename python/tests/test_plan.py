@@ -1,0 +1,185 @@
+"""CPU tests of stof.load_plan (stof/plan.py, plan_check.py): the checked-in example plans
+load; malformed, truncated and wrong-type files are refused with the file and JSON path;
+inline masks are hash-checked; check_run warns on another device or shape; stof.Mask's
+checks and the engine's hash."""
+
+import copy
+import json
+import os
+import tempfile
+import unittest
+import warnings
+
+from _util import REPO
+import numpy as np
+
+import stof
+from stof.mask_files import array_to_runs
+
+EXAMPLE = os.path.join(REPO, "assets", "plans", "bigbird-1024-bert-base-h100.json")
+TUNED = os.path.join(REPO, "assets", "plans", "bert-base_8x512_bigbird.h100.plan.json")
+
+
+class PlanTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        with open(EXAMPLE) as f:
+            self.doc = json.load(f)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, doc_or_text, name="p.json"):
+        p = os.path.join(self.dir.name, name)
+        with open(p, "w") as f:
+            f.write(doc_or_text if isinstance(doc_or_text, str) else json.dumps(doc_or_text))
+        return p
+
+    def refused(self, doc_or_text, *texts):
+        p = self.write(doc_or_text)
+        with self.assertRaises(stof.PlanError) as cm:
+            stof.load_plan(p, check_mask=False)  # the mask needs the CLI: tested below
+        msg = str(cm.exception)
+        self.assertTrue(msg.startswith(p + ": "), msg)
+        for t in texts:
+            self.assertIn(t, msg)
+        return msg
+
+    def test_examples_load(self):
+        p = stof.load_plan(EXAMPLE, check_mask=False)
+        self.assertEqual(p.shape, (8, 12, 1024, 64))
+        self.assertEqual(p.device_name, "H100-SXM-80GB")
+        self.assertEqual(p.workload["dtype"], "f16")
+        self.assertIn(p.mha_choice()["kernel"], ("block_wise", "row_wise"))
+        t = stof.load_plan(TUNED, check_mask=False)
+        self.assertEqual(t.shape[2], 512)
+        self.assertIsNotNone(t.model)
+        self.assertEqual(len(t.segment_choices()), len(t.segments))
+
+    def test_wrong_types_and_ranges(self):
+        d = copy.deepcopy(self.doc)
+        d["workload"]["batch"] = 0
+        self.refused(d, "workload.batch: expected an integer in 1..65536, got 0")
+        d = copy.deepcopy(self.doc)
+        d["workload"]["batch"] = "8"
+        self.refused(d, "workload.batch: expected an integer, got \"8\"")
+        d = copy.deepcopy(self.doc)
+        d["workload"]["head_dim"] = 64.0
+        self.refused(d, "workload.head_dim: expected an integer, got 64.0")
+        d = copy.deepcopy(self.doc)
+        d["mha"]["num_warps"] = 3
+        self.refused(d, "mha.num_warps: expected one of 1, 2, 4, 8, 12, got 3")
+        d = copy.deepcopy(self.doc)
+        d["workload"]["batchsize"] = 1
+        self.refused(d, "workload.batchsize: unknown key")
+        d = copy.deepcopy(self.doc)
+        del d["mha"]
+        self.refused(d, "mha: missing")
+        d = copy.deepcopy(self.doc)
+        d["schema_version"] = 2
+        d["newer_field"] = 1
+        self.refused(d, "schema_version: unsupported version 2 (this build reads 1)")
+        d = copy.deepcopy(self.doc)
+        d["mask"]["seq_len"] = 512
+        self.refused(d, "mask.seq_len: must equal workload.seq_len (1024)")
+        d = copy.deepcopy(self.doc)
+        d["tuning"]["seed"] = 2 ** 60
+        self.refused(d, "tuning.seed")
+        d = copy.deepcopy(self.doc)
+        d["mask"]["spec"]["pattern"] = "stripes"
+        self.refused(d, "mask.spec.pattern: expected one of full")
+        d = copy.deepcopy(self.doc)
+        d["mask"]["spec"]["doc_lengths"] = [1024]
+        self.refused(d, "mask.spec.doc_lengths: only 'document' takes document lengths")
+
+    def test_malformed_and_truncated(self):
+        with open(EXAMPLE) as f:
+            text = f.read()
+        self.refused(text[: len(text) // 2], "not valid JSON")
+        self.refused("", "file is empty")
+        self.refused("[1, 2]", "expected an object")
+        self.refused(text.replace('"batch": 8', '"batch": 8, "batch": 8', 1),
+                     "batch: duplicate key")
+        missing = os.path.join(self.dir.name, "nosuch.json")
+        with self.assertRaises(stof.PlanError) as cm:
+            stof.load_plan(missing)
+        self.assertIn(f"{missing}: cannot open", str(cm.exception))
+
+    def test_inline_mask_checked(self):
+        L = 16
+        i, j = np.indices((L, L))
+        arr = j <= i
+        m = stof.Mask(arr)
+        d = copy.deepcopy(self.doc)
+        d["workload"]["seq_len"] = L
+        d["mask"] = {"inline": array_to_runs(arr), "seq_len": L, "hash": m.hash_hex(),
+                     "density": m.density}
+        p = stof.load_plan(self.write(d))
+        self.assertEqual(p.mask, m)
+        d["mask"]["hash"] = "0" * 16
+        self.refused(d, "mask.hash: does not match the inline mask")
+        d["mask"]["hash"] = m.hash_hex()
+        d["mask"]["density"] = 0.5
+        self.refused(d, "mask.density: does not match")
+        d["mask"]["density"] = m.density
+        d["mask"]["inline"]["runs"][3] = [2, 1, 1, 1]
+        self.refused(d, "mask.inline.runs[3][2]: runs must be sorted")
+
+    def test_spec_mask_regenerated_and_hash_checked(self):
+        from stof import _cli
+        try:
+            _cli.cli_path()
+        except stof.StofError as e:
+            self.skipTest(f"the stof CLI regenerates spec masks: {e}")
+        p = stof.load_plan(EXAMPLE)
+        self.assertEqual(p.mask.hash_hex(), self.doc["mask"]["hash"])
+        self.assertEqual(p.mask.seq_len, 1024)
+        d = copy.deepcopy(self.doc)
+        d["mask"]["hash"] = "0123456789abcdef"
+        with self.assertRaises(stof.PlanError) as cm:
+            stof.load_plan(self.write(d))
+        self.assertIn("mask.hash: the plan was made for mask 0123456789abcdef", str(cm.exception))
+        d = copy.deepcopy(self.doc)
+        d["mask"]["spec"]["width"] = 5000
+        with self.assertRaises(stof.StofError) as cm:
+            stof.load_plan(self.write(d))
+        self.assertIn("width", str(cm.exception))
+        self.assertEqual(stof.load_plan(self.write(d), check_mask=False).shape[2], 1024)
+
+    def test_check_run_warns(self):
+        p = stof.load_plan(EXAMPLE, check_mask=False)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            self.assertEqual(p.check_run("H100-SXM-80GB", (8, 12, 1024, 64)), [])
+            texts = p.check_run("RTX-4090", (1, 12, 1024, 64))
+        self.assertEqual(len(texts), 2)
+        self.assertIn("plan made on H100-SXM-80GB, running on RTX-4090", texts[0])
+        self.assertIn("batch 1 (plan 8)", texts[1])
+        self.assertEqual(len(w), 2)
+
+
+class MaskTest(unittest.TestCase):
+    def test_engine_hash_and_checks(self):
+        i, j = np.indices((4, 4))
+        m = stof.Mask(j <= i)  # `stof mask --pattern causal --seq 4 --json`: f58ab7c0ed24b309
+        self.assertEqual(m.hash_hex(), "f58ab7c0ed24b309")
+        self.assertEqual((m.nnz, m.density), (10, 0.625))
+        self.assertEqual(stof.Mask(np.array(j <= i)), m)
+        for bad, text in ((np.ones((4, 4), np.uint8), "expected a bool array"),
+                          (np.ones((4, 5), bool), "square"),
+                          (np.ones((0, 0), bool), "L must be in 1..32768")):
+            with self.assertRaises(stof.StofError) as cm:
+                stof.Mask(bad)
+            self.assertIn(text, str(cm.exception))
+
+    def test_attention_without_torch_says_so(self):
+        import importlib.util
+        if importlib.util.find_spec("torch") is not None:
+            self.skipTest("torch is installed: the GPU tests cover attention")
+        with self.assertRaises(stof.StofError) as cm:
+            stof.attention(None, None, None)
+        self.assertIn("needs PyTorch", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
