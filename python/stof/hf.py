@@ -6,8 +6,8 @@ sets the sparse pattern, which is ANDed with the model's own mask (padding, caus
 Unsupported cases run transformers' sdpa_attention_forward instead, with one warning per reason
 (warnings.warn): head_dim other than 64 / 128, dropout while training, attention weights
 requested, CPU or non-fp16 tensors, cross-attention or a KV cache (query and key lengths
-differ), GQA, and an additive float mask (e.g. T5's relative position bias), which the kernel
-cannot apply. Used by user code and python/tests/test_gpu_hf.py; imports torch and transformers.
+differ), GQA, an additive float mask, and extra tensor arguments such as T5's position_bias (or a
+sliding window, softcap or sinks passed beside the mask), which the kernel cannot apply. Used by user code and python/tests/test_gpu_hf.py; imports torch and transformers.
 """
 
 import warnings
@@ -19,6 +19,9 @@ from .mask import Mask, as_mask
 
 NAME = "stof"
 _warned = set()
+# Tensor arguments models pass that do not change what attention computes (GPT-2 passes
+# position_ids; generation passes cache_position).
+_HARMLESS = ("position_ids", "cache_position")
 
 
 def register():
@@ -48,12 +51,35 @@ def use_mask(model, mask_or_plan):
     return model
 
 
-def _fallback(reason, module, query, key, value, attention_mask, **kwargs):
+def _with_pattern(module, query, key, attention_mask, is_causal):
+    """The mask sdpa gets on a fallback: the model's mask with use_mask's pattern applied, so
+    a fallback is never silently dense. Returns (mask, is_causal)."""
+    sparse = getattr(module, "_stof_mask", None)
+    if sparse is None:
+        return attention_mask, is_causal
+    L = query.shape[2]
+    if key.shape[2] != L or sparse.seq_len != L:
+        raise ValueError(f"stof attention: the pattern set by stof.hf.use_mask is L = "
+                         f"{sparse.seq_len}; this call has {L} queries over {key.shape[2]} keys")
+    pattern = sparse.to_tensor(query.device)
+    if attention_mask is None:
+        causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
+        base = torch.ones(L, L, dtype=torch.bool, device=query.device)
+        if causal and L > 1:
+            base = torch.tril(base)
+        return (base & pattern)[None, None], False
+    if attention_mask.dtype == torch.bool:
+        return attention_mask[..., :L] & pattern, False
+    return attention_mask[..., :L].masked_fill(~pattern, float("-inf")), False
+
+
+def _fallback(reason, module, query, key, value, attention_mask, is_causal=None, **kwargs):
     if reason not in _warned:
         _warned.add(reason)
         warnings.warn(f"stof attention: {reason}: running sdpa instead", stacklevel=3)
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
-    return sdpa_attention_forward(module, query, key, value, attention_mask, **kwargs)
+    mask, causal = _with_pattern(module, query, key, attention_mask, is_causal)
+    return sdpa_attention_forward(module, query, key, value, mask, is_causal=causal, **kwargs)
 
 
 def _unsupported(module, query, key, attention_mask, dropout, kwargs):
@@ -76,6 +102,18 @@ def _unsupported(module, query, key, attention_mask, dropout, kwargs):
         return f"{query.shape[1]} query heads over {key.shape[1]} key heads (GQA)"
     if attention_mask is not None and attention_mask.dtype != torch.bool:
         return f"an additive {attention_mask.dtype} attention mask (e.g. a position bias)"
+    # Arguments the kernels cannot apply, passed beside the mask: T5 gives its relative position
+    # bias as `position_bias` with no mask at all (seen with transformers 5 on the GPU machine),
+    # and a model may pass a sliding window, a logit softcap or attention sinks the same way.
+    for name, value in kwargs.items():
+        if value is None or name in _HARMLESS:
+            continue
+        if torch.is_tensor(value):
+            return f"an extra tensor argument '{name}' (e.g. T5's position_bias) the kernels " \
+                   f"cannot apply"
+        if name in ("sliding_window", "softcap", "s_aux", "sinks"):
+            return f"'{name}' = {value} (not applied by the kernels; give the pattern with " \
+                   f"stof.hf.use_mask)"
     return None
 
 

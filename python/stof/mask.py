@@ -14,17 +14,25 @@ from ._capi import StofError
 from .mask_files import MAX_SIDE, read_mask_file, spec_to_array
 
 
-# content key -> live Mask, for the stof::attention custom op (attention.py), which takes the
-# key (a string) since a torch.library op cannot take a Python object.
-_REGISTRY = weakref.WeakValueDictionary()
+# content key -> the live Masks of that content, for the stof::attention custom op
+# (attention.py), which takes the key (a string) since a torch.library op cannot take a Python
+# object. A set, not one Mask: two Masks of the same content share the key, and the one that
+# dies first must not take the other's entry with it (found on the GPU machine: a temporary
+# Mask of the same content unregistered a live one).
+_REGISTRY = {}
+
+
+def _register(mask):
+    live = _REGISTRY.setdefault(mask.key, weakref.WeakSet())
+    live.add(mask)
 
 
 def lookup(key):
-    m = _REGISTRY.get(key)
-    if m is None:
-        raise StofError(f"mask {key}: no live stof.Mask has this content key (keep a reference "
-                        f"to the Mask while attention runs)")
-    return m
+    for m in _REGISTRY.get(key, ()):
+        return m
+    _REGISTRY.pop(key, None)
+    raise StofError(f"mask {key}: no live stof.Mask has this content key (keep a reference "
+                    f"to the Mask while attention runs)")
 
 
 def _np():
@@ -60,7 +68,7 @@ class Mask:
         # Computed now and registered, so attention() under torch.compile reads a plain
         # attribute and the custom op finds the mask by this string.
         self.key = self.content_key()
-        _REGISTRY[self.key] = self
+        _register(self)
 
     # ---- construction ----------------------------------------------------------------------
     @classmethod

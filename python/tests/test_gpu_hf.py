@@ -108,7 +108,12 @@ class HfTest(unittest.TestCase):
     def test_sparse_pattern_matches_flex(self):
         for name, causal in (("bert", False), ("gpt2", True)):
             with self.subTest(model=name):
-                ours, ref = self.pair(name, "flex_attention")
+                try:
+                    ours, ref = self.pair(name, "flex_attention")
+                except ValueError as e:  # e.g. GPT2Model in transformers 5: no flex backend
+                    if "flex_attention" not in str(e):
+                        raise
+                    self.skipTest(f"{name}: transformers refuses flex_attention: {e}")
                 m = stof.Mask(band_mask(causal))
                 stof.hf.use_mask(ours, m)
                 ids = self.ids()
@@ -132,7 +137,8 @@ class HfTest(unittest.TestCase):
         b = ref(input_ids=ids).last_hidden_state
         close(self, a, b, "t5")
         texts = [str(x.message) for x in w if "stof attention" in str(x.message)]
-        self.assertLessEqual(len(texts), 1, texts)
+        self.assertEqual(len(texts), 1, texts)
+        self.assertIn("position_bias", texts[0])
 
     def test_fallbacks_warn_once_with_reason(self):
         from transformers import BertConfig
@@ -151,6 +157,16 @@ class HfTest(unittest.TestCase):
         texts = [str(x.message) for x in w if "stof attention" in str(x.message)]
         self.assertEqual(len(texts), 1, texts)
         self.assertIn("head_dim 32", texts[0])
+        # A fallback keeps the sparse pattern: sdpa gets the model's mask AND the pattern.
+        pattern = band_mask(False)
+        stof.hf.use_mask(ours, stof.Mask(pattern))
+        with torch.no_grad(), warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            a = ours(input_ids=ids).last_hidden_state
+            dense = torch.from_numpy(pattern).cuda().expand(2, 1, L, L)
+            b = ref(input_ids=ids, attention_mask=dense).last_hidden_state
+        close(self, a, b, "head_dim 32 fallback with a sparse pattern")
+        stof.hf.use_mask(ours, None)
         cpu = model("bert", "stof").float().cpu()
         stof.hf._warned.clear()
         with torch.no_grad(), warnings.catch_warnings(record=True) as w:
