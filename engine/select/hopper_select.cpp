@@ -21,13 +21,17 @@ namespace {
 // dense masks (compare_dense_tiles.json, CUDA graphs) it ran 0.96-0.97x 128 x 128's rate at d 64
 // from L 2048 on (1.12x at L ~1000) and 0.80-0.83x at d 128; on the paper grid's d 128 masks
 // about 0.85x. So d 64: 1.65, the same as 128 x 128 (a tie goes to the finer tile); d 128:
-// 1.85 (0.84 x 2.2).
+// 1.85 (0.84 x 2.2). 64 x 128 with 5 warps (d 64 only), side by side with 64 x 64 x 5
+// (bench64x128.txt, `stof bench mha`): full L4096 B4 H12 1.09x its rate, L2048 B8 H32 1.04x,
+// L1024 B16 H32 0.99x, causal L4096 B4 H32 1.04x (time ratio, more elements there): 1.73
+// (1.05 x 1.65). 0: no such kernel at that head size.
 struct HopperTile {
   int64_t block_m, block_n, num_warps;
   double rate_d64, rate_d128;
 };
 constexpr HopperTile kHopperTiles[] = {
     {64, 64, kHopperMhaWarps64, 1.65, 1.85},  // first: the finer tile wins ties
+    {64, 128, kHopperMhaWarps64, 1.73, 0},
     {128, 128, kHopperMhaWarps, 1.65, 2.2},
     {128, 64, kHopperMhaWarps, 1.65 * 0.78, 2.2 * 0.91},
 };
@@ -74,6 +78,7 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
   e.portable_elements = *portable_elements;
   double best_time = -1;
   for (const HopperTile& t : kHopperTiles) {
+    if (Rate(t, workload.head_dim) <= 0) continue;
     auto elements = TileElements(mask, t.block_m, t.block_n);
     if (!elements.IsOk()) return Error{elements.Message()};
     const double time = *elements / Rate(t, workload.head_dim);
@@ -92,8 +97,8 @@ Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int
                                  int64_t block_n, const MhaConfig& portable) {
   const HopperTile* tile = FindTile(block_m, block_n);
   if (tile == nullptr)
-    return Error{"hopper time ratio: block_m x block_n: expected 128 x 64, 128 x 128 or "
-                 "64 x 64, got " + std::to_string(block_m) + " x " + std::to_string(block_n)};
+    return Error{"hopper time ratio: block_m x block_n: expected 128 x 64, 128 x 128, 64 x 64 "
+                 "or 64 x 128, got " + std::to_string(block_m) + " x " + std::to_string(block_n)};
   if (workload.head_dim != 64 && workload.head_dim != 128)
     return Error{"hopper time ratio: head_dim: expected 64 or 128, got " +
                  std::to_string(workload.head_dim)};
@@ -102,6 +107,10 @@ Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int
                  " x " + std::to_string(workload.seq_len)};
   auto portable_elements = TileElements(mask, portable.block_m, portable.block_n);
   if (!portable_elements.IsOk()) return Error{portable_elements.Message()};
+  if (Rate(*tile, workload.head_dim) <= 0)
+    return Error{"hopper time ratio: the Hopper kernel has no " + std::to_string(block_m) + " x " +
+                 std::to_string(block_n) + " tile at head_dim " +
+                 std::to_string(workload.head_dim)};
   auto elements = TileElements(mask, block_m, block_n);
   if (!elements.IsOk()) return Error{elements.Message()};
   if (*portable_elements <= 0) return 1.0;

@@ -1,6 +1,6 @@
 // Whether the block-wise kernel's Hopper form (sm_90: wgmma, TMA, warp specialization; 128 x 64
-// or 128 x 128 with 12 warps, 64 x 64 with 5; docs/kernels-hopper.md) should replace the portable
-// mma.sync configuration that Eq. 2 and the preferred set picked. The two differ in tile
+// or 128 x 128 with 12 warps, 64 x 64 or 64 x 128 (d 64) with 5; docs/kernels-hopper.md) should
+// replace the portable mma.sync configuration that Eq. 2 and the preferred set picked. The two differ in tile
 // size: a coarser tile computes more masked-out elements on a fine-grained mask but runs at a
 // higher rate per element. The estimate is time ~ (elements of the valid blocks) / rate, with
 // the rates measured on an H100 (hopper_select.cpp). Used by ChooseMhaConfig
@@ -39,8 +39,8 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
 // The Hopper configuration block_m x block_n's estimated time relative to `portable` on this
 // mask (the same elements-over-rates estimate): what the tuner's analytical segment model
 // (engine/tune/segment_model.h) scales its portable prediction by. Errors: a tile other than
-// 128 x 64, 128 x 128, 64 x 64; head_dim not 64 or 128; a mask of another size; 1 when the
-// mask has no valid block.
+// 128 x 64, 128 x 128, 64 x 64, 64 x 128 (d 64 only); head_dim not 64 or 128; a mask of
+// another size; 1 when the mask has no valid block.
 Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int64_t block_m,
                                  int64_t block_n, const MhaConfig& portable);
 

@@ -1,6 +1,6 @@
 // Host side of the Hopper attention kernel (hopper_attention.h): its configurations, the
 // device check, validation of a launch, the TMA tensor maps of q, k, v and o, and the dispatch
-// of (head_dim, BLOCK_M, BLOCK_N) to the six instantiations (hopper_attention_d64.cu, _d128.cu).
+// of (head_dim, BLOCK_M, BLOCK_N) to the seven instantiations (hopper_attention_d64.cu, _d128.cu).
 #include "kernels/attention_hopper/hopper_attention.h"
 
 #include <cuda_runtime.h>
@@ -24,7 +24,7 @@ std::string Str(int64_t v) { return std::to_string(v); }
 
 const char* kSupported =
     "head_dim 64 or 128 with BLOCK_M 128, BLOCK_N 64 or 128, num_warps 12, or BLOCK_M 64, "
-    "BLOCK_N 64, num_warps 5";
+    "BLOCK_N 64 (and 128 at head_dim 64), num_warps 5";
 
 }  // namespace
 
@@ -36,7 +36,8 @@ size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_m, int64_t block
                : 0;
   };
   return pick(HopperAttentionTraits<64, 64, 128>{}) + pick(HopperAttentionTraits<64, 128, 128>{}) +
-         pick(HopperAttentionTraits<64, 64, 64>{}) + pick(HopperAttentionTraits<128, 64, 128>{}) +
+         pick(HopperAttentionTraits<64, 64, 64>{}) + pick(HopperAttentionTraits<64, 128, 64>{}) +
+         pick(HopperAttentionTraits<128, 64, 128>{}) +
          pick(HopperAttentionTraits<128, 128, 128>{}) + pick(HopperAttentionTraits<128, 64, 64>{});
 }
 
@@ -52,8 +53,10 @@ engine::Status CheckHopperAttentionConfig(int64_t head_dim, int64_t block_m, int
     rule = "BLOCK_M must be 128 with num_warps 12 (two consumer warpgroups of 64 rows)";
   } else if (num_warps == kHopperAttentionWarps64 && block_m != 64) {
     rule = "BLOCK_M must be 64 with num_warps 5 (one consumer warpgroup of 64 rows)";
-  } else if (block_n != 64 && (block_n != 128 || block_m != 128)) {
-    rule = block_m == 64 ? "BLOCK_N must be 64 with BLOCK_M 64" : "BLOCK_N must be 64 or 128";
+  } else if (block_n != 64 && block_n != 128) {
+    rule = "BLOCK_N must be 64 or 128";
+  } else if (block_m == 64 && block_n == 128 && head_dim != 64) {
+    rule = "BLOCK_N must be 64 with BLOCK_M 64 at head_dim 128 (two CTAs per SM)";
   } else if (const size_t smem = HopperAttentionSmemBytes(head_dim, block_m, block_n);
              static_cast<int64_t>(smem) > smem_limit_bytes) {
     rule = "needs " + Str(static_cast<int64_t>(smem)) + " bytes of shared memory, the limit is " +
@@ -71,7 +74,8 @@ std::vector<BlockSparseConfig> SupportedHopperAttentionConfigs(int64_t head_dim,
   std::vector<BlockSparseConfig> out;
   for (BlockSparseConfig c : {BlockSparseConfig{128, 64, kHopperAttentionWarps},
                               BlockSparseConfig{128, 128, kHopperAttentionWarps},
-                              BlockSparseConfig{64, 64, kHopperAttentionWarps64}})
+                              BlockSparseConfig{64, 64, kHopperAttentionWarps64},
+                              BlockSparseConfig{64, 128, kHopperAttentionWarps64}})
     if (CheckHopperAttentionConfig(head_dim, c.block_m, c.block_n, c.num_warps, smem_limit_bytes)
             .IsOk())
       out.push_back(c);
@@ -169,7 +173,9 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   };
   const int64_t bm = layout.BlockM(), bn = layout.BlockN();
   if (w.head_dim == 64) {
-    if (bm == 64) return launch(HopperAttentionTraits<64, 64, 64>{});
+    if (bm == 64)
+      return bn == 64 ? launch(HopperAttentionTraits<64, 64, 64>{})
+                      : launch(HopperAttentionTraits<64, 128, 64>{});
     return bn == 64 ? launch(HopperAttentionTraits<64, 64, 128>{})
                     : launch(HopperAttentionTraits<64, 128, 128>{});
   }

@@ -1,5 +1,5 @@
-// Explicit instantiations of the Hopper attention kernel for head_dim 64 (BLOCK_M 128 with
-// BLOCK_N 64 and 128; BLOCK_M 64 with BLOCK_N 64), compiled for sm_90a only (sources.cmake).
+// Explicit instantiations of the Hopper attention kernel for head_dim 64 (BLOCK_M 128 and 64,
+// each with BLOCK_N 64 and 128), compiled for sm_90a only (sources.cmake).
 // Called through LaunchHopperAttention (hopper_attention.cpp).
 #include "kernels/attention_hopper/hopper_attention_kernel.cuh"
 
@@ -10,6 +10,8 @@ template engine::Status LaunchHopperAttentionVariant<64, 64, 128>(
 template engine::Status LaunchHopperAttentionVariant<64, 128, 128>(
     const HopperAttentionParams&, const HopperTensorMaps&, int, void*);
 template engine::Status LaunchHopperAttentionVariant<64, 64, 64>(
+    const HopperAttentionParams&, const HopperTensorMaps&, int, void*);
+template engine::Status LaunchHopperAttentionVariant<64, 128, 64>(
     const HopperAttentionParams&, const HopperTensorMaps&, int, void*);
 
 }  // namespace stof::kernels::detail

@@ -62,8 +62,8 @@ template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128>
 struct HopperAttentionTraits {
   static_assert(kHeadDim_ == 64 || kHeadDim_ == 128, "head_dim: 64 or 128");
   static_assert(kBlockN_ == 64 || kBlockN_ == 128, "BLOCK_N: 64 or 128");
-  static_assert(kBlockM_ == 128 || (kBlockM_ == 64 && kBlockN_ == 64),
-                "BLOCK_M 128 (BLOCK_N 64, 128) or 64 (BLOCK_N 64)");
+  static_assert(kBlockM_ == 128 || (kBlockM_ == 64 && (kBlockN_ == 64 || kHeadDim_ == 64)),
+                "BLOCK_M 128 (BLOCK_N 64, 128) or 64 (BLOCK_N 64; 128 at d 64)");
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockN = kBlockN_;
   static constexpr int kBlockM = kBlockM_;
@@ -75,7 +75,7 @@ struct HopperAttentionTraits {
   static constexpr int kProducerRegs = 24;   // setmaxnreg: 24 * 128 + 240 * 256 <= 65536
   static constexpr int kConsumerRegs = 240;
   // CTAs per SM the launch bounds ask for (registers: 65536 / (kThreads * kCtasPerSm)).
-  static constexpr int kCtasPerSm = kWideProducer ? 1 : (kHeadDim == 64 ? 3 : 2);
+  static constexpr int kCtasPerSm = kWideProducer ? 1 : (kHeadDim == 64 && kBlockN == 64 ? 3 : 2);
   static constexpr int kPanels = kHeadDim / 64;
   static constexpr int kRowBytes = 128;      // one panel row: 64 fp16
   static constexpr int kQPanelBytes = kBlockM * kRowBytes;
@@ -85,7 +85,7 @@ struct HopperAttentionTraits {
   // Pipeline depth: as deep as fits next to Q at kCtasPerSm CTAs per SM (227 KiB per SM,
   // 1 KiB of it reserved per CTA): BLOCK_M 128: 2 stages of K and V at d 128 x BLOCK_N 128
   // (160 KiB), 3 elsewhere; BLOCK_M 64: 3 at d 64 (57 KiB a CTA), 2 at d 128 (81 KiB; 3 would
-  // need 113.1 KiB, over the 113 KiB of two CTAs).
+  // need 113.1 KiB, over the 113 KiB of two CTAs); 64 x 128 at d 64: 3 (105 KiB, two CTAs).
   static constexpr int kStages =
       kWideProducer ? ((kHeadDim == 128 && kBlockN == 128) ? 2 : 3) : (kHeadDim == 64 ? 3 : 2);
   static constexpr int kKOffset = kQBytes;

@@ -42,11 +42,11 @@ DeviceSpec H100() { return *stof::engine::FindBuiltinDevice("h100"); }
 
 const MhaConfig kPortable{MhaKernel::kBlockWise, 64, 64, 4};
 
-// On a full mask the tiles differ only in rate: at d 64 the 64-row tile runs as fast as
-// 128 x 128 (1.65) and wins the tie; at d 128 128 x 128 is faster (2.2 against 1.85).
+// On a full mask the tiles differ only in rate: at d 64 64 x 128 x 5 is the fastest (1.73
+// against 1.65 for 64 x 64 x 5 and 128 x 128); at d 128 128 x 128 (2.2 against 1.85).
 TEST(HopperSelect, FullMaskRatioIsOneOverTheRate) {
-  const MhaConfig h64{MhaKernel::kBlockWise, 64, 64, 5}, h128{MhaKernel::kBlockWise, 128, 128, 12};
-  for (auto [d, rate, tile] : {std::tuple<int64_t, double, MhaConfig>{64, 1.65, h64},
+  const MhaConfig h64{MhaKernel::kBlockWise, 64, 128, 5}, h128{MhaKernel::kBlockWise, 128, 128, 12};
+  for (auto [d, rate, tile] : {std::tuple<int64_t, double, MhaConfig>{64, 1.73, h64},
                                {128, 2.2, h128}}) {
     auto e = EstimateHopperTile(Make("full", 1024), Shape(1024, d), H100(), kPortable);
     ASSERT_TRUE(e.IsOk()) << e.Message();
@@ -81,9 +81,14 @@ TEST(HopperSelect, NarrowBandTakesTheSixtyFourRowTile) {
 }
 
 TEST(HopperSelect, TimeRatioRefusesATileTheKernelDoesNotHave) {
-  auto r = HopperTimeRatio(Make("full", 512), Shape(512, 64), 64, 128, kPortable);
+  auto r = HopperTimeRatio(Make("full", 512), Shape(512, 128), 64, 128, kPortable);
   ASSERT_FALSE(r.IsOk());
-  EXPECT_NE(r.Message().find("expected 128 x 64, 128 x 128 or 64 x 64, got 64 x 128"),
+  EXPECT_NE(r.Message().find("the Hopper kernel has no 64 x 128 tile at head_dim 128"),
+            std::string::npos)
+      << r.Message();
+  r = HopperTimeRatio(Make("full", 512), Shape(512, 64), 32, 64, kPortable);
+  ASSERT_FALSE(r.IsOk());
+  EXPECT_NE(r.Message().find("expected 128 x 64, 128 x 128, 64 x 64 or 64 x 128, got 32 x 64"),
             std::string::npos)
       << r.Message();
   r = HopperTimeRatio(Make("full", 512), Shape(512, 96), 64, 64, kPortable);

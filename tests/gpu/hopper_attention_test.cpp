@@ -1,10 +1,9 @@
 // The Hopper attention kernel (kernels/attention_hopper/): its configuration rules (host only),
 // and on an sm_90 GPU its output against the fp32 CPU reference through CudaBackend::RunMha,
-// the way every caller reaches it (MhaConfig 128 x BLOCK_N with 12 warps, 64 x 64 with 5).
+// the way every caller reaches it (MhaConfig 128 x BLOCK_N with 12 warps, 64 x BLOCK_N with 5).
 // Matrix: 11 masks (full, causal, the generators, document, random blocks and elements, rows
-// emptied, an empty mask) x L {128, 1000, 1024, 3000, 4096} x d {64, 128} x the three
-// configurations (128 x 64, 128 x 128, 64 x 64); batch and head
-// counts from 1 to 16; strided q/k/v/o views into a packed QKV projection; bad requests
+// emptied, an empty mask) x L {128, 1000, 1024, 3000, 4096} x d {64, 128} x the tiles
+// (128 x 64, 128 x 128, 64 x 64, and 64 x 128 at d 64); batch and head counts from 1 to 16; strided q/k/v/o views into a packed QKV projection; bad requests
 // refused; the SASS holds HGMMA (wgmma) instructions. Each run: fresh seeded inputs, output
 // poisoned first, every element written, per-row error < 2e-3, empty rows exactly zero
 // (mha_test_util.h). On another GPU or without one the GPU tests skip and say why.
@@ -58,7 +57,8 @@ TEST(HopperConfig, AcceptsTheSixVariantsAndRefusesTheRest) {
   refused(128, 128, 32, 12, "BLOCK_N must be 64 or 128");
   refused(64, 128, 128, 8, "num_warps must be 12");
   refused(64, 128, 64, 5, "BLOCK_M must be 64 with num_warps 5");
-  refused(128, 64, 128, 5, "BLOCK_N must be 64 with BLOCK_M 64");
+  refused(128, 64, 128, 5, "BLOCK_N must be 64 with BLOCK_M 64 at head_dim 128");
+  EXPECT_TRUE(k::CheckHopperAttentionConfig(64, 64, 128, 5).IsOk());
   refused(64, 32, 64, 5, "BLOCK_M must be 64 with num_warps 5");
   // A device with less shared memory per block than the d 128 x 128 ring needs.
   auto small = k::CheckHopperAttentionConfig(128, 128, 128, 12, 100000);
@@ -78,8 +78,9 @@ TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusBarriers) {
   EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64, 64), 16384u + 2 * 2 * 16384u + 8 * 9 + 1024);
   EXPECT_LE(2 * (k::HopperAttentionSmemBytes(128, 64, 64) + 1024), 232448u);
   EXPECT_EQ(k::HopperAttentionSmemBytes(96, 128, 64), 0u);
-  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 128), 0u);
-  EXPECT_EQ(k::SupportedHopperAttentionConfigs(64).size(), 3u);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 128), 8192u + 3 * 2 * 16384u + 8 * 13 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64, 128), 0u);
+  EXPECT_EQ(k::SupportedHopperAttentionConfigs(64).size(), 4u);
   // 150000 bytes: 128 x 64 and 64 x 64 fit at d 128, 128 x 128 does not.
   EXPECT_EQ(k::SupportedHopperAttentionConfigs(128, 150000).size(), 2u);
 }
@@ -102,8 +103,13 @@ MhaConfig HopperConfig(int64_t block_m, int64_t block_n) {
   return c;
 }
 
-// The three configurations every GPU test runs: (BLOCK_M, BLOCK_N).
-constexpr std::pair<int64_t, int64_t> kHopperTiles[] = {{128, 64}, {128, 128}, {64, 64}};
+// The configurations every GPU test runs: (BLOCK_M, BLOCK_N); 64 x 128 at d 64 only.
+constexpr std::pair<int64_t, int64_t> kHopperTiles[] = {{128, 64}, {128, 128}, {64, 64}, {64, 128}};
+
+bool TileRuns(std::pair<int64_t, int64_t> tile, int64_t head_dim) {
+  const MhaConfig c = HopperConfig(tile.first, tile.second);
+  return k::CheckHopperAttentionConfig(head_dim, c.block_m, c.block_n, c.num_warps).IsOk();
+}
 
 std::string TileName(std::pair<int64_t, int64_t> t) {
   return std::to_string(t.first) + "x" + std::to_string(t.second);
@@ -129,6 +135,7 @@ void CheckHopper(const Mask& mask, const Workload& w, uint64_t seed, const std::
   ASSERT_TRUE(buf.Ok());
   ASSERT_TRUE(buf.Upload(in).IsOk());
   for (const auto& tile : kHopperTiles) {
+    if (!TileRuns(tile, w.head_dim)) continue;
     SCOPED_TRACE(label + " " + TileName(tile));
     MhaCall call;
     call.workload = w;
@@ -231,6 +238,7 @@ TEST(GpuHopperAttentionShapes, StridedViewsMatchPackedTensors) {
     ASSERT_TRUE(dev_qkv.IsOk() && dev_o.IsOk());
     ASSERT_TRUE(backend->CopyToDevice(*dev_qkv, qkv.data(), qkv.size() * 2).IsOk());
     for (const auto& tile : kHopperTiles) {
+      if (!TileRuns(tile, d)) continue;
       MhaCall call;
       call.workload = w;
       call.mask = &*mask;
@@ -291,17 +299,19 @@ TEST(GpuHopperAttentionShapes, BadRequestsAreRefusedWithAMessage) {
   s = backend->RunMha(call);
   ASSERT_FALSE(s.IsOk());
   EXPECT_NE(s.Message().find("BLOCK_M must be 128"), std::string::npos) << s.Message();
+  call.workload.head_dim = 128;  // 64 x 128 exists at d 64 only
   call.config = HopperConfig(64, 64);
   call.config.block_n = 128;
   s = backend->RunMha(call);
   ASSERT_FALSE(s.IsOk());
-  EXPECT_NE(s.Message().find("BLOCK_N must be 64 with BLOCK_M 64"), std::string::npos)
+  EXPECT_NE(s.Message().find("BLOCK_N must be 64 with BLOCK_M 64 at head_dim 128"),
+            std::string::npos)
       << s.Message();
 }
 
 // The kernels run on the tensor cores' warpgroup path: their SASS holds HGMMA instructions
-// (cuobjdump on this test binary, which links the kernels statically; 16 kernels: 2 head
-// sizes x (2 BLOCK_N x 3 schedules at BLOCK_M 128 + 2 schedules at BLOCK_M 64)).
+// (cuobjdump on this test binary, which links the kernels statically; 18 kernels: 2 head
+// sizes x (2 BLOCK_N x 3 schedules at BLOCK_M 128 + 2 schedules at BLOCK_M 64), + 2 at 64 x 128 d 64).
 TEST(GpuHopperAttentionShapes, SassUsesWarpgroupMma) {
   STOF_REQUIRE_HOPPER();
   char exe[4096] = {0};
