@@ -3,6 +3,8 @@
 // measured on an H100.
 #include "engine/select/hopper_select.h"
 
+#include <cmath>
+
 #include "engine/layout/block_layout.h"
 
 namespace stof::engine {
@@ -25,15 +27,18 @@ namespace {
 // (bench64x128.txt, `stof bench mha`): full L4096 B4 H12 1.09x its rate, L2048 B8 H32 1.04x,
 // L1024 B16 H32 0.99x, causal L4096 B4 H32 1.04x (time ratio, more elements there): 1.73
 // (1.05 x 1.65). 0: no such kernel at that head size.
+// ctas_*: CTAs per SM of the kernel (its __launch_bounds__ and shared memory,
+// kernels/attention_hopper/hopper_attention_params.h), for the wave estimate below.
 struct HopperTile {
   int64_t block_m, block_n, num_warps;
   double rate_d64, rate_d128;
+  int ctas_d64, ctas_d128;
 };
 constexpr HopperTile kHopperTiles[] = {
-    {64, 64, kHopperMhaWarps64, 1.65, 1.85},  // first: the finer tile wins ties
-    {64, 128, kHopperMhaWarps64, 1.73, 0},
-    {128, 128, kHopperMhaWarps, 1.65, 2.2},
-    {128, 64, kHopperMhaWarps, 1.65 * 0.78, 2.2 * 0.91},
+    {64, 64, kHopperMhaWarps64, 1.65, 1.85, 3, 2},  // first: the finer tile wins ties
+    {64, 128, kHopperMhaWarps64, 1.73, 0, 2, 0},
+    {128, 128, kHopperMhaWarps, 1.65, 2.2, 1, 1},
+    {128, 64, kHopperMhaWarps, 1.65 * 0.78, 2.2 * 0.91, 1, 1},
 };
 
 const HopperTile* FindTile(int64_t block_m, int64_t block_n) {
@@ -44,6 +49,20 @@ const HopperTile* FindTile(int64_t block_m, int64_t block_n) {
 
 double Rate(const HopperTile& t, int64_t head_dim) {
   return head_dim == 64 ? t.rate_d64 : t.rate_d128;
+}
+
+// A grid that spills a little into one more wave of CTAs pays for the whole wave: the factor
+// ceil(W) / W on W = CTAs / (SMs x CTAs per SM) waves, 1 below one wave (all CTAs resident)
+// or without an SM count. Measured (paper grid, H100, 2026-11-24, runs 16 and 21): L128 B16
+// H12 d64 (384 CTAs): 64 x 64 x 5 (one wave of 396 slots) 9.3-9.5 us, 64 x 128 x 5 (1.45
+// waves of 264) 11.1-11.4 us; at B8 (0.73 waves) 6.6-6.7 us both.
+double WaveFactor(const HopperTile& t, const Workload& w, const DeviceSpec& device) {
+  const int per_sm = w.head_dim == 64 ? t.ctas_d64 : t.ctas_d128;
+  if (device.sm_count <= 0 || per_sm <= 0) return 1.0;
+  const double ctas = static_cast<double>((w.seq_len + t.block_m - 1) / t.block_m) *
+                      static_cast<double>(w.batch * w.heads);
+  const double waves = ctas / (static_cast<double>(device.sm_count) * per_sm);
+  return waves <= 1.0 ? 1.0 : std::ceil(waves) / waves;
 }
 
 Expected<double> TileElements(const Mask& mask, int64_t bm, int64_t bn) {
@@ -76,19 +95,23 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
   auto portable_elements = TileElements(mask, portable.block_m, portable.block_n);
   if (!portable_elements.IsOk()) return Error{portable_elements.Message()};
   e.portable_elements = *portable_elements;
-  double best_time = -1;
+  // The tile: the least estimated time, a partial last wave counted (WaveFactor); the ratio
+  // against the portable tiling: elements over rate, as the rates were fitted.
+  double best_time = -1, best_rate_time = 0;
   for (const HopperTile& t : kHopperTiles) {
     if (Rate(t, workload.head_dim) <= 0) continue;
     auto elements = TileElements(mask, t.block_m, t.block_n);
     if (!elements.IsOk()) return Error{elements.Message()};
-    const double time = *elements / Rate(t, workload.head_dim);
+    const double rate_time = *elements / Rate(t, workload.head_dim);
+    const double time = rate_time * WaveFactor(t, workload, device);
     if (best_time < 0 || time < best_time) {
       best_time = time;
+      best_rate_time = rate_time;
       e.hopper_elements = *elements;
       e.hopper = MhaConfig{MhaKernel::kBlockWise, t.block_m, t.block_n, t.num_warps};
     }
   }
-  e.ratio = e.portable_elements > 0 ? best_time / e.portable_elements : 1.0;
+  e.ratio = e.portable_elements > 0 ? best_rate_time / e.portable_elements : 1.0;
   e.prefer_hopper = e.portable_elements > 0 && e.ratio < 1.0;
   return e;
 }

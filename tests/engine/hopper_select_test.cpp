@@ -80,6 +80,22 @@ TEST(HopperSelect, NarrowBandTakesTheSixtyFourRowTile) {
   EXPECT_GT(*r, 1.0);
 }
 
+// Longformer L128 d64: 64 x 64 and 64 x 128 hold the same elements (the whole 128 x 128), so
+// 64 x 128's rate (1.73 over 1.65) wins, unless its grid spills into a second wave of CTAs:
+// at B16 H12 384 CTAs are 1.45 waves of its 132 x 2 slots and 0.97 of 64 x 64's 132 x 3.
+TEST(HopperSelect, APartialSecondWaveMovesTheChoiceToTheTileThatFitsOne) {
+  Workload w = Shape(128, 64);
+  w.heads = 12;
+  for (auto [batch, bn] : {std::pair<int64_t, int64_t>{1, 128}, {8, 128}, {16, 64}}) {
+    w.batch = batch;
+    auto e = EstimateHopperTile(Make("longformer", 128), w, H100(), kPortable);
+    ASSERT_TRUE(e.IsOk()) << e.Message();
+    EXPECT_EQ(e->hopper, (MhaConfig{MhaKernel::kBlockWise, 64, bn, 5})) << "B" << batch;
+    // The ratio against the portable tiling stays elements over rate.
+    EXPECT_NEAR(e->ratio, 1.0 / (bn == 128 ? 1.73 : 1.65), 1e-12) << "B" << batch;
+  }
+}
+
 TEST(HopperSelect, TimeRatioRefusesATileTheKernelDoesNotHave) {
   auto r = HopperTimeRatio(Make("full", 512), Shape(512, 128), 64, 128, kPortable);
   ASSERT_FALSE(r.IsOk());
