@@ -435,10 +435,10 @@ TEST(MaskGenerators, InvalidParametersNameTheField) {
   }
 }
 
-// Found while bounding the fuzz targets (issue 16): every spec of a composition is generated at the full L x L,
-// so a mask file of a few hundred bytes could take minutes: an "or" of 10 bigbirds at L = 32768
-// (337 bytes) took 22 s in the ASan build, and the operand count had no bound. A tree holds at
-// most 32 specs, the top one included; the 33rd is refused before anything is generated.
+// Found while bounding the fuzz targets (issue 16): every spec of a composition is generated at
+// the full L x L and the operand count had no bound: an "or" of 10 bigbirds at L = 32768 (a
+// 337-byte file) took 22 s in the ASan build. A tree holds at most 32 specs, the top one
+// included; the 33rd is refused before anything is generated.
 TEST(MaskGenerators, CompositionsHoldAtMost32Specs) {
   MaskSpec ok = Spec("or", 8);
   ok.operands.assign(31, Spec("causal", 8));
