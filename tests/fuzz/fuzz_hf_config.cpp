@@ -10,7 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace stof;
   const std::string text = fuzz::AsString(data, size);
   const engine::ModelFamily gpt2 = engine::ModelFamily::kGpt2;
-  for (const engine::ModelFamily* fallback : {static_cast<const engine::ModelFamily*>(nullptr), &gpt2}) {
+  const engine::ModelFamily* const fallbacks[] = {nullptr, &gpt2};
+  for (const engine::ModelFamily* fallback : fallbacks) {
     auto cfg = engine::ParseModelConfigJson(text, "config.json", fallback);
     if (!cfg.IsOk()) continue;
     fuzz::Require(cfg->Validate("again").IsOk(), "a parsed config validates");
