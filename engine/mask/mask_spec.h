@@ -50,7 +50,8 @@ const std::vector<std::string>& MaskPatternNames();
 std::vector<std::string> MaskPatternParams(const std::string& pattern);
 
 // Replaces defaults (-1) by their values for this seq_len; validates every field (messages
-// name the field: "mask.width: must be in 1..L, got 0"). Operands are resolved recursively.
+// name the field: "mask.width: must be in 1..L, got 0"). Operands are resolved recursively;
+// they nest at most 16 levels and a tree holds at most 32 specs, the top one included.
 Expected<MaskSpec> Resolve(const MaskSpec& spec);
 
 // Builds the mask. Resolves first; fails on invalid parameters, never allocates beyond

@@ -435,6 +435,37 @@ TEST(MaskGenerators, InvalidParametersNameTheField) {
   }
 }
 
+// Found while bounding the fuzz targets (issue 16): every spec of a composition is generated at
+// the full L x L and the operand count had no bound: an "or" of 10 bigbirds at L = 32768 (a
+// 337-byte file) took 22 s in the ASan build. A tree holds at most 32 specs, the top one
+// included; the 33rd is refused before anything is generated.
+TEST(MaskGenerators, CompositionsHoldAtMost32Specs) {
+  MaskSpec ok = Spec("or", 8);
+  ok.operands.assign(31, Spec("causal", 8));
+  auto m = Generate(ok);
+  ASSERT_TRUE(m.IsOk()) << m.Message();
+  EXPECT_EQ(*m, *Generate(Spec("causal", 8)));
+
+  MaskSpec wide = Spec("or", 32768);
+  wide.operands.assign(100, Spec("bigbird", 32768));
+  const auto start = std::chrono::steady_clock::now();
+  auto r = Generate(wide);
+  ASSERT_FALSE(r.IsOk());
+  EXPECT_EQ(r.Message(),
+            "mask.operands[31]: more than 32 mask specs in all (the top one and every operand, "
+            "at every level; each is generated at the full seq_len)");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+
+  MaskSpec nested = Spec("and", 8);  // 3 x 11 = 33 specs over two levels
+  MaskSpec inner = Spec("or", 8);
+  inner.operands.assign(10, Spec("full", 8));
+  nested.operands.assign(3, inner);
+  auto n = Resolve(nested);
+  ASSERT_FALSE(n.IsOk());
+  EXPECT_NE(n.Message().find("mask.operands[2].operands[8]: more than 32 mask specs"),
+            std::string::npos) << n.Message();
+}
+
 TEST(MaskGenerators, EveryPatternNameGenerates) {
   const auto& names = MaskPatternNames();
   EXPECT_EQ(names.size(), 12u);
