@@ -1,5 +1,5 @@
 // `stof bench mha`: times our sparse MHA kernel on one mask and workload, the way the project
-// times kernels (DESIGN.md, docs/kernels.md "Benchmarking"):
+// times kernels (docs/architecture.md, docs/kernels.md "Benchmarking"):
 //   1. choice: STOF Eq. 1 / Eq. 2 on the local device's spec, Eq. 2 ranked within the
 //      block-wise kernel's preferred set (kernels/attention/prepared_mha.h), or the user's
 //      overrides (--kernel native: the unfused cuBLAS + softmax baseline; --kernel sd|sdf:

@@ -1,5 +1,6 @@
-// GpuWorker: the one thread of stof-studio that owns all CUDA work (DESIGN.md): the backend
-// (our kernels on this machine's GPU, created on the thread at start) and the CUPTI profiler.
+// GpuWorker: the one thread of stof-studio that owns all CUDA work (docs/architecture.md,
+// "app/"): the backend (our kernels on this machine's GPU, created on the thread at start) and
+// the CUPTI profiler.
 // Panels submit jobs (tune, run a plan, profile a layer, measure the fusion ladder); they run
 // one at a time in order; each gets a cancel flag (checked between candidates and between
 // parts) and reports its stage and fraction through atomics the status bar reads each frame.

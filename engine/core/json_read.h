@@ -3,8 +3,8 @@
 // engine/plan/plan.cpp, engine/plan/plan_choices.cpp, engine/core/recent_files.cpp,
 // engine/tune/tune_cache.cpp and profiler/layer_profile.cpp. Each reader checks one value's type and range and throws
 // JsonPathError with a message "<path>: <problem>, got <value>"; every public function of
-// those files catches it and returns an Error, so no exception leaves the module (DESIGN.md,
-// Errors).
+// those files catches it and returns an Error, so no exception leaves the module
+// (docs/architecture.md, "engine/").
 // Invariants: objects are opened with their full list of allowed keys, so an unknown key is an
 // error naming it; integers are never read from floats ("5.0" is not an integer); numbers are
 // finite; a seed is a JSON integer <= 2^53 - 1 or a decimal string of a uint64.
