@@ -1,8 +1,8 @@
 // ModelRunner: N layers of one OpGraph chained on a Backend (each layer its own weights from
 // seed + layer index, activations shared), the measurement of a model run (per segment of
 // layer 0, one layer, all layers) and the check of one layer against the CPU reference.
-// Used by `stof run` (app/cli/cmd_run.cpp) and tests; the tuner (issue 7) will reuse
-// MeasureModel for candidate plans.
+// Used by `stof run` (app/cli/cmd_run.cpp), the tuner's session (engine/tune/tune_session.cpp),
+// the studio's layer lab and tests.
 // Invariants: layer i reads io[i % 2] and writes io[(i + 1) % 2]; the model's input is set
 // from the seed at Create; Run does no allocation (CUDA-graph capturable).
 #pragma once
