@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""The architecture rules of docs/architecture.md ("Modules and the one direction of
+dependency"), checked on the source tree's #include lines. Run by ctest (`architecture`, label
+cpu) through architecture_test.py, which also feeds it broken trees; by hand:
+    python3 tests/arch/check_architecture.py [ROOT]
+prints one line per violation (file:line: rule) and exits 1 when there is any.
+
+Rules:
+  1. engine/ includes nothing of kernels/, profiler/ or app/ (the engine has no CUDA and no GUI).
+  2. kernels/ and profiler/ include nothing of app/.
+  3. app/ includes only the public kernels/ headers (PUBLIC_KERNEL_HEADERS) and profiler/'s.
+  4. A CUDA-free header (every .h except CUDA_HEADERS) includes no CUDA, CUPTI or cuBLAS header,
+     directly or through the project headers it includes.
+"""
+
+import os
+import re
+import sys
+
+# The kernels/ headers app/ may include: CUDA-free interfaces of the backend and the tools the
+# CLI's benchmarks use. A new one is added here on purpose, not by accident.
+PUBLIC_KERNEL_HEADERS = {
+    "kernels/cuda_backend.h",
+    "kernels/device_query.h",
+    "kernels/attention/prepared_mha.h",
+    "kernels/attention/block_sparse_attention.h",
+    "kernels/gemm/cublas_gemm.h",
+    "kernels/gemm_chain/gemm_chain.h",
+    "kernels/util/copy_kernel.h",
+    "kernels/util/device_memory.h",
+    "kernels/util/finite_check.h",
+    "kernels/util/mha_check.h",
+}
+
+# Headers that are internal to kernels/ and profiler/ and may include CUDA headers.
+CUDA_HEADERS = {
+    "kernels/cuda_check.h",
+    "kernels/cuda_backend_state.h",
+    "kernels/gemm/cublas_check.h",
+    "kernels/common/hopper/tensor_map.h",
+    "kernels/attention_hopper/hopper_attention_params.h",
+    "profiler/cuda_timing.h",
+    "profiler/cupti_range.h",
+    "profiler/cupti_activity.h",
+    "profiler/cupti_check.h",
+}
+
+SYSTEM_CUDA = re.compile(r"^(cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuda_bf16|cupti|"
+                         r"cublas|cublasLt|cublas_v2|driver_types|vector_types)[\w.]*\.h$")
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+MODULES = ("engine", "kernels", "profiler", "app")
+SOURCE_EXT = (".h", ".cpp", ".cu", ".cuh")
+
+
+def includes(path):
+    """[(line number, kind '<' or '"', name)] of one file."""
+    out = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if m:
+                out.append((n, m.group(1), m.group(2)))
+    return out
+
+
+def sources(root):
+    """Repository-relative paths of the C++ / CUDA sources of the four modules."""
+    for module in MODULES:
+        for dirpath, _, files in os.walk(os.path.join(root, module)):
+            for name in sorted(files):
+                if name.endswith(SOURCE_EXT):
+                    yield os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+
+
+def check(root):
+    """The violations, as 'file:line: message' strings, sorted."""
+    files = list(sources(root))
+    incs = {f: includes(os.path.join(root, f)) for f in files}
+    bad = []
+    for f in files:
+        module = f.split("/")[0]
+        for n, kind, name in incs[f]:
+            if kind != '"':
+                continue
+            target = name.split("/")[0]
+            where = f"{f}:{n}"
+            if module == "engine" and target in ("kernels", "profiler", "app"):
+                bad.append(f"{where}: engine/ includes {name} (the engine has no CUDA, "
+                           f"profiler or GUI code)")
+            elif module in ("kernels", "profiler") and target == "app":
+                bad.append(f"{where}: {module}/ includes {name} (nothing below app/ includes it)")
+            elif module == "app" and target == "kernels" and name not in PUBLIC_KERNEL_HEADERS:
+                bad.append(f"{where}: app/ includes {name}, not a public kernels/ header "
+                           f"(tests/arch/check_architecture.py lists them)")
+    # Rule 4: CUDA through any chain of project headers, from each CUDA-free header.
+    direct = {f: [(n, name) for n, kind, name in incs[f]
+                  if kind == "<" and SYSTEM_CUDA.match(os.path.basename(name))] for f in files}
+    memo = {}
+
+    def reaches_cuda(h, seen):
+        """A chain 'a.h -> b.h -> <cuda.h>' from header h, or None."""
+        if h in memo:
+            return memo[h]
+        if h in seen or h not in incs:
+            return None
+        if direct[h]:
+            memo[h] = f"{h} -> <{direct[h][0][1]}>"
+            return memo[h]
+        seen = seen | {h}
+        for _, kind, name in incs[h]:
+            if kind == '"' and name.endswith((".h", ".cuh")):
+                chain = reaches_cuda(name, seen)
+                if chain:
+                    memo[h] = f"{h} -> {chain}"
+                    return memo[h]
+        memo[h] = None
+        return None
+
+    for f in files:
+        if not f.endswith(".h") or f in CUDA_HEADERS:
+            continue
+        chain = reaches_cuda(f, frozenset())
+        if chain:
+            bad.append(f"{f}:1: a CUDA-free header reaches a CUDA header: {chain} (or list "
+                       f"{f} in CUDA_HEADERS if it is internal to kernels/ or profiler/)")
+    for h in sorted(CUDA_HEADERS):
+        if h.split("/")[0] not in ("kernels", "profiler"):
+            bad.append(f"{h}:1: only kernels/ and profiler/ headers may include CUDA headers")
+    return sorted(bad)
+
+
+def main(argv):
+    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+    root = os.path.abspath(root)
+    if not os.path.isdir(os.path.join(root, "engine")):
+        print(f"check_architecture: {root}: no engine/ folder (give the repository root)",
+              file=sys.stderr)
+        return 2
+    bad = check(root)
+    for line in bad:
+        print(line)
+    files = sum(1 for _ in sources(root))
+    print(f"check_architecture: {files} files, {len(bad)} violation(s)",
+          file=sys.stderr if bad else sys.stdout)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
