@@ -1,8 +1,8 @@
 // The analytical segment model (engine/tune/segment_model.h): hand-computed bytes, FLOPs and
 // times; fused against op by op; block size, causal and variant effects on attention; bad
-// input; and the fit: every measured segment of the H100 runs in docs/bench/2026-11-22-fusion-h100
-// (stof run --json, fused and op by op) against its prediction, plus the other H100 data the
-// constants were fitted to (the fusion ladder, `stof bench chain`, the block-wise config
+// input; and the fit: every measured segment of the H100 runs copied into
+// tests/data/segment_model/ (stof run --json, fused and op by op) against its prediction, plus
+// the other H100 data the constants were fitted to (the fusion ladder, `stof bench chain`, the block-wise config
 // sweep, the two gemm_norm figures). DISABLED_RefitConstants re-runs the fit and prints the
 // constants (run it with --gtest_also_run_disabled_tests after new measurements).
 #include "engine/tune/segment_model.h"
@@ -31,9 +31,9 @@ using stof::engine::testing::PresetGraph;
 
 namespace {
 
-const std::string kBenchDir = std::string(STOF_SOURCE_DIR) + "/docs/bench/2026-11-22-fusion-h100/";
-const std::string kSweepFile =
-    std::string(STOF_SOURCE_DIR) + "/docs/bench/2026-11-21-mha-h100-v2/config_sweep.txt";
+// Measured inputs (tests/data/README.md says where each was copied from).
+const std::string kBenchDir = std::string(STOF_SOURCE_DIR) + "/tests/data/segment_model/";
+const std::string kSweepFile = kBenchDir + "config_sweep.txt";
 
 DeviceSpec H100() {
   auto d = FindBuiltinDevice("h100");
@@ -96,8 +96,8 @@ SegmentChoice RunChoice() {
   return c;
 }
 
-// docs/bench/2026-11-22-fusion-h100/run_<model>_<B>x<L>.json: each segment of the default
-// scheme, and per segment the summed single-op segments of the op-by-op run (`versus`).
+// tests/data/segment_model/run_<model>_<B>x<L>.json (docs/bench/2026-11-22-fusion-h100/): each
+// segment of the default scheme, and per segment the summed single-op segments of the op-by-op run (`versus`).
 std::vector<Sample> RunSamples() {
   std::vector<Sample> out;
   for (const char* model : {"bert-small", "bert-base", "bert-large"}) {
@@ -183,7 +183,8 @@ std::vector<Sample> ChainSamples() {
   return out;
 }
 
-// docs/bench/2026-11-21-mha-h100-v2/config_sweep.txt: `stof bench mha` per block-wise setting
+// tests/data/segment_model/config_sweep.txt (docs/bench/2026-11-21-mha-h100-v2/): `stof bench
+// mha` per block-wise setting
 // (and the native baseline), 12 heads, paper-default masks, median of 50 CUDA-event calls.
 std::vector<Sample> SweepSamples() {
   std::vector<Sample> out;
