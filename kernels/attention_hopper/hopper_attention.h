@@ -2,8 +2,8 @@
 // configurations, their check, and the launch. It is a configuration of the block-wise kernel
 // family, reached through the same interfaces (MhaConfig, CudaBackend::RunMha, PreparedMha,
 // `stof bench mha`, the C API): BLOCK_M 128, BLOCK_N 64 or 128 and num_warps 12 (three
-// warpgroups: one producer, two consumers), or BLOCK_M 64, BLOCK_N 64 and num_warps 5 (one
-// consumer warpgroup and a producer warp) select it; LaunchBlockSparseAttention forwards such
+// warpgroups: one producer, two consumers), or BLOCK_M 64, BLOCK_N 64 (or 128 at head_dim 64)
+// and num_warps 5 (one consumer warpgroup and a producer warp) select it; LaunchBlockSparseAttention forwards such
 // a configuration here. CUDA-free header. Design and figures: docs/kernels-hopper.md.
 #pragma once
 
