@@ -73,8 +73,8 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
   d->m_bitmap_words = layout.BitmapWords();
 
   // Staging order: the 64-bit bitmaps (8-byte aligned at the allocation's start), then the
-  // int32 arrays: the load CSR and part indices (mma.sync kernel), the part and full CSRs
-  // (Hopper kernel).
+  // int32 arrays: the load CSR and part indices (mma.sync kernel), the part and full CSRs, the
+  // heavy-first order and the work counter (Hopper kernel).
   const auto& bitmaps = layout.PartBitmaps();
   // Block rows by valid blocks, most first (ties by index): the Hopper kernel's launch order.
   const std::vector<int32_t>& load_row_ptr = layout.LoadRowPtr();
@@ -83,10 +83,11 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
   std::stable_sort(heavy_first.begin(), heavy_first.end(), [&](int32_t a, int32_t b) {
     return load_row_ptr[a + 1] - load_row_ptr[a] > load_row_ptr[b + 1] - load_row_ptr[b];
   });
+  const std::vector<int32_t> work_counter(2, 0);
   const std::vector<int32_t>* arrays[] = {&layout.LoadRowPtr(), &layout.LoadColIdx(),
                                           &layout.LoadPartIdx(), &layout.PartRowPtr(),
                                           &layout.PartColIdx(), &layout.FullRowPtr(),
-                                          &layout.FullColIdx(), &heavy_first};
+                                          &layout.FullColIdx(), &heavy_first, &work_counter};
   const size_t bitmap_bytes = bitmaps.size() * sizeof(uint64_t);
   size_t total = bitmap_bytes;
   for (const auto* a : arrays) total += a->size() * sizeof(int32_t);
@@ -115,6 +116,7 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
   d->m_full_row_ptr = int_array(5);
   d->m_full_col_idx = int_array(6);
   d->m_heavy_first = int_array(7);
+  d->m_work_counter = const_cast<int32_t*>(int_array(8));
   d->m_timing.upload_ms = MsSince(t0);
   return d;
 }

@@ -70,6 +70,10 @@ class DeviceBlockLayout {
   const int32_t* FullColIdx() const { return m_full_col_idx; }
   // [BlockRows()]: block rows ordered by valid blocks, most first (ties by index).
   const int32_t* HeavyFirstRows() const { return m_heavy_first; }
+  // [2] zeros: the Hopper kernel's persistent scheduler (next work item, CTAs done); the last
+  // CTA of a launch sets both back to zero. The only device state kernels write, so launches
+  // that use one layout must be ordered (one stream, or events between streams).
+  int32_t* WorkCounter() const { return m_work_counter; }
 
  private:
   DeviceBlockLayout() = default;
@@ -86,6 +90,7 @@ class DeviceBlockLayout {
   const int32_t* m_full_row_ptr = nullptr;
   const int32_t* m_full_col_idx = nullptr;
   const int32_t* m_heavy_first = nullptr;
+  int32_t* m_work_counter = nullptr;
   LayoutPrepTiming m_timing;
 };
 

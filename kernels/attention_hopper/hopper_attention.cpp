@@ -26,7 +26,22 @@ const char* kSupported =
     "head_dim 64 or 128 with BLOCK_M 128, BLOCK_N 64 or 128, num_warps 12, or BLOCK_M 64, "
     "BLOCK_N 64 (and 128 at head_dim 64), num_warps 5";
 
+// The overrides; the environment sets their first value (STOF_HOPPER_ORDER=0 / 1,
+// STOF_HOPPER_PERSISTENT=0 / 1: one CTA per item / as many CTAs as are co-resident).
+HopperLaunchOverrides& Overrides() {
+  static HopperLaunchOverrides o = [] {
+    HopperLaunchOverrides v;
+    if (const char* e = std::getenv("STOF_HOPPER_ORDER")) v.order = std::atoi(e) == 0 ? 0 : 1;
+    if (const char* e = std::getenv("STOF_HOPPER_PERSISTENT")) v.persistent = std::atoi(e) != 0;
+    return v;
+  }();
+  return o;
+}
+
 }  // namespace
+
+void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides) { Overrides() = overrides; }
+HopperLaunchOverrides GetHopperLaunchOverrides() { return Overrides(); }
 
 size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n) {
   const auto pick = [&](auto traits) -> size_t {
@@ -123,6 +138,7 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   p.seq_len = static_cast<int>(w.seq_len);
   p.q_tiles = static_cast<int>(layout.BlockRows());
   p.tile_order = layout.HeavyFirstRows();
+  p.work_counter = layout.WorkCounter();
   p.heads_total = static_cast<int>(w.batch * w.heads);
   // Launch order. Heavy first across heads starts the longest tiles of every head in the first
   // wave, but spreads a head's tiles over the whole launch, so K and V are re-read from DRAM
@@ -132,16 +148,22 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   // 296.0 / 279.7; causal L2048 B8 H32 d64 (128 MB) 424.0 / 451.0; bigbird L4096 B8 H12 d128
   // (192 MB) 711.8 / 1067.1; causal d128 (96 MB) 380.8 / 387.8. So heavy first only when all
   // K and V fit in half the L2. STOF_HOPPER_ORDER=0 / 1 forces one (experiments).
-  static const int forced = [] {
-    const char* e = std::getenv("STOF_HOPPER_ORDER");
-    return e ? (std::atoi(e) == 0 ? 0 : 1) : -1;
-  }();
+  const HopperLaunchOverrides forced = GetHopperLaunchOverrides();
   int l2_bytes = 0;
   STOF_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, dev->device));
   const double kv_bytes = 4.0 * static_cast<double>(w.batch * w.heads * w.seq_len * w.head_dim);
-  p.order = forced >= 0 ? forced : (2 * kv_bytes <= static_cast<double>(l2_bytes) ? 1 : 0);
+  p.order = forced.order >= 0 ? forced.order
+                              : (2 * kv_bytes <= static_cast<double>(l2_bytes) ? 1 : 0);
   p.heads = static_cast<int>(w.heads);
-  p.grid_blocks = grid;
+  p.items = grid;
+  // A persistent grid (one wave of CTAs taking items from an atomic counter) rather than one
+  // CTA per item: a CTA's next item's Q, K and V load while it stores the last one's output.
+  // Measured side by side (H100, 2026-11-24, `stof bench mha --runs 50`, per item /
+  // persistent, us; docs/kernels-hopper.md): sliding window L4096 B16 H12 d64 205.4 / 172.0,
+  // L1024 61.1 / 52.3; causal L2048 B8 H32 d64 429.0 / 405.7; full L4096 B4 H12 d128
+  // 690.7 / 665.2; longformer L4096 B1 H12 d64 50.7 / 52.1 (the one loss, 3 %).
+  const bool persistent = forced.persistent >= 0 ? forced.persistent == 1 : true;
+  p.max_ctas = forced.max_ctas > 0 ? forced.max_ctas : persistent ? -1 : 0;
   auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);
   if (!scale_log2.IsOk()) return scale_log2.ToStatus();
   p.scale_log2 = *scale_log2;

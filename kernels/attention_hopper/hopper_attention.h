@@ -47,6 +47,16 @@ std::vector<BlockSparseConfig> SupportedHopperAttentionConfigs(
 // error naming the device's capability.
 engine::Status CheckHopperDevice();
 
+// Launch choices the automatic rules make, forced (tests and experiments; process-wide, set
+// while no launch is in flight). -1 everywhere: the rules (docs/kernels-hopper.md).
+struct HopperLaunchOverrides {
+  int order = -1;         // 0: tile-major, 1: heavy first
+  int persistent = -1;    // 0: one CTA per work item, 1: one wave of CTAs looping over them
+  int64_t max_ctas = 0;   // n > 0: a persistent grid of at most n CTAs (tests)
+};
+void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides);
+HopperLaunchOverrides GetHopperLaunchOverrides();
+
 // O = softmax(mask(Q K^T scale)) V as LaunchBlockSparseAttention (block_sparse_attention.h)
 // describes it, on the Hopper kernel: `layout` at BLOCK_M x BLOCK_N; q, k, v, o device pointers
 // 16-byte aligned; strides multiples of 8 elements. Validates on the host, builds the four

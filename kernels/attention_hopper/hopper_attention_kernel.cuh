@@ -28,6 +28,7 @@
 #include "kernels/attention_hopper/hopper_epilogue.cuh"
 #include "kernels/attention_hopper/hopper_mask.cuh"
 #include "kernels/attention_hopper/hopper_pipeline.cuh"
+#include "kernels/attention_hopper/hopper_scheduler.cuh"
 #include "kernels/common/fragment_softmax.cuh"
 #include "kernels/common/hopper/mbarrier.cuh"
 #include "kernels/common/hopper/warpgroup.cuh"
@@ -83,12 +84,15 @@ enum HopperSchedule { kSerial = 0, kOverlap = 1, kPingpong = 3 };
 constexpr int kEpilogueBarrier = 1;  // + consumer: a warpgroup's own barrier (epilogue)
 constexpr int kTurnBarrier = 3;      // + consumer: "your turn to issue GEMMs" (pingpong)
 
-// One consumer warpgroup's whole job for one Q tile.
+// One consumer warpgroup's whole job for one work item (a Q tile of one head), once q_full has
+// announced it; `at` is where the CTA's pipeline stands when the item starts
+// (hopper_pipeline.cuh).
 template <class T, int kSchedule>
 __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUtensorMap* o_map,
                                             const HopperAttentionParams& p,
                                             const HopperBlockList& list, int tile, int head,
-                                            int batch, int consumer) {
+                                            int batch, int consumer,
+                                            const HopperPipelineState& at) {
   constexpr bool kOverlapped = (kSchedule & kOverlap) != 0;
   constexpr bool kTurns = kSchedule == kPingpong && T::kConsumers == 2;
   const int thread_in_wg = static_cast<int>(threadIdx.x) % hopper::kWarpgroupThreads;
@@ -107,8 +111,8 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   for (int i = 0; i < T::kSAcc; ++i) s[i] = 0.f;
   uint32_t pa[T::kBlockN / 16][4];
   common::FragmentSoftmax<T::kSAcc> softmax;
-  const auto stage_of = [](int i) { return i % T::kStages; };
-  const auto parity_of = [](int i) { return static_cast<uint32_t>(i / T::kStages) & 1u; };
+  const auto stage_of = [&](int i) { return HopperPipelineState::Stage<T>(at.blocks + i); };
+  const auto parity_of = [&](int i) { return HopperPipelineState::Parity<T>(at.blocks + i); };
   // Mask and softmax of the scores of visited block i (in s); alpha rescales earlier rows.
   const auto scores = [&](int i, float (&alpha)[2]) {
     const int key0 = list.Column(p, i) * T::kBlockN;
@@ -118,8 +122,8 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
     if (key0 + T::kBlockN > p.seq_len) ApplyKeyLimit<T::kBlockN>(s, p.seq_len - key0, t);
     softmax.Update(s, p.scale_log2, alpha);
   };
-  // Pingpong turns: both warpgroups visit the same blocks, so their turns pair up; the second
-  // lets the first go first.
+  // Pingpong turns: both warpgroups visit the same blocks, so their turns pair up (the
+  // second lets the first go first once per CTA, in the kernel).
   const auto turn_begin = [&] {
     if constexpr (kTurns) hopper::NamedBarrierSync(kTurnBarrier + consumer, 256);
   };
@@ -131,10 +135,6 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   };
 
   const int n = list.Count();
-  if (n > 0) {
-    if (kTurns && consumer == 1) hopper::NamedBarrierArrive(kTurnBarrier, 256);
-    hopper::BarrierWait(sm.QFull(), 0);
-  }
   if constexpr (!kOverlapped) {
     for (int i = 0; i < n; ++i) {
       hopper::BarrierWait(sm.KFull(stage_of(i)), parity_of(i));
@@ -154,13 +154,13 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
     }
   } else {
     if (n > 0) {
-      hopper::BarrierWait(sm.KFull(0), 0);
+      hopper::BarrierWait(sm.KFull(stage_of(0)), parity_of(0));
       turn_begin();
-      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(0)));
+      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(stage_of(0))));
       turn_end();
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(s);
-      release(sm.KEmpty(0));
+      release(sm.KEmpty(stage_of(0)));
       float alpha[2];
       scores(0, alpha);  // o is still zero: nothing to rescale
       ScoresToA<T>(s, pa);
@@ -194,11 +194,15 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
     }
   }
 
+  // Q is free for the next item once every GEMM reading it has completed, or, when the output
+  // is staged in Q's rows, once the TMA store has read them.
+  if constexpr (T::kSeparateO) release(sm.QEmpty());
   float inv[2];
   softmax.Finish(inv);
   common::ScaleRows(o, inv);
-  StoreOutputRows<T>(o, sm.Q() + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
+  StoreOutputRows<T>(o, sm.O() + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
                      kEpilogueBarrier + consumer, tile * T::kBlockM + wg_row0, head, batch);
+  if constexpr (!T::kSeparateO) release(sm.QEmpty());
 }
 
 template <int kHeadDim, int kBlockN, int kBlockM, int kSchedule>
@@ -215,30 +219,43 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
   const HopperSmem<T> sm{reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023})};
 
-  const unsigned x = blockIdx.x;
-  const int tile = p.order == 1
-                       ? __ldg(p.tile_order + x / static_cast<unsigned>(p.heads_total))
-                       : static_cast<int>(x % static_cast<unsigned>(p.q_tiles));
-  const int bh = p.order == 1 ? static_cast<int>(x % static_cast<unsigned>(p.heads_total))
-                              : static_cast<int>(x / static_cast<unsigned>(p.q_tiles));
-  const int head = bh % p.heads, batch = bh / p.heads;
-  const HopperBlockList list = HopperBlockList::ForTile(p, tile);
-
+  // The producer resolves its first item (dependent global loads) while the barriers are
+  // initialised.
+  HopperWorkItem first{};
+  if (threadIdx.x == T::kProducerThread) first = HopperWorkItem::Make(p, blockIdx.x);
   if (threadIdx.x == 0) sm.InitBarriers();
   __syncthreads();
 
+  // CTA c starts with item c; on a persistent grid it then takes the next unstarted item
+  // until none is left (hopper_scheduler.cuh). The producer resolves each item and announces
+  // it to the consumers through q_full (AnnounceItem), on a persistent grid then the end; both
+  // sides advance their pipeline states alike, so the rings' phases carry over from item to
+  // item. On a full grid no end is announced: the consumers stop after their one item.
   const int warp = hopper::WarpIndexUniform();
+  HopperPipelineState at;
   if (T::IsProducerWarp(warp)) {
     if constexpr (T::kWideProducer) hopper::SetMaxRegsDec<T::kProducerRegs>();
-    if (threadIdx.x == T::kProducerThread && list.Count() > 0) {
-      hopper::PrefetchTensorMap(&q_map);
-      hopper::PrefetchTensorMap(&k_map);
-      hopper::PrefetchTensorMap(&v_map);
-      ProduceTile<T>(sm, &q_map, &k_map, &v_map, p, list, tile, head, batch);
+    if (threadIdx.x != T::kProducerThread) return;
+    hopper::PrefetchTensorMap(&q_map);
+    hopper::PrefetchTensorMap(&k_map);
+    hopper::PrefetchTensorMap(&v_map);
+    for (HopperWorkItem w = first; w.Valid(p); w = HopperWorkItem::Make(p, NextWorkItem(p))) {
+      ProduceTile<T>(sm, &q_map, &k_map, &v_map, p, w, at);
+      at.Advance(w.list.Count());
     }
+    if (p.dynamic != 0) AnnounceItem<T>(sm, HopperWorkItem::End(p), p, at);
   } else {
     if constexpr (T::kWideProducer) hopper::SetMaxRegsInc<T::kConsumerRegs>();
-    ConsumeTile<T, kSchedule>(sm, &o_map, p, list, tile, head, batch, T::ConsumerOf(warp));
+    const int consumer = T::ConsumerOf(warp);
+    if (kSchedule == kPingpong && T::kConsumers == 2 && consumer == 1)
+      hopper::NamedBarrierArrive(kTurnBarrier, 256);
+    do {
+      hopper::BarrierWait(sm.QFull(), at.QParity());
+      const HopperWorkItem w = *sm.Work();
+      if (!w.Valid(p)) break;
+      ConsumeTile<T, kSchedule>(sm, &o_map, p, w.list, w.tile, w.head, w.batch, consumer, at);
+      at.Advance(w.list.Count());
+    } while (p.dynamic != 0);
   }
 #endif
 }
@@ -272,8 +289,28 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
                                        static_cast<int>(T::kSmemBytes)));
     configured[schedule & 3].fetch_or(bit, std::memory_order_release);
   }
-  kernel<<<static_cast<unsigned>(p.grid_blocks), T::kThreads, T::kSmemBytes,
-           static_cast<cudaStream_t>(stream)>>>(maps.q, maps.k, maps.v, maps.o, p);
+  // A persistent grid: as many CTAs as fit on the GPU at once (occupancy of this kernel, once
+  // per device), each looping over its share of the items.
+  static std::atomic<int> resident[4][64] = {};
+  int64_t grid = p.items;
+  if (p.max_ctas < 0 && device >= 0 && device < 64) {
+    int slots = resident[schedule & 3][device].load(std::memory_order_acquire);
+    if (slots == 0) {
+      int per_sm = 0, sms = 0;
+      STOF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::kThreads,
+                                                                  T::kSmemBytes));
+      STOF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      slots = per_sm * sms > 0 ? per_sm * sms : 1;
+      resident[schedule & 3][device].store(slots, std::memory_order_release);
+    }
+    grid = p.items < slots ? p.items : slots;
+  } else if (p.max_ctas > 0) {
+    grid = p.items < p.max_ctas ? p.items : p.max_ctas;
+  }
+  HopperAttentionParams launch = p;
+  launch.dynamic = grid < p.items ? 1 : 0;
+  kernel<<<static_cast<unsigned>(grid), T::kThreads, T::kSmemBytes,
+           static_cast<cudaStream_t>(stream)>>>(maps.q, maps.k, maps.v, maps.o, launch);
   STOF_CUDA_TRY(cudaGetLastError());
   return engine::Status::Ok();
 }

@@ -35,7 +35,16 @@ struct HopperAttentionParams {
   int q_tiles = 0;  // ceil(seq_len / kBlockM)
   int heads = 0;
   float scale_log2 = 0;  // log2(e) * score scale: scores are kept in base-2 units
-  int64_t grid_blocks = 0;
+  // Work items: one per (Q tile, batch, head), numbered in the launch order above. CTA c
+  // starts with item c; on a persistent grid (fewer CTAs than items, `dynamic`) each CTA then
+  // takes the next unstarted item from `work_counter` (an atomic counter) until none is left,
+  // so the items start in launch order, as the hardware starts the CTAs of a full grid.
+  int64_t items = 0;
+  int dynamic = 0;
+  int32_t* work_counter = nullptr;  // [2]: items handed out beyond the first wave, CTAs done
+  // Host side only: 0 launches one CTA per item; -1 a persistent grid of as many CTAs as are
+  // co-resident on the device; n > 0 at most n CTAs (tests).
+  int64_t max_ctas = 0;
 };
 
 // Tensor maps of one launch (tensor_map.h), passed to the kernel as __grid_constant__.
@@ -54,10 +63,13 @@ struct HopperTensorMaps {
 //    fine-grained mask computes fewer masked-out elements.
 // Shared memory, every tile 1024-byte aligned, in 64-column panels of 128-byte rows (the
 // wgmma/TMA 128-byte swizzle, kernels/common/hopper/wgmma.cuh):
-//   Q  [panels][kBlockM rows]            (reused by each consumer for its 64 O rows)
+//   Q  [panels][kBlockM rows]
 //   K  [stages][panels][kBlockN rows]
 //   V  [stages][panels][kBlockN rows]
-//   barriers: q_full, k_full[stages], v_full[stages], k_empty[stages], v_empty[stages]
+//   O  [panels][kBlockM rows]            (kSeparateO; else each consumer stages its 64 O rows
+//                                         in its rows of Q, which then stays busy until stored)
+//   barriers: q_full, q_empty, k_full[stages], v_full[stages], k_empty[stages], v_empty[stages]
+//   the current work item (kWorkSlotBytes: written by the producer before it completes q_full)
 template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128>
 struct HopperAttentionTraits {
   static_assert(kHeadDim_ == 64 || kHeadDim_ == 128, "head_dim: 64 or 128");
@@ -90,10 +102,19 @@ struct HopperAttentionTraits {
       kWideProducer ? ((kHeadDim == 128 && kBlockN == 128) ? 2 : 3) : (kHeadDim == 64 ? 3 : 2);
   static constexpr int kKOffset = kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKvTileBytes;
-  static constexpr int kBarrierOffset = kVOffset + kStages * kKvTileBytes;
-  static constexpr int kBarriers = 1 + 4 * kStages;
+  static constexpr int kBarriers = 2 + 4 * kStages;
   // + 1024: the dynamic shared memory base is aligned up to 1024 bytes in the kernel.
-  static constexpr size_t kSmemBytes = kBarrierOffset + 8 * kBarriers + 1024;
+  static constexpr int kWorkSlotBytes = 64;
+  static constexpr int kSmemNoO =
+      kVOffset + kStages * kKvTileBytes + 8 * kBarriers + kWorkSlotBytes + 1024;
+  // A separate O tile lets the producer load the next work item's Q while this one's output
+  // is still being stored (persistent grid). It fits everywhere except 64 x 128 at d 64, whose
+  // two CTAs would need 233 824 of the SM's 233 472 bytes (1 KiB reserved per CTA).
+  static constexpr int kSmemPerSm = 233472;
+  static constexpr bool kSeparateO = kCtasPerSm * (kSmemNoO + kQBytes + 1024) <= kSmemPerSm;
+  static constexpr int kOOffset = kVOffset + kStages * kKvTileBytes;
+  static constexpr int kBarrierOffset = kOOffset + (kSeparateO ? kQBytes : 0);
+  static constexpr size_t kSmemBytes = kBarrierOffset + 8 * kBarriers + kWorkSlotBytes + 1024;
   static constexpr int kSAcc = kBlockN / 2;   // fp32 S accumulators per consumer thread
   static constexpr int kOAcc = kHeadDim / 2;  // fp32 O accumulators per consumer thread
   static constexpr int kBitmapWords = kBlockM * kBlockN / 64;

@@ -3,9 +3,10 @@
 // into a ring of kStages stages) and waits only on the consumers' releases. Consumers wait on
 // the *_full barriers and release a stage by arriving on *_empty once their wgmma has read it
 // (one arrival per consumer warp). Part of hopper_attention_kernel.cuh.
-// Phases: the i-th use of stage s = i % kStages has parity (i / kStages) & 1 on the full
-// barriers; the producer waits on the empty barrier with the opposite parity, which the
-// freshly initialised barrier satisfies for the first kStages uses.
+// Phases: the i-th use of stage s = i % kStages (i counted over all the CTA's work items) has
+// parity (i / kStages) & 1 on the full barriers; the producer waits on the empty barrier with
+// the opposite parity, which the freshly initialised barrier satisfies for the first kStages
+// uses. Q likewise: the j-th work item's Q has parity j & 1 on q_full and q_empty.
 #pragma once
 
 #include <cuda.h>
@@ -14,6 +15,7 @@
 
 #include "kernels/attention_hopper/hopper_attention_params.h"
 #include "kernels/attention_hopper/hopper_block_list.cuh"
+#include "kernels/attention_hopper/hopper_scheduler.cuh"
 #include "kernels/common/hopper/mbarrier.cuh"
 #include "kernels/common/hopper/tma.cuh"
 
@@ -32,15 +34,27 @@ struct HopperSmem {
   __device__ __forceinline__ uint64_t* Bar(int i) const {
     return reinterpret_cast<uint64_t*>(base + T::kBarrierOffset) + i;
   }
+  // Where the consumers stage their output rows for the TMA store.
+  __device__ __forceinline__ unsigned char* O() const {
+    return T::kSeparateO ? base + T::kOOffset : base;
+  }
   __device__ __forceinline__ uint64_t* QFull() const { return Bar(0); }
-  __device__ __forceinline__ uint64_t* KFull(int s) const { return Bar(1 + s); }
-  __device__ __forceinline__ uint64_t* VFull(int s) const { return Bar(1 + T::kStages + s); }
-  __device__ __forceinline__ uint64_t* KEmpty(int s) const { return Bar(1 + 2 * T::kStages + s); }
-  __device__ __forceinline__ uint64_t* VEmpty(int s) const { return Bar(1 + 3 * T::kStages + s); }
+  __device__ __forceinline__ uint64_t* QEmpty() const { return Bar(1); }
+  __device__ __forceinline__ uint64_t* KFull(int s) const { return Bar(2 + s); }
+  __device__ __forceinline__ uint64_t* VFull(int s) const { return Bar(2 + T::kStages + s); }
+  __device__ __forceinline__ uint64_t* KEmpty(int s) const { return Bar(2 + 2 * T::kStages + s); }
+  __device__ __forceinline__ uint64_t* VEmpty(int s) const { return Bar(2 + 3 * T::kStages + s); }
+  // The work item the consumers take next (or the end), written before q_full's arrival,
+  // whose release the consumers' wait acquires.
+  __device__ __forceinline__ HopperWorkItem* Work() const {
+    static_assert(sizeof(HopperWorkItem) <= T::kWorkSlotBytes, "work slot too small");
+    return reinterpret_cast<HopperWorkItem*>(Bar(T::kBarriers));
+  }
 
   // One thread: every barrier; the empty ones count one arrival per consumer warp.
   __device__ __forceinline__ void InitBarriers() const {
     hopper::BarrierInit(QFull(), 1);
+    hopper::BarrierInit(QEmpty(), 4 * T::kConsumers);
     for (int s = 0; s < T::kStages; ++s) {
       hopper::BarrierInit(KFull(s), 1);
       hopper::BarrierInit(VFull(s), 1);
@@ -61,23 +75,59 @@ __device__ __forceinline__ void LoadKvTile(const CUtensorMap* map, unsigned char
     hopper::TmaLoad4d(dst + pn * T::kKvPanelBytes, map, full, 64 * pn, key0, head, batch);
 }
 
-// The producer thread's whole job for one Q tile.
+// Where a CTA is in its sequence of work items: the items started so far (each takes one
+// phase of q_full / q_empty) and the K/V blocks loaded so far (the ring's position). Producer
+// and consumers each keep one and advance it identically.
+struct HopperPipelineState {
+  uint32_t items = 0;
+  int blocks = 0;
+  __device__ __forceinline__ uint32_t QParity() const { return items & 1u; }
+  template <class T>
+  __device__ __forceinline__ static int Stage(int block) { return block % T::kStages; }
+  template <class T>
+  __device__ __forceinline__ static uint32_t Parity(int block) {
+    return static_cast<uint32_t>(block / T::kStages) & 1u;
+  }
+  __device__ __forceinline__ void Advance(int item_blocks) {
+    ++items;
+    blocks += item_blocks;
+  }
+};
+
+// Hands work item `w` (or the end: HopperWorkItem::End) to the consumers once they have
+// released Q (stored the previous item's output when O is staged in Q). Returns false, after
+// q_full's arrival, when there is nothing to load (the end, or an item with no visited block).
+template <class T>
+__device__ __forceinline__ bool AnnounceItem(const HopperSmem<T>& sm, const HopperWorkItem& w,
+                                             const HopperAttentionParams& p,
+                                             const HopperPipelineState& at) {
+  hopper::BarrierWait(sm.QEmpty(), at.QParity() ^ 1u);
+  *sm.Work() = w;
+  if (w.Valid(p) && w.list.Count() > 0) return true;
+  hopper::BarrierArrive(sm.QFull());
+  return false;
+}
+
+// The producer thread's whole job for one work item (a Q tile of one head): Q, then K and V
+// of each visited block into the ring. An item with no visited block loads nothing and only
+// completes q_full's phase, so both sides keep counting items alike.
 template <class T>
 __device__ __forceinline__ void ProduceTile(const HopperSmem<T>& sm, const CUtensorMap* q_map,
                                             const CUtensorMap* k_map, const CUtensorMap* v_map,
                                             const HopperAttentionParams& p,
-                                            const HopperBlockList& list, int tile, int head,
-                                            int batch) {
+                                            const HopperWorkItem& w,
+                                            const HopperPipelineState& at) {
+  if (!AnnounceItem<T>(sm, w, p, at)) return;
+  const int n = w.list.Count(), head = w.head, batch = w.batch;
   hopper::BarrierArriveExpectTx(sm.QFull(), T::kQBytes);
 #pragma unroll
   for (int pn = 0; pn < T::kPanels; ++pn)
     hopper::TmaLoad4d(sm.Q() + pn * T::kQPanelBytes, q_map, sm.QFull(), 64 * pn,
-                      tile * T::kBlockM, head, batch);
-  const int n = list.Count();
+                      w.tile * T::kBlockM, head, batch);
   for (int i = 0; i < n; ++i) {
-    const int stage = i % T::kStages;
-    const uint32_t parity = static_cast<uint32_t>(i / T::kStages) & 1u;
-    const int key0 = list.Column(p, i) * T::kBlockN;
+    const int stage = HopperPipelineState::Stage<T>(at.blocks + i);
+    const uint32_t parity = HopperPipelineState::Parity<T>(at.blocks + i);
+    const int key0 = w.list.Column(p, i) * T::kBlockN;
     hopper::BarrierWait(sm.KEmpty(stage), parity ^ 1u);
     LoadKvTile<T>(k_map, sm.K(stage), sm.KFull(stage), key0, head, batch);
     hopper::BarrierWait(sm.VEmpty(stage), parity ^ 1u);

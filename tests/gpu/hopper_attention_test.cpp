@@ -66,23 +66,33 @@ TEST(HopperConfig, AcceptsTheSixVariantsAndRefusesTheRest) {
   EXPECT_NE(small.Message().find("bytes of shared memory, the limit is 100000"), std::string::npos);
 }
 
-TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusBarriers) {
-  // Q BLOCK_M x d, kStages x (K + V) of BLOCK_N x d, fp16; 8 bytes per barrier; 1024 of
+TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusOPlusBarriers) {
+  // Q BLOCK_M x d, kStages x (K + V) of BLOCK_N x d, an O tile as large as Q (where it fits),
+  // fp16; 8 bytes per barrier (q full / empty, 4 per stage), 64 for the work item, 1024 of
   // alignment.
-  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128, 128), 32768u + 2 * 2 * 32768u + 8 * 9 + 1024);
-  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128, 64), 32768u + 3 * 2 * 16384u + 8 * 13 + 1024);
-  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128, 128), 16384u + 3 * 2 * 16384u + 8 * 13 + 1024);
-  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128, 64), 16384u + 3 * 2 * 8192u + 8 * 13 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128, 128),
+            32768u + 2 * 2 * 32768u + 32768u + 8 * 10 + 64 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128, 64),
+            32768u + 3 * 2 * 16384u + 32768u + 8 * 14 + 64 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128, 128),
+            16384u + 3 * 2 * 16384u + 16384u + 8 * 14 + 64 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128, 64),
+            16384u + 3 * 2 * 8192u + 16384u + 8 * 14 + 64 + 1024);
   // BLOCK_M 64: three stages at d 64, two at d 128, so two CTAs share an SM's 227 KiB.
-  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 64), 8192u + 3 * 2 * 8192u + 8 * 13 + 1024);
-  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64, 64), 16384u + 2 * 2 * 16384u + 8 * 9 + 1024);
-  EXPECT_LE(2 * (k::HopperAttentionSmemBytes(128, 64, 64) + 1024), 232448u);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 64), 8192u + 3 * 2 * 8192u + 8192u + 8 * 14 + 64 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64, 64),
+            16384u + 2 * 2 * 16384u + 16384u + 8 * 10 + 64 + 1024);
+  EXPECT_LE(2 * (k::HopperAttentionSmemBytes(128, 64, 64) + 1024), 233472u);
+  EXPECT_LE(3 * (k::HopperAttentionSmemBytes(64, 64, 64) + 1024), 233472u);
   EXPECT_EQ(k::HopperAttentionSmemBytes(96, 128, 64), 0u);
-  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 128), 8192u + 3 * 2 * 16384u + 8 * 13 + 1024);
+  // 64 x 128 at d 64 has no room for a separate O tile at two CTAs per SM (233 824 bytes of
+  // 233 472): its output is staged in Q's rows.
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 128), 8192u + 3 * 2 * 16384u + 8 * 14 + 64 + 1024);
+  EXPECT_LE(2 * (k::HopperAttentionSmemBytes(64, 64, 128) + 1024), 233472u);
   EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64, 128), 0u);
   EXPECT_EQ(k::SupportedHopperAttentionConfigs(64).size(), 4u);
-  // 150000 bytes: 128 x 64 and 64 x 64 fit at d 128, 128 x 128 does not.
-  EXPECT_EQ(k::SupportedHopperAttentionConfigs(128, 150000).size(), 2u);
+  // 170000 bytes: 128 x 64 (165 040) and 64 x 64 fit at d 128, 128 x 128 (197 776) does not.
+  EXPECT_EQ(k::SupportedHopperAttentionConfigs(128, 170000).size(), 2u);
 }
 
 // ---- on an sm_90 GPU ---------------------------------------------------------------------------
@@ -202,6 +212,43 @@ TEST(GpuHopperAttentionShapes, BatchAndHeadsFromOneToSixteen) {
                   "bigbird L512 B" + std::to_string(b) + " H" + std::to_string(h) + " d" +
                       std::to_string(d));
       if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// A persistent grid of a few CTAs, each taking many work items from the scheduler in both
+// launch orders (empty items among them: bigbird with two bands of rows emptied, and the empty
+// mask), so the load rings' and Q's phases carry over from item to item, and the output
+// staging is reused. One CTA walks them all at cap 1. The layout cache hands the same layout
+// (and its work counter) to every round, so a counter not reset by the launch before would
+// leave items uncomputed (poisoned output).
+TEST(GpuHopperAttentionShapes, PersistentGridMatchesReference) {
+  STOF_REQUIRE_HOPPER();
+  struct Restore {
+    k::HopperLaunchOverrides saved = k::GetHopperLaunchOverrides();
+    ~Restore() { k::SetHopperLaunchOverrides(saved); }
+  } restore;
+  for (int64_t cap : {1, 7}) {
+    for (int order : {0, 1}) {
+      k::HopperLaunchOverrides o;
+      o.order = order;
+      o.max_ctas = cap;
+      k::SetHopperLaunchOverrides(o);
+      for (const std::string m : {"causal", "bigbird", "banded", "empty"}) {
+        auto mask = HopperTestMask(m == "banded" ? "bigbird" : m, 1000);
+        ASSERT_TRUE(mask.IsOk()) << mask.Message();
+        if (m == "banded") {
+          // Whole Q tiles empty at BLOCK_M 64 and 128 between tiles with work.
+          for (int64_t r = 128; r < 384; ++r) mask->SetRange(r, 0, 1000, false);
+          for (int64_t r = 640; r < 768; ++r) mask->SetRange(r, 0, 1000, false);
+        }
+        for (int64_t d : {64, 128}) {
+          CheckHopper(*mask, MakeWorkload(2, 3, 1000, d), 31 * cap + order,
+                      m + " L1000 B2 H3 d" + std::to_string(d) + " ctas " +
+                          std::to_string(cap) + " order " + std::to_string(order));
+          if (HasFatalFailure()) return;
+        }
+      }
     }
   }
 }
