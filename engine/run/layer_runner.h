@@ -23,18 +23,9 @@
 #include "engine/graph/op.h"
 #include "engine/layer_ops.h"
 #include "engine/mask/mask.h"
+#include "engine/run/segment_choice.h"
 
 namespace stof::engine {
-
-// How one segment runs: its template (or op by op) and the template's parameters.
-struct SegmentChoice {
-  ParamMap params;          // passed to the fused call, or to a one-op segment's GEMM or norm
-                            // call (see layer_ops.h for the names)
-  MhaVariant mha_variant = MhaVariant::kFused;  // sparse_mha segments
-  MhaConfig mha_config;     // sparse_mha with kFused: kernel and block parameters
-  int64_t sub_len = 64;     // sparse_mha with SD/SDF
-  bool force_op_by_op = false;  // run the segment's ops one by one even if a template matches
-};
 
 // One backend call with a label ("gemm #1 +bias", "split heads q").
 using LayerCall = std::variant<GemmCall, BatchedGemmCall, EpilogueCall, NormCall, GemmNormCall,
