@@ -1,8 +1,6 @@
 // DType names and Workload validation (see workload.h).
 #include "engine/core/workload.h"
 
-#include "engine/mask/mask.h"
-
 namespace stof::engine {
 
 const char* DTypeName(DType t) {
@@ -29,8 +27,8 @@ Status Workload::Validate(const std::string& what) const {
   };
   if (batch < 1 || batch > kMaxBatch) return bad("batch", batch, "expected 1.." + std::to_string(kMaxBatch));
   if (heads < 1 || heads > kMaxHeads) return bad("heads", heads, "expected 1.." + std::to_string(kMaxHeads));
-  if (seq_len < 1 || seq_len > Mask::kMaxLen)
-    return bad("seq_len", seq_len, "expected 1.." + std::to_string(Mask::kMaxLen));
+  if (seq_len < 1 || seq_len > kMaxSeqLen)
+    return bad("seq_len", seq_len, "expected 1.." + std::to_string(kMaxSeqLen));
   if (head_dim < 1 || head_dim > kMaxHeadDim)
     return bad("head_dim", head_dim, "expected 1.." + std::to_string(kMaxHeadDim));
   return Status::Ok();

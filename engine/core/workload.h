@@ -18,6 +18,8 @@ int DTypeBytes(DType t);
 struct Workload {
   // The accepted ranges (Validate, the op graphs, and the command-line checks of app/).
   static constexpr int64_t kMaxBatch = 65536, kMaxHeads = 1024, kMaxHeadDim = 256;
+  // Also the mask's limit (Mask::kMaxLen is this value): an L x L mask at this L is 128 MiB.
+  static constexpr int64_t kMaxSeqLen = 32768;
 
   int64_t batch = 8;
   int64_t seq_len = 1024;

@@ -9,14 +9,16 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/core/workload.h"
 
 namespace stof::engine {
 
 class Mask {
  public:
-  // Largest supported sequence length. 32768^2 bits = 128 MiB; anything bigger is refused
+  // Largest supported sequence length, the workload's (core/workload.h, which owns the number
+  // so that core needs nothing of mask/). 32768^2 bits = 128 MiB; anything bigger is refused
   // before allocating so a bad file or parameter never asks for unbounded memory.
-  static constexpr int64_t kMaxLen = 32768;
+  static constexpr int64_t kMaxLen = Workload::kMaxSeqLen;
 
   Mask() = default;  // 0 x 0
 

@@ -24,7 +24,7 @@
 #include "engine/graph/op.h"
 #include "engine/mask/mask.h"
 #include "engine/plan/plan.h"
-#include "engine/run/layer_runner.h"
+#include "engine/run/segment_choice.h"
 
 namespace stof::engine {
 

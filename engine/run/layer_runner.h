@@ -2,8 +2,10 @@
 // deterministic random weights (fp16-representable values, so the CPU and the GPU see the same
 // numbers), activation buffers, and per segment the list of backend calls (engine/layer_ops.h)
 // its template turns into. Segments with a template run as one fused call (plus head layout
-// glue for attention); the rest run op by op. Used by ModelRunner (model_runner.h), hence
-// `stof run`, and later the tuner (issue 7), which times segments through Backend::Measure.
+// glue for attention); the rest run op by op (the lowering is in segment_lowering.h). Used by
+// ModelRunner (model_runner.h), hence `stof run`, by the tuner's MeasuredCostSource
+// (engine/tune/measured_cost_source.h), which times segments through Backend::Measure, and by
+// the profiler (profiler/layer_profile.h).
 // Invariants: every call is bound to buffers at Create (a run does no allocation, so runs can
 // be captured into CUDA graphs); buffers hold fp16 when the backend supports it, else fp32;
 // the layer reads its input from Input() and writes its output to Output(), which may be
@@ -14,43 +16,16 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "engine/backend.h"
 #include "engine/fusion/fusion_scheme.h"
-#include "engine/fusion/template_match.h"
 #include "engine/graph/op.h"
-#include "engine/layer_ops.h"
 #include "engine/mask/mask.h"
+#include "engine/run/layer_steps.h"
+#include "engine/run/segment_choice.h"
 
 namespace stof::engine {
-
-// How one segment runs: its template (or op by op) and the template's parameters.
-struct SegmentChoice {
-  ParamMap params;          // passed to the fused call, or to a one-op segment's GEMM or norm
-                            // call (see layer_ops.h for the names)
-  MhaVariant mha_variant = MhaVariant::kFused;  // sparse_mha segments
-  MhaConfig mha_config;     // sparse_mha with kFused: kernel and block parameters
-  int64_t sub_len = 64;     // sparse_mha with SD/SDF
-  bool force_op_by_op = false;  // run the segment's ops one by one even if a template matches
-};
-
-// One backend call with a label ("gemm #1 +bias", "split heads q").
-using LayerCall = std::variant<GemmCall, BatchedGemmCall, EpilogueCall, NormCall, GemmNormCall,
-                               GemmChainCall, ScoresCall, HeadsCall, MhaCall>;
-struct LayerStep {
-  std::string label;
-  LayerCall call;
-};
-
-struct SegmentRun {
-  Segment segment;
-  TemplateMatch match;     // what the graph matched
-  bool fused = false;      // the template's fused call is used
-  std::string how;         // "gemm_norm (bm=32 ...)", "op by op: op 9's output is read by op 14"
-  std::vector<LayerStep> steps;
-};
 
 // Activation buffers shared by the layers of one model (they run one after the other on one
 // stream, so layer i + 1 may reuse layer i's intermediates): keyed by role ("op 7", "heads 2
@@ -113,6 +88,7 @@ class LayerRunner {
   Status Build(const Mask& mask, const FusionScheme& scheme,
                const std::vector<SegmentChoice>& choices, const LayerIo& io, uint64_t seed);
   Status BuildSegments(const FusionScheme& scheme, const std::vector<SegmentChoice>& choices);
+  Status MaterialiseOutputs();
   Status Dispatch(LayerStep& step, void* stream);
   Expected<void*> NewBuffer(int64_t elements);
   Expected<void*> NewActivation(const std::string& key, int64_t elements);

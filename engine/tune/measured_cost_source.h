@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "engine/backend.h"
+#include "engine/run/layer_runner.h"
 #include "engine/tune/cost_source.h"
 
 namespace stof::engine {

@@ -2,9 +2,10 @@
 // take on a device, predicted from its bytes and FLOPs, without running anything. The tuner
 // ranks candidates with it on a machine without a GPU (the results are PREDICTIONS and say
 // so), and on a GPU machine the studio plots each measured candidate against its prediction.
-// Mirrors engine/run/layer_runner.cpp call for call: a segment runs fused when it matches a
-// template, is not forced op by op and keeps every inner output on chip (EscapingInnerOutput),
-// else op by op, one kernel per op plus the head split/merge kernels attention GEMMs need.
+// Mirrors the layer runner's lowering (engine/run/segment_lowering.h) call for call: a
+// segment runs fused when it matches a template, is not forced op by op and keeps every inner
+// output on chip (EscapingInnerOutput), else op by op, one kernel per op plus the head
+// split/merge kernels attention GEMMs need.
 // Per kernel: t = max(bytes / (eff_bw * DRAM bandwidth), flops / (eff_tc * tensor peak),
 // kernel-specific bound) + launch; per segment + the measured fixed cost of one timed unit.
 // The efficiencies are fitted to H100 measurements (docs/tuner-model.md, "Analytical segment
@@ -24,7 +25,7 @@
 #include "engine/graph/op.h"
 #include "engine/mask/mask.h"
 #include "engine/mcfuser/chain_shape.h"
-#include "engine/run/layer_runner.h"
+#include "engine/run/segment_choice.h"
 
 namespace stof::engine {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/fusion/fusion_scheme.h"
-#include "engine/run/layer_runner.h"
+#include "engine/run/segment_choice.h"
 
 namespace stof::engine {
 
