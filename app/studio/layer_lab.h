@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "app/studio/gpu_worker.h"
-#include "app/studio/panels/profile_panel.h"
+#include "app/studio/profile_view_state.h"
 #include "app/studio/widgets/plots.h"
 #include "engine/device/device_spec.h"
 #include "engine/fusion/fusion_scheme.h"
