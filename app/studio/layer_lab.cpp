@@ -78,6 +78,12 @@ class LiveObserver : public engine::TuneObserver {
 
 }  // namespace
 
+std::vector<TuneMethodRow> AllTuneMethodRows() {
+  std::vector<TuneMethodRow> rows;
+  for (engine::TuneMethod m : engine::AllTuneMethods()) rows.push_back({m, m == engine::TuneMethod::kStof});
+  return rows;
+}
+
 std::string TuneProgressText(const engine::TuneProgress& p) {
   char best[40] = "-";
   if (p.best_us > 0) std::snprintf(best, sizeof best, "%.1f us", p.best_us);
@@ -326,8 +332,8 @@ void LayerLab::StartTune() {
     return;
   }
   std::vector<engine::TuneMethod> methods;
-  for (int i = 0; i < 4; ++i)
-    if (m_settings.methods[i]) methods.push_back(engine::AllTuneMethods()[static_cast<size_t>(i)]);
+  for (const TuneMethodRow& row : m_settings.methods)
+    if (row.chosen) methods.push_back(row.method);
   if (methods.empty()) {
     Message(true, "tune: choose at least one method");
     return;

@@ -87,8 +87,16 @@ struct TunePlots {
 // and the tune view's line for the tuner's progress.
 std::string TuneProgressText(const engine::TuneProgress& p);
 
+// One tuning method of the tune view: its checkbox.
+struct TuneMethodRow {
+  engine::TuneMethod method = engine::TuneMethod::kStof;
+  bool chosen = false;
+};
+// Every method, in engine::AllTuneMethods() order, STOF alone chosen.
+std::vector<TuneMethodRow> AllTuneMethodRows();
+
 struct TuneSettings {
-  bool methods[4] = {true, false, false, false};  // stof, gtco, mcfuser, exhaustive
+  std::vector<TuneMethodRow> methods = AllTuneMethodRows();
   std::string budget = "60s";
   uint64_t seed = 1;
   bool use_cache = false;   // the user's tune cache file (off: every candidate measured)

@@ -127,9 +127,8 @@ struct Script {
       if (a.tune) {
         stof::app::TuneSettings& t = lab.Settings();
         const std::vector<std::string> chosen = *SplitMethods(a.methods);  // CheckArgs passed
-        for (size_t i = 0; i < stof::engine::AllTuneMethods().size() && i < 4; ++i)
-          t.methods[i] = std::find(chosen.begin(), chosen.end(),
-                                   stof::engine::TuneMethodName(stof::engine::AllTuneMethods()[i])) != chosen.end();
+        for (stof::app::TuneMethodRow& row : t.methods)
+          row.chosen = std::find(chosen.begin(), chosen.end(), stof::engine::TuneMethodName(row.method)) != chosen.end();
         t.budget = a.budget;
         t.seed = a.tune_seed;
         lab.StartTune();

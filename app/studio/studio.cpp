@@ -53,23 +53,57 @@ nlohmann::json WorkJson(const engine::LayoutWork& w) {
 }
 }  // namespace
 
-const char* PanelName(Panel p) {
-  switch (p) {
-    case Panel::kMask: return "mask";
-    case Panel::kLayout: return "layout";
-    case Panel::kSelection: return "selection";
-    case Panel::kExport: return "export";
-    case Panel::kFusion: return "fusion";
-    case Panel::kTune: return "tune";
-    case Panel::kProfile: return "profile";
+namespace {
+
+// The profile tab: the panel, with the studio's word on profiling and its actions.
+void DrawProfileTab(Studio& studio) {
+  LayerLab& lab = studio.Lab();
+  const GpuWorker& gpu = lab.Worker();
+  std::string status;
+  if (!gpu.Ready()) status = "starting the GPU worker";
+  else if (gpu.HasGpu()) status = "profiling runs on " + gpu.DeviceText();
+  else status = gpu.DeviceText() + ": open profiles or plans measured elsewhere";
+  const ProfilePanelActions a = DrawProfilePanel(lab.Profiles(), gpu.HasGpu() && !gpu.Busy(), status);
+  if (a.profile_now) lab.ProfileNow();
+  if (a.open) {
+    if (a.open_path.empty()) studio.Message(MessageLevel::kError, "open: give a profile or plan file");
+    else lab.OpenProfile(a.open_path);
   }
-  return "?";
 }
 
+// One tab of the side area, in the tab bar's order.
+struct PanelRow {
+  Panel panel;
+  const char* name;   // --panel, --also-panels, the state dump
+  const char* title;  // the tab
+  bool wide;          // the view needs the width more than the mask canvas does
+  // Draws the tab's body; true when it asks for the fusion view.
+  bool (*draw)(Studio& studio);
+};
+
+const PanelRow kPanels[] = {
+    {Panel::kMask, "mask", "Mask", false, [](Studio& s) { DrawMaskPanel(s); return false; }},
+    {Panel::kLayout, "layout", "Block layout", false, [](Studio& s) { DrawLayoutPanel(s); return false; }},
+    {Panel::kSelection, "selection", "Kernel selection", false, [](Studio& s) { DrawSelectionPanel(s); return false; }},
+    {Panel::kFusion, "fusion", "Fusion", true, [](Studio& s) { DrawFusionPanel(s.Lab()); return false; }},
+    {Panel::kTune, "tune", "Tune", true, [](Studio& s) { return DrawTunePanel(s.Lab(), s.Ui()); }},
+    {Panel::kProfile, "profile", "Profile", true, [](Studio& s) { DrawProfileTab(s); return false; }},
+    {Panel::kExport, "export", "Export", false, [](Studio& s) { DrawExportPanel(s); return false; }},
+};
+
+const PanelRow& RowOf(Panel p) {
+  for (const PanelRow& row : kPanels)
+    if (row.panel == p) return row;
+  return kPanels[0];
+}
+
+}  // namespace
+
+const char* PanelName(Panel p) { return RowOf(p).name; }
+
 engine::Expected<Panel> ParsePanel(const std::string& name, const std::string& what) {
-  for (Panel p : {Panel::kMask, Panel::kLayout, Panel::kSelection, Panel::kExport, Panel::kFusion,
-                  Panel::kTune, Panel::kProfile})
-    if (name == PanelName(p)) return p;
+  for (const PanelRow& row : kPanels)
+    if (name == row.name) return row.panel;
   return engine::Error{what + ": expected mask, layout, selection, export, fusion, tune or profile, got '" +
                        name + "'"};
 }
@@ -515,20 +549,6 @@ void Studio::DrawQuitDialog() {
   }
 }
 
-void Studio::DrawProfileView() {
-  std::string status;
-  if (!m_gpu->Ready()) status = "starting the GPU worker";
-  else if (m_gpu->HasGpu()) status = "profiling runs on " + m_gpu->DeviceText();
-  else status = m_gpu->DeviceText() + ": open profiles or plans measured elsewhere";
-  const ProfilePanelActions a =
-      DrawProfilePanel(m_lab->Profiles(), m_gpu->HasGpu() && !m_gpu->Busy(), status);
-  if (a.profile_now) m_lab->ProfileNow();
-  if (a.open) {
-    if (a.open_path.empty()) Message(MessageLevel::kError, "open: give a profile or plan file");
-    else m_lab->OpenProfile(a.open_path);
-  }
-}
-
 // ---- errors in full ------------------------------------------------------------------------
 // An error used to be one line of the status bar, clipped at the window's edge (issue 16).
 // Now it is a strip above the status bar, wrapped to the window's width, as tall as the text
@@ -661,7 +681,7 @@ void Studio::Draw() {
   const float error_h = ErrorStripHeight(ImGui::GetContentRegionAvail().x);
   const float body_h = ImGui::GetContentRegionAvail().y - status_h - error_h;
   // The fusion, tune and profile views need the width more than the mask canvas does.
-  const bool wide = m_panel == Panel::kFusion || m_panel == Panel::kTune || m_panel == Panel::kProfile;
+  const bool wide = RowOf(m_panel).wide;
   const float full = ImGui::GetContentRegionAvail().x;
   const float side = wide ? full * 0.80f : std::min(700.0f, std::max(420.0f, full * 0.44f));
   ImGui::BeginChild("canvas_area", ImVec2(full - side, body_h), true,
@@ -671,25 +691,13 @@ void Studio::Draw() {
   ImGui::SameLine();
   ImGui::BeginChild("side", ImVec2(0, body_h), true);
   if (ImGui::BeginTabBar("views")) {
-    const Panel panels[] = {Panel::kMask,   Panel::kLayout, Panel::kSelection, Panel::kFusion,
-                            Panel::kTune,   Panel::kProfile, Panel::kExport};
-    const char* titles[] = {"Mask", "Block layout", "Kernel selection", "Fusion", "Tune", "Profile", "Export"};
     bool to_fusion = false;
-    for (int i = 0; i < 7; ++i) {
-      const ImGuiTabItemFlags flags =
-          m_force_panel && m_panel == panels[i] ? ImGuiTabItemFlags_SetSelected : 0;
-      if (ImGui::BeginTabItem(titles[i], nullptr, flags)) {
-        if (!m_force_panel) m_panel = panels[i];
+    for (const PanelRow& row : kPanels) {
+      const ImGuiTabItemFlags flags = m_force_panel && m_panel == row.panel ? ImGuiTabItemFlags_SetSelected : 0;
+      if (ImGui::BeginTabItem(row.title, nullptr, flags)) {
+        if (!m_force_panel) m_panel = row.panel;
         ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
-        switch (panels[i]) {
-          case Panel::kMask: DrawMaskPanel(*this); break;
-          case Panel::kLayout: DrawLayoutPanel(*this); break;
-          case Panel::kSelection: DrawSelectionPanel(*this); break;
-          case Panel::kExport: DrawExportPanel(*this); break;
-          case Panel::kFusion: DrawFusionPanel(*m_lab); break;
-          case Panel::kTune: to_fusion = DrawTunePanel(*m_lab, m_ui); break;
-          case Panel::kProfile: DrawProfileView(); break;
-        }
+        to_fusion = row.draw(*this) || to_fusion;
         ImGui::EndChild();
         ImGui::EndTabItem();
       }

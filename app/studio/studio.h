@@ -203,7 +203,6 @@ class Studio {
   const std::string& StripError() const;
   float ErrorStripHeight(float width);  // 0 when there is no strip; records m_error_view
   void DrawErrorStrip(float height);
-  void DrawProfileView();
   std::string MaskLabel() const;
   void DrawQuitDialog();
   void HandleShortcuts();
