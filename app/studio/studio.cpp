@@ -169,6 +169,8 @@ engine::Status Studio::Init(const StudioOptions& options) {
                                                            : "--config " + options.model_config) +
                              ", --batch " + std::to_string(options.model_batch) + " at L = " +
                              std::to_string(m_doc.state.mask.Rows()) + ": " + m_lab->GraphError());
+  m_overlay = options.overlay;
+  if (options.zoom > 1.0) m_view.zoom = options.zoom;
   return engine::Status::Ok();
 }
 

@@ -5,8 +5,8 @@
 // and texels, layouts / selection / the block-size table run on the AnalysisWorker when the
 // mask version or a choice changes, and mask files are written by a SaveJob. Every piece of
 // panel state (export paths, sort order, pending preset) lives here in PanelUi, never in
-// function statics, so two studios never share it. main.cpp drives it; panels/ read it and
-// call its commands.
+// function statics, so two studios never share it. app_window.cpp draws it each frame and
+// batch_driver.cpp scripts it; panels/ read it and call its commands.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +33,8 @@
 
 namespace stof::app {
 
+enum class Overlay { kMask, kBlocksOverMask, kBlocks };
+
 // The embedded default: BigBird at L = 1024, BERT-base workload (batch 8, 12 heads, d = 64),
 // block 64 x 64, the local GPU's spec or the H100's when there is none.
 struct StudioOptions {
@@ -47,6 +49,8 @@ struct StudioOptions {
   std::string model = "bert-base";  // the layer of the fusion and tune views
   std::string model_config;         // a config.json instead of the preset
   int64_t model_batch = 8;
+  Overlay overlay = Overlay::kBlocksOverMask;  // the canvas' overlay
+  double zoom = 1.0;                           // the canvas' zoom (1 = fit)
 };
 
 enum class Panel { kMask, kLayout, kSelection, kExport, kFusion, kTune, kProfile };
@@ -55,7 +59,6 @@ const char* PanelName(Panel p);
 engine::Expected<Panel> ParsePanel(const std::string& name, const std::string& what = "--panel");
 
 enum class Tool { kInspect, kBrush, kLine, kRect, kBand };
-enum class Overlay { kMask, kBlocksOverMask, kBlocks };
 
 struct EditSettings {
   Tool tool = Tool::kInspect;
