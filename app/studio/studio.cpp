@@ -154,21 +154,21 @@ engine::Status Studio::Init(const StudioOptions& options) {
   auto mask = engine::Generate(*resolved);
   if (!mask.IsOk()) return mask.ToStatus();
   m_preset = *resolved;
-  m_doc.state = engine::MaskState{std::move(*mask), *resolved};
-  m_view = CanvasView{1.0, m_doc.state.mask.Cols() / 2.0, m_doc.state.mask.Rows() / 2.0};
-  MaskChanged(false);
+  m_doc.Replace(engine::MaskState{std::move(*mask), *resolved}, false);
+  m_view = CanvasView{1.0, Doc().state.mask.Cols() / 2.0, Doc().state.mask.Rows() / 2.0};
+  MaskReplaced();
   m_recent_path = options.recent_path;
   LoadRecent();
   if (!options.open.empty()) OpenFile(options.open);
   // Build that layer now at the mask's L: one that cannot be built (batch x L over the limit)
   // is refused at start like any other bad option, not left for the fusion view to show.
   m_lab->SetDevice(Device());
-  m_lab->SetMask(m_doc.state.mask, m_doc.version, m_doc.state.spec, MaskLabel());
+  m_lab->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
   if (!m_lab->GraphError().empty())
     return engine::MakeError((options.model_config.empty() ? "--model " + options.model
                                                            : "--config " + options.model_config) +
                              ", --batch " + std::to_string(options.model_batch) + " at L = " +
-                             std::to_string(m_doc.state.mask.Rows()) + ": " + m_lab->GraphError());
+                             std::to_string(Doc().state.mask.Rows()) + ": " + m_lab->GraphError());
   m_overlay = options.overlay;
   if (options.zoom > 1.0) m_view.zoom = options.zoom;
   return engine::Status::Ok();
@@ -176,23 +176,21 @@ engine::Status Studio::Init(const StudioOptions& options) {
 
 // ---- the document ------------------------------------------------------------------------
 
-void Studio::MaskChanged(bool dirty) {
-  ++m_doc.version;
-  m_doc.dirty = m_doc.dirty || dirty;
+void Studio::MaskReplaced() {
   RebuildOverview();
   RequestAnalysis();
 }
 
 void Studio::SetMask(engine::MaskState state, const std::string& path, const std::string& label) {
-  const bool resized = state.mask.Rows() != m_doc.state.mask.Rows();
+  const bool resized = state.mask.Rows() != Doc().state.mask.Rows();
   BeginGesture(label);
-  m_doc.state = std::move(state);
-  if (m_doc.state.spec) m_preset = *m_doc.state.spec;
-  m_doc.path = path;
-  if (resized) m_view = CanvasView{1.0, m_doc.state.mask.Cols() / 2.0, m_doc.state.mask.Rows() / 2.0};
-  MaskChanged(path.empty());
+  m_doc.Replace(std::move(state), path.empty());
+  if (Doc().state.spec) m_preset = *Doc().state.spec;
+  m_doc.SetPath(path);
+  if (resized) m_view = CanvasView{1.0, Doc().state.mask.Cols() / 2.0, Doc().state.mask.Rows() / 2.0};
+  MaskReplaced();
   EndGesture();
-  if (!path.empty()) m_doc.dirty = false;
+  if (!path.empty()) m_doc.MarkSaved(path, Doc().version);  // the document is the file
 }
 
 void Studio::OpenFile(const std::string& path) {
@@ -206,8 +204,8 @@ void Studio::OpenFile(const std::string& path) {
   SetMask(std::move(s), path, "open " + path);
   AddRecent(path);
   m_path_buffer = path;
-  Message(MessageLevel::kInfo, "opened " + path + " (" + std::to_string(m_doc.state.mask.Rows()) +
-                                   " x " + std::to_string(m_doc.state.mask.Cols()) + ")");
+  Message(MessageLevel::kInfo, "opened " + path + " (" + std::to_string(Doc().state.mask.Rows()) +
+                                   " x " + std::to_string(Doc().state.mask.Cols()) + ")");
 }
 
 void Studio::SaveFile(const std::string& path) {
@@ -216,8 +214,8 @@ void Studio::SaveFile(const std::string& path) {
     return Message(MessageLevel::kError, format.Message());
   EndGesture();
   // The job writes a snapshot; edits made while it runs keep the document "unsaved".
-  engine::Status s = m_save.Start(std::make_shared<const engine::Mask>(m_doc.state.mask), m_doc.state.spec,
-                                  path, m_doc.version);
+  engine::Status s = m_save.Start(std::make_shared<const engine::Mask>(Doc().state.mask), Doc().state.spec,
+                                  path, Doc().version);
   if (!s.IsOk()) return Message(MessageLevel::kError, s.Message());
   Message(MessageLevel::kInfo, "saving " + path + "...");
 }
@@ -229,12 +227,11 @@ void Studio::PollSave() {
     m_quit_after_save = false;
     return Message(MessageLevel::kError, r->status.Message());
   }
-  m_doc.path = r->path;
-  if (m_doc.version == r->version) m_doc.dirty = false;
+  m_doc.MarkSaved(r->path, r->version);
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.2f s", r->seconds);
   Message(MessageLevel::kInfo, "saved " + r->path + " in " + secs +
-                                   (m_doc.dirty ? " (the mask changed since: still unsaved)" : ""));
+                                   (Doc().dirty ? " (the mask changed since: still unsaved)" : ""));
   AddRecent(r->path);
   if (m_quit_after_save) {
     m_quit_after_save = false;
@@ -271,34 +268,25 @@ void Studio::ApplySpec(const engine::MaskSpec& spec, bool record) {
   if (!resolved.IsOk()) return Message(MessageLevel::kError, resolved.Message());
   auto mask = engine::Generate(*resolved);
   if (!mask.IsOk()) return Message(MessageLevel::kError, mask.Message());
-  const bool resized = mask->Rows() != m_doc.state.mask.Rows();
+  const bool resized = mask->Rows() != Doc().state.mask.Rows();
   if (record) BeginGesture("preset " + resolved->pattern);
-  m_doc.state = engine::MaskState{std::move(*mask), *resolved};
-  if (resized) m_view = CanvasView{1.0, m_doc.state.mask.Cols() / 2.0, m_doc.state.mask.Rows() / 2.0};
-  MaskChanged(true);
+  m_doc.Replace(engine::MaskState{std::move(*mask), *resolved}, true);
+  if (resized) m_view = CanvasView{1.0, Doc().state.mask.Cols() / 2.0, Doc().state.mask.Rows() / 2.0};
+  MaskReplaced();
   if (record) EndGesture();
   m_message.clear();
 }
 
-void Studio::BeginGesture(const std::string& label) {
-  if (m_gesture_before) return;
-  m_gesture_before = m_doc.state;
-  m_gesture_label = label;
-}
+void Studio::BeginGesture(const std::string& label) { m_doc.BeginGesture(label); }
 
 void Studio::EndGesture() {
-  if (!m_gesture_before) return;
-  m_history.Record(*m_gesture_before, m_doc.state, m_gesture_label);
-  m_gesture_before.reset();
-  RequestAnalysis();
+  if (m_doc.EndGesture()) RequestAnalysis();
 }
 
-void Studio::ApplyEdit(const engine::Expected<engine::CellRect>& changed) {
+void Studio::ApplyEdit(const EditCommand& edit) {
+  const engine::Expected<engine::CellRect> changed = m_doc.Apply(edit);
   if (!changed.IsOk()) return Message(MessageLevel::kError, changed.Message());
   if (changed->Empty()) return;
-  m_doc.state.spec.reset();
-  ++m_doc.version;
-  m_doc.dirty = true;
   UpdateOverview(*changed);
 }
 
@@ -307,10 +295,10 @@ void Studio::Redo() { StepHistory(true); }
 
 void Studio::StepHistory(bool redo) {
   EndGesture();
-  auto r = redo ? m_history.Redo(&m_doc.state) : m_history.Undo(&m_doc.state);
+  auto r = m_doc.Step(redo);
   if (!r.IsOk()) return Message(MessageLevel::kInfo, r.Message());
-  if (m_doc.state.spec) m_preset = *m_doc.state.spec;
-  MaskChanged(true);
+  if (Doc().state.spec) m_preset = *Doc().state.spec;
+  MaskReplaced();
   Message(MessageLevel::kInfo, (redo ? "redid " : "undid ") + *r);
 }
 
@@ -331,7 +319,7 @@ void Studio::SetBlockSize(int64_t block_m, int64_t block_n) {
 
 void Studio::SetWorkload(const engine::Workload& w) {
   engine::Workload next = w;
-  next.seq_len = m_doc.state.mask.Rows();
+  next.seq_len = Doc().state.mask.Rows();
   if (engine::Status s = next.Validate("workload"); !s.IsOk())
     return Message(MessageLevel::kError, s.Message());
   m_workload = next;
@@ -345,9 +333,9 @@ void Studio::SetDevice(int index) {
 }
 
 void Studio::RequestAnalysis() {
-  if (m_gesture_before) return;  // after the stroke
-  m_workload.seq_len = m_doc.state.mask.Rows();
-  RequestKey key{m_doc.version, m_block_m, m_block_n, m_workload, m_device_index};
+  if (m_doc.InGesture()) return;  // after the stroke
+  m_workload.seq_len = Doc().state.mask.Rows();
+  RequestKey key{Doc().version, m_block_m, m_block_n, m_workload, m_device_index};
   if (key == m_request_key) return;
   m_request_key = key;
   engine::AnalysisRequest req;
@@ -355,7 +343,7 @@ void Studio::RequestAnalysis() {
   req.block_n = m_block_n;
   req.workload = m_workload;
   req.device = Device();
-  m_worker.Submit(std::make_shared<const engine::Mask>(m_doc.state.mask), req, ++m_request_tag);
+  m_worker.Submit(std::make_shared<const engine::Mask>(Doc().state.mask), req, ++m_request_tag);
 }
 
 void Studio::PollAnalysis() {
@@ -374,7 +362,7 @@ void Studio::PollAnalysis() {
 }
 
 bool Studio::LayoutFits() const {
-  const engine::Mask& m = m_doc.state.mask;
+  const engine::Mask& m = Doc().state.mask;
   return m_analysis && m_analysis->layout.Rows() == m.Rows() && m_analysis->layout.Cols() == m.Cols();
 }
 
@@ -389,21 +377,21 @@ void Studio::OpenPlanFile(const std::string& path) {
   if (!mask.IsOk()) return Message(MessageLevel::kError, mask.Message());
   std::optional<engine::MaskSpec> spec;
   if (plan->mask.has_spec) spec = plan->mask.spec;
-  if (mask->HashHex() != m_doc.state.mask.HashHex())
+  if (mask->HashHex() != Doc().state.mask.HashHex())
     SetMask(engine::MaskState{*mask, spec}, "", "open plan");
-  m_lab->SetMask(m_doc.state.mask, m_doc.version, m_doc.state.spec, MaskLabel());
+  m_lab->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
   m_lab->OpenPlan(*plan, *mask, path);
   m_panel = Panel::kFusion;
   m_force_panel = true;
 }
 
 std::string Studio::MaskLabel() const {
-  if (m_doc.state.spec) return engine::Describe(*m_doc.state.spec);
-  return m_doc.path.empty() ? std::string("edited mask") : std::filesystem::path(m_doc.path).filename().string();
+  if (Doc().state.spec) return engine::Describe(*Doc().state.spec);
+  return Doc().path.empty() ? std::string("edited mask") : std::filesystem::path(Doc().path).filename().string();
 }
 
 bool Studio::AnalysisReady() const {
-  return !m_worker.Busy() && m_shown_tag == m_request_tag && !m_gesture_before;
+  return !m_worker.Busy() && m_shown_tag == m_request_tag && !m_doc.InGesture();
 }
 
 void Studio::ExportLayout(const std::string& path, engine::LayoutExportFormat format) {
@@ -420,8 +408,8 @@ void Studio::ExportPlan(const std::string& path) {
     return Message(MessageLevel::kError, "export plan: no kernel selection: " +
                                              (m_analysis ? m_analysis->selection_error : std::string("not ready")));
   if (path.empty()) return Message(MessageLevel::kError, "export plan: give a file path");
-  const engine::MaskSpec* spec = m_doc.state.spec ? &*m_doc.state.spec : nullptr;
-  const engine::Plan plan = engine::MakeAnalyticalPlan(m_doc.state.mask, spec, m_workload, Device(),
+  const engine::MaskSpec* spec = Doc().state.spec ? &*Doc().state.spec : nullptr;
+  const engine::Plan plan = engine::MakeAnalyticalPlan(Doc().state.mask, spec, m_workload, Device(),
                                                        m_analysis->selection, "stof-studio");
   if (engine::Status s = engine::SavePlan(path, plan); !s.IsOk())
     return Message(MessageLevel::kError, s.Message());
@@ -429,7 +417,7 @@ void Studio::ExportPlan(const std::string& path) {
 }
 
 CliCommands Studio::Commands() const {
-  CliMaskSource src{m_doc.state.spec, m_doc.path, !m_doc.dirty && !m_doc.path.empty()};
+  CliMaskSource src{Doc().state.spec, Doc().path, !Doc().dirty && !Doc().path.empty()};
   const engine::DeviceSpec& d = Device();
   return MakeCliCommands(src, m_block_m, m_block_n, m_workload,
                          d.source == "queried" ? std::string("local") : d.name);
@@ -444,7 +432,7 @@ uint64_t Studio::BlendSerial() const {
 // The overview keeps its unblended pixels, so a new layout or overlay mode re-blends them
 // (a table lookup per texel) without reading the mask again.
 void Studio::RebuildOverview() {
-  const engine::Mask& m = m_doc.state.mask;
+  const engine::Mask& m = Doc().state.mask;
   m_overview_step = std::max<int64_t>(1, (std::max(m.Rows(), m.Cols()) + kOverviewMaxSide - 1) / kOverviewMaxSide);
   RenderMaskPixels(m, 0, m.Rows(), 0, m.Cols(), m_overview_step, &m_overview_mask, &m_overview_w, &m_overview_h);
   UploadOverview(BlendSerial());
@@ -464,7 +452,7 @@ void Studio::UpdateOverview(const engine::CellRect& cells) {
   const int64_t x0 = cells.c0 / s, x1 = (cells.c1 + s - 1) / s;
   std::vector<uint32_t> px;
   int w = 0, h = 0;
-  RenderMaskPixels(m_doc.state.mask, y0 * s, y1 * s, x0 * s, x1 * s, s, &px, &w, &h);
+  RenderMaskPixels(Doc().state.mask, y0 * s, y1 * s, x0 * s, x1 * s, s, &px, &w, &h);
   for (int y = 0; y < h; ++y)  // keep the unblended copy current
     std::copy_n(px.begin() + static_cast<ptrdiff_t>(y) * w, w,
                 m_overview_mask.begin() + (y0 + y) * m_overview_w + x0);
@@ -483,11 +471,11 @@ void Studio::RefreshTextures() {
 }
 
 const Texture& Studio::Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  const DetailKey key{m_doc.version, BlendSerial(), r0, r1, c0, c1};
+  const DetailKey key{Doc().version, BlendSerial(), r0, r1, c0, c1};
   if (!(key == m_detail_key)) {
     std::vector<uint32_t> px;
     int w = 0, h = 0;
-    RenderMaskPixels(m_doc.state.mask, r0, r1, c0, c1, 1, &px, &w, &h);
+    RenderMaskPixels(Doc().state.mask, r0, r1, c0, c1, 1, &px, &w, &h);
     if (key.blend != 0) BlendBlockClasses(m_analysis->layout, m_block_classes, r0, c0, 1, w, h, &px);
     m_detail.Upload(px, w, h);
     m_detail_key = key;
@@ -496,7 +484,7 @@ const Texture& Studio::Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
 }
 
 void Studio::ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  const engine::Mask& m = m_doc.state.mask;
+  const engine::Mask& m = Doc().state.mask;
   const double span = static_cast<double>(std::max<int64_t>(1, std::max(r1 - r0, c1 - c0)));
   m_view.zoom = std::max(1.0, static_cast<double>(std::max(m.Rows(), m.Cols())) / (span * 1.25));
   m_view.cx = (c0 + c1) / 2.0;
@@ -520,7 +508,7 @@ bool Studio::RequestQuit() {
     Message(MessageLevel::kInfo, "quitting once " + m_save.Path() + " is written");
     return false;
   }
-  if (!m_doc.dirty || m_quit_confirmed) return true;
+  if (!Doc().dirty || m_quit_confirmed) return true;
   m_quit_dialog = true;
   return false;
 }
@@ -532,11 +520,11 @@ void Studio::DrawQuitDialog() {
   }
   ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   if (ImGui::BeginPopupModal("Unsaved changes", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::Text("The mask has changes that are not saved%s%s.", m_doc.path.empty() ? "" : " to ",
-                m_doc.path.c_str());
+    ImGui::Text("The mask has changes that are not saved%s%s.", Doc().path.empty() ? "" : " to ",
+                Doc().path.c_str());
     ImGui::TextUnformatted("Save them in the path field's file, quit without saving, or go back.");
     if (ImGui::Button("Save and quit")) {
-      SaveFile(m_path_buffer.empty() ? m_doc.path : m_path_buffer);
+      SaveFile(m_path_buffer.empty() ? Doc().path : m_path_buffer);
       m_quit_after_save = m_save.Busy();  // PollSave quits once the file is written
       ImGui::CloseCurrentPopup();
     }
@@ -637,8 +625,8 @@ void Studio::DrawStatusBar() {
     ImGui::SameLine();
   }
   ImGui::Text("| %.0f fps | L = %lld | undo %lld%s | %s", ImGui::GetIO().Framerate,
-              static_cast<long long>(m_doc.state.mask.Rows()),
-              static_cast<long long>(m_history.UndoCount()), m_doc.dirty ? " | unsaved" : "",
+              static_cast<long long>(Doc().state.mask.Rows()),
+              static_cast<long long>(History().UndoCount()), Doc().dirty ? " | unsaved" : "",
               Device().name.c_str());
   if (m_device_index == m_initial_device && !m_device_note.empty()) {
     ImGui::SameLine(0, 4);
@@ -663,7 +651,7 @@ void Studio::Draw() {
   PollSave();
   for (GpuWorker::Done& done : m_gpu->TakeDone()) done();
   m_lab->SetDevice(Device());
-  m_lab->SetMask(m_doc.state.mask, m_doc.version, m_doc.state.spec, MaskLabel());
+  m_lab->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
   {
     bool error = false;
     std::string text;
@@ -722,13 +710,13 @@ void Studio::Draw() {
 // ---- state dump --------------------------------------------------------------------------
 
 nlohmann::json Studio::StateJson() const {
-  const engine::Mask& m = m_doc.state.mask;
+  const engine::Mask& m = Doc().state.mask;
   nlohmann::json j;
-  j["mask"] = {{"spec", m_doc.state.spec ? engine::MaskSpecToJson(*m_doc.state.spec) : nlohmann::json()},
+  j["mask"] = {{"spec", Doc().state.spec ? engine::MaskSpecToJson(*Doc().state.spec) : nlohmann::json()},
                {"seq_len", m.Rows()}, {"nnz", m.Count()}, {"density", m.Density()},
-               {"hash", m.HashHex()}, {"path", m_doc.path}, {"dirty", m_doc.dirty},
-               {"version", m_doc.version}};
-  j["history"] = {{"undo", m_history.UndoCount()}, {"redo", m_history.RedoCount()}};
+               {"hash", m.HashHex()}, {"path", Doc().path}, {"dirty", Doc().dirty},
+               {"version", Doc().version}};
+  j["history"] = {{"undo", History().UndoCount()}, {"redo", History().RedoCount()}};
   j["panel"] = PanelName(m_panel);
   j["block"] = {{"block_m", m_block_m}, {"block_n", m_block_n}};
   j["device"] = Device().name;

@@ -20,6 +20,7 @@
 #include "app/studio/cli_command.h"
 #include "app/studio/gpu_worker.h"
 #include "app/studio/layer_lab.h"
+#include "app/studio/mask_document.h"
 #include "app/studio/save_job.h"
 #include "app/studio/widgets/texture.h"
 #include "engine/analysis/layout_analysis.h"
@@ -27,8 +28,6 @@
 #include "engine/core/workload.h"
 #include "engine/device/device_spec.h"
 #include "engine/layout/layout_export.h"
-#include "engine/mask/mask_edit.h"
-#include "engine/mask/mask_history.h"
 #include "engine/mask/mask_spec.h"
 
 namespace stof::app {
@@ -69,13 +68,6 @@ struct EditSettings {
   // The canvas gesture in progress: line / rectangle anchor, last brush cell.
   bool active = false;
   int64_t anchor_r = 0, anchor_c = 0, last_r = 0, last_c = 0;
-};
-
-struct Document {
-  engine::MaskState state;  // bits + generator spec (reset by a hand edit)
-  std::string path;         // the file last opened or saved ("" = none)
-  bool dirty = false;       // changed since opened / saved
-  uint64_t version = 1;     // bumped on every change of the bits or the spec
 };
 
 // The canvas view: zoom 1 fits the mask; (cx, cy) is the cell at the canvas centre.
@@ -132,15 +124,15 @@ class Studio {
   bool RequestQuit();
   bool QuitConfirmed() const { return m_quit_confirmed; }
 
-  // Mask edits from the canvas: Begin captures the state for undo, End records it.
+  // Mask edits from the canvas: Begin captures the state for undo, End records it (and
+  // requests the analysis); ApplyEdit changes the cells and re-sends the changed texels.
   void BeginGesture(const std::string& label);
   void EndGesture();
-  void ApplyEdit(const engine::Expected<engine::CellRect>& changed);
+  void ApplyEdit(const EditCommand& edit);
 
   // ---- state read by the panels ----------------------------------------------------------
-  const Document& Doc() const { return m_doc; }
-  Document& MutableDoc() { return m_doc; }
-  const engine::MaskHistory& History() const { return m_history; }
+  const Document& Doc() const { return m_doc.Get(); }
+  const engine::MaskHistory& History() const { return m_doc.History(); }
   EditSettings& Edit() { return m_edit; }
   CanvasView& View() { return m_view; }
   Overlay& OverlayMode() { return m_overlay; }
@@ -188,7 +180,7 @@ class Studio {
 
  private:
   void StepHistory(bool redo);
-  void MaskChanged(bool dirty);    // version bump, textures, analysis request
+  void MaskReplaced();             // after a whole-mask change: textures, analysis request
   void RequestAnalysis();
   void PollAnalysis();
   void RebuildOverview();
@@ -210,10 +202,7 @@ class Studio {
   void DrawQuitDialog();
   void HandleShortcuts();
 
-  Document m_doc;
-  engine::MaskHistory m_history;
-  std::optional<engine::MaskState> m_gesture_before;
-  std::string m_gesture_label;
+  MaskDocument m_doc;
   EditSettings m_edit;
   CanvasView m_view;
   Overlay m_overlay = Overlay::kBlocksOverMask;

@@ -116,11 +116,11 @@ void Tooltip(const Studio& studio, int64_t row, int64_t col) {
 void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, int64_t col) {
   EditSettings& e = studio.Edit();
   const ImGuiIO& io = ImGui::GetIO();
-  engine::Mask* mask = &studio.MutableDoc().state.mask;
+  const engine::Mask& mask = studio.Doc().state.mask;
   const engine::EditOptions opt{!e.erase, e.symmetric};
-  const bool in_mask = row >= 0 && col >= 0 && row < mask->Rows() && col < mask->Cols();
-  const int64_t r = std::clamp<int64_t>(row, 0, mask->Rows() - 1);
-  const int64_t c = std::clamp<int64_t>(col, 0, mask->Cols() - 1);
+  const bool in_mask = row >= 0 && col >= 0 && row < mask.Rows() && col < mask.Cols();
+  const int64_t r = std::clamp<int64_t>(row, 0, mask.Rows() - 1);
+  const int64_t c = std::clamp<int64_t>(col, 0, mask.Cols() - 1);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 preview = IM_COL32(86, 180, 233, 255);
 
@@ -131,11 +131,11 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
     switch (e.tool) {
       case Tool::kBrush:
         studio.BeginGesture(e.erase ? "erase" : "brush");
-        studio.ApplyEdit(engine::PaintBrush(mask, r, c, e.brush, opt));
+        studio.ApplyEdit(EditCommand::Brush(r, c, e.brush, opt));
         break;
       case Tool::kBand:
         studio.BeginGesture("band");
-        studio.ApplyEdit(engine::PaintBand(mask, r, c, e.band_width, opt));
+        studio.ApplyEdit(EditCommand::Band(r, c, e.band_width, opt));
         e.active = false;
         break;
       default: break;
@@ -144,7 +144,7 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
   if (!e.active) {
     if (e.tool == Tool::kBand && hovered && in_mask) {  // preview the band's edges
       const double off = static_cast<double>(c - r), w = static_cast<double>(e.band_width);
-      const double n = static_cast<double>(mask->Rows());
+      const double n = static_cast<double>(mask.Rows());
       for (double k : {off - w + 1, off + w}) {
         dl->AddLine(g.Screen(std::max(0.0, -k), std::max(0.0, k)),
                     g.Screen(std::min(n, n - k), std::min(n, n + k)), preview, 1.5f);
@@ -154,7 +154,7 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
   }
   if (io.MouseDown[ImGuiMouseButton_Left]) {
     if (e.tool == Tool::kBrush && (r != e.last_r || c != e.last_c)) {
-      studio.ApplyEdit(engine::PaintLine(mask, e.last_r, e.last_c, r, c, e.brush, opt));
+      studio.ApplyEdit(EditCommand::Line(e.last_r, e.last_c, r, c, e.brush, opt));
       e.last_r = r;
       e.last_c = c;
     } else if (e.tool == Tool::kLine) {
@@ -169,10 +169,10 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
   // Released: finish line / rectangle; Studio ends the gesture once no button is down.
   if (e.tool == Tool::kLine) {
     studio.BeginGesture("line");
-    studio.ApplyEdit(engine::PaintLine(mask, e.anchor_r, e.anchor_c, r, c, e.brush, opt));
+    studio.ApplyEdit(EditCommand::Line(e.anchor_r, e.anchor_c, r, c, e.brush, opt));
   } else if (e.tool == Tool::kRect) {
     studio.BeginGesture("rectangle");
-    studio.ApplyEdit(engine::PaintRect(mask, e.anchor_r, e.anchor_c, r, c, opt));
+    studio.ApplyEdit(EditCommand::Rect(e.anchor_r, e.anchor_c, r, c, opt));
   }
   e.active = false;
 }
