@@ -33,8 +33,6 @@
 namespace stof::app {
 
 namespace {
-constexpr int64_t kOverviewMaxSide = 2048;
-
 nlohmann::json StatsJson(const engine::LayoutStats& s) {
   return {{"block_m", s.block_m},         {"block_n", s.block_n},
           {"block_rows", s.block_rows},   {"block_cols", s.block_cols},
@@ -177,7 +175,7 @@ engine::Status Studio::Init(const StudioOptions& options) {
 // ---- the document ------------------------------------------------------------------------
 
 void Studio::MaskReplaced() {
-  RebuildOverview();
+  m_textures.Rebuild(Doc().state.mask, ShownBlend());
   RequestAnalysis();
 }
 
@@ -287,7 +285,7 @@ void Studio::ApplyEdit(const EditCommand& edit) {
   const engine::Expected<engine::CellRect> changed = m_doc.Apply(edit);
   if (!changed.IsOk()) return Message(MessageLevel::kError, changed.Message());
   if (changed->Empty()) return;
-  UpdateOverview(*changed);
+  m_textures.Update(Doc().state.mask, *changed, LatestLayout());
 }
 
 void Studio::Undo() { StepHistory(false); }
@@ -335,35 +333,12 @@ void Studio::SetDevice(int index) {
 void Studio::RequestAnalysis() {
   if (m_doc.InGesture()) return;  // after the stroke
   m_workload.seq_len = Doc().state.mask.Rows();
-  RequestKey key{Doc().version, m_block_m, m_block_n, m_workload, m_device_index};
-  if (key == m_request_key) return;
-  m_request_key = key;
   engine::AnalysisRequest req;
   req.block_m = m_block_m;
   req.block_n = m_block_n;
   req.workload = m_workload;
   req.device = Device();
-  m_worker.Submit(std::make_shared<const engine::Mask>(Doc().state.mask), req, ++m_request_tag);
-}
-
-void Studio::PollAnalysis() {
-  std::optional<AnalysisResult> r = m_worker.Poll();
-  if (!r) return;
-  m_shown_tag = r->tag;
-  m_analysis_seconds = r->seconds;
-  if (r->analysis) {
-    m_analysis = r->analysis;
-    ++m_analysis_serial;
-    m_block_classes = engine::BlockClassMatrix(m_analysis->layout);
-    m_analysis_error.clear();
-  } else {
-    m_analysis_error = r->error;
-  }
-}
-
-bool Studio::LayoutFits() const {
-  const engine::Mask& m = Doc().state.mask;
-  return m_analysis && m_analysis->layout.Rows() == m.Rows() && m_analysis->layout.Cols() == m.Cols();
+  m_analyses.Request(Doc().state.mask, Doc().version, req, m_device_index);
 }
 
 bool Studio::JobsIdle() const {
@@ -391,26 +366,28 @@ std::string Studio::MaskLabel() const {
 }
 
 bool Studio::AnalysisReady() const {
-  return !m_worker.Busy() && m_shown_tag == m_request_tag && !m_doc.InGesture();
+  return m_analyses.UpToDate() && !m_doc.InGesture();
 }
 
 void Studio::ExportLayout(const std::string& path, engine::LayoutExportFormat format) {
-  if (!m_analysis) return Message(MessageLevel::kError, "export: no layout yet");
+  const engine::MaskAnalysis* analysis = Analysis();
+  if (!analysis) return Message(MessageLevel::kError, "export: no layout yet");
   if (path.empty()) return Message(MessageLevel::kError, "export: give a file path");
-  if (engine::Status s = engine::SaveLayout(path, m_analysis->layout, format); !s.IsOk())
+  if (engine::Status s = engine::SaveLayout(path, analysis->layout, format); !s.IsOk())
     return Message(MessageLevel::kError, s.Message());
   Message(MessageLevel::kInfo, std::string("wrote the ") + engine::LayoutExportFormatName(format) +
                                    " layout to " + path);
 }
 
 void Studio::ExportPlan(const std::string& path) {
-  if (!m_analysis || !m_analysis->has_selection)
+  const engine::MaskAnalysis* analysis = Analysis();
+  if (!analysis || !analysis->has_selection)
     return Message(MessageLevel::kError, "export plan: no kernel selection: " +
-                                             (m_analysis ? m_analysis->selection_error : std::string("not ready")));
+                                             (analysis ? analysis->selection_error : std::string("not ready")));
   if (path.empty()) return Message(MessageLevel::kError, "export plan: give a file path");
   const engine::MaskSpec* spec = Doc().state.spec ? &*Doc().state.spec : nullptr;
   const engine::Plan plan = engine::MakeAnalyticalPlan(Doc().state.mask, spec, m_workload, Device(),
-                                                       m_analysis->selection, "stof-studio");
+                                                       analysis->selection, "stof-studio");
   if (engine::Status s = engine::SavePlan(path, plan); !s.IsOk())
     return Message(MessageLevel::kError, s.Message());
   Message(MessageLevel::kInfo, "wrote the plan to " + path);
@@ -425,62 +402,17 @@ CliCommands Studio::Commands() const {
 
 // ---- textures ----------------------------------------------------------------------------
 
-uint64_t Studio::BlendSerial() const {
-  return m_overlay == Overlay::kBlocksOverMask && LayoutFits() ? m_analysis_serial : 0;
+LayoutBlend Studio::LatestLayout() const {
+  const engine::MaskAnalysis* a = m_analyses.Latest();
+  return a ? LayoutBlend{m_analyses.Serial(), &a->layout, &m_analyses.BlockClasses()} : LayoutBlend{};
 }
 
-// The overview keeps its unblended pixels, so a new layout or overlay mode re-blends them
-// (a table lookup per texel) without reading the mask again.
-void Studio::RebuildOverview() {
-  const engine::Mask& m = Doc().state.mask;
-  m_overview_step = std::max<int64_t>(1, (std::max(m.Rows(), m.Cols()) + kOverviewMaxSide - 1) / kOverviewMaxSide);
-  RenderMaskPixels(m, 0, m.Rows(), 0, m.Cols(), m_overview_step, &m_overview_mask, &m_overview_w, &m_overview_h);
-  UploadOverview(BlendSerial());
-}
-
-void Studio::UploadOverview(uint64_t blend) {
-  m_overview_blend = blend;
-  std::vector<uint32_t> px = m_overview_mask;
-  if (blend != 0)
-    BlendBlockClasses(m_analysis->layout, m_block_classes, 0, 0, m_overview_step, m_overview_w, m_overview_h, &px);
-  m_overview.Upload(px, m_overview_w, m_overview_h);
-}
-
-void Studio::UpdateOverview(const engine::CellRect& cells) {
-  const int64_t s = m_overview_step;
-  const int64_t y0 = cells.r0 / s, y1 = (cells.r1 + s - 1) / s;
-  const int64_t x0 = cells.c0 / s, x1 = (cells.c1 + s - 1) / s;
-  std::vector<uint32_t> px;
-  int w = 0, h = 0;
-  RenderMaskPixels(Doc().state.mask, y0 * s, y1 * s, x0 * s, x1 * s, s, &px, &w, &h);
-  for (int y = 0; y < h; ++y)  // keep the unblended copy current
-    std::copy_n(px.begin() + static_cast<ptrdiff_t>(y) * w, w,
-                m_overview_mask.begin() + (y0 + y) * m_overview_w + x0);
-  if (m_overview_blend != 0 && m_overview_blend == m_analysis_serial)
-    BlendBlockClasses(m_analysis->layout, m_block_classes, y0 * s, x0 * s, s, w, h, &px);
-  m_overview.UpdateRegion(px, static_cast<int>(x0), static_cast<int>(y0), w, h);
-}
-
-void Studio::RefreshTextures() {
-  if (m_analysis && m_block_texture_serial != m_analysis_serial && m_overlay == Overlay::kBlocks) {
-    UploadBlockTexture(m_analysis->layout, &m_block_texture);
-    m_block_texture_serial = m_analysis_serial;
-  }
-  if (const uint64_t blend = BlendSerial(); blend != m_overview_blend && !m_overview_mask.empty())
-    UploadOverview(blend);
+LayoutBlend Studio::ShownBlend() const {
+  return m_overlay == Overlay::kBlocksOverMask && LayoutFits() ? LatestLayout() : LayoutBlend{};
 }
 
 const Texture& Studio::Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  const DetailKey key{Doc().version, BlendSerial(), r0, r1, c0, c1};
-  if (!(key == m_detail_key)) {
-    std::vector<uint32_t> px;
-    int w = 0, h = 0;
-    RenderMaskPixels(Doc().state.mask, r0, r1, c0, c1, 1, &px, &w, &h);
-    if (key.blend != 0) BlendBlockClasses(m_analysis->layout, m_block_classes, r0, c0, 1, w, h, &px);
-    m_detail.Upload(px, w, h);
-    m_detail_key = key;
-  }
-  return m_detail;
+  return m_textures.Detail(Doc().state.mask, Doc().version, ShownBlend(), r0, r1, c0, c1);
 }
 
 void Studio::ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
@@ -560,7 +492,7 @@ float StripButtonsWidth() {
 
 const std::string& Studio::StripError() const {
   static const std::string kNone;
-  const std::string& e = !m_analysis_error.empty()                 ? m_analysis_error
+  const std::string& e = !m_analyses.Error().empty()               ? m_analyses.Error()
                          : m_message_level == MessageLevel::kError ? m_message
                                                                    : kNone;
   return e == m_dismissed_error ? kNone : e;
@@ -616,12 +548,11 @@ void Studio::DrawStatusBar() {
                        m_save.Seconds());
     ImGui::SameLine();
   }
-  if (m_worker.Busy()) {
-    ImGui::ProgressBar(static_cast<float>(m_worker.Progress()), ImVec2(220, 0),
-                       m_worker.Stage().c_str());
+  if (const AnalysisWorker& worker = m_analyses.Worker(); worker.Busy()) {
+    ImGui::ProgressBar(static_cast<float>(worker.Progress()), ImVec2(220, 0), worker.Stage().c_str());
     ImGui::SameLine();
-  } else if (m_analysis) {
-    ImGui::Text("analysis %.0f ms", m_analysis_seconds * 1000.0);
+  } else if (Analysis()) {
+    ImGui::Text("analysis %.0f ms", m_analyses.Seconds() * 1000.0);
     ImGui::SameLine();
   }
   ImGui::Text("| %.0f fps | L = %lld | undo %lld%s | %s", ImGui::GetIO().Framerate,
@@ -636,7 +567,7 @@ void Studio::DrawStatusBar() {
   ImGui::TextUnformatted("|");
   ImGui::SameLine();
   // Errors are in the strip above; a dismissed one comes back from here.
-  const bool error = !m_analysis_error.empty() || m_message_level == MessageLevel::kError;
+  const bool error = !m_analyses.Error().empty() || m_message_level == MessageLevel::kError;
   if (!error) {
     ImGui::TextUnformatted(m_message.c_str());
   } else if (StripError().empty()) {
@@ -647,7 +578,7 @@ void Studio::DrawStatusBar() {
 }
 
 void Studio::Draw() {
-  PollAnalysis();
+  m_analyses.Poll();
   PollSave();
   for (GpuWorker::Done& done : m_gpu->TakeDone()) done();
   m_lab->SetDevice(Device());
@@ -658,7 +589,7 @@ void Studio::Draw() {
     if (m_lab->TakeMessage(&error, &text)) Message(error ? MessageLevel::kError : MessageLevel::kInfo, text);
   }
   HandleShortcuts();
-  RefreshTextures();
+  m_textures.Refresh(ShownBlend(), LatestLayout(), m_overlay == Overlay::kBlocks);
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
@@ -727,9 +658,9 @@ nlohmann::json Studio::StateJson() const {
   j["saving"] = m_save.Busy();
   j["recent"] = m_recent;
   j["canvas"] = {{"overlay", m_overlay == Overlay::kMask ? "mask" : m_overlay == Overlay::kBlocks ? "blocks" : "blocks-over-mask"},
-                 {"mask_blended", m_overview_blend != 0}};
-  if (m_analysis) {
-    const engine::MaskAnalysis& a = *m_analysis;
+                 {"mask_blended", m_textures.OverviewBlended()}};
+  if (Analysis()) {
+    const engine::MaskAnalysis& a = *Analysis();
     j["layout"] = StatsJson(a.stats);
     j["work"] = WorkJson(a.work);
     j["row_valid"] = a.row_valid;
@@ -760,7 +691,7 @@ nlohmann::json Studio::StateJson() const {
                       {"lines", m_error_view.lines}, {"text_height", m_error_view.text_height},
                       {"strip_height", m_error_view.strip_height},
                       {"scrolls", m_error_view.scrolls}};
-  if (!m_analysis_error.empty()) j["analysis_error"] = m_analysis_error;
+  if (!m_analyses.Error().empty()) j["analysis_error"] = m_analyses.Error();
   j["lab"] = m_lab->StateJson();
   return j;
 }

@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "app/studio/analysis_worker.h"
+#include "app/studio/analysis_cache.h"
 #include "app/studio/cli_command.h"
 #include "app/studio/gpu_worker.h"
 #include "app/studio/layer_lab.h"
 #include "app/studio/mask_document.h"
+#include "app/studio/mask_textures.h"
 #include "app/studio/save_job.h"
-#include "app/studio/widgets/texture.h"
 #include "engine/analysis/layout_analysis.h"
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
@@ -135,8 +135,8 @@ class Studio {
   const engine::MaskHistory& History() const { return m_doc.History(); }
   EditSettings& Edit() { return m_edit; }
   CanvasView& View() { return m_view; }
-  Overlay& OverlayMode() { return m_overlay; }
-  Panel& CurrentPanel() { return m_panel; }
+  Overlay OverlayMode() const { return m_overlay; }
+  void SetOverlay(Overlay overlay) { m_overlay = overlay; }  // the textures follow in Draw()
   void ShowPanel(Panel p) {  // selects the tab on the next frame
     m_panel = p;
     m_force_panel = true;
@@ -148,14 +148,11 @@ class Studio {
   int DeviceIndex() const { return m_device_index; }
   const engine::DeviceSpec& Device() const { return m_devices[static_cast<size_t>(m_device_index)]; }
   // The latest finished analysis (may be for an older mask version while one is running).
-  const engine::MaskAnalysis* Analysis() const { return m_analysis.get(); }
+  const engine::MaskAnalysis* Analysis() const { return m_analyses.Latest(); }
   // Bumped each time Analysis() is replaced (caches keyed on it never alias).
-  uint64_t AnalysisSerial() const { return m_analysis_serial; }
+  uint64_t AnalysisSerial() const { return m_analyses.Serial(); }
   // The analysis' layout has the mask's shape (it may still be one version behind).
-  bool LayoutFits() const;
-  const std::string& AnalysisError() const { return m_analysis_error; }
-  const AnalysisWorker& Worker() const { return m_worker; }
-  double AnalysisSeconds() const { return m_analysis_seconds; }
+  bool LayoutFits() const { return m_analyses.Fits(Doc().state.mask); }
   CliCommands Commands() const;
   const std::vector<std::string>& Recent() const { return m_recent; }
   PanelUi& Ui() { return m_ui; }
@@ -164,30 +161,16 @@ class Studio {
 
   // Textures, kept current by Draw() (the canvas draws them). In the "blocks over mask" mode
   // the mask textures come with the block classes blended in (one quad per frame).
-  const Texture& MaskOverview() const { return m_overview; }
-  int64_t OverviewStep() const { return m_overview_step; }
-  const Texture& BlockTexture() const { return m_block_texture; }  // opaque, "blocks only"
-  struct DetailKey {
-    uint64_t version = 0;
-    uint64_t blend = 0;  // the analysis serial blended in, 0 = none
-    int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
-    bool operator==(const DetailKey&) const = default;
-  };
-  // The exact-cell texture of rows [r0, r1) x cols [c0, c1), rebuilt only when the rectangle,
-  // the mask version or the blended layout changes.
+  const MaskTextures& Textures() const { return m_textures; }
+  // The exact-cell texture of rows [r0, r1) x cols [c0, c1) (MaskTextures::Detail).
   const Texture& Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
-  const DetailKey& DetailRect() const { return m_detail_key; }
 
  private:
   void StepHistory(bool redo);
   void MaskReplaced();             // after a whole-mask change: textures, analysis request
   void RequestAnalysis();
-  void PollAnalysis();
-  void RebuildOverview();
-  void UpdateOverview(const engine::CellRect& cells);
-  void RefreshTextures();          // block texture and overview blend after a new analysis
-  uint64_t BlendSerial() const;    // the analysis serial to blend into the mask textures, or 0
-  void UploadOverview(uint64_t blend);  // m_overview_mask, blended with that serial (0: none)
+  LayoutBlend LatestLayout() const;  // the latest analysis' layout (serial 0: none yet)
+  LayoutBlend ShownBlend() const;    // the layout the mask textures blend in (serial 0: none)
   void SetMask(engine::MaskState state, const std::string& path, const std::string& label);
   void LoadRecent();
   void AddRecent(const std::string& path);
@@ -215,30 +198,8 @@ class Studio {
   std::string m_device_note;  // why the start-up device was chosen, for the status line
   engine::MaskSpec m_preset;
 
-  AnalysisWorker m_worker;
-  struct RequestKey {
-    uint64_t version = 0;
-    int64_t block_m = 0, block_n = 0;
-    engine::Workload workload;
-    int device = -1;
-    bool operator==(const RequestKey&) const = default;
-  };
-  RequestKey m_request_key;
-  uint64_t m_request_tag = 0;       // tag of the newest submitted analysis
-  uint64_t m_shown_tag = 0;         // tag of m_analysis
-  std::shared_ptr<const engine::MaskAnalysis> m_analysis;
-  uint64_t m_analysis_serial = 0;
-  std::vector<uint8_t> m_block_classes;  // engine::BlockClassMatrix of m_analysis->layout
-  std::string m_analysis_error;
-  double m_analysis_seconds = 0;
-  uint64_t m_block_texture_serial = 0;
-
-  Texture m_overview, m_block_texture, m_detail;
-  int64_t m_overview_step = 1;
-  std::vector<uint32_t> m_overview_mask;  // the overview's mask pixels before blending
-  int m_overview_w = 0, m_overview_h = 0;
-  uint64_t m_overview_blend = 0;          // the serial blended into m_overview
-  DetailKey m_detail_key;
+  AnalysisCache m_analyses;
+  MaskTextures m_textures;
 
   SaveJob m_save;
   // Declared in this order so the lab (which holds a reference) dies before the worker.

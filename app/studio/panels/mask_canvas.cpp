@@ -56,7 +56,7 @@ void DrawToolbar(Studio& studio) {
   ImGui::SetNextItemWidth(135);
   const char* overlays[] = {"Mask", "Blocks + mask", "Blocks"};
   int ov = static_cast<int>(studio.OverlayMode());
-  if (ImGui::Combo("##overlay", &ov, overlays, 3)) studio.OverlayMode() = static_cast<Overlay>(ov);
+  if (ImGui::Combo("##overlay", &ov, overlays, 3)) studio.SetOverlay(static_cast<Overlay>(ov));
   ImGui::SameLine();
   if (ImGui::Button("Fit")) {
     const engine::Mask& m = studio.Doc().state.mask;
@@ -234,12 +234,13 @@ void DrawMaskCanvas(Studio& studio) {
   dl->PushClipRect(g.p0, g.p1, true);
   const Overlay overlay = studio.OverlayMode();
   if (overlay != Overlay::kBlocks && vr0 < vr1 && vc0 < vc1) {
-    const Texture& ov = studio.MaskOverview();
-    const int64_t step = studio.OverviewStep();
+    const MaskTextures& textures = studio.Textures();
+    const Texture& ov = textures.Overview();
+    const int64_t step = textures.OverviewStep();
     if (step > 1 && vr1 - vr0 <= kDetailMaxCells && vc1 - vc0 <= kDetailMaxCells) {
       const Texture& detail = studio.Detail(vr0 / 64 * 64, std::min(m.Rows(), (vr1 + 63) / 64 * 64),
                                             vc0 / 64 * 64, std::min(m.Cols(), (vc1 + 63) / 64 * 64));
-      const Studio::DetailKey& k = studio.DetailRect();
+      const MaskTextures::DetailKey& k = textures.DetailRect();
       dl->AddImage(detail.Id(), g.Screen(static_cast<double>(k.r0), static_cast<double>(k.c0)),
                    g.Screen(static_cast<double>(k.r1), static_cast<double>(k.c1)));
     } else if (ov.Valid()) {
@@ -249,9 +250,9 @@ void DrawMaskCanvas(Studio& studio) {
   }
   const engine::MaskAnalysis* a = studio.Analysis();
   const bool layout_fits = studio.LayoutFits();
-  if (overlay == Overlay::kBlocks && layout_fits && studio.BlockTexture().Valid()) {
+  if (overlay == Overlay::kBlocks && layout_fits && studio.Textures().BlockTexture().Valid()) {
     const engine::BlockLayout& l = a->layout;
-    dl->AddImage(studio.BlockTexture().Id(), g.Screen(0, 0),
+    dl->AddImage(studio.Textures().BlockTexture().Id(), g.Screen(0, 0),
                  g.Screen(static_cast<double>(l.BlockRows() * l.BlockM()),
                           static_cast<double>(l.BlockCols() * l.BlockN())));
   }
