@@ -1,12 +1,15 @@
 // Studio: the session and UI state of stof-studio and its frame. It owns the mask document
-// (bits, generator spec, file, unsaved flag), the undo history, the edit tool settings, the
-// view choices (block size, overlay, workload, device) and the latest analysis, and draws the
-// panels each frame. Heavy work never runs per frame: mask edits touch only the changed cells
-// and texels, layouts / selection / the block-size table run on the AnalysisWorker when the
-// mask version or a choice changes, and mask files are written by a SaveJob. Every piece of
-// panel state (export paths, sort order, pending preset) lives here in PanelUi, never in
-// function statics, so two studios never share it. app_window.cpp draws it each frame and
-// batch_driver.cpp scripts it; panels/ read it and call its commands.
+// with its undo history (MaskDocument), the edit tool settings, the view choices (block size,
+// overlay, workload, device), the latest analysis (AnalysisCache), the canvas textures
+// (MaskTextures), the layer of the fusion / tune / profile views (LayerLab) and the
+// recent-files list, and draws the window each frame (studio_frame.cpp). Heavy work never
+// runs per frame: mask edits touch only the changed cells and texels, layouts / selection /
+// the block-size table run on the AnalysisWorker when the mask version or a choice changes,
+// and mask files are written by a SaveJob. Every piece of panel state (export paths, sort
+// order, pending preset) lives here in PanelUi, never in function statics, so two studios
+// never share it. app_window.cpp draws it each frame and batch_driver.cpp scripts it; panels/
+// read it and call its commands; StateJson (studio_state_json.cpp) is what --dump-state
+// writes.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +26,7 @@
 #include "app/studio/mask_document.h"
 #include "app/studio/mask_textures.h"
 #include "app/studio/save_job.h"
+#include "app/studio/widgets/error_strip.h"
 #include "engine/analysis/layout_analysis.h"
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
@@ -74,9 +78,24 @@ struct EditSettings {
 struct CanvasView {
   double zoom = 1.0;
   double cx = 0, cy = 0;
+  static CanvasView Fitting(const engine::Mask& m) { return {1.0, m.Cols() / 2.0, m.Rows() / 2.0}; }
+};
+
+// The devices the views predict for: the built-in specs, this GPU's queried spec first when
+// there is one.
+struct DeviceChoice {
+  std::vector<engine::DeviceSpec> devices;
+  int index = 0;     // the chosen one
+  int initial = 0;   // the start-up choice
+  std::string note;  // why the start-up device was chosen, for the status line
+  const engine::DeviceSpec& Current() const { return devices[static_cast<size_t>(index)]; }
 };
 
 enum class MessageLevel { kInfo, kError };
+struct StatusMessage {  // the status line's text (an error also shows in the error strip)
+  MessageLevel level = MessageLevel::kInfo;
+  std::string text;
+};
 
 // Panel widgets' own state (what a panel shows between frames but the engine never needs).
 struct PanelUi {
@@ -96,57 +115,50 @@ class Studio {
  public:
   engine::Status Init(const StudioOptions& options);
   void Draw();                       // one frame of UI over the whole window
-  nlohmann::json StateJson() const;  // what the GUI tests check
+  nlohmann::json StateJson() const;  // what --dump-state writes and the GUI tests check
   bool AnalysisReady() const;        // the shown analysis matches the current inputs
   bool JobsIdle() const;             // no GPU job queued or running, every result landed
 
-  // ---- commands (panels and main.cpp) ----------------------------------------------------
+  // ---- commands (panels, the window and the batch driver) ------------------------------------
   void OpenFile(const std::string& path);        // errors become the status message
   void SaveFile(const std::string& path);        // starts a SaveJob; the result comes later
   bool Saving() const { return m_save.Busy(); }
   void ApplySpec(const engine::MaskSpec& spec, bool record);  // regenerate from a preset
   void Undo();
   void Redo();
+  // Mask edits from the canvas: BeginGesture captures the state for undo (Draw records the
+  // step once no button is down); ApplyEdit changes the cells and re-sends their texels.
+  void BeginGesture(const std::string& label);
+  void ApplyEdit(const EditCommand& edit);
   void SetBlockSize(int64_t block_m, int64_t block_n);
   void SetWorkload(const engine::Workload& w);
-  void SetDevice(int index);                     // into Devices()
+  void SetDevice(int index);                     // into Devices().devices
+  void SetOverlay(Overlay overlay) { m_overlay = overlay; }  // the textures follow in Draw()
+  void ShowPanel(Panel p) {                      // selects the tab on the next frame
+    m_panel = p;
+    m_force_panel = true;
+  }
+  void ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
   void ExportLayout(const std::string& path, engine::LayoutExportFormat format);
   void ExportPlan(const std::string& path);
   // A tuned plan (stof tune, or exported here): its mask goes into the editor, its layer and
   // scheme into the fusion view, its measurements into the profile runs (a baseline).
   void OpenPlanFile(const std::string& path);
-  LayerLab& Lab() { return *m_lab; }
-  const LayerLab& Lab() const { return *m_lab; }
   void Message(MessageLevel level, const std::string& text);
-  void ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
   // Quitting: returns true when the window may close now; otherwise the unsaved-changes
   // dialog opens and the user decides.
   bool RequestQuit();
-  bool QuitConfirmed() const { return m_quit_confirmed; }
+  bool QuitConfirmed() const { return m_quit.confirmed; }
 
-  // Mask edits from the canvas: Begin captures the state for undo, End records it (and
-  // requests the analysis); ApplyEdit changes the cells and re-sends the changed texels.
-  void BeginGesture(const std::string& label);
-  void EndGesture();
-  void ApplyEdit(const EditCommand& edit);
-
-  // ---- state read by the panels ----------------------------------------------------------
+  // ---- state read by the panels -------------------------------------------------------------
   const Document& Doc() const { return m_doc.Get(); }
   const engine::MaskHistory& History() const { return m_doc.History(); }
-  EditSettings& Edit() { return m_edit; }
-  CanvasView& View() { return m_view; }
   Overlay OverlayMode() const { return m_overlay; }
-  void SetOverlay(Overlay overlay) { m_overlay = overlay; }  // the textures follow in Draw()
-  void ShowPanel(Panel p) {  // selects the tab on the next frame
-    m_panel = p;
-    m_force_panel = true;
-  }
   int64_t BlockM() const { return m_block_m; }
   int64_t BlockN() const { return m_block_n; }
   const engine::Workload& Workload() const { return m_workload; }
-  const std::vector<engine::DeviceSpec>& Devices() const { return m_devices; }
-  int DeviceIndex() const { return m_device_index; }
-  const engine::DeviceSpec& Device() const { return m_devices[static_cast<size_t>(m_device_index)]; }
+  const DeviceChoice& Devices() const { return m_devices; }
+  const engine::DeviceSpec& Device() const { return m_devices.Current(); }
   // The latest finished analysis (may be for an older mask version while one is running).
   const engine::MaskAnalysis* Analysis() const { return m_analyses.Latest(); }
   // Bumped each time Analysis() is replaced (caches keyed on it never alias).
@@ -155,18 +167,25 @@ class Studio {
   bool LayoutFits() const { return m_analyses.Fits(Doc().state.mask); }
   CliCommands Commands() const;
   const std::vector<std::string>& Recent() const { return m_recent; }
-  PanelUi& Ui() { return m_ui; }
-  std::string& PathBuffer() { return m_path_buffer; }
-  engine::MaskSpec& PresetSpec() { return m_preset; }
-
+  LayerLab& Lab() { return *m_lab; }
+  const LayerLab& Lab() const { return *m_lab; }
   // Textures, kept current by Draw() (the canvas draws them). In the "blocks over mask" mode
   // the mask textures come with the block classes blended in (one quad per frame).
   const MaskTextures& Textures() const { return m_textures; }
   // The exact-cell texture of rows [r0, r1) x cols [c0, c1) (MaskTextures::Detail).
   const Texture& Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
 
+  // ---- widget state the panels edit in place (nothing else depends on it at once) ----------
+  EditSettings& Edit() { return m_edit; }
+  CanvasView& View() { return m_view; }
+  PanelUi& Ui() { return m_ui; }
+  std::string& PathBuffer() { return m_path_buffer; }  // the file bar's path field
+  engine::MaskSpec& PresetSpec() { return m_preset; }  // the Mask tab's generator widgets
+
  private:
+  // studio.cpp: the document, the choices, the analysis, files.
   void StepHistory(bool redo);
+  void EndGesture();               // records the open gesture's undo step, requests the analysis
   void MaskReplaced();             // after a whole-mask change: textures, analysis request
   void RequestAnalysis();
   LayoutBlend LatestLayout() const;  // the latest analysis' layout (serial 0: none yet)
@@ -175,13 +194,13 @@ class Studio {
   void LoadRecent();
   void AddRecent(const std::string& path);
   void PollSave();
-  void DrawStatusBar();
-  // The error shown in full above the status line: the analysis error, else an error message;
-  // "" when there is none or the user dismissed it.
-  const std::string& StripError() const;
-  float ErrorStripHeight(float width);  // 0 when there is no strip; records m_error_view
-  void DrawErrorStrip(float height);
   std::string MaskLabel() const;
+  // The error shown in full above the status line: the analysis error, else an error message;
+  // "" when there is none (the strip also hides one the user dismissed).
+  const std::string& CurrentError() const;
+  // studio_frame.cpp: the window shell.
+  void DrawTabs(float height);
+  void DrawStatusBar();
   void DrawQuitDialog();
   void HandleShortcuts();
 
@@ -190,39 +209,30 @@ class Studio {
   CanvasView m_view;
   Overlay m_overlay = Overlay::kBlocksOverMask;
   Panel m_panel = Panel::kMask;
+  bool m_force_panel = true;  // select m_panel's tab on the next frame
   int64_t m_block_m = 64, m_block_n = 64;
   engine::Workload m_workload;
-  std::vector<engine::DeviceSpec> m_devices;
-  int m_device_index = 0;
-  int m_initial_device = 0;
-  std::string m_device_note;  // why the start-up device was chosen, for the status line
+  DeviceChoice m_devices;
   engine::MaskSpec m_preset;
 
   AnalysisCache m_analyses;
   MaskTextures m_textures;
-
   SaveJob m_save;
   // Declared in this order so the lab (which holds a reference) dies before the worker.
   std::unique_ptr<GpuWorker> m_gpu;
   std::unique_ptr<LayerLab> m_lab;
-  bool m_quit_after_save = false;  // "Save and quit", or a quit while a save ran
   PanelUi m_ui;
 
-  std::string m_message;
-  MessageLevel m_message_level = MessageLevel::kInfo;
-  std::string m_dismissed_error;  // the error the user closed; a new one shows again
-  struct ErrorView {              // the strip as last drawn (for --dump-state)
-    bool shown = false;
-    int lines = 0;                // wrapped lines of the message
-    float text_height = 0, strip_height = 0;
-    bool scrolls = false;         // over kErrorStripLines: the strip scrolls
-  } m_error_view;
+  StatusMessage m_message;
+  ErrorStrip m_error_strip;
   std::vector<std::string> m_recent;
   std::string m_recent_path;
   std::string m_path_buffer;
-  bool m_quit_dialog = false;
-  bool m_force_panel = true;   // select m_panel's tab on the next frame
-  bool m_quit_confirmed = false;
+  struct Quit {
+    bool after_save = false;  // "Save and quit", or a quit while a save ran
+    bool dialog = false;      // open the unsaved-changes dialog on the next frame
+    bool confirmed = false;   // the window may close
+  } m_quit;
 };
 
 }  // namespace stof::app

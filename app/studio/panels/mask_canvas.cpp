@@ -60,7 +60,7 @@ void DrawToolbar(Studio& studio) {
   ImGui::SameLine();
   if (ImGui::Button("Fit")) {
     const engine::Mask& m = studio.Doc().state.mask;
-    studio.View() = CanvasView{1.0, m.Cols() / 2.0, m.Rows() / 2.0};
+    studio.View() = CanvasView::Fitting(m);
   }
 }
 
