@@ -3,7 +3,7 @@
 // device) differ from the last one's, and only then is the mask copied; Poll picks up the
 // finished result at the start of a frame and keeps the block classes the textures blend in.
 // The shown analysis may be one version behind the mask while a newer one runs. Studio owns
-// one; panels read it through Studio::Analysis() and Studio::Analyses().
+// one; panels read it through Studio::Analysis(), AnalysisSerial() and LayoutFits().
 #pragma once
 
 #include <cstdint>

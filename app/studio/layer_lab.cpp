@@ -282,7 +282,8 @@ void LayerLab::TuneLanded(TuneJobResult done) {
     return r.session.model_us ? *r.session.model_us : r.session.result.total_us;
   };
   const MethodResult& best = *std::min_element(
-      m_results.begin(), m_results.end(), [&](const MethodResult& a, const MethodResult& b) { return key(a) < key(b); });
+      m_results.begin(), m_results.end(),
+      [&](const MethodResult& a, const MethodResult& b) { return key(a) < key(b); });
   const engine::TuneResult& r = best.session.result;
   m_plan = best.session.plan;
   m_plan_label = std::string("tuned here (") + engine::TuneMethodName(r.method) + ")";

@@ -1,8 +1,9 @@
 // DrawMaskCanvas (mask_canvas.h). Per frame: one textured quad (the mask, with the block
 // classes pre-blended in "blocks over mask"; the block texture in "blocks only"), grid lines
 // only for the visible cells / blocks, one tooltip. The exact-cell "detail" texture (masks
-// larger than the 2048-texel overview) is rebuilt by Studio only when the visible rectangle,
-// rounded out to 64 cells, the mask version or the blended layout changes.
+// larger than the 2048-texel overview) is rebuilt by MaskTextures only when the visible
+// rectangle, rounded out to 64 cells, the mask version or the blended layout changes. Edits
+// go to Studio as EditCommands.
 #include "app/studio/panels/mask_canvas.h"
 
 #include <imgui.h>
