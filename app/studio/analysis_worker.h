@@ -2,7 +2,8 @@
 // layouts, the selection and the block-size table of an L = 16384 mask never stall a frame.
 // The GUI submits an immutable mask snapshot with a tag (the mask version); a newer Submit
 // cancels the running job (checked between stages). Progress comes back through atomics,
-// results as immutable snapshots that Studio picks up with Poll() at the start of a frame.
+// results as immutable snapshots that AnalysisCache picks up with Poll() at the start of a
+// frame.
 #pragma once
 
 #include <atomic>

@@ -16,78 +16,10 @@
 #include "engine/plan/plan_choices.h"
 #include "engine/tune/cost_source.h"
 #include "engine/tune/segment_model.h"
-#include "engine/tune/tune_cache.h"
 #include "profiler/ladder_profile.h"
 #include "profiler/layer_profile.h"
 
 namespace stof::app {
-
-namespace {
-
-// The tuner's events into TuneLive (on the worker thread, under the shared mutex).
-class LiveObserver : public engine::TuneObserver {
- public:
-  LiveObserver(std::shared_ptr<std::mutex> mutex, std::shared_ptr<TuneLive> live,
-               std::string method, JobContext& ctx)
-      : m_mutex(std::move(mutex)), m_live(std::move(live)), m_method(std::move(method)), m_ctx(ctx) {
-    std::lock_guard<std::mutex> lock(*m_mutex);
-    m_live->traces.push_back({m_method, {}, {}});
-    m_trace = m_live->traces.size() - 1;
-    ++m_live->version;
-  }
-  void OnStage(const engine::TuneProgress& p) override { Progress(p); }
-  void OnProgress(const engine::TuneProgress& p) override { Progress(p); }
-  void OnCandidate(const engine::CandidateEvent& e, const engine::TuneProgress& p) override {
-    if (!e.cost.Ok()) return;
-    std::lock_guard<std::mutex> lock(*m_mutex);
-    m_live->points.push_back({m_method, engine::SegmentLabel(e.segment), e.tmpl, e.choice,
-                              e.cost.predicted_us, e.cost.us, e.cost.measured});
-    m_live->progress = p;
-    ++m_live->version;
-  }
-  void OnBest(const engine::BestEvent& e, const engine::TuneProgress&) override {
-    std::lock_guard<std::mutex> lock(*m_mutex);
-    TuneLive::Trace& t = m_live->traces[m_trace];
-    t.t_s.push_back(e.elapsed_s);
-    t.best_us.push_back(e.total_us);
-    ++m_live->version;
-  }
-  void OnReward(const engine::RewardEvent& e, const engine::TuneProgress&) override {
-    std::lock_guard<std::mutex> lock(*m_mutex);
-    m_live->rewards.push_back({engine::SegmentLabel(e.segment), e.iteration, e.samples, e.gain_us,
-                               e.best_us});
-    ++m_live->version;
-  }
-
- private:
-  void Progress(const engine::TuneProgress& p) {
-    {
-      std::lock_guard<std::mutex> lock(*m_mutex);
-      m_live->progress = p;
-      ++m_live->version;
-    }
-    const std::string text = TuneProgressText(p);
-    m_ctx.progress(text, p.fraction);
-  }
-  std::shared_ptr<std::mutex> m_mutex;
-  std::shared_ptr<TuneLive> m_live;
-  std::string m_method;
-  JobContext& m_ctx;
-  size_t m_trace = 0;
-};
-
-}  // namespace
-
-std::string TuneProgressText(const engine::TuneProgress& p) {
-  char best[40] = "-";
-  if (p.best_us > 0) std::snprintf(best, sizeof best, "%.1f us", p.best_us);
-  char left[40] = "";
-  if (p.remaining_s >= 0) std::snprintf(left, sizeof left, ", ~%.0f s left", p.remaining_s);
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%s %s: %lld candidates, best %s, %.1f s%s", p.method.c_str(),
-                p.stage.c_str(), static_cast<long long>(p.candidates), best, p.elapsed_s, left);
-  return buf;
-}
 
 namespace {
 
@@ -109,8 +41,7 @@ std::string Hex(const std::string& code) {
 }  // namespace
 
 LayerLab::LayerLab(GpuWorker& worker)
-    : m_worker(worker), m_live_mutex(std::make_shared<std::mutex>()),
-      m_live(std::make_shared<TuneLive>()) {}
+    : m_worker(worker), m_live(std::make_shared<TuneLiveFeed>()) {}
 
 void LayerLab::Message(bool error, const std::string& text) {
   m_message_error = error;
@@ -309,16 +240,6 @@ bool LayerLab::SetSchemeCode(const std::string& text) {
   return true;
 }
 
-TuneLive LayerLab::LiveSnapshot() const {
-  std::lock_guard<std::mutex> lock(*m_live_mutex);
-  return *m_live;
-}
-
-uint64_t LayerLab::LiveVersion() const {
-  std::lock_guard<std::mutex> lock(*m_live_mutex);
-  return m_live->version;
-}
-
 void LayerLab::StartTune() {
   if (m_tuning) return;
   if (!m_graph || !m_mask) {
@@ -326,8 +247,8 @@ void LayerLab::StartTune() {
     return;
   }
   std::vector<engine::TuneMethod> methods;
-  for (int i = 0; i < 4; ++i)
-    if (m_settings.methods[i]) methods.push_back(engine::AllTuneMethods()[static_cast<size_t>(i)]);
+  for (const TuneMethodRow& row : m_settings.methods)
+    if (row.chosen) methods.push_back(row.method);
   if (methods.empty()) {
     Message(true, "tune: choose at least one method");
     return;
@@ -338,81 +259,46 @@ void LayerLab::StartTune() {
     return;
   }
   o.seed = m_settings.seed;
-  {
-    std::lock_guard<std::mutex> lock(*m_live_mutex);
-    *m_live = TuneLive{};
-  }
+  m_live->Reset();
   m_results.clear();
   m_tune_error.clear();
   m_tuning = true;
-  const engine::OpGraph graph = *m_graph;
-  auto mask = m_mask;
-  const std::optional<engine::MaskSpec> spec = m_spec;
-  const engine::DeviceSpec device = m_device;
-  const bool use_cache = m_settings.use_cache;
+  const TuneJobRequest request{*m_graph, m_mask, m_spec, m_device, methods, o, m_settings.use_cache};
   auto live = m_live;
-  auto live_mutex = m_live_mutex;
-  m_worker.Submit("tune", [=, this](JobContext& ctx) -> GpuWorker::Done {
-    std::vector<MethodResult> results;
-    std::string error;
-    std::optional<engine::TuneCache> cache;
-    if (use_cache && ctx.backend) {
-      auto c = engine::TuneCache::Open(engine::DefaultTuneCachePath());
-      if (c.IsOk()) cache = std::move(*c);
-    }
-    for (engine::TuneMethod m : methods) {
-      if (ctx.cancel->load()) break;
-      engine::TuneSessionRequest rq;
-      rq.graph = graph;
-      rq.mask = mask.get();
-      rq.spec = spec;
-      rq.backend = ctx.backend;
-      rq.gpu = ctx.backend != nullptr;
-      rq.device = device;
-      rq.options = o;
-      rq.options.method = m;
-      rq.options.cancel = ctx.cancel;
-      rq.cache = cache ? &*cache : nullptr;
-      rq.created_by = "stof-studio";
-      LiveObserver observer(live_mutex, live, engine::TuneMethodName(m), ctx);
-      auto s = engine::RunTuneSession(rq, &observer);
-      if (!s.IsOk()) {
-        error = std::string(engine::TuneMethodName(m)) + ": " + s.Message();
-        break;
-      }
-      results.push_back({std::move(*s)});
-    }
-    return [this, results = std::move(results), error]() mutable {
-      m_tuning = false;
-      m_results = std::move(results);
-      m_tune_error = error;
-      if (!error.empty()) Message(true, "tune: " + error);
-      if (m_results.empty()) return;
-      // The result shown: the fastest method (whole model when measured, else per layer).
-      const auto key = [](const MethodResult& r) {
-        return r.session.model_us ? *r.session.model_us : r.session.result.total_us;
-      };
-      const MethodResult& best = *std::min_element(
-          m_results.begin(), m_results.end(),
-          [&](const MethodResult& a, const MethodResult& b) { return key(a) < key(b); });
-      const engine::TuneResult& r = best.session.result;
-      m_plan = best.session.plan;
-      m_plan_label = std::string("tuned here (") + engine::TuneMethodName(r.method) + ")";
-      if (m_graph && r.scheme.Code().size() == m_graph->ops.size()) {
-        m_scheme = r.scheme;
-        m_choices = r.choices;
-        m_measured.clear();
-        for (const engine::SegmentResult& s : r.segments)
-          m_measured.push_back(s.cost.measured ? std::optional<double>(s.cost.us) : std::nullopt);
-        SchemeChanged(std::string("tuned: ") + engine::TuneMethodName(r.method));
-      }
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "tuned (%s): %.1f us per layer (%s), %s",
-                    engine::TuneMethodName(r.method), r.total_us,
-                    r.measured ? "measured" : "predicted", r.stopped_by.c_str());
-      Message(false, buf);
-    };
+  m_worker.Submit("tune", [this, request, live](JobContext& ctx) -> GpuWorker::Done {
+    TuneJobResult done = RunTuneJob(request, *live, ctx);
+    return [this, done = std::move(done)]() mutable { TuneLanded(std::move(done)); };
   });
+}
+
+void LayerLab::TuneLanded(TuneJobResult done) {
+  m_tuning = false;
+  m_results = std::move(done.results);
+  m_tune_error = done.error;
+  if (!done.error.empty()) Message(true, "tune: " + done.error);
+  if (m_results.empty()) return;
+  // The result shown: the fastest method (whole model when measured, else per layer).
+  const auto key = [](const MethodResult& r) {
+    return r.session.model_us ? *r.session.model_us : r.session.result.total_us;
+  };
+  const MethodResult& best = *std::min_element(
+      m_results.begin(), m_results.end(),
+      [&](const MethodResult& a, const MethodResult& b) { return key(a) < key(b); });
+  const engine::TuneResult& r = best.session.result;
+  m_plan = best.session.plan;
+  m_plan_label = std::string("tuned here (") + engine::TuneMethodName(r.method) + ")";
+  if (m_graph && r.scheme.Code().size() == m_graph->ops.size()) {
+    m_scheme = r.scheme;
+    m_choices = r.choices;
+    m_measured.clear();
+    for (const engine::SegmentResult& s : r.segments)
+      m_measured.push_back(s.cost.measured ? std::optional<double>(s.cost.us) : std::nullopt);
+    SchemeChanged(std::string("tuned: ") + engine::TuneMethodName(r.method));
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "tuned (%s): %.1f us per layer (%s), %s", engine::TuneMethodName(r.method),
+                r.total_us, r.measured ? "measured" : "predicted", r.stopped_by.c_str());
+  Message(false, buf);
 }
 
 void LayerLab::CancelJobs() {

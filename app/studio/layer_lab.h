@@ -2,8 +2,9 @@
 // holds the layer being studied (a model preset or config.json at a batch size, with the
 // editor's mask and its L), the fusion scheme shown (default, edited by clicks, tuned, or a
 // loaded plan's) with each segment's template and predicted or measured time and bytes, the
-// attention block's fusion ladder, the tuning runs (live traces fed by the tuner's observer
-// on the GpuWorker, results, the tuned plan), "run plan" reports and the profiles shown.
+// attention block's fusion ladder, the tuning runs (tune_job.h: live traces fed by the
+// tuner's observer on the GpuWorker; here the results and the tuned plan), "run plan"
+// reports and the profiles shown (profile_view_state.h).
 // Every heavy step (tuning, measuring, profiling) is a GpuWorker job; predictions of the shown
 // scheme are recomputed only when the layer, mask or scheme changes. Studio owns one and
 // forwards the mask; panels/fusion_panel, tune_panel and profile_panel read it and call its
@@ -12,14 +13,14 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/studio/gpu_worker.h"
-#include "app/studio/panels/profile_panel.h"
+#include "app/studio/profile_view_state.h"
+#include "app/studio/tune_job.h"
 #include "app/studio/widgets/plots.h"
 #include "engine/device/device_spec.h"
 #include "engine/fusion/fusion_scheme.h"
@@ -53,49 +54,11 @@ struct SegmentView {
   std::string predict_error;
 };
 
-// What the tuner's observer saw, shared between the worker (writer) and the GUI (reader).
-struct TuneLive {
-  struct Trace {                       // best layer latency over time, one per method run
-    std::string method;
-    std::vector<double> t_s, best_us;
-  };
-  struct Point {                       // one evaluated candidate
-    std::string method, segment, tmpl, choice;
-    double predicted_us = 0, us = 0;
-    bool measured = false;
-  };
-  struct Reward {                      // STOF stage 2
-    std::string segment;
-    int64_t iteration = 0, samples = 0;
-    double gain_us = 0, best_us = 0;
-  };
-  std::vector<Trace> traces;
-  std::vector<Point> points;
-  std::vector<Reward> rewards;
-  engine::TuneProgress progress;
-  uint64_t version = 0;
-};
-
 // The tune view's plot series, rebuilt only when TuneLive::version moves.
 struct TunePlots {
   uint64_t version = ~uint64_t{0};
   std::vector<plots::Series> best, scatter, rewards;
   TuneLive live;
-};
-
-// "stof stage 2: parameters: 97 candidates, best 142.3 us, 0.8 s, ~1 s left": the status bar's
-// and the tune view's line for the tuner's progress.
-std::string TuneProgressText(const engine::TuneProgress& p);
-
-struct TuneSettings {
-  bool methods[4] = {true, false, false, false};  // stof, gtco, mcfuser, exhaustive
-  std::string budget = "60s";
-  uint64_t seed = 1;
-  bool use_cache = false;   // the user's tune cache file (off: every candidate measured)
-};
-
-struct MethodResult {
-  engine::TuneSessionResult session;
 };
 
 struct PlanRunReport {
@@ -141,8 +104,8 @@ class LayerLab {
   void StartTune();
   void CancelJobs();
   bool Tuning() const { return m_tuning; }
-  TuneLive LiveSnapshot() const;
-  uint64_t LiveVersion() const;
+  TuneLive LiveSnapshot() const { return m_live->Snapshot(); }
+  uint64_t LiveVersion() const { return m_live->Version(); }
   const std::vector<MethodResult>& Results() const { return m_results; }
   const engine::Plan* TunedPlan() const { return m_plan ? &*m_plan : nullptr; }
   const std::string& PlanLabel() const { return m_plan_label; }
@@ -171,6 +134,7 @@ class LayerLab {
   void SchemeChanged(const std::string& source);
   void RecomputeSegments();
   void RecomputeLadder();
+  void TuneLanded(TuneJobResult done);  // on the GUI thread: results, plan, scheme shown
   void Message(bool error, const std::string& text);
   engine::DeviceSpec PredictDevice() const;
 
@@ -196,8 +160,7 @@ class LayerLab {
 
   TuneSettings m_settings;
   bool m_tuning = false;
-  std::shared_ptr<std::mutex> m_live_mutex;
-  std::shared_ptr<TuneLive> m_live;
+  std::shared_ptr<TuneLiveFeed> m_live;
   std::vector<MethodResult> m_results;
   std::optional<engine::Plan> m_plan;
   std::string m_plan_label;

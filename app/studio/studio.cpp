@@ -1,28 +1,14 @@
-// Studio (studio.h): commands, the analysis and save round trips, the recent-files list,
-// textures and the frame's layout (file bar on top, canvas left, tabbed panels right, status
-// bar at the bottom).
+// Studio (studio.h): start-up, the commands on the document, the choices and the analysis,
+// the save round trip, the recent-files list, plans and exports. The frame is drawn by
+// studio_frame.cpp, the state dump written by studio_state_json.cpp.
 #include "app/studio/studio.h"
 
-#include <imgui.h>
-
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
-#include "app/studio/panels/export_panel.h"
-#include "app/studio/panels/file_bar.h"
-#include "app/studio/panels/fusion_panel.h"
-#include "app/studio/panels/profile_panel.h"
-#include "app/studio/panels/tune_panel.h"
-#include "app/studio/panels/layout_panel.h"
-#include "app/studio/panels/mask_canvas.h"
-#include "app/studio/panels/mask_panel.h"
-#include "app/studio/panels/selection_panel.h"
-#include "app/studio/widgets/error_text.h"
 #include "engine/core/recent_files.h"
 #include "engine/mask/mask_io.h"
-#include "engine/mask/mask_json.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/plan_build.h"
 
@@ -33,46 +19,37 @@
 namespace stof::app {
 
 namespace {
-constexpr int64_t kOverviewMaxSide = 2048;
 
-nlohmann::json StatsJson(const engine::LayoutStats& s) {
-  return {{"block_m", s.block_m},         {"block_n", s.block_n},
-          {"block_rows", s.block_rows},   {"block_cols", s.block_cols},
-          {"nnz", s.nnz},                 {"density", s.density},
-          {"full_blocks", s.full_blocks}, {"part_blocks", s.part_blocks},
-          {"empty_blocks", s.empty_blocks}, {"valid_block_ratio", s.valid_block_ratio},
-          {"index_bytes", s.index_bytes}, {"bitmap_bytes", s.bitmap_bytes},
-          {"wasted_fraction", s.wasted_fraction},
-          {"min_blocks_per_row", s.min_blocks_per_row},
-          {"max_blocks_per_row", s.max_blocks_per_row}};
-}
-
-nlohmann::json WorkJson(const engine::LayoutWork& w) {
-  return {{"block_kernel_flops", w.block_kernel_flops}, {"valid_flops", w.valid_flops},
-          {"wasted_flops", w.wasted_flops}, {"wasted_fraction", w.wasted_fraction}};
-}
-}  // namespace
-
-const char* PanelName(Panel p) {
-  switch (p) {
-    case Panel::kMask: return "mask";
-    case Panel::kLayout: return "layout";
-    case Panel::kSelection: return "selection";
-    case Panel::kExport: return "export";
-    case Panel::kFusion: return "fusion";
-    case Panel::kTune: return "tune";
-    case Panel::kProfile: return "profile";
+// The devices at start: the built-in specs, with this GPU's queried spec first when there is
+// one; the choice is --device's built-in spec, else this GPU, else the H100.
+engine::Expected<DeviceChoice> StartDevices(const std::string& device) {
+  DeviceChoice c;
+  c.devices = engine::BuiltinDevices();
+  for (size_t i = 0; i < c.devices.size(); ++i)
+    if (c.devices[i].name == "H100-SXM-80GB") c.index = static_cast<int>(i);
+#ifdef STOF_WITH_KERNELS
+  if (auto local = kernels::QueryDeviceSpec(0); local.IsOk()) {
+    c.devices.insert(c.devices.begin(), *local);
+    c.index = 0;
+    c.note = "this GPU";
+  } else {
+    c.note = "built-in spec: " + local.Message();
   }
-  return "?";
+#else
+  c.note = "built-in spec: this build has no CUDA";
+#endif
+  if (!device.empty()) {
+    auto d = engine::FindBuiltinDevice(device);
+    if (!d.IsOk()) return d.ToStatus();
+    for (size_t i = 0; i < c.devices.size(); ++i)
+      if (c.devices[i].name == d->name && c.devices[i].source == "built-in") c.index = static_cast<int>(i);
+    c.note = "chosen with --device";
+  }
+  c.initial = c.index;
+  return c;
 }
 
-engine::Expected<Panel> ParsePanel(const std::string& name, const std::string& what) {
-  for (Panel p : {Panel::kMask, Panel::kLayout, Panel::kSelection, Panel::kExport, Panel::kFusion,
-                  Panel::kTune, Panel::kProfile})
-    if (name == PanelName(p)) return p;
-  return engine::Error{what + ": expected mask, layout, selection, export, fusion, tune or profile, got '" +
-                       name + "'"};
-}
+}  // namespace
 
 engine::Status Studio::Init(const StudioOptions& options) {
   auto panel = ParsePanel(options.panel);
@@ -83,32 +60,9 @@ engine::Status Studio::Init(const StudioOptions& options) {
   m_block_n = options.block_n;
   m_workload = options.workload;
 
-  m_devices = engine::BuiltinDevices();
-  int h100 = 0;
-  for (size_t i = 0; i < m_devices.size(); ++i)
-    if (m_devices[i].name == "H100-SXM-80GB") h100 = static_cast<int>(i);
-  m_device_index = h100;
-#ifdef STOF_WITH_KERNELS
-  if (auto local = kernels::QueryDeviceSpec(0); local.IsOk()) {
-    m_devices.insert(m_devices.begin(), *local);
-    m_device_index = 0;
-    m_device_note = "this GPU";
-  } else {
-    m_device_note = "built-in spec: " + local.Message();
-  }
-#else
-  m_device_note = "built-in spec: this build has no CUDA";
-#endif
-  if (!options.device.empty()) {
-    auto d = engine::FindBuiltinDevice(options.device);
-    if (!d.IsOk()) return d.ToStatus();
-    for (size_t i = 0; i < m_devices.size(); ++i)
-      if (m_devices[i].name == d->name && m_devices[i].source == "built-in")
-        m_device_index = static_cast<int>(i);
-    m_device_note = "chosen with --device";
-  }
-
-  m_initial_device = m_device_index;
+  auto devices = StartDevices(options.device);
+  if (!devices.IsOk()) return devices.ToStatus();
+  m_devices = std::move(*devices);
   m_gpu = std::make_unique<GpuWorker>(options.use_gpu);
   m_lab = std::make_unique<LayerLab>(*m_gpu);
   // The layer the fusion, tune and profile views compute, as the start options give it (the
@@ -120,43 +74,43 @@ engine::Status Studio::Init(const StudioOptions& options) {
   auto mask = engine::Generate(*resolved);
   if (!mask.IsOk()) return mask.ToStatus();
   m_preset = *resolved;
-  m_doc.state = engine::MaskState{std::move(*mask), *resolved};
-  m_view = CanvasView{1.0, m_doc.state.mask.Cols() / 2.0, m_doc.state.mask.Rows() / 2.0};
-  MaskChanged(false);
+  m_doc.Replace(engine::MaskState{std::move(*mask), *resolved}, false);
+  m_view = CanvasView::Fitting(Doc().state.mask);
+  MaskReplaced();
   m_recent_path = options.recent_path;
   LoadRecent();
   if (!options.open.empty()) OpenFile(options.open);
   // Build that layer now at the mask's L: one that cannot be built (batch x L over the limit)
   // is refused at start like any other bad option, not left for the fusion view to show.
   m_lab->SetDevice(Device());
-  m_lab->SetMask(m_doc.state.mask, m_doc.version, m_doc.state.spec, MaskLabel());
+  m_lab->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
   if (!m_lab->GraphError().empty())
     return engine::MakeError((options.model_config.empty() ? "--model " + options.model
                                                            : "--config " + options.model_config) +
                              ", --batch " + std::to_string(options.model_batch) + " at L = " +
-                             std::to_string(m_doc.state.mask.Rows()) + ": " + m_lab->GraphError());
+                             std::to_string(Doc().state.mask.Rows()) + ": " + m_lab->GraphError());
+  m_overlay = options.overlay;
+  if (options.zoom > 1.0) m_view.zoom = options.zoom;
   return engine::Status::Ok();
 }
 
 // ---- the document ------------------------------------------------------------------------
 
-void Studio::MaskChanged(bool dirty) {
-  ++m_doc.version;
-  m_doc.dirty = m_doc.dirty || dirty;
-  RebuildOverview();
+void Studio::MaskReplaced() {
+  m_textures.Rebuild(Doc().state.mask, ShownBlend());
   RequestAnalysis();
 }
 
 void Studio::SetMask(engine::MaskState state, const std::string& path, const std::string& label) {
-  const bool resized = state.mask.Rows() != m_doc.state.mask.Rows();
+  const bool resized = state.mask.Rows() != Doc().state.mask.Rows();
   BeginGesture(label);
-  m_doc.state = std::move(state);
-  if (m_doc.state.spec) m_preset = *m_doc.state.spec;
-  m_doc.path = path;
-  if (resized) m_view = CanvasView{1.0, m_doc.state.mask.Cols() / 2.0, m_doc.state.mask.Rows() / 2.0};
-  MaskChanged(path.empty());
+  m_doc.Replace(std::move(state), path.empty());
+  if (Doc().state.spec) m_preset = *Doc().state.spec;
+  m_doc.SetPath(path);
+  if (resized) m_view = CanvasView::Fitting(Doc().state.mask);
+  MaskReplaced();
   EndGesture();
-  if (!path.empty()) m_doc.dirty = false;
+  if (!path.empty()) m_doc.MarkSaved(path, Doc().version);  // the document is the file
 }
 
 void Studio::OpenFile(const std::string& path) {
@@ -170,8 +124,8 @@ void Studio::OpenFile(const std::string& path) {
   SetMask(std::move(s), path, "open " + path);
   AddRecent(path);
   m_path_buffer = path;
-  Message(MessageLevel::kInfo, "opened " + path + " (" + std::to_string(m_doc.state.mask.Rows()) +
-                                   " x " + std::to_string(m_doc.state.mask.Cols()) + ")");
+  Message(MessageLevel::kInfo, "opened " + path + " (" + std::to_string(Doc().state.mask.Rows()) +
+                                   " x " + std::to_string(Doc().state.mask.Cols()) + ")");
 }
 
 void Studio::SaveFile(const std::string& path) {
@@ -180,8 +134,8 @@ void Studio::SaveFile(const std::string& path) {
     return Message(MessageLevel::kError, format.Message());
   EndGesture();
   // The job writes a snapshot; edits made while it runs keep the document "unsaved".
-  engine::Status s = m_save.Start(std::make_shared<const engine::Mask>(m_doc.state.mask), m_doc.state.spec,
-                                  path, m_doc.version);
+  engine::Status s = m_save.Start(std::make_shared<const engine::Mask>(Doc().state.mask), Doc().state.spec,
+                                  path, Doc().version);
   if (!s.IsOk()) return Message(MessageLevel::kError, s.Message());
   Message(MessageLevel::kInfo, "saving " + path + "...");
 }
@@ -190,19 +144,18 @@ void Studio::PollSave() {
   std::optional<SaveResult> r = m_save.Poll();
   if (!r) return;
   if (!r->status.IsOk()) {
-    m_quit_after_save = false;
+    m_quit.after_save = false;
     return Message(MessageLevel::kError, r->status.Message());
   }
-  m_doc.path = r->path;
-  if (m_doc.version == r->version) m_doc.dirty = false;
+  m_doc.MarkSaved(r->path, r->version);
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.2f s", r->seconds);
   Message(MessageLevel::kInfo, "saved " + r->path + " in " + secs +
-                                   (m_doc.dirty ? " (the mask changed since: still unsaved)" : ""));
+                                   (Doc().dirty ? " (the mask changed since: still unsaved)" : ""));
   AddRecent(r->path);
-  if (m_quit_after_save) {
-    m_quit_after_save = false;
-    m_quit_confirmed = RequestQuit();
+  if (m_quit.after_save) {
+    m_quit.after_save = false;
+    m_quit.confirmed = RequestQuit();
   }
 }
 
@@ -235,35 +188,26 @@ void Studio::ApplySpec(const engine::MaskSpec& spec, bool record) {
   if (!resolved.IsOk()) return Message(MessageLevel::kError, resolved.Message());
   auto mask = engine::Generate(*resolved);
   if (!mask.IsOk()) return Message(MessageLevel::kError, mask.Message());
-  const bool resized = mask->Rows() != m_doc.state.mask.Rows();
+  const bool resized = mask->Rows() != Doc().state.mask.Rows();
   if (record) BeginGesture("preset " + resolved->pattern);
-  m_doc.state = engine::MaskState{std::move(*mask), *resolved};
-  if (resized) m_view = CanvasView{1.0, m_doc.state.mask.Cols() / 2.0, m_doc.state.mask.Rows() / 2.0};
-  MaskChanged(true);
+  m_doc.Replace(engine::MaskState{std::move(*mask), *resolved}, true);
+  if (resized) m_view = CanvasView::Fitting(Doc().state.mask);
+  MaskReplaced();
   if (record) EndGesture();
-  m_message.clear();
+  m_message.text.clear();
 }
 
-void Studio::BeginGesture(const std::string& label) {
-  if (m_gesture_before) return;
-  m_gesture_before = m_doc.state;
-  m_gesture_label = label;
-}
+void Studio::BeginGesture(const std::string& label) { m_doc.BeginGesture(label); }
 
 void Studio::EndGesture() {
-  if (!m_gesture_before) return;
-  m_history.Record(*m_gesture_before, m_doc.state, m_gesture_label);
-  m_gesture_before.reset();
-  RequestAnalysis();
+  if (m_doc.EndGesture()) RequestAnalysis();
 }
 
-void Studio::ApplyEdit(const engine::Expected<engine::CellRect>& changed) {
+void Studio::ApplyEdit(const EditCommand& edit) {
+  const engine::Expected<engine::CellRect> changed = m_doc.Apply(edit);
   if (!changed.IsOk()) return Message(MessageLevel::kError, changed.Message());
   if (changed->Empty()) return;
-  m_doc.state.spec.reset();
-  ++m_doc.version;
-  m_doc.dirty = true;
-  UpdateOverview(*changed);
+  m_textures.Update(Doc().state.mask, *changed, LatestLayout());
 }
 
 void Studio::Undo() { StepHistory(false); }
@@ -271,16 +215,20 @@ void Studio::Redo() { StepHistory(true); }
 
 void Studio::StepHistory(bool redo) {
   EndGesture();
-  auto r = redo ? m_history.Redo(&m_doc.state) : m_history.Undo(&m_doc.state);
+  auto r = m_doc.Step(redo);
   if (!r.IsOk()) return Message(MessageLevel::kInfo, r.Message());
-  if (m_doc.state.spec) m_preset = *m_doc.state.spec;
-  MaskChanged(true);
+  if (Doc().state.spec) m_preset = *Doc().state.spec;
+  MaskReplaced();
   Message(MessageLevel::kInfo, (redo ? "redid " : "undid ") + *r);
 }
 
-void Studio::Message(MessageLevel level, const std::string& text) {
-  m_message_level = level;
-  m_message = text;
+void Studio::Message(MessageLevel level, const std::string& text) { m_message = {level, text}; }
+
+const std::string& Studio::CurrentError() const {
+  static const std::string kNone;
+  return !m_analyses.Error().empty()              ? m_analyses.Error()
+         : m_message.level == MessageLevel::kError ? m_message.text
+                                                   : kNone;
 }
 
 // ---- choices and the analysis ------------------------------------------------------------
@@ -295,7 +243,7 @@ void Studio::SetBlockSize(int64_t block_m, int64_t block_n) {
 
 void Studio::SetWorkload(const engine::Workload& w) {
   engine::Workload next = w;
-  next.seq_len = m_doc.state.mask.Rows();
+  next.seq_len = Doc().state.mask.Rows();
   if (engine::Status s = next.Validate("workload"); !s.IsOk())
     return Message(MessageLevel::kError, s.Message());
   m_workload = next;
@@ -303,43 +251,20 @@ void Studio::SetWorkload(const engine::Workload& w) {
 }
 
 void Studio::SetDevice(int index) {
-  if (index < 0 || index >= static_cast<int>(m_devices.size())) return;
-  m_device_index = index;
+  if (index < 0 || index >= static_cast<int>(m_devices.devices.size())) return;
+  m_devices.index = index;
   RequestAnalysis();
 }
 
 void Studio::RequestAnalysis() {
-  if (m_gesture_before) return;  // after the stroke
-  m_workload.seq_len = m_doc.state.mask.Rows();
-  RequestKey key{m_doc.version, m_block_m, m_block_n, m_workload, m_device_index};
-  if (key == m_request_key) return;
-  m_request_key = key;
+  if (m_doc.InGesture()) return;  // after the stroke
+  m_workload.seq_len = Doc().state.mask.Rows();
   engine::AnalysisRequest req;
   req.block_m = m_block_m;
   req.block_n = m_block_n;
   req.workload = m_workload;
   req.device = Device();
-  m_worker.Submit(std::make_shared<const engine::Mask>(m_doc.state.mask), req, ++m_request_tag);
-}
-
-void Studio::PollAnalysis() {
-  std::optional<AnalysisResult> r = m_worker.Poll();
-  if (!r) return;
-  m_shown_tag = r->tag;
-  m_analysis_seconds = r->seconds;
-  if (r->analysis) {
-    m_analysis = r->analysis;
-    ++m_analysis_serial;
-    m_block_classes = engine::BlockClassMatrix(m_analysis->layout);
-    m_analysis_error.clear();
-  } else {
-    m_analysis_error = r->error;
-  }
-}
-
-bool Studio::LayoutFits() const {
-  const engine::Mask& m = m_doc.state.mask;
-  return m_analysis && m_analysis->layout.Rows() == m.Rows() && m_analysis->layout.Cols() == m.Cols();
+  m_analyses.Request(Doc().state.mask, Doc().version, req, m_devices.index);
 }
 
 bool Studio::JobsIdle() const {
@@ -353,47 +278,49 @@ void Studio::OpenPlanFile(const std::string& path) {
   if (!mask.IsOk()) return Message(MessageLevel::kError, mask.Message());
   std::optional<engine::MaskSpec> spec;
   if (plan->mask.has_spec) spec = plan->mask.spec;
-  if (mask->HashHex() != m_doc.state.mask.HashHex())
+  if (mask->HashHex() != Doc().state.mask.HashHex())
     SetMask(engine::MaskState{*mask, spec}, "", "open plan");
-  m_lab->SetMask(m_doc.state.mask, m_doc.version, m_doc.state.spec, MaskLabel());
+  m_lab->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
   m_lab->OpenPlan(*plan, *mask, path);
   m_panel = Panel::kFusion;
   m_force_panel = true;
 }
 
 std::string Studio::MaskLabel() const {
-  if (m_doc.state.spec) return engine::Describe(*m_doc.state.spec);
-  return m_doc.path.empty() ? std::string("edited mask") : std::filesystem::path(m_doc.path).filename().string();
+  if (Doc().state.spec) return engine::Describe(*Doc().state.spec);
+  return Doc().path.empty() ? std::string("edited mask") : std::filesystem::path(Doc().path).filename().string();
 }
 
 bool Studio::AnalysisReady() const {
-  return !m_worker.Busy() && m_shown_tag == m_request_tag && !m_gesture_before;
+  return m_analyses.UpToDate() && !m_doc.InGesture();
 }
 
 void Studio::ExportLayout(const std::string& path, engine::LayoutExportFormat format) {
-  if (!m_analysis) return Message(MessageLevel::kError, "export: no layout yet");
+  const engine::MaskAnalysis* analysis = Analysis();
+  if (!analysis) return Message(MessageLevel::kError, "export: no layout yet");
   if (path.empty()) return Message(MessageLevel::kError, "export: give a file path");
-  if (engine::Status s = engine::SaveLayout(path, m_analysis->layout, format); !s.IsOk())
+  if (engine::Status s = engine::SaveLayout(path, analysis->layout, format); !s.IsOk())
     return Message(MessageLevel::kError, s.Message());
   Message(MessageLevel::kInfo, std::string("wrote the ") + engine::LayoutExportFormatName(format) +
                                    " layout to " + path);
 }
 
 void Studio::ExportPlan(const std::string& path) {
-  if (!m_analysis || !m_analysis->has_selection)
+  const engine::MaskAnalysis* analysis = Analysis();
+  if (!analysis || !analysis->has_selection)
     return Message(MessageLevel::kError, "export plan: no kernel selection: " +
-                                             (m_analysis ? m_analysis->selection_error : std::string("not ready")));
+                                             (analysis ? analysis->selection_error : std::string("not ready")));
   if (path.empty()) return Message(MessageLevel::kError, "export plan: give a file path");
-  const engine::MaskSpec* spec = m_doc.state.spec ? &*m_doc.state.spec : nullptr;
-  const engine::Plan plan = engine::MakeAnalyticalPlan(m_doc.state.mask, spec, m_workload, Device(),
-                                                       m_analysis->selection, "stof-studio");
+  const engine::MaskSpec* spec = Doc().state.spec ? &*Doc().state.spec : nullptr;
+  const engine::Plan plan = engine::MakeAnalyticalPlan(Doc().state.mask, spec, m_workload, Device(),
+                                                       analysis->selection, "stof-studio");
   if (engine::Status s = engine::SavePlan(path, plan); !s.IsOk())
     return Message(MessageLevel::kError, s.Message());
   Message(MessageLevel::kInfo, "wrote the plan to " + path);
 }
 
 CliCommands Studio::Commands() const {
-  CliMaskSource src{m_doc.state.spec, m_doc.path, !m_doc.dirty && !m_doc.path.empty()};
+  CliMaskSource src{Doc().state.spec, Doc().path, !Doc().dirty && !Doc().path.empty()};
   const engine::DeviceSpec& d = Device();
   return MakeCliCommands(src, m_block_m, m_block_n, m_workload,
                          d.source == "queried" ? std::string("local") : d.name);
@@ -401,370 +328,36 @@ CliCommands Studio::Commands() const {
 
 // ---- textures ----------------------------------------------------------------------------
 
-uint64_t Studio::BlendSerial() const {
-  return m_overlay == Overlay::kBlocksOverMask && LayoutFits() ? m_analysis_serial : 0;
+LayoutBlend Studio::LatestLayout() const {
+  const engine::MaskAnalysis* a = m_analyses.Latest();
+  return a ? LayoutBlend{m_analyses.Serial(), &a->layout, &m_analyses.BlockClasses()} : LayoutBlend{};
 }
 
-// The overview keeps its unblended pixels, so a new layout or overlay mode re-blends them
-// (a table lookup per texel) without reading the mask again.
-void Studio::RebuildOverview() {
-  const engine::Mask& m = m_doc.state.mask;
-  m_overview_step = std::max<int64_t>(1, (std::max(m.Rows(), m.Cols()) + kOverviewMaxSide - 1) / kOverviewMaxSide);
-  RenderMaskPixels(m, 0, m.Rows(), 0, m.Cols(), m_overview_step, &m_overview_mask, &m_overview_w, &m_overview_h);
-  UploadOverview(BlendSerial());
-}
-
-void Studio::UploadOverview(uint64_t blend) {
-  m_overview_blend = blend;
-  std::vector<uint32_t> px = m_overview_mask;
-  if (blend != 0)
-    BlendBlockClasses(m_analysis->layout, m_block_classes, 0, 0, m_overview_step, m_overview_w, m_overview_h, &px);
-  m_overview.Upload(px, m_overview_w, m_overview_h);
-}
-
-void Studio::UpdateOverview(const engine::CellRect& cells) {
-  const int64_t s = m_overview_step;
-  const int64_t y0 = cells.r0 / s, y1 = (cells.r1 + s - 1) / s;
-  const int64_t x0 = cells.c0 / s, x1 = (cells.c1 + s - 1) / s;
-  std::vector<uint32_t> px;
-  int w = 0, h = 0;
-  RenderMaskPixels(m_doc.state.mask, y0 * s, y1 * s, x0 * s, x1 * s, s, &px, &w, &h);
-  for (int y = 0; y < h; ++y)  // keep the unblended copy current
-    std::copy_n(px.begin() + static_cast<ptrdiff_t>(y) * w, w,
-                m_overview_mask.begin() + (y0 + y) * m_overview_w + x0);
-  if (m_overview_blend != 0 && m_overview_blend == m_analysis_serial)
-    BlendBlockClasses(m_analysis->layout, m_block_classes, y0 * s, x0 * s, s, w, h, &px);
-  m_overview.UpdateRegion(px, static_cast<int>(x0), static_cast<int>(y0), w, h);
-}
-
-void Studio::RefreshTextures() {
-  if (m_analysis && m_block_texture_serial != m_analysis_serial && m_overlay == Overlay::kBlocks) {
-    UploadBlockTexture(m_analysis->layout, &m_block_texture);
-    m_block_texture_serial = m_analysis_serial;
-  }
-  if (const uint64_t blend = BlendSerial(); blend != m_overview_blend && !m_overview_mask.empty())
-    UploadOverview(blend);
+LayoutBlend Studio::ShownBlend() const {
+  return m_overlay == Overlay::kBlocksOverMask && LayoutFits() ? LatestLayout() : LayoutBlend{};
 }
 
 const Texture& Studio::Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  const DetailKey key{m_doc.version, BlendSerial(), r0, r1, c0, c1};
-  if (!(key == m_detail_key)) {
-    std::vector<uint32_t> px;
-    int w = 0, h = 0;
-    RenderMaskPixels(m_doc.state.mask, r0, r1, c0, c1, 1, &px, &w, &h);
-    if (key.blend != 0) BlendBlockClasses(m_analysis->layout, m_block_classes, r0, c0, 1, w, h, &px);
-    m_detail.Upload(px, w, h);
-    m_detail_key = key;
-  }
-  return m_detail;
+  return m_textures.Detail(Doc().state.mask, Doc().version, ShownBlend(), r0, r1, c0, c1);
 }
 
 void Studio::ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  const engine::Mask& m = m_doc.state.mask;
+  const engine::Mask& m = Doc().state.mask;
   const double span = static_cast<double>(std::max<int64_t>(1, std::max(r1 - r0, c1 - c0)));
   m_view.zoom = std::max(1.0, static_cast<double>(std::max(m.Rows(), m.Cols())) / (span * 1.25));
   m_view.cx = (c0 + c1) / 2.0;
   m_view.cy = (r0 + r1) / 2.0;
 }
 
-// ---- the frame ---------------------------------------------------------------------------
-
-void Studio::HandleShortcuts() {
-  const ImGuiIO& io = ImGui::GetIO();
-  if (io.WantTextInput) return;
-  if (io.KeyCtrl && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Z), false)) {
-    if (io.KeyShift) Redo(); else Undo();
-  }
-  if (io.KeyCtrl && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Y), false)) Redo();
-}
-
 bool Studio::RequestQuit() {
   if (m_save.Busy()) {  // let the file be finished; PollSave asks again
-    m_quit_after_save = true;
+    m_quit.after_save = true;
     Message(MessageLevel::kInfo, "quitting once " + m_save.Path() + " is written");
     return false;
   }
-  if (!m_doc.dirty || m_quit_confirmed) return true;
-  m_quit_dialog = true;
+  if (!Doc().dirty || m_quit.confirmed) return true;
+  m_quit.dialog = true;
   return false;
-}
-
-void Studio::DrawQuitDialog() {
-  if (m_quit_dialog) {
-    ImGui::OpenPopup("Unsaved changes");
-    m_quit_dialog = false;
-  }
-  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-  if (ImGui::BeginPopupModal("Unsaved changes", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::Text("The mask has changes that are not saved%s%s.", m_doc.path.empty() ? "" : " to ",
-                m_doc.path.c_str());
-    ImGui::TextUnformatted("Save them in the path field's file, quit without saving, or go back.");
-    if (ImGui::Button("Save and quit")) {
-      SaveFile(m_path_buffer.empty() ? m_doc.path : m_path_buffer);
-      m_quit_after_save = m_save.Busy();  // PollSave quits once the file is written
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Quit without saving")) {
-      m_quit_confirmed = true;
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
-    ImGui::EndPopup();
-  }
-}
-
-void Studio::DrawProfileView() {
-  std::string status;
-  if (!m_gpu->Ready()) status = "starting the GPU worker";
-  else if (m_gpu->HasGpu()) status = "profiling runs on " + m_gpu->DeviceText();
-  else status = m_gpu->DeviceText() + ": open profiles or plans measured elsewhere";
-  const ProfilePanelActions a =
-      DrawProfilePanel(m_lab->Profiles(), m_gpu->HasGpu() && !m_gpu->Busy(), status);
-  if (a.profile_now) m_lab->ProfileNow();
-  if (a.open) {
-    if (a.open_path.empty()) Message(MessageLevel::kError, "open: give a profile or plan file");
-    else m_lab->OpenProfile(a.open_path);
-  }
-}
-
-// ---- errors in full ------------------------------------------------------------------------
-// An error used to be one line of the status bar, clipped at the window's edge (issue 16).
-// Now it is a strip above the status bar, wrapped to the window's width, as tall as the text
-// (up to kErrorStripLines, then it scrolls), with Copy and Dismiss; a dismissed error can be
-// shown again from the status bar until another message replaces it.
-
-namespace {
-constexpr int kErrorStripLines = 8;
-const char* const kCopyLabel = "Copy";
-const char* const kDismissLabel = "Dismiss";
-
-// Room the strip's buttons take on the right of the text.
-float StripButtonsWidth() {
-  const ImGuiStyle& st = ImGui::GetStyle();
-  return ImGui::CalcTextSize(kCopyLabel).x + ImGui::CalcTextSize(kDismissLabel).x +
-         4 * st.FramePadding.x + 2 * st.ItemSpacing.x;
-}
-}  // namespace
-
-const std::string& Studio::StripError() const {
-  static const std::string kNone;
-  const std::string& e = !m_analysis_error.empty()                 ? m_analysis_error
-                         : m_message_level == MessageLevel::kError ? m_message
-                                                                   : kNone;
-  return e == m_dismissed_error ? kNone : e;
-}
-
-float Studio::ErrorStripHeight(float width) {
-  m_error_view = ErrorView{};
-  const std::string& e = StripError();
-  if (e.empty()) return 0;
-  const ImGuiStyle& st = ImGui::GetStyle();
-  const float wrap = width - 2 * st.WindowPadding.x - StripButtonsWidth();
-  const float line = ImGui::GetTextLineHeightWithSpacing();
-  const float text_h = ImGui::CalcTextSize(e.c_str(), e.c_str() + e.size(), false, wrap).y;
-  m_error_view.shown = true;
-  m_error_view.text_height = text_h;
-  m_error_view.lines = static_cast<int>(std::lround(text_h / ImGui::GetTextLineHeight()));
-  m_error_view.scrolls = m_error_view.lines > kErrorStripLines;
-  const float shown_h = std::min(text_h, line * kErrorStripLines);
-  m_error_view.strip_height = shown_h + 2 * st.WindowPadding.y;
-  return m_error_view.strip_height + st.ItemSpacing.y;
-}
-
-void Studio::DrawErrorStrip(float height) {
-  if (height <= 0) return;
-  const std::string e = StripError();
-  ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.22f, 0.07f, 0.07f, 1.0f));
-  ImGui::BeginChild("error_strip", ImVec2(0, m_error_view.strip_height), true);
-  const float top = ImGui::GetCursorPosY();
-  ErrorTextWrapped(e, StripButtonsWidth());
-  ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - StripButtonsWidth() +
-                                 ImGui::GetStyle().ItemSpacing.x,
-                             top + ImGui::GetScrollY()));
-  if (ImGui::SmallButton(kCopyLabel)) ImGui::SetClipboardText(e.c_str());
-  ImGui::SameLine();
-  if (ImGui::SmallButton(kDismissLabel)) m_dismissed_error = e;
-  ImGui::EndChild();
-  ImGui::PopStyleColor();
-}
-
-void Studio::DrawStatusBar() {
-  if (m_gpu->Busy()) {
-    const double f = m_gpu->Fraction();
-    std::string text = m_gpu->Title();
-    const std::string stage = m_gpu->Stage();
-    if (!stage.empty()) text = stage;
-    ImGui::ProgressBar(f >= 0 ? static_cast<float>(f) : 0.0f, ImVec2(420, 0), text.c_str());
-    ImGui::SameLine();
-    if (ImGui::SmallButton("Cancel")) m_lab->CancelJobs();
-    ImGui::SameLine();
-  }
-  if (m_save.Busy()) {
-    ImGui::TextColored(ImVec4(0.94f, 0.89f, 0.26f, 1.0f), "saving %s: %.1f s |", m_save.Path().c_str(),
-                       m_save.Seconds());
-    ImGui::SameLine();
-  }
-  if (m_worker.Busy()) {
-    ImGui::ProgressBar(static_cast<float>(m_worker.Progress()), ImVec2(220, 0),
-                       m_worker.Stage().c_str());
-    ImGui::SameLine();
-  } else if (m_analysis) {
-    ImGui::Text("analysis %.0f ms", m_analysis_seconds * 1000.0);
-    ImGui::SameLine();
-  }
-  ImGui::Text("| %.0f fps | L = %lld | undo %lld%s | %s", ImGui::GetIO().Framerate,
-              static_cast<long long>(m_doc.state.mask.Rows()),
-              static_cast<long long>(m_history.UndoCount()), m_doc.dirty ? " | unsaved" : "",
-              Device().name.c_str());
-  if (m_device_index == m_initial_device && !m_device_note.empty()) {
-    ImGui::SameLine(0, 4);
-    ImGui::TextDisabled("(%s)", m_device_note.c_str());
-  }
-  ImGui::SameLine(0, 4);
-  ImGui::TextUnformatted("|");
-  ImGui::SameLine();
-  // Errors are in the strip above; a dismissed one comes back from here.
-  const bool error = !m_analysis_error.empty() || m_message_level == MessageLevel::kError;
-  if (!error) {
-    ImGui::TextUnformatted(m_message.c_str());
-  } else if (StripError().empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
-    if (ImGui::SmallButton("show the error")) m_dismissed_error.clear();
-    ImGui::PopStyleColor();
-  }
-}
-
-void Studio::Draw() {
-  PollAnalysis();
-  PollSave();
-  for (GpuWorker::Done& done : m_gpu->TakeDone()) done();
-  m_lab->SetDevice(Device());
-  m_lab->SetMask(m_doc.state.mask, m_doc.version, m_doc.state.spec, MaskLabel());
-  {
-    bool error = false;
-    std::string text;
-    if (m_lab->TakeMessage(&error, &text)) Message(error ? MessageLevel::kError : MessageLevel::kInfo, text);
-  }
-  HandleShortcuts();
-  RefreshTextures();
-
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowPos(vp->WorkPos);
-  ImGui::SetNextWindowSize(vp->WorkSize);
-  ImGui::Begin("STOF Studio", nullptr,
-               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                   ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollbar);
-  DrawFileBar(*this);
-  const float status_h = ImGui::GetFrameHeightWithSpacing() + 4.0f;
-  const float error_h = ErrorStripHeight(ImGui::GetContentRegionAvail().x);
-  const float body_h = ImGui::GetContentRegionAvail().y - status_h - error_h;
-  // The fusion, tune and profile views need the width more than the mask canvas does.
-  const bool wide = m_panel == Panel::kFusion || m_panel == Panel::kTune || m_panel == Panel::kProfile;
-  const float full = ImGui::GetContentRegionAvail().x;
-  const float side = wide ? full * 0.80f : std::min(700.0f, std::max(420.0f, full * 0.44f));
-  ImGui::BeginChild("canvas_area", ImVec2(full - side, body_h), true,
-                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  DrawMaskCanvas(*this);
-  ImGui::EndChild();
-  ImGui::SameLine();
-  ImGui::BeginChild("side", ImVec2(0, body_h), true);
-  if (ImGui::BeginTabBar("views")) {
-    const Panel panels[] = {Panel::kMask,   Panel::kLayout, Panel::kSelection, Panel::kFusion,
-                            Panel::kTune,   Panel::kProfile, Panel::kExport};
-    const char* titles[] = {"Mask", "Block layout", "Kernel selection", "Fusion", "Tune", "Profile", "Export"};
-    bool to_fusion = false;
-    for (int i = 0; i < 7; ++i) {
-      const ImGuiTabItemFlags flags =
-          m_force_panel && m_panel == panels[i] ? ImGuiTabItemFlags_SetSelected : 0;
-      if (ImGui::BeginTabItem(titles[i], nullptr, flags)) {
-        if (!m_force_panel) m_panel = panels[i];
-        ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
-        switch (panels[i]) {
-          case Panel::kMask: DrawMaskPanel(*this); break;
-          case Panel::kLayout: DrawLayoutPanel(*this); break;
-          case Panel::kSelection: DrawSelectionPanel(*this); break;
-          case Panel::kExport: DrawExportPanel(*this); break;
-          case Panel::kFusion: DrawFusionPanel(*m_lab); break;
-          case Panel::kTune: to_fusion = DrawTunePanel(*m_lab, m_ui); break;
-          case Panel::kProfile: DrawProfileView(); break;
-        }
-        ImGui::EndChild();
-        ImGui::EndTabItem();
-      }
-    }
-    m_force_panel = false;
-    if (to_fusion) {
-      m_panel = Panel::kFusion;
-      m_force_panel = true;
-    }
-    ImGui::EndTabBar();
-  }
-  ImGui::EndChild();
-  DrawErrorStrip(error_h);
-  DrawStatusBar();
-  DrawQuitDialog();
-  ImGui::End();
-  if (!ImGui::IsAnyMouseDown() && !ImGui::IsAnyItemActive()) EndGesture();
-}
-
-// ---- state dump --------------------------------------------------------------------------
-
-nlohmann::json Studio::StateJson() const {
-  const engine::Mask& m = m_doc.state.mask;
-  nlohmann::json j;
-  j["mask"] = {{"spec", m_doc.state.spec ? engine::MaskSpecToJson(*m_doc.state.spec) : nlohmann::json()},
-               {"seq_len", m.Rows()}, {"nnz", m.Count()}, {"density", m.Density()},
-               {"hash", m.HashHex()}, {"path", m_doc.path}, {"dirty", m_doc.dirty},
-               {"version", m_doc.version}};
-  j["history"] = {{"undo", m_history.UndoCount()}, {"redo", m_history.RedoCount()}};
-  j["panel"] = PanelName(m_panel);
-  j["block"] = {{"block_m", m_block_m}, {"block_n", m_block_n}};
-  j["device"] = Device().name;
-  j["device_note"] = m_device_note;
-  j["workload"] = {{"batch", m_workload.batch}, {"heads", m_workload.heads},
-                   {"seq_len", m_workload.seq_len}, {"head_dim", m_workload.head_dim}};
-  j["analysis_ready"] = AnalysisReady();
-  j["saving"] = m_save.Busy();
-  j["recent"] = m_recent;
-  j["canvas"] = {{"overlay", m_overlay == Overlay::kMask ? "mask" : m_overlay == Overlay::kBlocks ? "blocks" : "blocks-over-mask"},
-                 {"mask_blended", m_overview_blend != 0}};
-  if (m_analysis) {
-    const engine::MaskAnalysis& a = *m_analysis;
-    j["layout"] = StatsJson(a.stats);
-    j["work"] = WorkJson(a.work);
-    j["row_valid"] = a.row_valid;
-    j["flex"] = {{"layout", StatsJson(a.flex_stats)}, {"work", WorkJson(a.flex_work)}};
-    nlohmann::json table = nlohmann::json::array();
-    for (const engine::BlockSizeRow& r : a.table)
-      table.push_back({{"layout", StatsJson(r.stats)}, {"work", WorkJson(r.work)}});
-    j["table"] = table;
-    if (a.has_selection) {
-      const engine::KernelSelection& s = a.selection;
-      j["selection"] = {{"kernel", engine::MhaKernelName(s.kernel)},
-                        {"eq1", {{"n", s.eq1.n}, {"valid_blocks", s.eq1.valid_blocks},
-                                 {"valid_ratio", s.eq1.valid_ratio}, {"penalty", s.eq1.penalty},
-                                 {"threshold", s.eq1.threshold},
-                                 {"kernel", engine::MhaKernelName(s.eq1.kernel)}}},
-                        {"block_m", s.block_m}, {"block_n", s.block_n},
-                        {"num_warps", s.num_warps},
-                        {"candidates", s.eq2.candidates.size()}, {"best", s.eq2.best}};
-    } else {
-      j["selection"] = {{"error", a.selection_error}};
-    }
-  }
-  const CliCommands c = Commands();
-  j["cli"] = {{"layout", c.layout}, {"select", c.select}, {"note", c.note}};
-  j["message"] = {{"level", m_message_level == MessageLevel::kError ? "error" : "info"},
-                  {"text", m_message}};
-  j["error_strip"] = {{"shown", m_error_view.shown}, {"text", StripError()},
-                      {"lines", m_error_view.lines}, {"text_height", m_error_view.text_height},
-                      {"strip_height", m_error_view.strip_height},
-                      {"scrolls", m_error_view.scrolls}};
-  if (!m_analysis_error.empty()) j["analysis_error"] = m_analysis_error;
-  j["lab"] = m_lab->StateJson();
-  return j;
 }
 
 }  // namespace stof::app

@@ -1,12 +1,15 @@
 // Studio: the session and UI state of stof-studio and its frame. It owns the mask document
-// (bits, generator spec, file, unsaved flag), the undo history, the edit tool settings, the
-// view choices (block size, overlay, workload, device) and the latest analysis, and draws the
-// panels each frame. Heavy work never runs per frame: mask edits touch only the changed cells
-// and texels, layouts / selection / the block-size table run on the AnalysisWorker when the
-// mask version or a choice changes, and mask files are written by a SaveJob. Every piece of
-// panel state (export paths, sort order, pending preset) lives here in PanelUi, never in
-// function statics, so two studios never share it. main.cpp drives it; panels/ read it and
-// call its commands.
+// with its undo history (MaskDocument), the edit tool settings, the view choices (block size,
+// overlay, workload, device), the latest analysis (AnalysisCache), the canvas textures
+// (MaskTextures), the layer of the fusion / tune / profile views (LayerLab) and the
+// recent-files list, and draws the window each frame (studio_frame.cpp). Heavy work never
+// runs per frame: mask edits touch only the changed cells and texels, layouts / selection /
+// the block-size table run on the AnalysisWorker when the mask version or a choice changes,
+// and mask files are written by a SaveJob. Every piece of panel state (export paths, sort
+// order, pending preset) lives here in PanelUi, never in function statics, so two studios
+// never share it. app_window.cpp draws it each frame and batch_driver.cpp scripts it; panels/
+// read it and call its commands; StateJson (studio_state_json.cpp) is what --dump-state
+// writes.
 #pragma once
 
 #include <cstdint>
@@ -16,22 +19,24 @@
 #include <string>
 #include <vector>
 
-#include "app/studio/analysis_worker.h"
+#include "app/studio/analysis_cache.h"
 #include "app/studio/cli_command.h"
 #include "app/studio/gpu_worker.h"
 #include "app/studio/layer_lab.h"
+#include "app/studio/mask_document.h"
+#include "app/studio/mask_textures.h"
 #include "app/studio/save_job.h"
-#include "app/studio/widgets/texture.h"
+#include "app/studio/widgets/error_strip.h"
 #include "engine/analysis/layout_analysis.h"
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "engine/device/device_spec.h"
 #include "engine/layout/layout_export.h"
-#include "engine/mask/mask_edit.h"
-#include "engine/mask/mask_history.h"
 #include "engine/mask/mask_spec.h"
 
 namespace stof::app {
+
+enum class Overlay { kMask, kBlocksOverMask, kBlocks };
 
 // The embedded default: BigBird at L = 1024, BERT-base workload (batch 8, 12 heads, d = 64),
 // block 64 x 64, the local GPU's spec or the H100's when there is none.
@@ -47,6 +52,8 @@ struct StudioOptions {
   std::string model = "bert-base";  // the layer of the fusion and tune views
   std::string model_config;         // a config.json instead of the preset
   int64_t model_batch = 8;
+  Overlay overlay = Overlay::kBlocksOverMask;  // the canvas' overlay
+  double zoom = 1.0;                           // the canvas' zoom (1 = fit)
 };
 
 enum class Panel { kMask, kLayout, kSelection, kExport, kFusion, kTune, kProfile };
@@ -55,7 +62,6 @@ const char* PanelName(Panel p);
 engine::Expected<Panel> ParsePanel(const std::string& name, const std::string& what = "--panel");
 
 enum class Tool { kInspect, kBrush, kLine, kRect, kBand };
-enum class Overlay { kMask, kBlocksOverMask, kBlocks };
 
 struct EditSettings {
   Tool tool = Tool::kInspect;
@@ -68,20 +74,28 @@ struct EditSettings {
   int64_t anchor_r = 0, anchor_c = 0, last_r = 0, last_c = 0;
 };
 
-struct Document {
-  engine::MaskState state;  // bits + generator spec (reset by a hand edit)
-  std::string path;         // the file last opened or saved ("" = none)
-  bool dirty = false;       // changed since opened / saved
-  uint64_t version = 1;     // bumped on every change of the bits or the spec
-};
-
 // The canvas view: zoom 1 fits the mask; (cx, cy) is the cell at the canvas centre.
 struct CanvasView {
   double zoom = 1.0;
   double cx = 0, cy = 0;
+  static CanvasView Fitting(const engine::Mask& m) { return {1.0, m.Cols() / 2.0, m.Rows() / 2.0}; }
+};
+
+// The devices the views predict for: the built-in specs, this GPU's queried spec first when
+// there is one.
+struct DeviceChoice {
+  std::vector<engine::DeviceSpec> devices;
+  int index = 0;     // the chosen one
+  int initial = 0;   // the start-up choice
+  std::string note;  // why the start-up device was chosen, for the status line
+  const engine::DeviceSpec& Current() const { return devices[static_cast<size_t>(index)]; }
 };
 
 enum class MessageLevel { kInfo, kError };
+struct StatusMessage {  // the status line's text (an error also shows in the error strip)
+  MessageLevel level = MessageLevel::kInfo;
+  std::string text;
+};
 
 // Panel widgets' own state (what a panel shows between frames but the engine never needs).
 struct PanelUi {
@@ -101,176 +115,124 @@ class Studio {
  public:
   engine::Status Init(const StudioOptions& options);
   void Draw();                       // one frame of UI over the whole window
-  nlohmann::json StateJson() const;  // what the GUI tests check
+  nlohmann::json StateJson() const;  // what --dump-state writes and the GUI tests check
   bool AnalysisReady() const;        // the shown analysis matches the current inputs
   bool JobsIdle() const;             // no GPU job queued or running, every result landed
 
-  // ---- commands (panels and main.cpp) ----------------------------------------------------
+  // ---- commands (panels, the window and the batch driver) ------------------------------------
   void OpenFile(const std::string& path);        // errors become the status message
   void SaveFile(const std::string& path);        // starts a SaveJob; the result comes later
   bool Saving() const { return m_save.Busy(); }
   void ApplySpec(const engine::MaskSpec& spec, bool record);  // regenerate from a preset
   void Undo();
   void Redo();
+  // Mask edits from the canvas: BeginGesture captures the state for undo (Draw records the
+  // step once no button is down); ApplyEdit changes the cells and re-sends their texels.
+  void BeginGesture(const std::string& label);
+  void ApplyEdit(const EditCommand& edit);
   void SetBlockSize(int64_t block_m, int64_t block_n);
   void SetWorkload(const engine::Workload& w);
-  void SetDevice(int index);                     // into Devices()
+  void SetDevice(int index);                     // into Devices().devices
+  void SetOverlay(Overlay overlay) { m_overlay = overlay; }  // the textures follow in Draw()
+  void ShowPanel(Panel p) {                      // selects the tab on the next frame
+    m_panel = p;
+    m_force_panel = true;
+  }
+  void ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
   void ExportLayout(const std::string& path, engine::LayoutExportFormat format);
   void ExportPlan(const std::string& path);
   // A tuned plan (stof tune, or exported here): its mask goes into the editor, its layer and
   // scheme into the fusion view, its measurements into the profile runs (a baseline).
   void OpenPlanFile(const std::string& path);
-  LayerLab& Lab() { return *m_lab; }
-  const LayerLab& Lab() const { return *m_lab; }
   void Message(MessageLevel level, const std::string& text);
-  void ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
   // Quitting: returns true when the window may close now; otherwise the unsaved-changes
   // dialog opens and the user decides.
   bool RequestQuit();
-  bool QuitConfirmed() const { return m_quit_confirmed; }
+  bool QuitConfirmed() const { return m_quit.confirmed; }
 
-  // Mask edits from the canvas: Begin captures the state for undo, End records it.
-  void BeginGesture(const std::string& label);
-  void EndGesture();
-  void ApplyEdit(const engine::Expected<engine::CellRect>& changed);
-
-  // ---- state read by the panels ----------------------------------------------------------
-  const Document& Doc() const { return m_doc; }
-  Document& MutableDoc() { return m_doc; }
-  const engine::MaskHistory& History() const { return m_history; }
-  EditSettings& Edit() { return m_edit; }
-  CanvasView& View() { return m_view; }
-  Overlay& OverlayMode() { return m_overlay; }
-  Panel& CurrentPanel() { return m_panel; }
-  void ShowPanel(Panel p) {  // selects the tab on the next frame
-    m_panel = p;
-    m_force_panel = true;
-  }
+  // ---- state read by the panels -------------------------------------------------------------
+  const Document& Doc() const { return m_doc.Get(); }
+  const engine::MaskHistory& History() const { return m_doc.History(); }
+  Overlay OverlayMode() const { return m_overlay; }
   int64_t BlockM() const { return m_block_m; }
   int64_t BlockN() const { return m_block_n; }
   const engine::Workload& Workload() const { return m_workload; }
-  const std::vector<engine::DeviceSpec>& Devices() const { return m_devices; }
-  int DeviceIndex() const { return m_device_index; }
-  const engine::DeviceSpec& Device() const { return m_devices[static_cast<size_t>(m_device_index)]; }
+  const DeviceChoice& Devices() const { return m_devices; }
+  const engine::DeviceSpec& Device() const { return m_devices.Current(); }
   // The latest finished analysis (may be for an older mask version while one is running).
-  const engine::MaskAnalysis* Analysis() const { return m_analysis.get(); }
+  const engine::MaskAnalysis* Analysis() const { return m_analyses.Latest(); }
   // Bumped each time Analysis() is replaced (caches keyed on it never alias).
-  uint64_t AnalysisSerial() const { return m_analysis_serial; }
+  uint64_t AnalysisSerial() const { return m_analyses.Serial(); }
   // The analysis' layout has the mask's shape (it may still be one version behind).
-  bool LayoutFits() const;
-  const std::string& AnalysisError() const { return m_analysis_error; }
-  const AnalysisWorker& Worker() const { return m_worker; }
-  double AnalysisSeconds() const { return m_analysis_seconds; }
+  bool LayoutFits() const { return m_analyses.Fits(Doc().state.mask); }
   CliCommands Commands() const;
   const std::vector<std::string>& Recent() const { return m_recent; }
-  PanelUi& Ui() { return m_ui; }
-  std::string& PathBuffer() { return m_path_buffer; }
-  engine::MaskSpec& PresetSpec() { return m_preset; }
-
+  LayerLab& Lab() { return *m_lab; }
+  const LayerLab& Lab() const { return *m_lab; }
   // Textures, kept current by Draw() (the canvas draws them). In the "blocks over mask" mode
   // the mask textures come with the block classes blended in (one quad per frame).
-  const Texture& MaskOverview() const { return m_overview; }
-  int64_t OverviewStep() const { return m_overview_step; }
-  const Texture& BlockTexture() const { return m_block_texture; }  // opaque, "blocks only"
-  struct DetailKey {
-    uint64_t version = 0;
-    uint64_t blend = 0;  // the analysis serial blended in, 0 = none
-    int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
-    bool operator==(const DetailKey&) const = default;
-  };
-  // The exact-cell texture of rows [r0, r1) x cols [c0, c1), rebuilt only when the rectangle,
-  // the mask version or the blended layout changes.
+  const MaskTextures& Textures() const { return m_textures; }
+  // The exact-cell texture of rows [r0, r1) x cols [c0, c1) (MaskTextures::Detail).
   const Texture& Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
-  const DetailKey& DetailRect() const { return m_detail_key; }
+
+  // ---- widget state the panels edit in place (nothing else depends on it at once) ----------
+  EditSettings& Edit() { return m_edit; }
+  CanvasView& View() { return m_view; }
+  PanelUi& Ui() { return m_ui; }
+  std::string& PathBuffer() { return m_path_buffer; }  // the file bar's path field
+  engine::MaskSpec& PresetSpec() { return m_preset; }  // the Mask tab's generator widgets
 
  private:
+  // studio.cpp: the document, the choices, the analysis, files.
   void StepHistory(bool redo);
-  void MaskChanged(bool dirty);    // version bump, textures, analysis request
+  void EndGesture();               // records the open gesture's undo step, requests the analysis
+  void MaskReplaced();             // after a whole-mask change: textures, analysis request
   void RequestAnalysis();
-  void PollAnalysis();
-  void RebuildOverview();
-  void UpdateOverview(const engine::CellRect& cells);
-  void RefreshTextures();          // block texture and overview blend after a new analysis
-  uint64_t BlendSerial() const;    // the analysis serial to blend into the mask textures, or 0
-  void UploadOverview(uint64_t blend);  // m_overview_mask, blended with that serial (0: none)
+  LayoutBlend LatestLayout() const;  // the latest analysis' layout (serial 0: none yet)
+  LayoutBlend ShownBlend() const;    // the layout the mask textures blend in (serial 0: none)
   void SetMask(engine::MaskState state, const std::string& path, const std::string& label);
   void LoadRecent();
   void AddRecent(const std::string& path);
   void PollSave();
-  void DrawStatusBar();
-  // The error shown in full above the status line: the analysis error, else an error message;
-  // "" when there is none or the user dismissed it.
-  const std::string& StripError() const;
-  float ErrorStripHeight(float width);  // 0 when there is no strip; records m_error_view
-  void DrawErrorStrip(float height);
-  void DrawProfileView();
   std::string MaskLabel() const;
+  // The error shown in full above the status line: the analysis error, else an error message;
+  // "" when there is none (the strip also hides one the user dismissed).
+  const std::string& CurrentError() const;
+  // studio_frame.cpp: the window shell.
+  void DrawTabs(float height);
+  void DrawStatusBar();
   void DrawQuitDialog();
   void HandleShortcuts();
 
-  Document m_doc;
-  engine::MaskHistory m_history;
-  std::optional<engine::MaskState> m_gesture_before;
-  std::string m_gesture_label;
+  MaskDocument m_doc;
   EditSettings m_edit;
   CanvasView m_view;
   Overlay m_overlay = Overlay::kBlocksOverMask;
   Panel m_panel = Panel::kMask;
+  bool m_force_panel = true;  // select m_panel's tab on the next frame
   int64_t m_block_m = 64, m_block_n = 64;
   engine::Workload m_workload;
-  std::vector<engine::DeviceSpec> m_devices;
-  int m_device_index = 0;
-  int m_initial_device = 0;
-  std::string m_device_note;  // why the start-up device was chosen, for the status line
+  DeviceChoice m_devices;
   engine::MaskSpec m_preset;
 
-  AnalysisWorker m_worker;
-  struct RequestKey {
-    uint64_t version = 0;
-    int64_t block_m = 0, block_n = 0;
-    engine::Workload workload;
-    int device = -1;
-    bool operator==(const RequestKey&) const = default;
-  };
-  RequestKey m_request_key;
-  uint64_t m_request_tag = 0;       // tag of the newest submitted analysis
-  uint64_t m_shown_tag = 0;         // tag of m_analysis
-  std::shared_ptr<const engine::MaskAnalysis> m_analysis;
-  uint64_t m_analysis_serial = 0;
-  std::vector<uint8_t> m_block_classes;  // engine::BlockClassMatrix of m_analysis->layout
-  std::string m_analysis_error;
-  double m_analysis_seconds = 0;
-  uint64_t m_block_texture_serial = 0;
-
-  Texture m_overview, m_block_texture, m_detail;
-  int64_t m_overview_step = 1;
-  std::vector<uint32_t> m_overview_mask;  // the overview's mask pixels before blending
-  int m_overview_w = 0, m_overview_h = 0;
-  uint64_t m_overview_blend = 0;          // the serial blended into m_overview
-  DetailKey m_detail_key;
-
+  AnalysisCache m_analyses;
+  MaskTextures m_textures;
   SaveJob m_save;
   // Declared in this order so the lab (which holds a reference) dies before the worker.
   std::unique_ptr<GpuWorker> m_gpu;
   std::unique_ptr<LayerLab> m_lab;
-  bool m_quit_after_save = false;  // "Save and quit", or a quit while a save ran
   PanelUi m_ui;
 
-  std::string m_message;
-  MessageLevel m_message_level = MessageLevel::kInfo;
-  std::string m_dismissed_error;  // the error the user closed; a new one shows again
-  struct ErrorView {              // the strip as last drawn (for --dump-state)
-    bool shown = false;
-    int lines = 0;                // wrapped lines of the message
-    float text_height = 0, strip_height = 0;
-    bool scrolls = false;         // over kErrorStripLines: the strip scrolls
-  } m_error_view;
+  StatusMessage m_message;
+  ErrorStrip m_error_strip;
   std::vector<std::string> m_recent;
   std::string m_recent_path;
   std::string m_path_buffer;
-  bool m_quit_dialog = false;
-  bool m_force_panel = true;   // select m_panel's tab on the next frame
-  bool m_quit_confirmed = false;
+  struct Quit {
+    bool after_save = false;  // "Save and quit", or a quit while a save ran
+    bool dialog = false;      // open the unsaved-changes dialog on the next frame
+    bool confirmed = false;   // the window may close
+  } m_quit;
 };
 
 }  // namespace stof::app

@@ -108,7 +108,7 @@ void DrawLayoutPanel(Studio& studio) {
   ImGui::RadioButton("blocks over mask", &ov, 1);
   ImGui::SameLine();
   ImGui::RadioButton("blocks only", &ov, 2);
-  studio.OverlayMode() = static_cast<Overlay>(ov);
+  studio.SetOverlay(static_cast<Overlay>(ov));
   Swatch(kColorFull, "full");
   ImGui::SameLine(0, 20);
   Swatch(kColorPart, "part");

@@ -1,8 +1,9 @@
 // DrawMaskCanvas (mask_canvas.h). Per frame: one textured quad (the mask, with the block
 // classes pre-blended in "blocks over mask"; the block texture in "blocks only"), grid lines
 // only for the visible cells / blocks, one tooltip. The exact-cell "detail" texture (masks
-// larger than the 2048-texel overview) is rebuilt by Studio only when the visible rectangle,
-// rounded out to 64 cells, the mask version or the blended layout changes.
+// larger than the 2048-texel overview) is rebuilt by MaskTextures only when the visible
+// rectangle, rounded out to 64 cells, the mask version or the blended layout changes. Edits
+// go to Studio as EditCommands.
 #include "app/studio/panels/mask_canvas.h"
 
 #include <imgui.h>
@@ -56,11 +57,11 @@ void DrawToolbar(Studio& studio) {
   ImGui::SetNextItemWidth(135);
   const char* overlays[] = {"Mask", "Blocks + mask", "Blocks"};
   int ov = static_cast<int>(studio.OverlayMode());
-  if (ImGui::Combo("##overlay", &ov, overlays, 3)) studio.OverlayMode() = static_cast<Overlay>(ov);
+  if (ImGui::Combo("##overlay", &ov, overlays, 3)) studio.SetOverlay(static_cast<Overlay>(ov));
   ImGui::SameLine();
   if (ImGui::Button("Fit")) {
     const engine::Mask& m = studio.Doc().state.mask;
-    studio.View() = CanvasView{1.0, m.Cols() / 2.0, m.Rows() / 2.0};
+    studio.View() = CanvasView::Fitting(m);
   }
 }
 
@@ -116,11 +117,11 @@ void Tooltip(const Studio& studio, int64_t row, int64_t col) {
 void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, int64_t col) {
   EditSettings& e = studio.Edit();
   const ImGuiIO& io = ImGui::GetIO();
-  engine::Mask* mask = &studio.MutableDoc().state.mask;
+  const engine::Mask& mask = studio.Doc().state.mask;
   const engine::EditOptions opt{!e.erase, e.symmetric};
-  const bool in_mask = row >= 0 && col >= 0 && row < mask->Rows() && col < mask->Cols();
-  const int64_t r = std::clamp<int64_t>(row, 0, mask->Rows() - 1);
-  const int64_t c = std::clamp<int64_t>(col, 0, mask->Cols() - 1);
+  const bool in_mask = row >= 0 && col >= 0 && row < mask.Rows() && col < mask.Cols();
+  const int64_t r = std::clamp<int64_t>(row, 0, mask.Rows() - 1);
+  const int64_t c = std::clamp<int64_t>(col, 0, mask.Cols() - 1);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 preview = IM_COL32(86, 180, 233, 255);
 
@@ -131,11 +132,11 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
     switch (e.tool) {
       case Tool::kBrush:
         studio.BeginGesture(e.erase ? "erase" : "brush");
-        studio.ApplyEdit(engine::PaintBrush(mask, r, c, e.brush, opt));
+        studio.ApplyEdit(EditCommand::Brush(r, c, e.brush, opt));
         break;
       case Tool::kBand:
         studio.BeginGesture("band");
-        studio.ApplyEdit(engine::PaintBand(mask, r, c, e.band_width, opt));
+        studio.ApplyEdit(EditCommand::Band(r, c, e.band_width, opt));
         e.active = false;
         break;
       default: break;
@@ -144,7 +145,7 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
   if (!e.active) {
     if (e.tool == Tool::kBand && hovered && in_mask) {  // preview the band's edges
       const double off = static_cast<double>(c - r), w = static_cast<double>(e.band_width);
-      const double n = static_cast<double>(mask->Rows());
+      const double n = static_cast<double>(mask.Rows());
       for (double k : {off - w + 1, off + w}) {
         dl->AddLine(g.Screen(std::max(0.0, -k), std::max(0.0, k)),
                     g.Screen(std::min(n, n - k), std::min(n, n + k)), preview, 1.5f);
@@ -154,7 +155,7 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
   }
   if (io.MouseDown[ImGuiMouseButton_Left]) {
     if (e.tool == Tool::kBrush && (r != e.last_r || c != e.last_c)) {
-      studio.ApplyEdit(engine::PaintLine(mask, e.last_r, e.last_c, r, c, e.brush, opt));
+      studio.ApplyEdit(EditCommand::Line(e.last_r, e.last_c, r, c, e.brush, opt));
       e.last_r = r;
       e.last_c = c;
     } else if (e.tool == Tool::kLine) {
@@ -169,10 +170,10 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
   // Released: finish line / rectangle; Studio ends the gesture once no button is down.
   if (e.tool == Tool::kLine) {
     studio.BeginGesture("line");
-    studio.ApplyEdit(engine::PaintLine(mask, e.anchor_r, e.anchor_c, r, c, e.brush, opt));
+    studio.ApplyEdit(EditCommand::Line(e.anchor_r, e.anchor_c, r, c, e.brush, opt));
   } else if (e.tool == Tool::kRect) {
     studio.BeginGesture("rectangle");
-    studio.ApplyEdit(engine::PaintRect(mask, e.anchor_r, e.anchor_c, r, c, opt));
+    studio.ApplyEdit(EditCommand::Rect(e.anchor_r, e.anchor_c, r, c, opt));
   }
   e.active = false;
 }
@@ -234,12 +235,13 @@ void DrawMaskCanvas(Studio& studio) {
   dl->PushClipRect(g.p0, g.p1, true);
   const Overlay overlay = studio.OverlayMode();
   if (overlay != Overlay::kBlocks && vr0 < vr1 && vc0 < vc1) {
-    const Texture& ov = studio.MaskOverview();
-    const int64_t step = studio.OverviewStep();
+    const MaskTextures& textures = studio.Textures();
+    const Texture& ov = textures.Overview();
+    const int64_t step = textures.OverviewStep();
     if (step > 1 && vr1 - vr0 <= kDetailMaxCells && vc1 - vc0 <= kDetailMaxCells) {
       const Texture& detail = studio.Detail(vr0 / 64 * 64, std::min(m.Rows(), (vr1 + 63) / 64 * 64),
                                             vc0 / 64 * 64, std::min(m.Cols(), (vc1 + 63) / 64 * 64));
-      const Studio::DetailKey& k = studio.DetailRect();
+      const MaskTextures::DetailKey& k = textures.DetailRect();
       dl->AddImage(detail.Id(), g.Screen(static_cast<double>(k.r0), static_cast<double>(k.c0)),
                    g.Screen(static_cast<double>(k.r1), static_cast<double>(k.c1)));
     } else if (ov.Valid()) {
@@ -249,9 +251,9 @@ void DrawMaskCanvas(Studio& studio) {
   }
   const engine::MaskAnalysis* a = studio.Analysis();
   const bool layout_fits = studio.LayoutFits();
-  if (overlay == Overlay::kBlocks && layout_fits && studio.BlockTexture().Valid()) {
+  if (overlay == Overlay::kBlocks && layout_fits && studio.Textures().BlockTexture().Valid()) {
     const engine::BlockLayout& l = a->layout;
-    dl->AddImage(studio.BlockTexture().Id(), g.Screen(0, 0),
+    dl->AddImage(studio.Textures().BlockTexture().Id(), g.Screen(0, 0),
                  g.Screen(static_cast<double>(l.BlockRows() * l.BlockM()),
                           static_cast<double>(l.BlockCols() * l.BlockN())));
   }

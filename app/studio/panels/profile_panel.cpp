@@ -1,5 +1,5 @@
-// DrawProfilePanel and its cache (profile_panel.h). The cache turns a profiler::ProfileView
-// into plot inputs once per (current, baseline, sort) change; the tabs only format it.
+// DrawProfilePanel (profile_panel.h). The tabs only format the cache of
+// profile_view_state.h.
 #include "app/studio/panels/profile_panel.h"
 
 #include <imgui.h>
@@ -15,120 +15,18 @@ namespace {
 
 namespace pf = stof::profiler;
 
-using ProfilePtr = std::shared_ptr<const pf::LayerProfile>;
-
-ProfilePtr ProfileAt(const ProfilePanelState& s, int i) {
-  return i >= 0 && i < static_cast<int>(s.runs.size()) ? s.runs[static_cast<size_t>(i)].profile : nullptr;
-}
-// The baseline in use: none when it is the current run itself.
-ProfilePtr BaselineOf(const ProfilePanelState& s) {
-  return s.baseline != s.current ? ProfileAt(s, s.baseline) : nullptr;
-}
-
-// Joins pieces (GCC 12 warns falsely on "literal" + std::string).
-std::string Cat(std::initializer_list<std::string> parts) {
-  std::string out;
-  for (const std::string& p : parts) out += p;
-  return out;
-}
-
 std::string Bytes(std::optional<double> v) {
   return v && std::isfinite(*v) ? plots::FormatSI(*v, "B") : std::string("-");
 }
 
-double Or(std::optional<double> v) { return v ? *v : NAN; }
-
 std::string Num(std::optional<double> v) {
   return v && std::isfinite(*v) ? plots::FormatSI(*v) : std::string("-");
-}
-std::string Us(std::optional<double> v) {
-  if (!v || !std::isfinite(*v)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", *v);
-  return buf;
 }
 std::string Signed(std::optional<double> v, const char* fmt) {
   if (!v || !std::isfinite(*v)) return "-";
   char buf[32];
   std::snprintf(buf, sizeof buf, fmt, *v);
   return buf;
-}
-
-std::vector<plots::Span> ToSpans(const pf::Timeline& t) {
-  std::vector<plots::Span> out;
-  for (const pf::TimelineSpan& s : t.spans) out.push_back({s.lane, s.start_us, s.end_us, s.name, s.detail, 0});
-  return out;
-}
-
-std::shared_ptr<ProfilePanelCache> BuildCache(const ProfilePtr& cur, const ProfilePtr& base,
-                                              pf::KernelColumn column, bool ascending) {
-  auto c = std::make_shared<ProfilePanelCache>();
-  c->current = cur;
-  c->baseline = base;
-  c->sorted_by = column;
-  c->sorted_ascending = ascending;
-  c->view = pf::ComputeProfileView(*cur, base.get());
-  const pf::ProfileView& v = c->view;
-  c->sorted_kernels = v.kernels.rows;
-  pf::SortKernelRows(&c->sorted_kernels, column, ascending);
-  c->spans = ToSpans(v.timeline);
-  c->base_spans = ToSpans(v.base_timeline);
-  // Bars keep the layer order (first launch / segment order): it reads like the timeline.
-  plots::BarGroup k_lat{"current", {}, {}, 0}, k_base{"baseline", {}, {}, 0};
-  plots::BarGroup k_rd{"read", {}, {}, plots::SeriesColor(0)}, k_wr{"write", {}, {}, plots::SeriesColor(1)};
-  plots::BarGroup k_brd{"baseline read", {}, {}, 0}, k_bwr{"baseline write", {}, {}, 0};
-  for (const pf::KernelRow& r : v.kernels.rows) {
-    c->kernel_categories.push_back(r.short_name);
-    const bool here = r.match != pf::RowMatch::kOnlyBaseline;
-    k_lat.values.push_back(here ? r.total_us : NAN);
-    k_base.values.push_back(Or(r.d_total_us.base));
-    k_rd.values.push_back(Or(r.dram_read));
-    k_wr.values.push_back(Or(r.dram_write));
-    k_brd.values.push_back(Or(r.d_dram_read.base));
-    k_bwr.values.push_back(Or(r.d_dram_write.base));
-  }
-  c->kernel_latency = {k_lat};
-  c->kernel_dram = {k_rd};
-  if (v.has_baseline) {
-    c->kernel_latency.push_back(k_base);
-    c->kernel_dram.push_back(k_brd);
-  }
-  c->kernel_dram.push_back(k_wr);
-  if (v.has_baseline) c->kernel_dram.push_back(k_bwr);
-  plots::BarGroup s_lat = k_lat, s_base = k_base, s_rd = k_rd, s_wr = k_wr, s_brd = k_brd, s_bwr = k_bwr;
-  for (plots::BarGroup* g : {&s_lat, &s_base, &s_rd, &s_wr, &s_brd, &s_bwr}) g->values.clear();
-  for (const pf::SegmentRow& r : v.segments) {
-    std::string cat = r.ops;
-    if (!r.tmpl.empty()) {
-      cat += ' ';
-      cat += r.tmpl;
-    }
-    c->segment_categories.push_back(cat);
-    s_lat.values.push_back(Or(r.latency_us));
-    s_base.values.push_back(Or(r.d_latency_us.base));
-    s_rd.values.push_back(Or(r.dram_read));
-    s_wr.values.push_back(Or(r.dram_write));
-    s_brd.values.push_back(Or(r.d_dram_read.base));
-    s_bwr.values.push_back(Or(r.d_dram_write.base));
-  }
-  c->segment_latency = {s_lat};
-  c->segment_dram = {s_rd};
-  if (v.has_baseline) {
-    c->segment_latency.push_back(s_base);
-    c->segment_dram.push_back(s_brd);
-  }
-  c->segment_dram.push_back(s_wr);
-  if (v.has_baseline) c->segment_dram.push_back(s_bwr);
-  for (const pf::RoofPoint& p : v.roofline.points) c->roof_points.push_back({p.label, p.intensity, p.flops_per_s});
-  for (const pf::RoofPoint& p : v.roofline.base_points)
-    c->roof_base_points.push_back({p.label, p.intensity, p.flops_per_s});
-  const pf::LatencyHistogram& h = v.histogram;
-  c->hist = {h.edges, h.counts, Cat({"current (", std::to_string(h.samples), " runs)"})};
-  if (v.has_baseline) c->base_hist = {h.edges, h.base_counts, Cat({"baseline (", std::to_string(h.base_samples), " runs)"})};
-  if (h.median_us) c->hist_markers.push_back({*h.median_us, Cat({"median ", Us(h.median_us), " us"}), plots::SeriesColor(1)});
-  if (h.base_median_us)
-    c->hist_markers.push_back({*h.base_median_us, Cat({"baseline median ", Us(h.base_median_us), " us"}), plots::kBaselineColor});
-  return c;
 }
 
 // The one-line reason shown instead of a plot or table without data.
@@ -211,8 +109,14 @@ void SummaryLine(const ProfilePanelState& s, const ProfilePanelCache& c) {
   const pf::ProfileSummary& sum = p.layer.summary;
   ImGui::Text("%s", p.label.empty() ? s.runs[static_cast<size_t>(s.current)].name.c_str() : p.label.c_str());
   std::string where = p.device_name.empty() ? std::string("device unknown") : p.device_name;
-  if (!p.scheme_code.empty()) where += Cat({", fusion scheme ", p.scheme_code});
-  if (!p.backend.empty()) where += Cat({", backend ", p.backend});
+  if (!p.scheme_code.empty()) {
+    where += ", fusion scheme ";
+    where += p.scheme_code;
+  }
+  if (!p.backend.empty()) {
+    where += ", backend ";
+    where += p.backend;
+  }
   ImGui::TextDisabled("%s", where.c_str());
   if (!sum.latency_us) {
     const pf::Availability& av = p.layer.availability;
@@ -221,11 +125,11 @@ void SummaryLine(const ProfilePanelState& s, const ProfilePanelCache& c) {
                                                                        : std::string("no latency in this profile"));
   }
   ImGui::Text("Layer latency %s us (median of %d runs), %d kernels per run, DRAM %s per run",
-              Us(sum.latency_us).c_str(), p.layer.latency.runs, sum.kernels_per_run, Bytes(sum.dram_bytes).c_str());
+              ProfileUsText(sum.latency_us).c_str(), p.layer.latency.runs, sum.kernels_per_run, Bytes(sum.dram_bytes).c_str());
   if (c.baseline && sum.latency_us && c.baseline->layer.summary.latency_us) {
     const pf::Delta d = pf::MakeDelta(sum.latency_us, c.baseline->layer.summary.latency_us);
     ImGui::SameLine();
-    ImGui::Text("| baseline %s us, change:", Us(d.base).c_str());
+    ImGui::Text("| baseline %s us, change:", ProfileUsText(d.base).c_str());
     ImGui::SameLine();
     DeltaText(d.abs, "%+.2f us");
     ImGui::SameLine();
@@ -287,10 +191,10 @@ void KernelsTab(ProfilePanelState& s, const ProfilePanelCache& c) {
     char share[16];
     std::snprintf(share, sizeof share, "%.1f %%", 100 * r.share);
     cell(here ? Signed(r.launches, "%g") : "-");
-    cell(here ? Us(r.total_us) : "-");
-    cell(here ? Us(r.mean_us) : "-");
-    cell(here ? Us(r.min_us) : "-");
-    cell(here ? Us(r.max_us) : "-");
+    cell(here ? ProfileUsText(r.total_us) : "-");
+    cell(here ? ProfileUsText(r.mean_us) : "-");
+    cell(here ? ProfileUsText(r.min_us) : "-");
+    cell(here ? ProfileUsText(r.max_us) : "-");
     cell(here ? share : "-");
     cell(Bytes(r.dram_read));
     cell(Bytes(r.dram_write));
@@ -318,7 +222,7 @@ void TimelineTab(ProfilePanelState& s, const ProfilePanelCache& c) {
   if (v.timeline.spans.empty()) {
     Reason("No timeline", v.timeline.why_empty);
   } else {
-    ImGui::Text("Traced run 0: %zu kernels over %s us", v.timeline.spans.size(), Us(v.timeline.span_us).c_str());
+    ImGui::Text("Traced run 0: %zu kernels over %s us", v.timeline.spans.size(), ProfileUsText(v.timeline.span_us).c_str());
     FitTimeline(s, v);
     const int hit = plots::TimelinePlot("##timeline", v.timeline.lanes, c.spans, &s.timeline_view,
                                         70.0f + 30.0f * static_cast<float>(v.timeline.lanes.size()));
@@ -332,7 +236,7 @@ void TimelineTab(ProfilePanelState& s, const ProfilePanelCache& c) {
   ImGui::Separator();
   if (v.base_timeline.spans.empty()) return Reason("No baseline timeline", v.base_timeline.why_empty);
   ImGui::Text("Baseline, traced run 0: %zu kernels over %s us (same time axis: zoom and pan move both)",
-              v.base_timeline.spans.size(), Us(v.base_timeline.span_us).c_str());
+              v.base_timeline.spans.size(), ProfileUsText(v.base_timeline.span_us).c_str());
   FitTimeline(s, v);
   plots::TimelinePlot("##base_timeline", v.base_timeline.lanes, c.base_spans, &s.timeline_view,
                       70.0f + 30.0f * static_cast<float>(v.base_timeline.lanes.size()));
@@ -379,7 +283,7 @@ void SegmentsTable(const ProfilePanelCache& c) {
     };
     cell(r.ops);
     cell(r.tmpl.empty() ? "(op by op)" : r.tmpl);
-    cell(Us(r.latency_us));
+    cell(ProfileUsText(r.latency_us));
     cell(r.match == pf::RowMatch::kOnlyBaseline ? "-" : std::to_string(r.kernels));
     cell(Bytes(r.dram_read));
     cell(Bytes(r.dram_write));
@@ -421,41 +325,7 @@ void HistogramTab(const ProfilePanelCache& c) {
                        {"layer latency (us)"}, std::max(260.0f, ImGui::GetContentRegionAvail().y - 10));
 }
 
-nlohmann::json DeltaJson(const pf::Delta& d) {
-  nlohmann::json j = nlohmann::json::object();
-  if (d.base) j["base"] = *d.base;
-  if (d.abs) j["abs"] = *d.abs;
-  if (d.pct) j["pct"] = *d.pct;
-  return j;
-}
-
-nlohmann::json Opt(std::optional<double> v) { return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(); }
-
 }  // namespace
-
-void UpdateProfilePanelCache(ProfilePanelState& s) {
-  if (s.current >= static_cast<int>(s.runs.size())) s.current = -1;
-  if (s.baseline >= static_cast<int>(s.runs.size())) s.baseline = -1;
-  const ProfilePtr cur = ProfileAt(s, s.current);
-  const ProfilePtr base = BaselineOf(s);
-  if (!cur) {
-    s.cache.reset();
-    return;
-  }
-  ProfilePanelCache* c = s.cache.get();
-  if (c && c->current == cur && c->baseline == base) {
-    if (c->sorted_by != s.sort_column || c->sorted_ascending != s.sort_ascending) {
-      c->sorted_by = s.sort_column;
-      c->sorted_ascending = s.sort_ascending;
-      pf::SortKernelRows(&c->sorted_kernels, s.sort_column, s.sort_ascending);
-    }
-    return;
-  }
-  const bool same_current = c && c->current == cur;
-  s.cache = BuildCache(cur, base, s.sort_column, s.sort_ascending);
-  if (!same_current) s.selected_span = -1;  // a new profile: forget the old selection
-  s.timeline_view = {};  // refit: the baseline's run may be longer
-}
 
 ProfilePanelActions DrawProfilePanel(ProfilePanelState& s, bool can_profile, const std::string& status_line) {
   ProfilePanelActions a;
@@ -497,46 +367,6 @@ ProfilePanelActions DrawProfilePanel(ProfilePanelState& s, bool can_profile, con
     ImGui::EndTabBar();
   }
   return a;
-}
-
-nlohmann::json ProfilePanelStateJson(const ProfilePanelState& s) {
-  nlohmann::json j;
-  j["current"] = s.current;
-  j["baseline"] = s.baseline;
-  j["runs"] = nlohmann::json::array();
-  for (const ProfileRun& r : s.runs) j["runs"].push_back({{"name", r.name}, {"source", r.source}});
-  const ProfilePtr cur = ProfileAt(s, s.current);
-  if (!cur) return j;
-  std::shared_ptr<ProfilePanelCache> c = s.cache;
-  if (!c || c->current != cur || c->baseline != BaselineOf(s) || c->sorted_by != s.sort_column ||
-      c->sorted_ascending != s.sort_ascending)
-    c = BuildCache(cur, BaselineOf(s), s.sort_column, s.sort_ascending);
-  const pf::ProfileView& v = c->view;
-  j["has_baseline"] = v.has_baseline;
-  j["kernels_why_empty"] = v.kernels.why_empty;
-  j["kernel_rows_total"] = v.kernels.rows.size();
-  j["kernel_rows"] = nlohmann::json::array();
-  for (size_t i = 0; i < std::min<size_t>(10, c->sorted_kernels.size()); ++i) {
-    const pf::KernelRow& r = c->sorted_kernels[i];
-    j["kernel_rows"].push_back({{"name", r.short_name}, {"launches", r.launches}, {"total_us", r.total_us},
-                                {"mean_us", r.mean_us}, {"share", r.share}, {"dram_read", Opt(r.dram_read)},
-                                {"dram_write", Opt(r.dram_write)}, {"match", pf::RowMatchName(r.match)},
-                                {"d_total_us", DeltaJson(r.d_total_us)}});
-  }
-  j["segment_rows"] = nlohmann::json::array();
-  for (const pf::SegmentRow& r : v.segments)
-    j["segment_rows"].push_back({{"ops", r.ops}, {"template", r.tmpl}, {"latency_us", Opt(r.latency_us)},
-                                 {"match", pf::RowMatchName(r.match)}, {"d_latency_us", DeltaJson(r.d_latency_us)},
-                                 {"d_dram_read", DeltaJson(r.d_dram_read)}, {"d_dram_write", DeltaJson(r.d_dram_write)}});
-  double n = 0, nb = 0;
-  for (double x : v.histogram.counts) n += x;
-  for (double x : v.histogram.base_counts) nb += x;
-  j["histogram"] = {{"bins", v.histogram.counts.size()}, {"count", n}, {"base_count", nb},
-                    {"median_us", Opt(v.histogram.median_us)}, {"base_median_us", Opt(v.histogram.base_median_us)}};
-  j["roofline"] = {{"points", v.roofline.points.size()}, {"base_points", v.roofline.base_points.size()},
-                   {"why_empty", v.roofline.why_empty}};
-  j["timeline_spans"] = v.timeline.spans.size();
-  return j;
 }
 
 }  // namespace stof::app

@@ -1,63 +1,17 @@
-// Profile view: a list of layer profiles (measured here, or opened from a `stof profile layer`
-// JSON), one of them current and optionally one pinned as the baseline, and the current one
-// drawn as a kernel table, a kernel timeline, grouped bars per kernel and per segment, a
-// roofline of the segments and a latency histogram, each beside the baseline when one is
-// pinned. Studio-independent: the studio owns a ProfilePanelState, fills `runs`, calls
-// DrawProfilePanel once per frame and acts on the returned actions (profile now, open a file).
-// Invariants: every number drawn comes from a cache computed once per (current, baseline)
-// profile pair (profiler::ComputeProfileView); a frame only formats it. A part without data
-// shows a one-line reason, never an empty plot.
+// Profile view: the list of layer profiles (measured here, or opened from a `stof profile
+// layer` JSON), one of them current and optionally one pinned as the baseline, and the
+// current one drawn as a kernel table, a kernel timeline, grouped bars per kernel and per
+// segment, a roofline of the segments and a latency histogram, each beside the baseline when
+// one is pinned. Studio-independent: it draws a ProfilePanelState (profile_view_state.h, owned
+// by LayerLab) once per frame and returns the actions for the studio to take (profile now,
+// open a file). A part without data shows a one-line reason, never an empty plot.
 #pragma once
 
-#include <memory>
 #include <string>
-#include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "app/studio/widgets/plots.h"
-#include "profiler/layer_profile.h"
-#include "profiler/profile_stats.h"
+#include "app/studio/profile_view_state.h"
 
 namespace stof::app {
-
-struct ProfileRun {
-  std::string name;    // list entry: "bert 8x512 bigbird #2"
-  std::string source;  // where it came from: "measured 14:02 on H100", a file path
-  std::shared_ptr<const profiler::LayerProfile> profile;  // never null in a listed run
-};
-
-// Everything the view shows, derived from one (current, baseline) pair. Built by
-// BuildProfilePanelCache; plot inputs are ready to pass to the plots module.
-struct ProfilePanelCache {
-  // The inputs, held so their identity (the key) cannot be reused by a new profile.
-  std::shared_ptr<const profiler::LayerProfile> current, baseline;
-  profiler::KernelColumn sorted_by = profiler::KernelColumn::kTotal;  // sorted_kernels' order
-  bool sorted_ascending = false;
-  profiler::ProfileView view;
-  std::vector<profiler::KernelRow> sorted_kernels;   // view.kernels.rows in the sort order
-  std::vector<plots::Span> spans, base_spans;
-  // Bars: categories (short names / ops labels) and groups (current, then "baseline").
-  std::vector<std::string> kernel_categories, segment_categories;
-  std::vector<plots::BarGroup> kernel_latency, kernel_dram, segment_latency, segment_dram;
-  std::vector<plots::RooflinePoint> roof_points, roof_base_points;
-  plots::Histogram hist, base_hist;
-  std::vector<plots::Marker> hist_markers;
-};
-
-struct ProfilePanelState {
-  std::vector<ProfileRun> runs;
-  int current = -1, baseline = -1;   // indices into runs; -1 = none
-  std::string open_path;             // the "Open profile or plan..." field
-  // Kernel table sort (mirrors the ImGui table's sort spec so GUI tests can read it).
-  profiler::KernelColumn sort_column = profiler::KernelColumn::kTotal;
-  bool sort_ascending = false;
-  plots::TimelineView timeline_view;  // shared by the current and baseline timelines
-  int selected_span = -1;            // index into cache.spans clicked last, -1 = none
-  int select_tab = -1;               // 0..4 = Kernels, Timeline, Bars, Roofline, Histogram:
-                                     // selected on the next draw, then reset (tests, screenshots)
-  std::shared_ptr<ProfilePanelCache> cache;  // rebuilt when the profile pair or sort changes
-};
 
 struct ProfilePanelActions {
   bool profile_now = false;  // "Profile now" was pressed
@@ -70,14 +24,5 @@ struct ProfilePanelActions {
 // profile measured elsewhere"), shown next to the button.
 ProfilePanelActions DrawProfilePanel(ProfilePanelState& s, bool can_profile,
                                      const std::string& status_line);
-
-// Makes sure s.cache matches s's current and baseline runs and sort (cheap when it does).
-// DrawProfilePanel calls it; GUI tests and the JSON below may call it directly.
-void UpdateProfilePanelCache(ProfilePanelState& s);
-
-// For GUI tests: current, baseline, run names, the first 10 kernel rows in the table's sort
-// order, segment rows with deltas, histogram totals and medians, roofline point counts.
-// Uses the cache when it matches, else computes the view once (does not store it).
-nlohmann::json ProfilePanelStateJson(const ProfilePanelState& s);
 
 }  // namespace stof::app

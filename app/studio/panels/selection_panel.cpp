@@ -105,12 +105,12 @@ void DrawSelectionPanel(Studio& studio) {
   }
   ImGui::NewLine();
   if (changed) studio.SetWorkload(w);
-  const auto& devices = studio.Devices();
+  const std::vector<engine::DeviceSpec>& devices = studio.Devices().devices;
   ImGui::SetNextItemWidth(260);
   if (ImGui::BeginCombo("device", studio.Device().name.c_str())) {
     for (size_t i = 0; i < devices.size(); ++i) {
       const std::string label = devices[i].name + (devices[i].source == "queried" ? " (this GPU)" : "");
-      if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == studio.DeviceIndex()))
+      if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == studio.Devices().index))
         studio.SetDevice(static_cast<int>(i));
     }
     ImGui::EndCombo();

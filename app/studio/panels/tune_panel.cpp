@@ -17,8 +17,6 @@ namespace stof::app {
 
 namespace {
 
-const char* kMethodNames[] = {"stof", "gtco", "mcfuser", "exhaustive"};
-
 void RebuildPlots(TunePlots& p, const TuneLive& live) {
   p.live = live;
   p.version = live.version;
@@ -133,9 +131,9 @@ bool DrawTunePanel(LayerLab& lab, PanelUi& ui) {
   TuneSettings& s = lab.Settings();
   ImGui::BeginDisabled(lab.Tuning());
   ImGui::TextUnformatted("methods");
-  for (int i = 0; i < 4; ++i) {
+  for (TuneMethodRow& row : s.methods) {
     ImGui::SameLine();
-    ImGui::Checkbox(kMethodNames[i], &s.methods[i]);
+    ImGui::Checkbox(engine::TuneMethodName(row.method), &row.chosen);
   }
   ImGui::SetNextItemWidth(90);
   InputTextString("budget", &s.budget);

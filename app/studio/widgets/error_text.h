@@ -1,7 +1,7 @@
 // Error text in the studio: one colour, always wrapped at the available width so a long
 // message (a file path and its reason) is read in full, never clipped at a panel's or the
-// window's edge (issue 16). Used by the status area's error strip (studio.cpp) and the
-// panels that show an error in place (fusion, tune, kernel selection).
+// window's edge (issue 16). Used by the error strip above the status bar (error_strip.cpp)
+// and the panels that show an error in place (fusion, tune, kernel selection).
 #pragma once
 
 #include <imgui.h>

@@ -2,7 +2,8 @@
 // the images the studio draws: the element mask (any rectangle of it, at any sub-sampling
 // step) and the block classes of a layout. Rebuilt only when their input changes (a mask
 // version, a view rectangle), and during a brush stroke only the changed region is re-sent.
-// Used by Studio (which owns the textures) and panels/mask_canvas.cpp (which draws them).
+// Used by MaskTextures (which owns the canvas' textures) and panels/mask_canvas.cpp (which
+// draws them).
 #pragma once
 
 #include <cstdint>
