@@ -61,6 +61,12 @@ class BrokenTreeTest(unittest.TestCase):
         self.assertTrue(all(b.startswith("engine/a.cpp:") and "engine/ includes" in b
                             for b in bad), bad)
 
+    def test_core_including_the_engine_above_it(self):
+        bad = self.violations({"engine/core/w.cpp": '#include "engine/core/status.h"\n'
+                                                    '#include "engine/mask/mask.h"\n'})
+        self.assertEqual(bad, ["engine/core/w.cpp:2: engine/core/ includes engine/mask/mask.h "
+                               "(core is the bottom of the engine: it includes only core/)"])
+
     def test_kernels_including_app(self):
         bad = self.violations({"kernels/k.cpp": '\n#include "app/cli/cli_common.h"\n'})
         self.assertEqual(bad, ["kernels/k.cpp:2: kernels/ includes app/cli/cli_common.h "

@@ -11,6 +11,8 @@ Rules:
   3. app/ includes only the public kernels/ headers (PUBLIC_KERNEL_HEADERS) and profiler/'s.
   4. A CUDA-free header (every .h except CUDA_HEADERS) includes no CUDA, CUPTI or cuBLAS header,
      directly or through the project headers it includes.
+  5. engine/core/ (errors, workload, JSON, files: the bottom of the engine) includes nothing of
+     engine/ outside core/.
 """
 
 import os
@@ -84,7 +86,11 @@ def check(root):
                 continue
             target = name.split("/")[0]
             where = f"{f}:{n}"
-            if module == "engine" and target in ("kernels", "profiler", "app"):
+            if f.startswith("engine/core/") and name.startswith("engine/") and \
+                    not name.startswith("engine/core/"):
+                bad.append(f"{where}: engine/core/ includes {name} (core is the bottom of the "
+                           f"engine: it includes only core/)")
+            elif module == "engine" and target in ("kernels", "profiler", "app"):
                 bad.append(f"{where}: engine/ includes {name} (the engine has no CUDA, "
                            f"profiler or GUI code)")
             elif module in ("kernels", "profiler") and target == "app":
