@@ -1,6 +1,6 @@
 // Host side of the Hopper attention kernel (hopper_attention.h): its configurations, the
-// device check, validation of a launch, the TMA tensor maps of q, k, v and o, and the dispatch
-// of (head_dim, BLOCK_M, BLOCK_N) to the seven instantiations (hopper_attention_d64.cu, _d128.cu).
+// device check, validation of a launch, the TMA tensor maps of q, k, v and o, and the table
+// of the seven instantiations by (head_dim, BLOCK_M, BLOCK_N) (hopper_attention_d64.cu, _d128.cu).
 #include "kernels/attention_hopper/hopper_attention.h"
 
 #include <cuda_runtime.h>
@@ -38,22 +38,32 @@ HopperLaunchOverrides& Overrides() {
   return o;
 }
 
+// The seven instantiated variants, in one table: calls f(HopperAttentionTraits<...>{}) for
+// (head_dim, BLOCK_M, BLOCK_N) and returns its result, or `none` when there is no such variant.
+// Both the shared-memory size (checked on the CPU by the tests) and the launch go through it.
+template <class R, class F>
+R WithHopperVariant(int64_t d, int64_t bm, int64_t bn, R none, F&& f) {
+  if (d == 64) {
+    if (bm == 128 && bn == 64) return f(HopperAttentionTraits<64, 64, 128>{});
+    if (bm == 128 && bn == 128) return f(HopperAttentionTraits<64, 128, 128>{});
+    if (bm == 64 && bn == 64) return f(HopperAttentionTraits<64, 64, 64>{});
+    if (bm == 64 && bn == 128) return f(HopperAttentionTraits<64, 128, 64>{});
+  } else if (d == 128) {
+    if (bm == 128 && bn == 64) return f(HopperAttentionTraits<128, 64, 128>{});
+    if (bm == 128 && bn == 128) return f(HopperAttentionTraits<128, 128, 128>{});
+    if (bm == 64 && bn == 64) return f(HopperAttentionTraits<128, 64, 64>{});
+  }
+  return none;
+}
+
 }  // namespace
 
 void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides) { Overrides() = overrides; }
 HopperLaunchOverrides GetHopperLaunchOverrides() { return Overrides(); }
 
 size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n) {
-  const auto pick = [&](auto traits) -> size_t {
-    using T = decltype(traits);
-    return head_dim == T::kHeadDim && block_m == T::kBlockM && block_n == T::kBlockN
-               ? T::kSmemBytes
-               : 0;
-  };
-  return pick(HopperAttentionTraits<64, 64, 128>{}) + pick(HopperAttentionTraits<64, 128, 128>{}) +
-         pick(HopperAttentionTraits<64, 64, 64>{}) + pick(HopperAttentionTraits<64, 128, 64>{}) +
-         pick(HopperAttentionTraits<128, 64, 128>{}) +
-         pick(HopperAttentionTraits<128, 128, 128>{}) + pick(HopperAttentionTraits<128, 64, 64>{});
+  return WithHopperVariant(head_dim, block_m, block_n, size_t{0},
+                           [](auto traits) -> size_t { return decltype(traits)::kSmemBytes; });
 }
 
 engine::Status CheckHopperAttentionConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
@@ -193,17 +203,9 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
     return detail::LaunchHopperAttentionVariant<T::kHeadDim, T::kBlockN, T::kBlockM>(
         p, maps, dev->device, stream);
   };
-  const int64_t bm = layout.BlockM(), bn = layout.BlockN();
-  if (w.head_dim == 64) {
-    if (bm == 64)
-      return bn == 64 ? launch(HopperAttentionTraits<64, 64, 64>{})
-                      : launch(HopperAttentionTraits<64, 128, 64>{});
-    return bn == 64 ? launch(HopperAttentionTraits<64, 64, 128>{})
-                    : launch(HopperAttentionTraits<64, 128, 128>{});
-  }
-  if (bm == 64) return launch(HopperAttentionTraits<128, 64, 64>{});
-  return bn == 64 ? launch(HopperAttentionTraits<128, 64, 128>{})
-                  : launch(HopperAttentionTraits<128, 128, 128>{});
+  // CheckHopperAttentionConfig above accepted the variant, so the table has it.
+  return WithHopperVariant(w.head_dim, layout.BlockM(), layout.BlockN(),
+                           engine::Status(engine::MakeError(what + "no such variant")), launch);
 }
 
 }  // namespace stof::kernels
