@@ -38,6 +38,37 @@ std::vector<plots::Span> ToSpans(const pf::Timeline& t) {
   return out;
 }
 
+// The bars of one chart pair (latency; DRAM read and write), current and baseline, one value
+// per category in each series.
+struct BarSeries {
+  plots::BarGroup lat{"current", {}, {}, 0}, base{"baseline", {}, {}, 0};
+  plots::BarGroup rd{"read", {}, {}, plots::SeriesColor(0)}, wr{"write", {}, {}, plots::SeriesColor(1)};
+  plots::BarGroup brd{"baseline read", {}, {}, 0}, bwr{"baseline write", {}, {}, 0};
+
+  void Add(double latency, double base_latency, double read, double write, double base_read,
+           double base_write) {
+    lat.values.push_back(latency);
+    base.values.push_back(base_latency);
+    rd.values.push_back(read);
+    wr.values.push_back(write);
+    brd.values.push_back(base_read);
+    bwr.values.push_back(base_write);
+  }
+  // Latency: current (then baseline); DRAM: read (then baseline read), write (then baseline
+  // write). The baseline series only when there is a baseline.
+  void Emit(bool has_baseline, std::vector<plots::BarGroup>* latency,
+            std::vector<plots::BarGroup>* dram) const {
+    *latency = {lat};
+    *dram = {rd};
+    if (has_baseline) {
+      latency->push_back(base);
+      dram->push_back(brd);
+    }
+    dram->push_back(wr);
+    if (has_baseline) dram->push_back(bwr);
+  }
+};
+
 std::shared_ptr<ProfilePanelCache> BuildCache(const ProfilePtr& cur, const ProfilePtr& base,
                                               pf::KernelColumn column, bool ascending) {
   auto c = std::make_shared<ProfilePanelCache>();
@@ -52,29 +83,15 @@ std::shared_ptr<ProfilePanelCache> BuildCache(const ProfilePtr& cur, const Profi
   c->spans = ToSpans(v.timeline);
   c->base_spans = ToSpans(v.base_timeline);
   // Bars keep the layer order (first launch / segment order): it reads like the timeline.
-  plots::BarGroup k_lat{"current", {}, {}, 0}, k_base{"baseline", {}, {}, 0};
-  plots::BarGroup k_rd{"read", {}, {}, plots::SeriesColor(0)}, k_wr{"write", {}, {}, plots::SeriesColor(1)};
-  plots::BarGroup k_brd{"baseline read", {}, {}, 0}, k_bwr{"baseline write", {}, {}, 0};
+  BarSeries kernels;
   for (const pf::KernelRow& r : v.kernels.rows) {
     c->kernel_categories.push_back(r.short_name);
     const bool here = r.match != pf::RowMatch::kOnlyBaseline;
-    k_lat.values.push_back(here ? r.total_us : NAN);
-    k_base.values.push_back(Or(r.d_total_us.base));
-    k_rd.values.push_back(Or(r.dram_read));
-    k_wr.values.push_back(Or(r.dram_write));
-    k_brd.values.push_back(Or(r.d_dram_read.base));
-    k_bwr.values.push_back(Or(r.d_dram_write.base));
+    kernels.Add(here ? r.total_us : NAN, Or(r.d_total_us.base), Or(r.dram_read), Or(r.dram_write),
+                Or(r.d_dram_read.base), Or(r.d_dram_write.base));
   }
-  c->kernel_latency = {k_lat};
-  c->kernel_dram = {k_rd};
-  if (v.has_baseline) {
-    c->kernel_latency.push_back(k_base);
-    c->kernel_dram.push_back(k_brd);
-  }
-  c->kernel_dram.push_back(k_wr);
-  if (v.has_baseline) c->kernel_dram.push_back(k_bwr);
-  plots::BarGroup s_lat = k_lat, s_base = k_base, s_rd = k_rd, s_wr = k_wr, s_brd = k_brd, s_bwr = k_bwr;
-  for (plots::BarGroup* g : {&s_lat, &s_base, &s_rd, &s_wr, &s_brd, &s_bwr}) g->values.clear();
+  kernels.Emit(v.has_baseline, &c->kernel_latency, &c->kernel_dram);
+  BarSeries segments;
   for (const pf::SegmentRow& r : v.segments) {
     std::string cat = r.ops;
     if (!r.tmpl.empty()) {
@@ -82,21 +99,10 @@ std::shared_ptr<ProfilePanelCache> BuildCache(const ProfilePtr& cur, const Profi
       cat += r.tmpl;
     }
     c->segment_categories.push_back(cat);
-    s_lat.values.push_back(Or(r.latency_us));
-    s_base.values.push_back(Or(r.d_latency_us.base));
-    s_rd.values.push_back(Or(r.dram_read));
-    s_wr.values.push_back(Or(r.dram_write));
-    s_brd.values.push_back(Or(r.d_dram_read.base));
-    s_bwr.values.push_back(Or(r.d_dram_write.base));
+    segments.Add(Or(r.latency_us), Or(r.d_latency_us.base), Or(r.dram_read), Or(r.dram_write),
+                 Or(r.d_dram_read.base), Or(r.d_dram_write.base));
   }
-  c->segment_latency = {s_lat};
-  c->segment_dram = {s_rd};
-  if (v.has_baseline) {
-    c->segment_latency.push_back(s_base);
-    c->segment_dram.push_back(s_brd);
-  }
-  c->segment_dram.push_back(s_wr);
-  if (v.has_baseline) c->segment_dram.push_back(s_bwr);
+  segments.Emit(v.has_baseline, &c->segment_latency, &c->segment_dram);
   for (const pf::RoofPoint& p : v.roofline.points) c->roof_points.push_back({p.label, p.intensity, p.flops_per_s});
   for (const pf::RoofPoint& p : v.roofline.base_points)
     c->roof_base_points.push_back({p.label, p.intensity, p.flops_per_s});
