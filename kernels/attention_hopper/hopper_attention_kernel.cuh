@@ -290,7 +290,7 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
     configured[schedule & 3].fetch_or(bit, std::memory_order_release);
   }
   // A persistent grid: as many CTAs as fit on the GPU at once (occupancy of this kernel, once
-  // per device), each looping over its share of the items.
+  // per device), each taking items from the work counter until none is left.
   static std::atomic<int> resident[4][64] = {};
   int64_t grid = p.items;
   if (p.max_ctas < 0 && device >= 0 && device < 64) {
