@@ -111,8 +111,6 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   for (int i = 0; i < T::kSAcc; ++i) s[i] = 0.f;
   uint32_t pa[T::kBlockN / 16][4];
   common::FragmentSoftmax<T::kSAcc> softmax;
-  const auto stage_of = [&](int i) { return HopperPipelineState::Stage<T>(at.blocks + i); };
-  const auto parity_of = [&](int i) { return HopperPipelineState::Parity<T>(at.blocks + i); };
   // Mask and softmax of the scores of visited block i (in s); alpha rescales earlier rows.
   const auto scores = [&](int i, float (&alpha)[2]) {
     const int key0 = list.Column(p, i) * T::kBlockN;
@@ -135,62 +133,65 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   };
 
   const int n = list.Count();
+  HopperRingPos cur = at.ring;  // the ring position of visited block i (the loops step it)
   if constexpr (!kOverlapped) {
-    for (int i = 0; i < n; ++i) {
-      hopper::BarrierWait(sm.KFull(stage_of(i)), parity_of(i));
-      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(stage_of(i))));
+    for (int i = 0; i < n; ++i, cur.Next<T>()) {
+      hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
+      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(s);
-      release(sm.KEmpty(stage_of(i)));
+      release(sm.KEmpty(cur.stage));
       float alpha[2];
       scores(i, alpha);
       common::ScaleRows(o, alpha);
       ScoresToA<T>(s, pa);
-      hopper::BarrierWait(sm.VFull(stage_of(i)), parity_of(i));
-      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(stage_of(i))));
+      hopper::BarrierWait(sm.VFull(cur.stage), cur.phase);
+      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(cur.stage)));
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(o);
-      release(sm.VEmpty(stage_of(i)));
+      release(sm.VEmpty(cur.stage));
     }
   } else {
     if (n > 0) {
-      hopper::BarrierWait(sm.KFull(stage_of(0)), parity_of(0));
+      hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
       turn_begin();
-      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(stage_of(0))));
+      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
       turn_end();
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(s);
-      release(sm.KEmpty(stage_of(0)));
+      release(sm.KEmpty(cur.stage));
       float alpha[2];
       scores(0, alpha);  // o is still zero: nothing to rescale
       ScoresToA<T>(s, pa);
     }
     for (int i = 1; i < n; ++i) {
-      hopper::BarrierWait(sm.KFull(stage_of(i)), parity_of(i));
-      hopper::BarrierWait(sm.VFull(stage_of(i - 1)), parity_of(i - 1));
+      const HopperRingPos prev = cur;  // block i - 1, whose P V is issued now
+      cur.Next<T>();
+      hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
+      hopper::BarrierWait(sm.VFull(prev.stage), prev.phase);
       turn_begin();
-      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(stage_of(i))));
-      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(stage_of(i - 1))));
+      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
+      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(prev.stage)));
       turn_end();
       hopper::WgmmaWait<1>();  // S_i is ready; P_{i-1} V_{i-1} may still run
       hopper::FenceOperands(s);
-      release(sm.KEmpty(stage_of(i)));
+      release(sm.KEmpty(cur.stage));
       float alpha[2];
       scores(i, alpha);
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(o);
-      release(sm.VEmpty(stage_of(i - 1)));
+      release(sm.VEmpty(prev.stage));
       common::ScaleRows(o, alpha);
       ScoresToA<T>(s, pa);
     }
     if (n > 0) {
-      hopper::BarrierWait(sm.VFull(stage_of(n - 1)), parity_of(n - 1));
+      hopper::BarrierWait(sm.VFull(cur.stage), cur.phase);
       turn_begin();
-      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(stage_of(n - 1))));
+      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(cur.stage)));
       turn_end();
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(o);
-      release(sm.VEmpty(stage_of(n - 1)));
+      release(sm.VEmpty(cur.stage));
     }
   }
 
@@ -241,7 +242,7 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
     hopper::PrefetchTensorMap(&v_map);
     for (HopperWorkItem w = first; w.Valid(p); w = HopperWorkItem::Make(p, NextWorkItem(p))) {
       ProduceTile<T>(sm, &q_map, &k_map, &v_map, p, w, at);
-      at.Advance(w.list.Count());
+      at.Advance<T>(w.list.Count());
     }
     if (p.dynamic != 0) AnnounceItem<T>(sm, HopperWorkItem::End(p), p, at);
   } else {
@@ -251,10 +252,10 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
       hopper::NamedBarrierArrive(kTurnBarrier, 256);
     do {
       hopper::BarrierWait(sm.QFull(), at.QParity());
-      const HopperWorkItem w = *sm.Work();
+      const HopperWorkItem w = sm.Work()->WarpUniform();
       if (!w.Valid(p)) break;
       ConsumeTile<T, kSchedule>(sm, &o_map, p, w.list, w.tile, w.head, w.batch, consumer, at);
-      at.Advance(w.list.Count());
+      at.Advance<T>(w.list.Count());
     } while (p.dynamic != 0);
   }
 #endif

@@ -84,7 +84,12 @@ struct HopperAttentionTraits {
   static constexpr int kProducerWarps = kWideProducer ? 4 : 1;
   static constexpr int kThreads = 128 * kConsumers + 32 * kProducerWarps;
   static constexpr int kWarps = kThreads / 32;
-  static constexpr int kProducerRegs = 24;   // setmaxnreg: 24 * 128 + 240 * 256 <= 65536
+  static constexpr int kProducerRegs = 24;   // see kConsumerRegs
+  // setmaxnreg moves registers within the CTA's own allocation (384 threads x 168, the launch
+  // bounds' limit), not the SM's: 24 * 128 + 240 * 256 = 64 512 = 384 * 168 exactly. With the
+  // producer at 32 (to drop its 20 bytes of spill) the consumers' increase waits forever: the
+  // Hopper tests hung (run 31). The spill stays in the producer thread, which runs up to
+  // kStages blocks ahead of the consumers.
   static constexpr int kConsumerRegs = 240;
   // CTAs per SM the launch bounds ask for (registers: 65536 / (kThreads * kCtasPerSm)).
   static constexpr int kCtasPerSm = kWideProducer ? 1 : (kHeadDim == 64 && kBlockN == 64 ? 3 : 2);

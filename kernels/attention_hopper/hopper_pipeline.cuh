@@ -4,9 +4,9 @@
 // the *_full barriers and release a stage by arriving on *_empty once their wgmma has read it
 // (one arrival per consumer warp). Part of hopper_attention_kernel.cuh.
 // Phases: the i-th use of stage s = i % kStages (i counted over all the CTA's work items) has
-// parity (i / kStages) & 1 on the full barriers; the producer waits on the empty barrier with
-// the opposite parity, which the freshly initialised barrier satisfies for the first kStages
-// uses. Q likewise: the j-th work item's Q has parity j & 1 on q_full and q_empty.
+// parity (i / kStages) & 1 on the full barriers (HopperRingPos steps through them); the
+// producer waits on the empty barrier with the opposite parity, which the freshly initialised
+// barrier satisfies for the first kStages uses. Q likewise: the j-th work item's Q has parity j & 1 on q_full and q_empty.
 #pragma once
 
 #include <cuda.h>
@@ -75,22 +75,35 @@ __device__ __forceinline__ void LoadKvTile(const CUtensorMap* map, unsigned char
     hopper::TmaLoad4d(dst + pn * T::kKvPanelBytes, map, full, 64 * pn, key0, head, batch);
 }
 
+// A position in the K/V ring: the stage of one block's use and the parity of that use on the
+// stage's barriers. Stepped once per block (a compare and a select), not recomputed from a
+// block count: the division by kStages sat on every block's path to its barrier wait.
+struct HopperRingPos {
+  int stage = 0;
+  uint32_t phase = 0;
+  template <class T>
+  __device__ __forceinline__ void Next() {
+    if (++stage == T::kStages) {
+      stage = 0;
+      phase ^= 1u;
+    }
+  }
+};
+
 // Where a CTA is in its sequence of work items: the items started so far (each takes one
-// phase of q_full / q_empty) and the K/V blocks loaded so far (the ring's position). Producer
-// and consumers each keep one and advance it identically.
+// phase of q_full / q_empty) and the ring position of its next K/V block. Producer and
+// consumers each keep one and advance it identically.
 struct HopperPipelineState {
   uint32_t items = 0;
-  int blocks = 0;
+  HopperRingPos ring;
   __device__ __forceinline__ uint32_t QParity() const { return items & 1u; }
+  // After an item of `item_blocks` blocks (once per item, so the division is off the loop).
   template <class T>
-  __device__ __forceinline__ static int Stage(int block) { return block % T::kStages; }
-  template <class T>
-  __device__ __forceinline__ static uint32_t Parity(int block) {
-    return static_cast<uint32_t>(block / T::kStages) & 1u;
-  }
   __device__ __forceinline__ void Advance(int item_blocks) {
     ++items;
-    blocks += item_blocks;
+    const int s = ring.stage + item_blocks;
+    ring.stage = s % T::kStages;
+    ring.phase ^= static_cast<uint32_t>(s / T::kStages) & 1u;
   }
 };
 
@@ -124,14 +137,13 @@ __device__ __forceinline__ void ProduceTile(const HopperSmem<T>& sm, const CUten
   for (int pn = 0; pn < T::kPanels; ++pn)
     hopper::TmaLoad4d(sm.Q() + pn * T::kQPanelBytes, q_map, sm.QFull(), 64 * pn,
                       w.tile * T::kBlockM, head, batch);
-  for (int i = 0; i < n; ++i) {
-    const int stage = HopperPipelineState::Stage<T>(at.blocks + i);
-    const uint32_t parity = HopperPipelineState::Parity<T>(at.blocks + i);
+  HopperRingPos pos = at.ring;
+  for (int i = 0; i < n; ++i, pos.Next<T>()) {
     const int key0 = w.list.Column(p, i) * T::kBlockN;
-    hopper::BarrierWait(sm.KEmpty(stage), parity ^ 1u);
-    LoadKvTile<T>(k_map, sm.K(stage), sm.KFull(stage), key0, head, batch);
-    hopper::BarrierWait(sm.VEmpty(stage), parity ^ 1u);
-    LoadKvTile<T>(v_map, sm.V(stage), sm.VFull(stage), key0, head, batch);
+    hopper::BarrierWait(sm.KEmpty(pos.stage), pos.phase ^ 1u);
+    LoadKvTile<T>(k_map, sm.K(pos.stage), sm.KFull(pos.stage), key0, head, batch);
+    hopper::BarrierWait(sm.VEmpty(pos.stage), pos.phase ^ 1u);
+    LoadKvTile<T>(v_map, sm.V(pos.stage), sm.VFull(pos.stage), key0, head, batch);
   }
 }
 
