@@ -25,7 +25,12 @@ _checked_plans = set()
 
 
 def clear_cache():
-    """Releases every prepared layout (device memory); the next call prepares again."""
+    """Releases every prepared layout (device memory) and stof.hf's combined masks; the next
+    call prepares again."""
+    import sys
+    hf = sys.modules.get(__package__ + ".hf")
+    if hf is not None:
+        hf.clear_cache()
     with _cache_lock:
         plans = list(_cache.values())
         _cache.clear()

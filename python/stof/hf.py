@@ -7,7 +7,14 @@ Unsupported cases run transformers' sdpa_attention_forward instead, with one war
 (warnings.warn): head_dim other than 64 / 128, dropout while training, attention weights
 requested, CPU or non-fp16 tensors, cross-attention or a KV cache (query and key lengths
 differ), GQA, an additive float mask, and extra tensor arguments such as T5's position_bias (or a
-sliding window, softcap or sinks passed beside the mask), which the kernel cannot apply. Used by user code and python/tests/test_gpu_hf.py; imports torch and transformers.
+sliding window, softcap or sinks passed beside the mask), which the kernel cannot apply.
+
+The combined mask (pattern AND the model's mask) is built once per forward, not per layer:
+without a padding mask on the host from the pattern and the layer's causal flag (no device
+work, so a forward can be captured in a CUDA graph once it has run eagerly: the first call
+uploads the layout); with a padding mask, read from the GPU once per mask tensor (capture
+refuses it with a message). clear_cache() (or stof.clear_cache()) forgets them.
+Used by user code and python/tests/test_gpu_hf.py; imports torch and transformers.
 """
 
 import warnings
@@ -16,6 +23,7 @@ import torch
 
 from .attention import attention
 from .mask import Mask, as_mask
+from ._capi import StofError
 
 NAME = "stof"
 _warned = set()
@@ -49,6 +57,69 @@ def use_mask(model, mask_or_plan):
         m._stof_mask = mask
         m._stof_choice = choice
     return model
+
+
+# Combined masks, so a forward builds each once, not once per layer. Without a padding mask
+# (the usual inference case) the combined mask is the pattern AND (causal), built on the host
+# from what the layer says: no device work, no host copy, so CUDA-graph capture works. With
+# a padding mask (a tensor on the GPU) its rows must be read on the host once; the layers of
+# one forward share that tensor (transformers builds it once per forward), so the result is
+# kept per tensor object and version. Both caches hold at most _CACHE_SIZE entries.
+_CACHE_SIZE = 8
+_host_masks = {}    # (pattern key or None, causal, L) -> Mask
+_padding_masks = {}  # (id, data_ptr, version, pattern key, L) -> (tensor, [Mask per row])
+
+
+def _remember(cache, key, value):
+    if len(cache) >= _CACHE_SIZE:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
+    return value
+
+
+def clear_cache():
+    """Forgets the combined masks of earlier forwards (stof.clear_cache does too)."""
+    _host_masks.clear()
+    _padding_masks.clear()
+
+
+def _host_mask(sparse, causal, L):
+    """The pattern (or full) AND causal when asked, as a Mask built on the host."""
+    key = (None if sparse is None else sparse.key, bool(causal and L > 1), L)
+    m = _host_masks.get(key)
+    if m is None:
+        import numpy as np
+        a = np.ones((L, L), dtype=bool) if sparse is None else sparse.numpy().copy()
+        if key[1]:
+            a &= np.tril(np.ones((L, L), dtype=bool))
+        what = ("full" if sparse is None else sparse.source) + (" & causal" if key[1] else "")
+        m = _remember(_host_masks, key, Mask(a, source=what))
+    return m
+
+
+def _padding_rows(attention_mask, sparse, L):
+    """One Mask per distinct row of a boolean [B, 1, L, L] mask (AND the pattern): a list of
+    B Masks, read on the host once per mask tensor."""
+    key = (id(attention_mask), attention_mask.data_ptr(), attention_mask._version,
+           None if sparse is None else sparse.key, L)
+    hit = _padding_masks.get(key)
+    if hit is not None and hit[0] is attention_mask:
+        return hit[1]
+    if torch.cuda.is_current_stream_capturing():
+        raise StofError("stof attention: a padding mask (attention_mask) is read on the host "
+                        "to build the block layout, which CUDA-graph capture forbids; capture "
+                        "a forward without a padding mask, or run it eagerly")
+    dense = attention_mask[:, 0, :, :L].expand(-1, L, L)  # [B or 1, L, L]
+    if sparse is not None:
+        dense = dense & sparse.to_tensor(attention_mask.device)
+    host = dense.cpu().numpy()
+    rows, seen = [], {}
+    for b in range(host.shape[0]):
+        raw = host[b].tobytes()
+        if raw not in seen:
+            seen[raw] = Mask(host[b], source=f"attention_mask row {b}")
+        rows.append(seen[raw])
+    return _remember(_padding_masks, key, (attention_mask, rows))[1]
 
 
 def _with_pattern(module, query, key, attention_mask, is_causal):
@@ -131,25 +202,21 @@ def stof_attention_forward(module, query, key, value, attention_mask, dropout=0.
     if sparse is not None and sparse.seq_len != L:
         raise ValueError(f"stof attention: the mask set by stof.hf.use_mask is L = "
                          f"{sparse.seq_len}, the model runs L = {L}")
+    q, k, v = query.to(torch.float16), key.to(torch.float16), value.to(torch.float16)
+    s = scaling if scaling is not None else d ** -0.5
+    kernel, bm, bn, nw = choice
     if attention_mask is None:
         # As sdpa_attention_forward decides: the argument, else the layer's is_causal (True
         # when the layer does not say).
         causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
-        dense = torch.ones(1, L, L, dtype=torch.bool, device=query.device)
-        if causal and L > 1:
-            dense = torch.tril(dense)
+        rows = [_host_mask(sparse, causal, L)]
     else:
-        dense = attention_mask[:, 0, :, :L].expand(-1, L, L)  # [B or 1, L, L]
-    if sparse is not None:
-        dense = dense & sparse.to_tensor(query.device)
-    q, k, v = query.to(torch.float16), key.to(torch.float16), value.to(torch.float16)
-    s = scaling if scaling is not None else d ** -0.5
-    kernel, bm, bn, nw = choice
-    # One mask per distinct batch row (padding differs per sequence); usually one call.
-    if dense.shape[0] == 1 or bool((dense == dense[:1]).all()):
-        out = attention(q, k, v, mask=Mask(dense[0]), scale=s, kernel=kernel, _block=(bm, bn, nw))
+        rows = _padding_rows(attention_mask, sparse, L)
+    # One call when every batch row has the same mask (no padding, or equal padding).
+    if all(r is rows[0] for r in rows):
+        out = attention(q, k, v, mask=rows[0], scale=s, kernel=kernel, _block=(bm, bn, nw))
     else:
-        out = torch.cat([attention(q[b:b + 1], k[b:b + 1], v[b:b + 1], mask=Mask(dense[b]),
-                                   scale=s, kernel=kernel, _block=(bm, bn, nw))
+        out = torch.cat([attention(q[b:b + 1], k[b:b + 1], v[b:b + 1], mask=rows[b], scale=s,
+                                   kernel=kernel, _block=(bm, bn, nw))
                          for b in range(B)])
     return out.transpose(1, 2).contiguous(), None

@@ -140,6 +140,46 @@ class HfTest(unittest.TestCase):
         self.assertEqual(len(texts), 1, texts)
         self.assertIn("position_bias", texts[0])
 
+    def test_forward_is_captured_in_a_cuda_graph(self):
+        # Without a padding mask the combined mask is built on the host once (not per layer)
+        # and nothing copies between host and device, so a forward that ran once eagerly can
+        # be captured; the replay must give the eager result. A padding mask is read on the
+        # host: capture refuses it with a message.
+        for name, causal in (("bert", False), ("gpt2", True)):
+            with self.subTest(model=name):
+                ours = model(name, "stof")
+                stof.hf.use_mask(ours, stof.Mask(band_mask(causal)))
+                stof.hf.clear_cache()
+                ids = self.ids()
+                with torch.no_grad():
+                    eager = ours(input_ids=ids).last_hidden_state.clone()
+                    self.assertEqual(len(stof.hf._host_masks), 1, "one combined mask a forward")
+                    side = torch.cuda.Stream()
+                    side.wait_stream(torch.cuda.current_stream())
+                    with torch.cuda.stream(side):
+                        ours(input_ids=ids)
+                    torch.cuda.current_stream().wait_stream(side)
+                    graph = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(graph):
+                        out = ours(input_ids=ids).last_hidden_state
+                    out.fill_(float("nan"))
+                    graph.replay()
+                    torch.cuda.synchronize()
+                self.assertFalse(bool(out.isnan().any()), f"{name}: NaN after replay")
+                close(self, out, eager, f"{name} graph replay vs eager")
+        padding = torch.ones(2, 1, L, L, dtype=torch.bool, device="cuda")
+        padding[1, :, :, L - 40:] = False
+        graph = torch.cuda.CUDAGraph()
+        with self.assertRaises(stof.StofError) as ctx:
+            with torch.cuda.graph(graph):
+                stof.hf._padding_rows(padding, None, L)
+        self.assertIn("padding mask", str(ctx.exception))
+        torch.cuda.synchronize()
+        rows = stof.hf._padding_rows(padding, None, L)  # eagerly: two distinct rows
+        self.assertEqual(len(rows), 2)
+        self.assertIsNot(rows[0], rows[1])
+        self.assertIs(stof.hf._padding_rows(padding, None, L), rows, "read once per tensor")
+
     def test_fallbacks_warn_once_with_reason(self):
         from transformers import BertConfig
         cfg = BertConfig(vocab_size=VOCAB, hidden_size=128, num_hidden_layers=2,
