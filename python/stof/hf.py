@@ -10,10 +10,10 @@ differ), GQA, an additive float mask, and extra tensor arguments such as T5's po
 sliding window, softcap or sinks passed beside the mask), which the kernel cannot apply.
 
 The combined mask (pattern AND the model's mask) is built once per forward, not per layer:
-without a padding mask on the host from the pattern and the layer's causal flag (no device
-work, so a forward can be captured in a CUDA graph once it has run eagerly: the first call
-uploads the layout); with a padding mask, read from the GPU once per mask tensor (capture
-refuses it with a message). clear_cache() (or stof.clear_cache()) forgets them.
+without a model mask on the host from the pattern and the layer's causal flag; with one, read
+from the GPU once per mask tensor. Under CUDA-graph capture (after one eager forward, which
+uploads the layouts) the model mask is taken to carry no padding and checked on the device
+(_padding_rows). clear_cache() (or stof.clear_cache()) forgets them.
 Used by user code and python/tests/test_gpu_hf.py; imports torch and transformers.
 """
 
@@ -97,21 +97,32 @@ def _host_mask(sparse, causal, L):
     return m
 
 
-def _padding_rows(attention_mask, sparse, L):
-    """One Mask per distinct row of a boolean [B, 1, L, L] mask (AND the pattern): a list of
-    B Masks, read on the host once per mask tensor."""
+def _padding_rows(attention_mask, sparse, L, causal):
+    """One Mask per batch row of a boolean [B, 1, L, L] model mask AND the pattern: a list of
+    B Masks (equal rows share one), read on the host once per mask tensor. Under CUDA-graph
+    capture nothing can be read: transformers materialises a mask even without padding, so the
+    mask is taken to be the one without padding (full, or causal when `causal`), and a
+    device-side assert checks that it is (a captured forward replayed with padding stops with
+    that assert; it never runs on a wrong layout)."""
     key = (id(attention_mask), attention_mask.data_ptr(), attention_mask._version,
            None if sparse is None else sparse.key, L)
     hit = _padding_masks.get(key)
     if hit is not None and hit[0] is attention_mask:
         return hit[1]
+    given = attention_mask[:, 0, :, :L].expand(-1, L, L)  # [B or 1, L, L]
+    unpadded = torch.ones(L, L, dtype=torch.bool, device=given.device)
+    if causal and L > 1:
+        unpadded = torch.tril(unpadded)
+    same = (given == unpadded).all()
     if torch.cuda.is_current_stream_capturing():
-        raise StofError("stof attention: a padding mask (attention_mask) is read on the host "
-                        "to build the block layout, which CUDA-graph capture forbids; capture "
-                        "a forward without a padding mask, or run it eagerly")
-    dense = attention_mask[:, 0, :, :L].expand(-1, L, L)  # [B or 1, L, L]
-    if sparse is not None:
-        dense = dense & sparse.to_tensor(attention_mask.device)
+        torch._assert_async(same, "stof attention: a captured forward got a padding mask; "
+                                  "capture and replay forwards without padding, or run them "
+                                  "eagerly")
+    if torch.cuda.is_current_stream_capturing() or bool(same):
+        # No padding: the host mask, without copying B x L x L bytes to the host.
+        rows = [_host_mask(sparse, causal, L)]
+        return _remember(_padding_masks, key, (attention_mask, rows))[1]
+    dense = given & sparse.to_tensor(given.device) if sparse is not None else given
     host = dense.cpu().numpy()
     rows, seen = [], {}
     for b in range(host.shape[0]):
@@ -205,13 +216,13 @@ def stof_attention_forward(module, query, key, value, attention_mask, dropout=0.
     q, k, v = query.to(torch.float16), key.to(torch.float16), value.to(torch.float16)
     s = scaling if scaling is not None else d ** -0.5
     kernel, bm, bn, nw = choice
+    # As sdpa_attention_forward decides without a mask: the argument, else the layer's
+    # is_causal (True when the layer does not say).
+    causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
     if attention_mask is None:
-        # As sdpa_attention_forward decides: the argument, else the layer's is_causal (True
-        # when the layer does not say).
-        causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
         rows = [_host_mask(sparse, causal, L)]
     else:
-        rows = _padding_rows(attention_mask, sparse, L)
+        rows = _padding_rows(attention_mask, sparse, L, causal)
     # One call when every batch row has the same mask (no padding, or equal padding).
     if all(r is rows[0] for r in rows):
         out = attention(q, k, v, mask=rows[0], scale=s, kernel=kernel, _block=(bm, bn, nw))
