@@ -1,7 +1,7 @@
 // Strict, path-aware reading of parsed JSON for the engine's file formats (mask JSON, plans).
 // Internal to the JSON module: included only by engine/mask/mask_json.cpp,
-// engine/plan/plan.cpp, engine/plan/plan_choices.cpp, engine/core/recent_files.cpp,
-// engine/tune/tune_cache.cpp and profiler/layer_profile.cpp. Each reader checks one value's type and range and throws
+// engine/plan/plan_read.cpp, engine/plan/plan_write.cpp, engine/plan/plan_choices.cpp,
+// engine/core/recent_files.cpp, engine/tune/tune_cache.cpp and profiler/layer_profile.cpp. Each reader checks one value's type and range and throws
 // JsonPathError with a message "<path>: <problem>, got <value>"; every public function of
 // those files catches it and returns an Error, so no exception leaves the module
 // (docs/architecture.md, "engine/").

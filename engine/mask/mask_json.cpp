@@ -1,5 +1,5 @@
 // MaskSpec <-> JSON and run-length rows <-> Mask (see mask_json.h for the forms). Called by
-// mask_io (mask files) and plan.cpp (plans). Readers throw json_read::JsonPathError
+// mask_io_json.cpp (mask files) and plan_read.cpp / plan_write.cpp (plans). Readers throw json_read::JsonPathError
 // internally; every public function here catches it (and nlohmann's exceptions) and returns
 // an Error, so nothing is thrown across the API.
 #include "engine/mask/mask_json.h"

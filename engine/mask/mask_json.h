@@ -2,7 +2,7 @@
 // rows. Shared by mask files (mask_io) and plans (plan/); text is parsed by json_io.h. Errors
 // carry the JSON path ("mask.operands[1].width: expected an integer, got \"x\""). Reading is
 // strict: unknown keys, wrong types and out-of-range values are errors; nothing is ignored.
-// Exceptions (nlohmann's and our own) stay inside mask_json.cpp / plan.cpp.
+// Exceptions (nlohmann's and our own) stay inside mask_json.cpp / plan_read.cpp.
 //
 // Spec form (docs/plan-schema.md, "Mask spec"): "pattern" and "seq_len" always (an operand's
 // seq_len is omitted when it equals its parent's, and must equal it when given); a parameter

@@ -1,6 +1,6 @@
 // Plan params <-> SegmentChoice, fusion section <-> (scheme, choices), the plan's model and the
 // replay check (plan_choices.h). Readers throw json_read::JsonPathError internally (as in
-// plan.cpp); every public function here catches it, so no exception leaves this file.
+// plan_read.cpp); every public function here catches it, so no exception leaves this file.
 #include "engine/plan/plan_choices.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-"""Reading mask files in Python, in the formats the engine reads (engine/mask/mask_io.cpp,
+"""Reading mask files in Python, in the formats the engine reads (engine/mask/mask_io_*.cpp,
 docs/masks.md "Files"): PNG (8/16-bit gray, gray+alpha, RGB, RGBA, 8-bit palette; a pixel
 attends when any colour channel is non-zero, alpha ignored), NPY (numpy's reader; bool, ints or
 floats, an element attends when non-zero, so -0.0 is masked and NaN attends), JSON ("stof-mask"

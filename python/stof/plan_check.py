@@ -1,4 +1,4 @@
-"""Validation of plan JSON (docs/plan-schema.md, engine/plan/plan.cpp) in Python: the schema's
+"""Validation of plan JSON (docs/plan-schema.md, engine/plan/plan_read.cpp) in Python: the schema's
 types, ranges, required and unknown keys, duplicate keys, integers written as integers, seeds,
 and the cross-field rules the loader checks (seq_len agreement, inline mask size, hash and
 density, model heads / head_dim, bert/gpt2 parts, segments matching the fusion code).

@@ -1,0 +1,360 @@
+// JSON -> Plan (PlanFromJson, plan.h): every field read and checked against its range in
+// docs/plan-schema.md (JSON Schema: docs/plan.schema.json), plus the cross-field rules the
+// schema cannot express. Called by LoadPlan (plan_file.cpp), SavePlan's check before writing,
+// and the CLI, GUI and tuner for JSON they hold. Readers throw json_read::JsonPathError
+// internally; PlanFromJson catches it, so no exception leaves this file.
+// The validation order is the document order of the schema, so "the first problem" is stable.
+#include "engine/plan/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <new>
+
+#include "engine/backend.h"
+#include "engine/core/json_io.h"
+#include "engine/core/json_read.h"
+#include "engine/graph/model_config.h"
+#include "engine/mask/mask_json.h"
+#include "engine/plan/plan_internal.h"
+
+namespace stof::engine {
+
+namespace {
+
+using json_read::Fail;
+using json_read::Index;
+using json_read::Json;
+using json_read::JsonPathError;
+using json_read::ObjectReader;
+
+constexpr int64_t kKiB = 1024;
+constexpr int64_t kTiB = kKiB * kKiB * kKiB * kKiB;
+// Longest fusion code accepted (one digit per op of a layer; real layers have ~10-30 ops).
+constexpr size_t kMaxFusionOps = 1024;
+// Doubles written then read back are bit-identical (nlohmann prints the shortest round-trip
+// form), so this only absorbs hand-edited densities like 0.1.
+constexpr double kDensityTolerance = 1e-9;
+
+using plan_detail::Prefix;
+
+bool IsPowerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+DeviceSpec ReadDevice(const ObjectReader& root) {
+  ObjectReader r = root.Child("device", {"name", "sm_count", "smem_per_sm_bytes",
+                                         "smem_per_block_bytes", "max_warps_per_sm", "l2_bytes",
+                                         "dram_bytes_per_s", "fp16_tensor_flops", "cc_major",
+                                         "cc_minor", "source"});
+  DeviceSpec d;
+  d.name = r.String("name");
+  d.sm_count = static_cast<int>(r.Int("sm_count", 1, 100000));
+  d.smem_per_sm_bytes = r.Int("smem_per_sm_bytes", 1, kTiB);
+  d.smem_per_block_bytes = r.Int("smem_per_block_bytes", 1, kTiB);
+  if (d.smem_per_block_bytes > d.smem_per_sm_bytes) {
+    Fail(r.PathOf("smem_per_block_bytes"),
+         "expected at most smem_per_sm_bytes (" + std::to_string(d.smem_per_sm_bytes) + "), got " +
+             std::to_string(d.smem_per_block_bytes));
+  }
+  d.max_warps_per_sm = static_cast<int>(r.Int("max_warps_per_sm", 1, 1024));
+  d.l2_bytes = r.Int("l2_bytes", 1, kTiB);
+  d.dram_bytes_per_s = r.Number("dram_bytes_per_s", 0, 1e18, true);
+  d.fp16_tensor_flops = r.Number("fp16_tensor_flops", 0, 1e20, true);
+  d.cc_major = static_cast<int>(r.Int("cc_major", 1, 99));
+  d.cc_minor = static_cast<int>(r.Int("cc_minor", 0, 9));
+  d.source = r.Enum("source", {"built-in", "queried"});
+  return d;
+}
+
+Workload ReadWorkload(const ObjectReader& root) {
+  ObjectReader r = root.Child("workload", {"batch", "seq_len", "heads", "head_dim", "dtype"});
+  Workload w;
+  // Ranges are Workload::Validate's.
+  w.batch = r.Int("batch", 1, 65536);
+  w.seq_len = r.Int("seq_len", 1, Mask::kMaxLen);
+  w.heads = r.Int("heads", 1, 1024);
+  w.head_dim = r.Int("head_dim", 1, 256);
+  const std::string dtype = r.Enum("dtype", {DTypeName(DType::kF16), DTypeName(DType::kBF16),
+                                             DTypeName(DType::kF32)});
+  w.dtype = *ParseDType(dtype);
+  return w;
+}
+
+// The optional "model" object. Ranges are ModelConfig::Validate's (model_config.h; it runs
+// again as a backstop in ReadPlan); heads and head_dim must be the workload's.
+std::optional<PlanModel> ReadModel(const ObjectReader& root, const Workload& w) {
+  if (!root.Has("model")) return std::nullopt;
+  ObjectReader r = root.Child("model", {"name", "family", "part", "hidden", "heads", "head_dim",
+                                        "ffn", "layers", "separate_bias"});
+  PlanModel m;
+  m.name = r.String("name");
+  m.family = *ParseModelFamily(r.Enum("family", {ModelFamilyName(ModelFamily::kBert),
+                                                 ModelFamilyName(ModelFamily::kGpt2),
+                                                 ModelFamilyName(ModelFamily::kT5)}));
+  m.part = *ParseLayerPart(r.Enum("part", {LayerPartName(LayerPart::kEncoder),
+                                           LayerPartName(LayerPart::kDecoder)}));
+  // BERT is an encoder, GPT-2 a decoder; T5 has both (graph_build.h's rule).
+  if (m.family != ModelFamily::kT5) {
+    const LayerPart only =
+        m.family == ModelFamily::kBert ? LayerPart::kEncoder : LayerPart::kDecoder;
+    if (m.part != only) {
+      Fail(r.PathOf("part"), std::string(ModelFamilyName(m.family)) + " has " +
+                                 LayerPartName(only) + " layers only, got " +
+                                 json_read::Shown(Json(LayerPartName(m.part))));
+    }
+  }
+  m.hidden = r.Int("hidden", 1, 65536);
+  m.heads = r.Int("heads", 1, 1024);
+  if (m.heads != w.heads) {
+    Fail(r.PathOf("heads"), "expected " + std::to_string(w.heads) + " (workload.heads), got " +
+                                std::to_string(m.heads));
+  }
+  m.head_dim = r.Int("head_dim", 1, 256);
+  if (m.head_dim != w.head_dim) {
+    Fail(r.PathOf("head_dim"), "expected " + std::to_string(w.head_dim) +
+                                   " (workload.head_dim), got " + std::to_string(m.head_dim));
+  }
+  m.ffn = r.Int("ffn", 1, 262144);
+  m.layers = r.Int("layers", 1, 1024);
+  m.separate_bias = r.Bool("separate_bias");
+  return m;
+}
+
+PlanMask ReadMask(const ObjectReader& root, int64_t workload_seq_len) {
+  ObjectReader r = root.Child("mask", {"spec", "inline", "seq_len", "hash", "density"});
+  PlanMask m;
+  const bool has_spec = r.Has("spec"), has_inline = r.Has("inline");
+  if (has_spec == has_inline) {
+    Fail(r.Path(), std::string("expected exactly one of spec, inline, got ") +
+                       (has_spec ? "both" : "neither"));
+  }
+  m.seq_len = r.Int("seq_len", 1, Mask::kMaxLen);
+  if (m.seq_len != workload_seq_len) {
+    Fail(r.PathOf("seq_len"), "expected " + std::to_string(workload_seq_len) +
+                                  " (workload.seq_len), got " + std::to_string(m.seq_len));
+  }
+  {
+    const Json& h = r.Require("hash");
+    const std::string path = r.PathOf("hash");
+    if (!h.is_string()) Fail(path, "expected a string, got " + json_read::Shown(h));
+    m.hash = h.get<std::string>();
+    const bool ok = m.hash.size() == 16 &&
+                    std::all_of(m.hash.begin(), m.hash.end(), [](char c) {
+                      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                    });
+    if (!ok) Fail(path, "expected 16 lower-case hex digits, got " + json_read::Shown(h));
+  }
+  m.density = r.Number("density", 0, 1);
+
+  if (has_spec) {
+    const std::string path = r.PathOf("spec");
+    auto spec = MaskSpecFromJson(r.Require("spec"), path);
+    if (!spec.IsOk()) throw JsonPathError(spec.Message());
+    if (spec->seq_len != m.seq_len) {
+      Fail(path + ".seq_len", "expected " + std::to_string(m.seq_len) + " (mask.seq_len), got " +
+                                  std::to_string(spec->seq_len));
+    }
+    // Parameter semantics (width <= L, doc lengths summing to L, ...) are the generator's.
+    auto resolved = Resolve(*spec);
+    if (!resolved.IsOk()) {
+      // Resolve names fields from "mask." ("mask.width: must be in 1..1024, got 0"); re-root
+      // them at this spec's path.
+      const std::string& msg = resolved.Message();
+      if (msg.rfind("mask.", 0) == 0) throw JsonPathError(path + msg.substr(4));
+      Fail(path, msg);
+    }
+    m.has_spec = true;
+    m.spec = std::move(*spec);
+  } else {
+    const std::string path = r.PathOf("inline");
+    auto mask = MaskFromRunLengthJson(r.Require("inline"), path);
+    if (!mask.IsOk()) throw JsonPathError(mask.Message());
+    if (mask->Rows() != m.seq_len || mask->Cols() != m.seq_len) {
+      Fail(path, "expected a " + std::to_string(m.seq_len) + " x " + std::to_string(m.seq_len) +
+                     " mask (mask.seq_len), got " + std::to_string(mask->Rows()) + " x " +
+                     std::to_string(mask->Cols()));
+    }
+    const std::string hash = mask->HashHex();
+    if (hash != m.hash) {
+      Fail(r.PathOf("hash"), "does not match the inline mask (its hash is " + hash +
+                                 ", the plan says " + m.hash + ")");
+    }
+    const double density = mask->Density();
+    if (std::abs(density - m.density) > kDensityTolerance) {
+      Fail(r.PathOf("density"), "does not match the inline mask (its density is " +
+                                    Json(density).dump() + ", the plan says " +
+                                    Json(m.density).dump() + ")");
+    }
+    m.inline_mask = std::move(*mask);
+  }
+  return m;
+}
+
+PlanMha ReadMha(const ObjectReader& root) {
+  ObjectReader r = root.Child("mha", {"kernel", "block_m", "block_n", "num_warps", "chosen_by"});
+  PlanMha m;
+  const std::string kernel = r.Enum(
+      "kernel", {MhaKernelName(MhaKernel::kBlockWise), MhaKernelName(MhaKernel::kRowWise)});
+  m.kernel = kernel == MhaKernelName(MhaKernel::kRowWise) ? MhaKernel::kRowWise
+                                                           : MhaKernel::kBlockWise;
+  for (const char* key : {"block_m", "block_n"}) {
+    const Json& v = r.Require(key);
+    if (!v.is_number_integer() || !IsPowerOfTwo(v.get<int64_t>()) || v.get<int64_t>() < 16 ||
+        v.get<int64_t>() > 256) {
+      Fail(r.PathOf(key), "expected one of 16, 32, 64, 128, 256, got " + json_read::Shown(v));
+    }
+    (std::string_view(key) == "block_m" ? m.block_m : m.block_n) = v.get<int64_t>();
+  }
+  {
+    const Json& v = r.Require("num_warps");
+    const int64_t w = v.is_number_integer() ? v.get<int64_t>() : 0;
+    if (!v.is_number_integer() || ((!IsPowerOfTwo(w) || w > 8) && !IsHopperMhaWarps(w))) {
+      Fail(r.PathOf("num_warps"), "expected one of 1, 2, 4, 5, 8, 12, got " + json_read::Shown(v));
+    }
+    m.num_warps = w;
+  }
+  m.chosen_by = r.Enum("chosen_by", PlanChosenByValues());
+  return m;
+}
+
+PlanFusion ReadFusion(const ObjectReader& root) {
+  ObjectReader r = root.Child("fusion", {"code", "segments"});
+  PlanFusion f;
+  f.code = r.String("code", /*allow_empty=*/true);
+  const std::string code_path = r.PathOf("code");
+  if (f.code.size() > kMaxFusionOps) {
+    Fail(code_path, "expected at most " + std::to_string(kMaxFusionOps) + " digits, got " +
+                        std::to_string(f.code.size()));
+  }
+  if (f.code.find_first_not_of("01") != std::string::npos) {
+    Fail(code_path, "expected only 0/1 digits, got '" + TextForMessage(f.code) + "'");
+  }
+  // Segments of the code: maximal runs of equal digits, as 1-based op numbers [first, last].
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (size_t i = 0; i < f.code.size(); ++i) {
+    if (i == 0 || f.code[i] != f.code[i - 1]) runs.emplace_back(i + 1, i + 1);
+    runs.back().second = static_cast<int64_t>(i + 1);
+  }
+  const Json& segs = r.Array("segments");
+  const std::string segs_path = r.PathOf("segments");
+  if (!segs.empty() && segs.size() != runs.size()) {
+    Fail(segs_path, "code '" + f.code + "' has " + std::to_string(runs.size()) +
+                        " segments, the list has " + std::to_string(segs.size()) +
+                        " (the list is empty or has one entry per segment)");
+  }
+  for (size_t i = 0; i < segs.size(); ++i) {
+    const std::string seg_path = Index(segs_path, i);
+    ObjectReader s(segs[i], seg_path, seg_path + ".", {"ops", "template", "params"});
+    PlanSegment seg;
+    const Json& ops = s.Array("ops");
+    std::vector<int64_t> want;
+    for (int64_t op = runs[i].first; op <= runs[i].second; ++op) want.push_back(op);
+    for (size_t k = 0; k < ops.size(); ++k) {
+      seg.ops.push_back(json_read::ReadInt(ops[k], Index(s.PathOf("ops"), k), 1,
+                                           static_cast<int64_t>(f.code.size())));
+    }
+    if (seg.ops != want) {
+      Fail(s.PathOf("ops"), "expected " + JsonForMessage(Json(want)) + " (segment " +
+                                std::to_string(i + 1) + " of code '" + f.code + "'), got " +
+                                json_read::Shown(ops));
+    }
+    seg.template_name = s.String("template", /*allow_empty=*/true);
+    const Json& params = s.Require("params");
+    if (!params.is_object()) {
+      Fail(s.PathOf("params"), "expected an object, got " + json_read::Shown(params));
+    }
+    seg.params = params;
+    f.segments.push_back(std::move(seg));
+  }
+  return f;
+}
+
+std::vector<PlanMeasurement> ReadMeasurements(const ObjectReader& root) {
+  const Json& a = root.Array("measurements");
+  std::vector<PlanMeasurement> out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string path = Index(root.PathOf("measurements"), i);
+    ObjectReader r(a[i], path, path + ".", {"what", "latency_us", "measured", "dram_bytes"});
+    PlanMeasurement m;
+    m.what = r.String("what");
+    m.latency_us = r.Number("latency_us", 0, 1e15);
+    m.measured = r.Bool("measured");
+    if (r.Has("dram_bytes")) m.dram_bytes = r.Number("dram_bytes", 0, 1e18);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+PlanTuning ReadTuning(const ObjectReader& root) {
+  ObjectReader r = root.Child(
+      "tuning", {"method", "budget_s", "time_spent_s", "candidates_measured", "seed"});
+  PlanTuning t;
+  t.method = r.Enum("method", PlanTuningMethods());
+  t.budget_s = r.Number("budget_s", 0, 1e9);
+  t.time_spent_s = r.Number("time_spent_s", 0, 1e9);
+  t.candidates_measured = r.Int("candidates_measured", 0, int64_t{1} << 40);
+  t.seed = r.Seed("seed");
+  return t;
+}
+
+Plan ReadPlan(const Json& j, const std::string& name) {
+  const std::string prefix = Prefix(name);
+  if (!j.is_object()) Fail(name, "expected a JSON object at the top level, got " + json_read::Shown(j));
+  // The version first: a newer file is refused as such, not for its unknown keys.
+  {
+    auto it = j.find("schema_version");
+    if (it == j.end()) Fail(prefix + "schema_version", "required field is missing");
+    const int64_t v = json_read::ReadInt(*it, prefix + "schema_version",
+                                         std::numeric_limits<int64_t>::min(),
+                                         std::numeric_limits<int64_t>::max());
+    if (v != Plan::kSchemaVersion) {
+      Fail(prefix + "schema_version", "unsupported version " + std::to_string(v) +
+                                          " (this build reads " +
+                                          std::to_string(Plan::kSchemaVersion) + ")");
+    }
+  }
+  ObjectReader r(j, name, prefix,
+                 {"schema_version", "created_by", "device", "workload", "model", "mask", "mha",
+                  "fusion", "measurements", "tuning"});
+  Plan p;
+  p.schema_version = Plan::kSchemaVersion;
+  p.created_by = r.String("created_by");
+  p.device = ReadDevice(r);
+  p.workload = ReadWorkload(r);
+  p.model = ReadModel(r, p.workload);
+  p.mask = ReadMask(r, p.workload.seq_len);
+  p.mha = ReadMha(r);
+  p.fusion = ReadFusion(r);
+  p.measurements = ReadMeasurements(r);
+  p.tuning = ReadTuning(r);
+  // Backstops: the engine's own validators must agree with the checks above.
+  {
+    Status s = p.device.Validate(prefix + "device");
+    if (!s.IsOk()) throw JsonPathError(s.Message());
+    s = p.workload.Validate(prefix + "workload");
+    if (!s.IsOk()) throw JsonPathError(s.Message());
+    if (p.model) {
+      ModelConfig c;
+      c.hidden = p.model->hidden, c.heads = p.model->heads, c.head_dim = p.model->head_dim;
+      c.ffn = p.model->ffn, c.layers = p.model->layers;
+      s = c.Validate(prefix + "model");
+      if (!s.IsOk()) throw JsonPathError(s.Message());
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+Expected<Plan> PlanFromJson(const Json& j, const std::string& name) {
+  try {
+    return ReadPlan(j, name);
+  } catch (const JsonPathError& e) {
+    return MakeError(e.what());
+  } catch (const nlohmann::json::exception& e) {
+    return MakeError(Prefix(name) + e.what());
+  } catch (const std::bad_alloc&) {
+    return MakeError(Prefix(name) + "out of memory");
+  }
+}
+
+}  // namespace stof::engine
