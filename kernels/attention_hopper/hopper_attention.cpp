@@ -191,13 +191,6 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
     view.batch_stride = st->batch_stride;
     return hopper::EncodeTensorMap4d(view, 64, box_rows, (what + name).c_str(), out);
   };
-  // The variants without an O staging tile store O from registers (hopper_epilogue.cuh).
-  auto o_st = ResolveOperandStrides(o_strides, w, what, "o");
-  if (!o_st.IsOk()) return o_st.ToStatus();
-  p.o = o;
-  p.o_batch_stride = o_st->batch_stride;
-  p.o_head_stride = o_st->head_stride;
-  p.o_row_stride = o_st->row_stride;
   detail::HopperTensorMaps maps;
   const int box_n = static_cast<int>(layout.BlockN());
   STOF_RETURN_IF_ERROR(map(q, q_strides, "q", static_cast<int>(layout.BlockM()), &maps.q));

@@ -195,18 +195,15 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
     }
   }
 
-  // Q is free for the next item once every GEMM reading it has completed: the epilogue does
-  // not touch it. (Staging O in Q's rows, as step 3 did where no O tile fits, kept Q busy
-  // until the store had read it, so the next item's Q load waited for the store.)
-  release(sm.QEmpty());
+  // Q is free for the next item once every GEMM reading it has completed, or, when the output
+  // is staged in Q's rows, once the TMA store has read them.
+  if constexpr (T::kSeparateO) release(sm.QEmpty());
   float inv[2];
   softmax.Finish(inv);
   common::ScaleRows(o, inv);
-  if constexpr (T::kSeparateO)
-    StoreOutputRows<T>(o, sm.O() + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
-                       kEpilogueBarrier + consumer, tile * T::kBlockM + wg_row0, head, batch);
-  else
-    StoreOutputRowsDirect<T>(o, p, row, t, tile * T::kBlockM + wg_row0, head, batch);
+  StoreOutputRows<T>(o, sm.O() + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
+                     kEpilogueBarrier + consumer, tile * T::kBlockM + wg_row0, head, batch);
+  if constexpr (!T::kSeparateO) release(sm.QEmpty());
 }
 
 template <int kHeadDim, int kBlockN, int kBlockM, int kSchedule>

@@ -42,10 +42,6 @@ struct HopperAttentionParams {
   int64_t items = 0;
   int dynamic = 0;
   int32_t* work_counter = nullptr;  // [2]: items handed out beyond the first wave, CTAs done
-  // The output, for the variants that store it straight from registers (no room for an O
-  // staging tile, kSeparateO false): fp16 [B][H][L][d] with these element strides.
-  void* o = nullptr;
-  int64_t o_batch_stride = 0, o_head_stride = 0, o_row_stride = 0;
   // Host side only: 0 launches one CTA per item; -1 a persistent grid of as many CTAs as are
   // co-resident on the device; n > 0 at most n CTAs (tests).
   int64_t max_ctas = 0;
@@ -70,8 +66,8 @@ struct HopperTensorMaps {
 //   Q  [panels][kBlockM rows]
 //   K  [stages][panels][kBlockN rows]
 //   V  [stages][panels][kBlockN rows]
-//   O  [panels][kBlockM rows]            (kSeparateO; else the consumers store their rows
-//                                         straight from registers, hopper_epilogue.cuh)
+//   O  [panels][kBlockM rows]            (kSeparateO; else each consumer stages its 64 O rows
+//                                         in its rows of Q, which then stays busy until stored)
 //   barriers: q_full, q_empty, k_full[stages], v_full[stages], k_empty[stages], v_empty[stages]
 //   the current work item (kWorkSlotBytes: written by the producer before it completes q_full)
 template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128>
@@ -116,10 +112,9 @@ struct HopperAttentionTraits {
   static constexpr int kWorkSlotBytes = 64;
   static constexpr int kSmemNoO =
       kVOffset + kStages * kKvTileBytes + 8 * kBarriers + kWorkSlotBytes + 1024;
-  // An O staging tile for the TMA store. It fits everywhere except 64 x 128 at d 64, whose two
-  // CTAs would need 233 824 of the SM's 233 472 bytes (1 KiB reserved per CTA); there the
-  // consumers store O from registers, so Q is free for the next item after the last GEMM either
-  // way (hopper_epilogue.cuh).
+  // A separate O tile lets the producer load the next work item's Q while this one's output
+  // is still being stored (persistent grid). It fits everywhere except 64 x 128 at d 64, whose
+  // two CTAs would need 233 824 of the SM's 233 472 bytes (1 KiB reserved per CTA).
   static constexpr int kSmemPerSm = 233472;
   static constexpr bool kSeparateO = kCtasPerSm * (kSmemNoO + kQBytes + 1024) <= kSmemPerSm;
   static constexpr int kOOffset = kVOffset + kStages * kKvTileBytes;

@@ -34,8 +34,10 @@ struct HopperSmem {
   __device__ __forceinline__ uint64_t* Bar(int i) const {
     return reinterpret_cast<uint64_t*>(base + T::kBarrierOffset) + i;
   }
-  // Where the consumers stage their output rows for the TMA store (kSeparateO only).
-  __device__ __forceinline__ unsigned char* O() const { return base + T::kOOffset; }
+  // Where the consumers stage their output rows for the TMA store.
+  __device__ __forceinline__ unsigned char* O() const {
+    return T::kSeparateO ? base + T::kOOffset : base;
+  }
   __device__ __forceinline__ uint64_t* QFull() const { return Bar(0); }
   __device__ __forceinline__ uint64_t* QEmpty() const { return Bar(1); }
   __device__ __forceinline__ uint64_t* KFull(int s) const { return Bar(2 + s); }
@@ -106,7 +108,7 @@ struct HopperPipelineState {
 };
 
 // Hands work item `w` (or the end: HopperWorkItem::End) to the consumers once they have
-// released Q (their last GEMM of the previous item has completed). Returns false, after
+// released Q (stored the previous item's output when O is staged in Q). Returns false, after
 // q_full's arrival, when there is nothing to load (the end, or an item with no visited block).
 template <class T>
 __device__ __forceinline__ bool AnnounceItem(const HopperSmem<T>& sm, const HopperWorkItem& w,
