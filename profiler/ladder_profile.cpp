@@ -5,17 +5,14 @@
 #include <cstdio>
 #include <limits>
 
+#include "engine/core/text_format.h"
 #include "engine/run/layer_runner.h"
 
 namespace stof::profiler {
 
 namespace {
 
-std::string Fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
+using engine::Fmt;
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/profile_output.h"
 #include "app/common/option_checks.h"
+#include "engine/core/text_format.h"
 #include "profiler/profile_export.h"
 #include "profiler/profiler.h"
 
@@ -51,11 +52,7 @@ std::vector<std::string> SplitMetrics(const std::string& text) {
 
 namespace {
 
-std::string Fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
+using engine::Fmt;
 
 std::string OptFmt(const char* format, const std::optional<double>& v, double scale = 1) {
   return v && std::isfinite(*v) ? Fmt(format, *v * scale) : std::string("-");
