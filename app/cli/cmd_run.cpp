@@ -105,19 +105,237 @@ engine::SegmentChoice MhaChoice(const engine::OpGraph& g, const engine::FusionSc
   return choices.empty() ? engine::SegmentChoice{} : choices[0];
 }
 
+// Options only some runs read: refused where they would be ignored.
+engine::Status CheckRunOptions(const RunArgs& a) {
+  if (a.mha_kernel_given && a.mha_kernel != "auto") {
+    if (a.device != "local")
+      return engine::MakeError("--mha-kernel " + a.mha_kernel + ": picks the GPU's attention "
+                               "kernel (--device local); --device " + a.device +
+                               " runs the fp32 reference");
+    if (a.mha != "fused")
+      return engine::MakeError("--mha-kernel " + a.mha_kernel + ": applies to --mha fused, not "
+                               "--mha " + a.mha);
+  }
+  if (a.sub_len_given && a.mha != "sd" && a.mha != "sdf")
+    return engine::MakeError("--sub-len: applies to --mha sd and sdf, not --mha " + a.mha);
+  return engine::Status::Ok();
+}
+
+// The run's progress on stderr (tune's display): on the CPU reference a large layer takes
+// minutes, a whole model hours, and the run would otherwise be silent.
+struct RunProgress {
+  explicit RunProgress(bool quiet) : line(quiet), t0(std::chrono::steady_clock::now()) {}
+  double Elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  void Stage(const std::string& stage) { line.Stage(Elapsed(), "run", stage); }
+  // MeasureModel's reports on that display; `what` names the scheme measured.
+  engine::MeasureProgressFn OnMeasure(const std::string& what) {
+    return [this, what](const engine::MeasureProgress& p, bool new_stage) {
+      if (new_stage) Stage(what + p.stage);
+      if (!new_stage && !line.Due()) return;
+      std::string detail = p.stage + ": " + std::to_string(p.runs) + (p.runs == 1 ? " run" : " runs") + " done";
+      if (p.layers_done > 0 && p.layers_done < p.layers)
+        detail += ", " + std::to_string(p.layers_done) + "/" + std::to_string(p.layers) +
+                  " layers of the next";
+      line.Status(p.fraction, detail, Elapsed(), p.remaining_s);
+    };
+  }
+  ProgressLine line;
+  std::chrono::steady_clock::time_point t0;
+};
+
+#ifdef STOF_WITH_KERNELS
+// The fused MHA's default parameters: the kernels' own choice (Eq. 1, Eq. 2 in the preferred
+// set), set on every segment choice.
+engine::Status ChooseRunMhaConfig(const std::string& mha_kernel, const engine::Mask& mask,
+                                  const engine::OpGraph& run_graph, const engine::Backend& backend,
+                                  std::vector<engine::SegmentChoice>& choices) {
+  auto req = kernels::ParseMhaKernelRequest(mha_kernel);
+  if (!req.IsOk()) return engine::MakeError("--mha-kernel: " + req.Message());
+  kernels::MhaRequest r;
+  r.kernel = *req == kernels::MhaKernelRequest::kNative ? kernels::MhaKernelRequest::kAuto : *req;
+  auto ch = kernels::ChooseMhaConfig(mask, run_graph.AttentionWorkload(), backend.Device(), r);
+  if (!ch.IsOk()) return ch.ToStatus();
+  engine::MhaConfig cfg = ch->config;
+  // Row-wise ignores the block fields (ChooseMhaConfig zeroes them); the call's validation
+  // still wants legal ones.
+  if (cfg.kernel == engine::MhaKernel::kRowWise) cfg = {engine::MhaKernel::kRowWise, 64, 64, 4};
+  for (auto& c : choices) c.mha_config = cfg;
+  return engine::Status::Ok();
+}
+#endif
+
+// The run's description before any measurement: model, shape, mask, device, scheme, plan.
+nlohmann::json RunHeaderJson(const RunArgs& a, const engine::OpGraph& graph,
+                             const MaskSource& mask, const engine::Backend& backend, int layers,
+                             const engine::FusionScheme& scheme,
+                             const std::vector<engine::SegmentChoice>& choices,
+                             const std::optional<engine::Plan>& plan,
+                             const nlohmann::json& warnings) {
+  nlohmann::json out = {{"model", graph.model},
+                        {"family", engine::ModelFamilyName(graph.family)},
+                        {"part", engine::LayerPartName(graph.part)},
+                        {"batch", graph.batch},
+                        {"seq", graph.seq_len},
+                        {"mask", {{"label", mask.label},
+                                  {"hash", mask.mask.HashHex()},
+                                  {"density", mask.mask.Density()}}},
+                        {"layers", layers},
+                        {"device", backend.Name()},
+                        {"mha_variant", engine::MhaVariantName(MhaChoice(graph, scheme, choices).mha_variant)},
+                        {"scheme", {{"code", scheme.Code()}, {"hex", *engine::CodeToHex(scheme.Code())}}}};
+  if (plan) {
+    out["plan"] = {{"file", a.plan},
+                   {"device", plan->device.name},
+                   {"method", plan->tuning.method}};
+    out["warnings"] = warnings;
+  }
+  return out;
+}
+
+// One small layer (batch 1, L <= 128, the same scheme) against the CPU reference: its JSON,
+// or an error when it could not run or differs.
+engine::Expected<nlohmann::json> CheckSmallLayer(const RunArgs& a, const LayerSource& src,
+                                                 engine::Backend& backend,
+                                                 engine::DType dtype,
+                                                 const engine::FusionScheme& scheme,
+                                                 const std::vector<engine::SegmentChoice>& choices) {
+  const int64_t check_seq = std::min<int64_t>(src.graph.seq_len, 128);
+  auto sg = src.GraphAt(1, check_seq);
+  MaskSourceOptions mo = a.mask;
+  mo.seq = check_seq;
+  // A mask file or the plan's mask has its own size: the check uses BigBird at its L.
+  if (!a.mask.mask_file.empty() || a.mask.pattern.empty()) mo.mask_file.clear(), mo.pattern = "bigbird";
+  if (mo.width > check_seq) mo.width = -1;
+  if (mo.global > check_seq) mo.global = -1;
+  auto sm = ResolveMaskSource(mo);
+  if (!sg.IsOk() || !sm.IsOk()) return engine::Error{"check: " + (sg.IsOk() ? sm.Message() : sg.Message())};
+  sg->dtype = dtype;
+  auto ss = engine::FusionScheme::FromCode(scheme.Code(), *sg);
+  if (!ss.IsOk()) return engine::Error{"check: " + ss.Message()};
+  std::vector<engine::SegmentChoice> sc = choices;
+  for (auto& c : sc) c.mha_config = engine::MhaConfig{};  // 64x64x4: supported at any L
+  auto check = engine::CheckLayerAgainstCpu(backend, *sg, sm->mask, *ss, sc, a.weight_seed,
+                                            a.tolerance);
+  if (!check.IsOk()) return engine::Error{"check: " + check.Message()};
+  if (!check->passed)
+    return engine::Error{"check: layer output differs from the CPU reference: max row error " +
+                         std::to_string(check->max_row_error) + " (tolerance " +
+                         std::to_string(a.tolerance) + "), " + std::to_string(check->nan_count) +
+                         " NaN"};
+  return nlohmann::json{{"batch", 1}, {"seq", check_seq}, {"max_row_error", check->max_row_error},
+                        {"worst_row", check->worst_row}, {"nan", check->nan_count},
+                        {"tolerance", check->tolerance}, {"passed", check->passed}};
+}
+
+// The measured model's figures, and the plan's own measurement of it when this run is the
+// same model.
+void AddReport(nlohmann::json& out, const engine::RunReport& report, int repeats, int layers,
+               const std::optional<engine::Plan>& plan) {
+  nlohmann::json segs = nlohmann::json::array();
+  for (const auto& s : report.segments)
+    segs.push_back({{"ops", s.ops}, {"template", s.tmpl}, {"how", s.how}, {"us", s.us}});
+  out["segments"] = segs;
+  out["segments_sum_us"] = report.segments_sum_us;
+  out["layer_us"] = report.layer_us;
+  out["total_us"] = report.total_us;
+  out["timing"] = report.method + ", median of up to " + std::to_string(repeats);
+  out["device_bytes"] = report.device_bytes;
+  if (!plan || !plan->model || layers != plan->model->layers) return;
+  for (const engine::PlanMeasurement& m : plan->measurements) {
+    if (m.what != "model" || !m.measured || !(m.latency_us > 0)) continue;
+    const double ratio = report.total_us / m.latency_us;
+    out["tuned"] = {{"us", m.latency_us},
+                    {"ratio", ratio},
+                    {"within_5pct", std::abs(ratio - 1.0) <= 0.05}};
+    break;
+  }
+}
+
+// The same model under the --versus scheme, measured in this process right after: its JSON.
+// `o` carries the first run's options; `model` is released first (its buffers).
+engine::Expected<nlohmann::json> MeasureVersus(
+    const RunArgs& a, engine::Backend& backend, const engine::OpGraph& run_graph,
+    const engine::Mask& mask, const engine::FusionScheme& scheme,
+    const std::vector<engine::SegmentChoice>& choices, engine::ModelRunOptions o,
+    const engine::MeasureOptions& mo, const engine::RunReport& report,
+    std::unique_ptr<engine::ModelRunner>& model, RunProgress& progress) {
+  auto vs_scheme = SchemeFromText(a.versus, run_graph);
+  if (!vs_scheme.IsOk()) return engine::Error{"--versus: " + vs_scheme.Message()};
+  std::vector<engine::SegmentChoice> vc(vs_scheme->Segments().size());
+  // Its attention runs as this scheme's does (variant, kernel); other parameters are the
+  // backend's defaults (the plan's belong to the plan's segments).
+  for (auto& c : vc) c = MhaChoice(run_graph, scheme, choices);
+  for (auto& c : vc) c.params.clear(), c.force_op_by_op = false;
+  o.choices = vc;
+  model.reset();  // free the first model's buffers before the second is allocated
+  auto vs_model = engine::ModelRunner::Create(backend, run_graph, mask, *vs_scheme, o);
+  if (!vs_model.IsOk()) return engine::Error{"--versus: " + vs_model.Message()};
+  auto vs_report = engine::MeasureModel(backend, **vs_model, mo, progress.OnMeasure("versus: "));
+  if (!vs_report.IsOk()) return engine::Error{"--versus: " + vs_report.Message()};
+  return nlohmann::json{
+      {"scheme", {{"code", vs_scheme->Code()}, {"hex", *engine::CodeToHex(vs_scheme->Code())}}},
+      {"layer_us", vs_report->layer_us},
+      {"total_us", vs_report->total_us},
+      {"speedup", report.total_us > 0 ? vs_report->total_us / report.total_us : 0.0},
+      {"segments", VersusTable(report, scheme, *vs_report, *vs_scheme)}};
+}
+
+// The human report of a finished run (`out` as --json would print it).
+void PrintRunText(const RunArgs& a, const nlohmann::json& out, const engine::OpGraph& graph,
+                  const MaskSource& mask, const engine::Backend& backend, int layers,
+                  const std::optional<engine::Plan>& plan, const engine::FusionScheme& scheme,
+                  const engine::RunReport& report) {
+  std::printf("model     %s (%s %s), batch %lld, L %lld, %d layers\n", graph.model.c_str(),
+              engine::ModelFamilyName(graph.family), engine::LayerPartName(graph.part),
+              static_cast<long long>(graph.batch), static_cast<long long>(graph.seq_len),
+              layers);
+  std::printf("mask      %s\n", mask.label.c_str());
+  std::printf("device    %s\n", backend.Name().c_str());
+  if (plan)
+    std::printf("plan      %s (%s, made on %s)\n", a.plan.c_str(), plan->tuning.method.c_str(),
+                plan->device.name.c_str());
+  std::printf("scheme    %s (%s)\n", scheme.Code().c_str(),
+              out["scheme"]["hex"].get<std::string>().c_str());
+  if (out.contains("check"))
+    std::printf("check     one layer at batch 1, L %lld vs the CPU reference: max row error %.2e "
+                "(tolerance %.2g): passed\n",
+                static_cast<long long>(out["check"]["seq"].get<int64_t>()),
+                out["check"]["max_row_error"].get<double>(), a.tolerance);
+  std::printf("\n  ops      template             us        how\n");
+  for (const auto& s : report.segments)
+    std::printf("  %-8s %-20s %9.1f  %s\n", s.ops.c_str(), s.tmpl.empty() ? "-" : s.tmpl.c_str(),
+                s.us, s.how.c_str());
+  std::printf("  %-8s %-20s %9.1f\n", "sum", "", report.segments_sum_us);
+  std::printf("\nlayer     %.1f us (one layer as a whole)\n", report.layer_us);
+  std::printf("total     %.1f us (%d layers; %s)\n", report.total_us, layers,
+              report.method.c_str());
+  if (out.contains("tuned")) {
+    const double tuned_us = out["tuned"]["us"].get<double>();
+    std::printf("plan: tuned at %.1f us, now %.1f us (%+.1f %%)\n", tuned_us, report.total_us,
+                100.0 * (out["tuned"]["ratio"].get<double>() - 1.0));
+  }
+  if (!out.contains("versus")) return;
+  const auto& v = out["versus"];
+  std::printf("\nversus    %s: layer %.1f us, total %.1f us -> this scheme is %.2fx faster\n",
+              v["scheme"]["code"].get<std::string>().c_str(), v["layer_us"].get<double>(),
+              v["total_us"].get<double>(), v["speedup"].get<double>());
+  std::printf("  ops      template             us    versus ops           us    speedup\n");
+  for (const auto& r : v["segments"]) {
+    if (!r.contains("versus_us")) continue;
+    std::printf("  %-8s %-16s %9.1f    %-16s %9.1f  %6.2fx\n",
+                r["ops"].get<std::string>().c_str(),
+                r["template"].get<std::string>().empty() ? "-" : r["template"].get<std::string>().c_str(),
+                r["us"].get<double>(), r["versus_ops"].get<std::string>().c_str(),
+                r["versus_us"].get<double>(), r["speedup"].get<double>());
+  }
+}
+
 int Run(const RunArgs& a_in) {
   const std::string cmd = "run";
   RunArgs a = a_in;
-  // Options only some runs read: refused where they would be ignored.
-  if (a.mha_kernel_given && a.mha_kernel != "auto") {
-    if (a.device != "local")
-      return Fail(cmd, "--mha-kernel " + a.mha_kernel + ": picks the GPU's attention kernel "
-                       "(--device local); --device " + a.device + " runs the fp32 reference");
-    if (a.mha != "fused")
-      return Fail(cmd, "--mha-kernel " + a.mha_kernel + ": applies to --mha fused, not --mha " + a.mha);
-  }
-  if (a.sub_len_given && a.mha != "sd" && a.mha != "sdf")
-    return Fail(cmd, "--sub-len: applies to --mha sd and sdf, not --mha " + a.mha);
+  if (engine::Status s = CheckRunOptions(a); !s.IsOk()) return Fail(cmd, s.Message());
   // --plan: the shape, the model and the mask default to the plan's; what the user gives
   // instead must match it (ResolveLayerScheme's CheckPlanFor refuses otherwise).
   LayerSourceArgs sa;
@@ -131,9 +349,8 @@ int Run(const RunArgs& a_in) {
   a.graph = src->args.graph;
   a.mask = src->args.mask;
   const std::optional<engine::Plan>& plan = src->plan;
-  const engine::OpGraph* graph = &src->graph;
-  const MaskSource* mask = &src->mask;
-  const auto build_graph = [&](int64_t batch, int64_t seq) { return src->GraphAt(batch, seq); };
+  const engine::OpGraph& graph = src->graph;
+  const MaskSource& mask = src->mask;
 
   std::string error;
   auto backend = MakeRunBackend(a.device, &error);
@@ -161,210 +378,60 @@ int Run(const RunArgs& a_in) {
   int layers = a.layers == "full" ? 0 : std::stoi(a.layers);  // checked while parsing
   if (layers == 0 && !a.layers_given && plan && plan->model)
     layers = static_cast<int>(plan->model->layers);
-  if (layers == 0) layers = static_cast<int>(graph->layers);
+  if (layers == 0) layers = static_cast<int>(graph.layers);
 
-  engine::OpGraph run_graph = *graph;
+  engine::OpGraph run_graph = graph;
   run_graph.dtype = engine::StorageTypeFor(*backend);
-
 #ifdef STOF_WITH_KERNELS
-  // The fused MHA's default parameters: the kernels' own choice (Eq. 1, Eq. 2 in the
-  // preferred set), unless a plan fixed them.
-  if (!plan && a.device == "local") {
-    auto req = kernels::ParseMhaKernelRequest(a.mha_kernel);
-    if (!req.IsOk()) return Fail(cmd, "--mha-kernel: " + req.Message());
-    kernels::MhaRequest r;
-    r.kernel = *req == kernels::MhaKernelRequest::kNative ? kernels::MhaKernelRequest::kAuto : *req;
-    auto ch = kernels::ChooseMhaConfig(mask->mask, run_graph.AttentionWorkload(),
-                                       backend->Device(), r);
-    if (!ch.IsOk()) return Fail(cmd, ch.Message());
-    engine::MhaConfig cfg = ch->config;
-    // Row-wise ignores the block fields (ChooseMhaConfig zeroes them); the call's validation
-    // still wants legal ones.
-    if (cfg.kernel == engine::MhaKernel::kRowWise) cfg = {engine::MhaKernel::kRowWise, 64, 64, 4};
-    for (auto& c : choices) c.mha_config = cfg;
+  if (!plan && a.device == "local") {  // a plan fixes the parameters itself
+    if (engine::Status s = ChooseRunMhaConfig(a.mha_kernel, mask.mask, run_graph, *backend, choices);
+        !s.IsOk())
+      return Fail(cmd, s.Message());
   }
 #endif
+  nlohmann::json out =
+      RunHeaderJson(a, graph, mask, *backend, layers, scheme, choices, plan, warnings);
 
-  nlohmann::json out = {{"model", graph->model},
-                        {"family", engine::ModelFamilyName(graph->family)},
-                        {"part", engine::LayerPartName(graph->part)},
-                        {"batch", graph->batch},
-                        {"seq", graph->seq_len},
-                        {"mask", {{"label", mask->label},
-                                  {"hash", mask->mask.HashHex()},
-                                  {"density", mask->mask.Density()}}},
-                        {"layers", layers},
-                        {"device", backend->Name()},
-                        {"mha_variant", engine::MhaVariantName(MhaChoice(*graph, scheme, choices).mha_variant)},
-                        {"scheme", {{"code", scheme.Code()}, {"hex", *engine::CodeToHex(scheme.Code())}}}};
-  if (plan) {
-    out["plan"] = {{"file", a.plan},
-                   {"device", plan->device.name},
-                   {"method", plan->tuning.method}};
-    out["warnings"] = warnings;
-  }
-
-  // Progress on stderr from here on (tune's display): on the CPU reference a large layer
-  // takes minutes, a whole model hours, and the run would otherwise be silent.
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  ProgressLine progress(a.quiet || a.graph.json);
+  RunProgress progress(a.quiet || a.graph.json);
   const auto fail = [&](const std::string& message) {
-    progress.Finish();
+    progress.line.Finish();
     return Fail(cmd, message);
   };
-  // MeasureModel's reports on that display; `what` names the scheme measured.
-  const auto on_measure = [&](const std::string& what) -> engine::MeasureProgressFn {
-    return [&progress, &elapsed, what](const engine::MeasureProgress& p, bool new_stage) {
-      if (new_stage) progress.Stage(elapsed(), "run", what + p.stage);
-      if (!new_stage && !progress.Due()) return;
-      std::string detail = p.stage + ": " + std::to_string(p.runs) + (p.runs == 1 ? " run" : " runs") + " done";
-      if (p.layers_done > 0 && p.layers_done < p.layers)
-        detail += ", " + std::to_string(p.layers_done) + "/" + std::to_string(p.layers) +
-                  " layers of the next";
-      progress.Status(p.fraction, detail, elapsed(), p.remaining_s);
-    };
-  };
-
-  // One small layer against the CPU reference first (skipped on the CPU backend itself).
-  if (a.check && a.device != "cpu") {
-    const int64_t check_seq = std::min<int64_t>(graph->seq_len, 128);
-    progress.Stage(elapsed(), "run", "check: one layer at batch 1, L " +
-                                         std::to_string(check_seq) + " against the CPU reference");
-    auto sg = build_graph(1, check_seq);
-    MaskSourceOptions mo = a.mask;
-    mo.seq = check_seq;
-    // A mask file or the plan's mask has its own size: the check uses BigBird at its L.
-    if (!a.mask.mask_file.empty() || a.mask.pattern.empty()) mo.mask_file.clear(), mo.pattern = "bigbird";
-    if (mo.width > check_seq) mo.width = -1;
-    if (mo.global > check_seq) mo.global = -1;
-    auto sm = ResolveMaskSource(mo);
-    if (!sg.IsOk() || !sm.IsOk()) return fail("check: " + (sg.IsOk() ? sm.Message() : sg.Message()));
-    sg->dtype = run_graph.dtype;
-    auto ss = engine::FusionScheme::FromCode(scheme.Code(), *sg);
-    if (!ss.IsOk()) return fail("check: " + ss.Message());
-    std::vector<engine::SegmentChoice> sc = choices;
-    for (auto& c : sc) c.mha_config = engine::MhaConfig{};  // 64x64x4: supported at any L
-    auto check = engine::CheckLayerAgainstCpu(*backend, *sg, sm->mask, *ss, sc, a.weight_seed,
-                                              a.tolerance);
-    if (!check.IsOk()) return fail("check: " + check.Message());
-    out["check"] = {{"batch", 1}, {"seq", check_seq}, {"max_row_error", check->max_row_error},
-                    {"worst_row", check->worst_row}, {"nan", check->nan_count},
-                    {"tolerance", check->tolerance}, {"passed", check->passed}};
-    if (!check->passed)
-      return fail("check: layer output differs from the CPU reference: max row error " +
-                           std::to_string(check->max_row_error) + " (tolerance " +
-                           std::to_string(a.tolerance) + "), " + std::to_string(check->nan_count) +
-                           " NaN");
+  if (a.check && a.device != "cpu") {  // skipped on the CPU backend itself
+    progress.Stage("check: one layer at batch 1, L " +
+                   std::to_string(std::min<int64_t>(graph.seq_len, 128)) +
+                   " against the CPU reference");
+    auto check = CheckSmallLayer(a, *src, *backend, run_graph.dtype, scheme, choices);
+    if (!check.IsOk()) return fail(check.Message());
+    out["check"] = *check;
   }
 
   engine::ModelRunOptions o;
   o.layers = layers;
   o.seed = a.weight_seed;
   o.choices = choices;
-  progress.Stage(elapsed(), "run", "weights and input of " + std::to_string(layers) + " layers");
-  auto model = engine::ModelRunner::Create(*backend, run_graph, mask->mask, scheme, o);
+  progress.Stage("weights and input of " + std::to_string(layers) + " layers");
+  auto model = engine::ModelRunner::Create(*backend, run_graph, mask.mask, scheme, o);
   if (!model.IsOk()) return fail(model.Message());
   engine::MeasureOptions mo;
   mo.repeats = a.repeats;
   mo.warmup = 2;
   mo.graph = !a.no_graph && a.device != "cpu";
   mo.max_seconds = 5;
-  auto report = engine::MeasureModel(*backend, **model, mo, on_measure(""));
+  auto report = engine::MeasureModel(*backend, **model, mo, progress.OnMeasure(""));
   if (!report.IsOk()) return fail(report.Message());
-  nlohmann::json segs = nlohmann::json::array();
-  for (const auto& s : report->segments)
-    segs.push_back({{"ops", s.ops}, {"template", s.tmpl}, {"how", s.how}, {"us", s.us}});
-  out["segments"] = segs;
-  out["segments_sum_us"] = report->segments_sum_us;
-  out["layer_us"] = report->layer_us;
-  out["total_us"] = report->total_us;
-  out["timing"] = report->method + ", median of up to " + std::to_string(a.repeats);
-  out["device_bytes"] = report->device_bytes;
-  // The plan's own measurement of the whole model, when this run is the same model.
-  if (plan && plan->model && layers == plan->model->layers) {
-    for (const engine::PlanMeasurement& m : plan->measurements) {
-      if (m.what != "model" || !m.measured || !(m.latency_us > 0)) continue;
-      const double ratio = report->total_us / m.latency_us;
-      out["tuned"] = {{"us", m.latency_us},
-                      {"ratio", ratio},
-                      {"within_5pct", std::abs(ratio - 1.0) <= 0.05}};
-      break;
-    }
-  }
+  AddReport(out, *report, a.repeats, layers, plan);
   if (!a.versus.empty()) {
-    // The same model under a second scheme, measured in this process right after.
-    auto vs_scheme = SchemeFromText(a.versus, run_graph);
-    if (!vs_scheme.IsOk()) return fail("--versus: " + vs_scheme.Message());
-    std::vector<engine::SegmentChoice> vc(vs_scheme->Segments().size());
-    // Its attention runs as this scheme's does (variant, kernel); other parameters are the
-    // backend's defaults (the plan's belong to the plan's segments).
-    for (auto& c : vc) c = MhaChoice(run_graph, scheme, choices);
-    for (auto& c : vc) c.params.clear(), c.force_op_by_op = false;
-    o.choices = vc;
-    model->reset();  // free the first model's buffers before the second is allocated
-    auto vs_model = engine::ModelRunner::Create(*backend, run_graph, mask->mask, *vs_scheme, o);
-    if (!vs_model.IsOk()) return fail("--versus: " + vs_model.Message());
-    auto vs_report = engine::MeasureModel(*backend, **vs_model, mo, on_measure("versus: "));
-    if (!vs_report.IsOk()) return fail("--versus: " + vs_report.Message());
-    out["versus"] = {{"scheme", {{"code", vs_scheme->Code()},
-                                 {"hex", *engine::CodeToHex(vs_scheme->Code())}}},
-                     {"layer_us", vs_report->layer_us},
-                     {"total_us", vs_report->total_us},
-                     {"speedup", report->total_us > 0 ? vs_report->total_us / report->total_us : 0.0},
-                     {"segments", VersusTable(*report, scheme, *vs_report, *vs_scheme)}};
+    auto vs = MeasureVersus(a, *backend, run_graph, mask.mask, scheme, choices, o, mo, *report,
+                            *model, progress);
+    if (!vs.IsOk()) return fail(vs.Message());
+    out["versus"] = *vs;
   }
-  progress.Finish();
-  if (a.graph.json) {
+  progress.line.Finish();
+  if (a.graph.json)
     PrintJson(out);
-    return kExitOk;
-  }
-  std::printf("model     %s (%s %s), batch %lld, L %lld, %d layers\n", graph->model.c_str(),
-              engine::ModelFamilyName(graph->family), engine::LayerPartName(graph->part),
-              static_cast<long long>(graph->batch), static_cast<long long>(graph->seq_len),
-              layers);
-  std::printf("mask      %s\n", mask->label.c_str());
-  std::printf("device    %s\n", backend->Name().c_str());
-  if (plan)
-    std::printf("plan      %s (%s, made on %s)\n", a.plan.c_str(), plan->tuning.method.c_str(),
-                plan->device.name.c_str());
-  std::printf("scheme    %s (%s)\n", scheme.Code().c_str(),
-              out["scheme"]["hex"].get<std::string>().c_str());
-  if (out.contains("check"))
-    std::printf("check     one layer at batch 1, L %lld vs the CPU reference: max row error %.2e "
-                "(tolerance %.2g): passed\n",
-                static_cast<long long>(out["check"]["seq"].get<int64_t>()),
-                out["check"]["max_row_error"].get<double>(), a.tolerance);
-  std::printf("\n  ops      template             us        how\n");
-  for (const auto& s : report->segments)
-    std::printf("  %-8s %-20s %9.1f  %s\n", s.ops.c_str(), s.tmpl.empty() ? "-" : s.tmpl.c_str(),
-                s.us, s.how.c_str());
-  std::printf("  %-8s %-20s %9.1f\n", "sum", "", report->segments_sum_us);
-  std::printf("\nlayer     %.1f us (one layer as a whole)\n", report->layer_us);
-  std::printf("total     %.1f us (%d layers; %s)\n", report->total_us, layers,
-              report->method.c_str());
-  if (out.contains("tuned")) {
-    const double tuned_us = out["tuned"]["us"].get<double>();
-    std::printf("plan: tuned at %.1f us, now %.1f us (%+.1f %%)\n", tuned_us, report->total_us,
-                100.0 * (out["tuned"]["ratio"].get<double>() - 1.0));
-  }
-  if (out.contains("versus")) {
-    const auto& v = out["versus"];
-    std::printf("\nversus    %s: layer %.1f us, total %.1f us -> this scheme is %.2fx faster\n",
-                v["scheme"]["code"].get<std::string>().c_str(), v["layer_us"].get<double>(),
-                v["total_us"].get<double>(), v["speedup"].get<double>());
-    std::printf("  ops      template             us    versus ops           us    speedup\n");
-    for (const auto& r : v["segments"]) {
-      if (!r.contains("versus_us")) continue;
-      std::printf("  %-8s %-16s %9.1f    %-16s %9.1f  %6.2fx\n",
-                  r["ops"].get<std::string>().c_str(),
-                  r["template"].get<std::string>().empty() ? "-" : r["template"].get<std::string>().c_str(),
-                  r["us"].get<double>(), r["versus_ops"].get<std::string>().c_str(),
-                  r["versus_us"].get<double>(), r["speedup"].get<double>());
-    }
-  }
+  else
+    PrintRunText(a, out, graph, mask, *backend, layers, plan, scheme, *report);
   return kExitOk;
 }
 
