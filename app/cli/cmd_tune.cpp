@@ -72,6 +72,95 @@ class CliProgress : public engine::TuneObserver {
   ProgressLine m_line;
 };
 
+// The tuning session's result as `tune --json` prints it.
+nlohmann::json TuneJson(const engine::TuneSessionResult& session, const MaskSource& mask,
+                        const std::string& cache_path, const std::string& plan_path) {
+  const engine::TuneResult& r = session.result;
+  const engine::OpGraph& g = session.graph;
+  nlohmann::json segs = nlohmann::json::array();
+  for (const auto& s : r.segments) {
+    nlohmann::json row = {{"ops", SegmentLabel(s.segment)}, {"template", s.tmpl},
+                          {"choice", s.choice_text}, {"us", s.cost.us},
+                          {"measured", s.cost.measured}, {"predicted_us", s.cost.predicted_us},
+                          {"default_us", s.default_cost.us}};
+    segs.push_back(row);
+  }
+  const auto& st = r.stats;
+  nlohmann::json out = {
+      {"model", g.model},
+      {"family", engine::ModelFamilyName(g.family)},
+      {"part", engine::LayerPartName(g.part)},
+      {"batch", g.batch},
+      {"seq", g.seq_len},
+      {"mask", {{"label", mask.label}, {"hash", mask.mask.HashHex()}, {"density", mask.mask.Density()}}},
+      {"device", session.device_text},
+      {"method", engine::TuneMethodName(r.method)},
+      {"measured", r.measured},
+      {"scheme", {{"code", r.scheme.Code()}, {"hex", *engine::CodeToHex(r.scheme.Code())}}},
+      {"initial", {{"code", r.initial_scheme.Code()}, {"layer_us", r.initial_us}}},
+      {"layer_us", r.total_us},
+      {"segments", segs},
+      {"stopped_by", r.stopped_by},
+      {"notes", r.notes},
+      {"setup_s", session.setup_s},
+      {"stats", {{"total_s", st.total_s}, {"measure_s", st.measure_s}, {"predict_s", st.predict_s},
+                 {"cache_s", st.cache_s}, {"rules_s", st.rules_s}, {"reward_s", st.reward_s},
+                 {"search_s", st.search_s}, {"overhead_share", st.OverheadShare()},
+                 {"candidates", st.candidates}, {"measured", st.measured},
+                 {"cache_hits", st.cache_hits}, {"failed", st.failed}}},
+      {"cache", cache_path},
+      {"plan", plan_path}};
+  if (session.model_us) {
+    out["model_us"] = *session.model_us;
+    out["default_model_us"] = *session.default_model_us;
+    out["speedup_over_default"] = *session.default_model_us / *session.model_us;
+    out["layers"] = session.layers;
+    out["timing"] = session.model_method;
+  }
+  return out;
+}
+
+// The human report of a tuning session (`out`: TuneJson).
+void PrintTuneText(const engine::TuneSessionResult& session, const MaskSource& mask,
+                   const nlohmann::json& out, uint64_t seed, const std::string& plan_path) {
+  const engine::TuneResult& r = session.result;
+  const engine::OpGraph& g = session.graph;
+  const auto& st = r.stats;
+  const char* kind = r.measured ? "measured" : "predicted";
+  std::printf("model     %s (%s %s), batch %lld, L %lld\n", g.model.c_str(),
+              engine::ModelFamilyName(g.family), engine::LayerPartName(g.part),
+              static_cast<long long>(g.batch), static_cast<long long>(g.seq_len));
+  std::printf("mask      %s\n", mask.label.c_str());
+  std::printf("device    %s\n", out["device"].get<std::string>().c_str());
+  std::printf("method    %s, seed %llu, %s\n", engine::TuneMethodName(r.method),
+              static_cast<unsigned long long>(seed), r.stopped_by.c_str());
+  std::printf("scheme    %s (%s)\n\n", r.scheme.Code().c_str(),
+              out["scheme"]["hex"].get<std::string>().c_str());
+  std::printf("  %-10s %-18s %-28s %10s %10s %10s\n", "ops", "template", "parameters",
+              r.measured ? "us" : "us (pred)", "default", "model");
+  for (const auto& s : r.segments)
+    std::printf("  %-10s %-18s %-28s %10.1f %10.1f %10.1f\n", SegmentLabel(s.segment).c_str(),
+                s.tmpl.empty() ? "-" : s.tmpl.c_str(), s.choice_text.c_str(), s.cost.us,
+                s.default_cost.us, s.cost.predicted_us);
+  std::printf("  %-10s %-18s %-28s %10.1f\n\n", "layer", "", "", r.total_us);
+  std::printf("initial   %s: %.1f us per layer (%s)\n", r.initial_scheme.Code().c_str(),
+              r.initial_us, kind);
+  std::printf("tuned     %.1f us per layer (%s): %.2fx the initial scheme\n", r.total_us, kind,
+              r.total_us > 0 ? r.initial_us / r.total_us : 0.0);
+  if (session.model_us)
+    std::printf("model     %d layers: tuned %.1f us, default %.1f us (%.2fx; %s)\n",
+                session.layers, *session.model_us, *session.default_model_us,
+                *session.default_model_us / *session.model_us, session.model_method.c_str());
+  std::printf("tuning    %.2f s, %lld candidates (%lld measured, %lld from the cache, %lld "
+              "failed); tuner overhead %.1f %%\n",
+              st.total_s, static_cast<long long>(st.candidates), static_cast<long long>(st.measured),
+              static_cast<long long>(st.cache_hits), static_cast<long long>(st.failed),
+              100 * st.OverheadShare());
+  std::printf("setup     %.2f s (layers, weights, cache file) before tuning\n", session.setup_s);
+  for (const auto& n : r.notes) std::printf("note      %s\n", n.c_str());
+  if (!plan_path.empty()) std::printf("plan      %s\n", plan_path.c_str());
+}
+
 int Tune(const TuneArgs& a_in) {
   const std::string cmd = "tune";
   const TuneArgs& a = a_in;
@@ -147,95 +236,15 @@ int Tune(const TuneArgs& a_in) {
   progress.Finish();
   std::signal(SIGINT, SIG_DFL);
   if (!session.IsOk()) return Fail(cmd, session.Message());
-  const engine::TuneResult& r = session->result;
-  const engine::OpGraph& g = session->graph;
-  const double setup_s = session->setup_s;
-  const int layers = session->layers;
-  const std::string& model_method = session->model_method;
-  const std::optional<double>& model_us = session->model_us;
-  const std::optional<double>& default_model_us = session->default_model_us;
   if (!a.out.empty()) {
     auto st = engine::SavePlan(a.out, session->plan);
     if (!st.IsOk()) return Fail(cmd, st.Message());
   }
-
-  const char* kind = r.measured ? "measured" : "predicted";
-  nlohmann::json segs = nlohmann::json::array();
-  for (const auto& s : r.segments) {
-    nlohmann::json row = {{"ops", SegmentLabel(s.segment)}, {"template", s.tmpl},
-                          {"choice", s.choice_text}, {"us", s.cost.us},
-                          {"measured", s.cost.measured}, {"predicted_us", s.cost.predicted_us},
-                          {"default_us", s.default_cost.us}};
-    segs.push_back(row);
-  }
-  const auto& st = r.stats;
-  nlohmann::json out = {
-      {"model", g.model},
-      {"family", engine::ModelFamilyName(g.family)},
-      {"part", engine::LayerPartName(g.part)},
-      {"batch", g.batch},
-      {"seq", g.seq_len},
-      {"mask", {{"label", mask->label}, {"hash", mask->mask.HashHex()}, {"density", mask->mask.Density()}}},
-      {"device", session->device_text},
-      {"method", engine::TuneMethodName(r.method)},
-      {"measured", r.measured},
-      {"scheme", {{"code", r.scheme.Code()}, {"hex", *engine::CodeToHex(r.scheme.Code())}}},
-      {"initial", {{"code", r.initial_scheme.Code()}, {"layer_us", r.initial_us}}},
-      {"layer_us", r.total_us},
-      {"segments", segs},
-      {"stopped_by", r.stopped_by},
-      {"notes", r.notes},
-      {"setup_s", setup_s},
-      {"stats", {{"total_s", st.total_s}, {"measure_s", st.measure_s}, {"predict_s", st.predict_s},
-                 {"cache_s", st.cache_s}, {"rules_s", st.rules_s}, {"reward_s", st.reward_s},
-                 {"search_s", st.search_s}, {"overhead_share", st.OverheadShare()},
-                 {"candidates", st.candidates}, {"measured", st.measured},
-                 {"cache_hits", st.cache_hits}, {"failed", st.failed}}},
-      {"cache", cache ? cache->Path() : ""},
-      {"plan", a.out}};
-  if (model_us) {
-    out["model_us"] = *model_us;
-    out["default_model_us"] = *default_model_us;
-    out["speedup_over_default"] = *default_model_us / *model_us;
-    out["layers"] = layers;
-    out["timing"] = model_method;
-  }
-  if (a.graph.json) {
+  const nlohmann::json out = TuneJson(*session, *mask, cache ? cache->Path() : "", a.out);
+  if (a.graph.json)
     PrintJson(out);
-    return kExitOk;
-  }
-  std::printf("model     %s (%s %s), batch %lld, L %lld\n", g.model.c_str(),
-              engine::ModelFamilyName(g.family), engine::LayerPartName(g.part),
-              static_cast<long long>(g.batch), static_cast<long long>(g.seq_len));
-  std::printf("mask      %s\n", mask->label.c_str());
-  std::printf("device    %s\n", out["device"].get<std::string>().c_str());
-  std::printf("method    %s, seed %llu, %s\n", engine::TuneMethodName(r.method),
-              static_cast<unsigned long long>(o.seed), r.stopped_by.c_str());
-  std::printf("scheme    %s (%s)\n\n", r.scheme.Code().c_str(),
-              out["scheme"]["hex"].get<std::string>().c_str());
-  std::printf("  %-10s %-18s %-28s %10s %10s %10s\n", "ops", "template", "parameters",
-              r.measured ? "us" : "us (pred)", "default", "model");
-  for (const auto& s : r.segments)
-    std::printf("  %-10s %-18s %-28s %10.1f %10.1f %10.1f\n", SegmentLabel(s.segment).c_str(),
-                s.tmpl.empty() ? "-" : s.tmpl.c_str(), s.choice_text.c_str(), s.cost.us,
-                s.default_cost.us, s.cost.predicted_us);
-  std::printf("  %-10s %-18s %-28s %10.1f\n\n", "layer", "", "", r.total_us);
-  std::printf("initial   %s: %.1f us per layer (%s)\n", r.initial_scheme.Code().c_str(),
-              r.initial_us, kind);
-  std::printf("tuned     %.1f us per layer (%s): %.2fx the initial scheme\n", r.total_us, kind,
-              r.total_us > 0 ? r.initial_us / r.total_us : 0.0);
-  if (model_us)
-    std::printf("model     %d layers: tuned %.1f us, default %.1f us (%.2fx; %s)\n", layers,
-                *model_us, *default_model_us, *default_model_us / *model_us,
-                model_method.c_str());
-  std::printf("tuning    %.2f s, %lld candidates (%lld measured, %lld from the cache, %lld "
-              "failed); tuner overhead %.1f %%\n",
-              st.total_s, static_cast<long long>(st.candidates), static_cast<long long>(st.measured),
-              static_cast<long long>(st.cache_hits), static_cast<long long>(st.failed),
-              100 * st.OverheadShare());
-  std::printf("setup     %.2f s (layers, weights, cache file) before tuning\n", setup_s);
-  for (const auto& n : r.notes) std::printf("note      %s\n", n.c_str());
-  if (!a.out.empty()) std::printf("plan      %s\n", a.out.c_str());
+  else
+    PrintTuneText(*session, *mask, out, o.seed, a.out);
   return kExitOk;
 }
 
