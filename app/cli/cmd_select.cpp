@@ -9,6 +9,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/device_choice.h"
+#include "app/common/run_choice.h"
 #include "app/common/option_checks.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/plan_build.h"
@@ -50,6 +51,9 @@ int RunSelect(const SelectArgs& a) {
   auto sel = engine::SelectKernel(src->mask, w, *dev);
   if (!sel.IsOk()) return Fail("select", sel.Message());
 
+  // What the engine runs: the kernels' own rules on top of Eq. 1 / Eq. 2 (run_choice.h).
+  auto run = ChooseRun(MakeMhaRunChooser(), src->mask, w, *dev);
+
   if (!a.plan_out.empty()) {
     engine::Status s = engine::SavePlan(
         a.plan_out, engine::MakeAnalyticalPlan(src->mask, src->has_spec ? &src->spec : nullptr, w,
@@ -76,6 +80,7 @@ int RunSelect(const SelectArgs& a) {
     j["eq2"] = {{"candidates", cands}, {"best", sel->eq2.best}};
     j["choice"] = {{"kernel", engine::MhaKernelName(sel->kernel)}, {"block_m", sel->block_m},
                    {"block_n", sel->block_n}, {"num_warps", sel->num_warps}};
+    j["run_choice"] = run.IsOk() ? RunChoiceJson(*run) : nlohmann::json{{"why_not", run.Message()}};
     if (!a.plan_out.empty()) j["plan_out"] = a.plan_out;
     PrintJson(j);
     return kExitOk;
@@ -114,7 +119,13 @@ int RunSelect(const SelectArgs& a) {
   if (sel->kernel == engine::MhaKernel::kBlockWise)
     std::printf(", BM %lld, BN %lld, %lld warps", static_cast<long long>(sel->block_m),
                 static_cast<long long>(sel->block_n), static_cast<long long>(sel->num_warps));
-  std::printf("\n");
+  std::printf("  (Eq. 2's pick)\n");
+  if (run.IsOk()) {
+    std::printf("runs      %s\n", RunChoiceText(*run).c_str());
+    if (!run->note.empty()) std::printf("          %s\n", run->note.c_str());
+  } else {
+    std::printf("runs      not known: %s\n", run.Message().c_str());
+  }
   if (!a.plan_out.empty()) std::printf("wrote     %s\n", a.plan_out.c_str());
   return kExitOk;
 }

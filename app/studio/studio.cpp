@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "app/common/run_choice.h"
 #include "engine/core/recent_files.h"
 #include "engine/mask/mask_io.h"
 #include "engine/plan/plan.h"
@@ -264,6 +265,8 @@ void Studio::RequestAnalysis() {
   req.block_n = m_block_n;
   req.workload = m_workload;
   req.device = Device();
+  static const engine::MhaRunChooser chooser = MakeMhaRunChooser();  // the kernels' rules
+  req.choose_run = chooser;
   m_analyses.Request(Doc().state.mask, Doc().version, req, m_devices.index);
 }
 

@@ -2,6 +2,7 @@
 // tests/app/studio_test.sh reads it: the mask and its history, the choices, the analysis'
 // layouts, work, block-size table and kernel selection, the copy-as-CLI lines, the status
 // message and error strip, and the layer views (LayerLab::StateJson).
+#include "app/common/run_choice.h"
 #include "app/studio/studio.h"
 #include "engine/mask/mask_json.h"
 
@@ -68,6 +69,8 @@ nlohmann::json Studio::StateJson() const {
     } else {
       j["selection"] = {{"error", a.selection_error}};
     }
+    j["run_choice"] = a.has_run_choice ? RunChoiceJson(a.run_choice)
+                                       : nlohmann::json{{"why_not", a.run_choice_why_not}};
   }
   const CliCommands c = Commands();
   j["cli"] = {{"layout", c.layout}, {"select", c.select}, {"note", c.note}};

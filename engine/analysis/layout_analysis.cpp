@@ -52,6 +52,14 @@ Expected<MaskAnalysis> AnalyzeMask(const Mask& mask, const AnalysisRequest& requ
   } else {
     out.selection_error = sel.Message();
   }
+  if (!request.choose_run) {
+    out.run_choice_why_not = kNoKernelsRunChoice;
+  } else if (auto run = request.choose_run(mask, request.workload, request.device); run.IsOk()) {
+    out.has_run_choice = true;
+    out.run_choice = *run;
+  } else {
+    out.run_choice_why_not = run.Message();
+  }
 
   if (request.with_table) {
     const std::vector<std::pair<int64_t, int64_t>>& sizes = DefaultTableBlockSizes();

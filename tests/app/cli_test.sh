@@ -76,6 +76,13 @@ run_fail "flex without export" "--export" "$stof" layout --pattern causal --seq 
 # --- select and plans ---------------------------------------------------------------------
 run_ok "select" "$stof" select --pattern bigbird --seq 1024 --batch 8 --heads 12 --head-dim 64 --device h100 --plan-out "$tmp/plan.json" --json
 json_check "select shows Eq. 1 and all 64 Eq. 2 candidates" "j['eq1']['n'] == 64 and len(j['eq2']['candidates']) == 64 and j['choice']['kernel'] in ('block_wise', 'row_wise')"
+# What the engine runs beside Eq. 2's pick (issue 15): on a dense mask Eq. 2 picks 16 x 16, the
+# engine runs the Hopper kernel on an H100 and the portable kernel (BLOCK >= 64) on an A100;
+# a build without kernels says why it cannot tell.
+run_ok "select: run choice on an H100" "$stof" select --pattern full --seq 4096 --batch 4 --heads 12 --head-dim 64 --device h100 --json
+json_check "dense L4096 d64 on an H100: Eq. 2 picks 16x16, the engine runs the Hopper kernel" "j['choice']['block_m'] == 16 and ((j['run_choice'].get('why_not', '').startswith('this build has no kernels')) or (j['run_choice']['family'] == 'hopper' and j['run_choice']['num_warps'] in (5, 12) and j['run_choice']['block_m'] >= 64 and j['run_choice']['params_source'] == 'hopper tile model'))"
+run_ok "select: run choice on an A100" "$stof" select --pattern full --seq 4096 --batch 4 --heads 12 --head-dim 64 --device a100 --json
+json_check "dense L4096 d64 on an A100: the portable kernel, BLOCK >= 64" "(j['run_choice'].get('why_not', '').startswith('this build has no kernels')) or (j['run_choice']['family'] == 'portable' and j['run_choice']['block_m'] >= 64 and j['run_choice']['block_n'] >= 64)"
 run_ok "plan validate" "$stof" plan validate "$tmp/plan.json"
 run_ok "plan validate json" "$stof" plan validate "$tmp/plan.json" --json
 json_check "plan valid" "j['valid'] is True and j['device'] == 'H100-SXM-80GB'"

@@ -79,6 +79,8 @@ for panel in ("mask", "layout", "selection", "export"):
         assert got["eq1"]["valid_blocks"] == sel["eq1"]["valid_blocks"] == 844, got["eq1"]
         assert abs(got["eq1"]["threshold"] - sel["eq1"]["threshold"]) < 1e-12
         assert got["candidates"] == len(sel["eq2"]["candidates"]) == 64
+        # What the engine runs (the kernels' rules; the same reason when this build has none).
+        assert s["run_choice"] == sel["run_choice"], (s["run_choice"], sel["run_choice"])
 # The commands the studio offers reproduce its figures.
 s = load("layout.json")
 cl, cs = load("cli_layout.json"), load("cli_select.json")

@@ -1,7 +1,7 @@
 // Tests of AnalyzeMask (engine/analysis/layout_analysis.h): its parts equal the engine's
 // separate results (layout statistics, 128 x 128 figures, SelectKernel, the table), progress
-// rises to 1, cancellation stops it, a failing selection is reported but not fatal, and bad
-// input is refused with the field named.
+// rises to 1, cancellation stops it, a failing selection is reported but not fatal, the run
+// choice comes from the request's chooser, and bad input is refused with the field named.
 #include "engine/analysis/layout_analysis.h"
 
 #include <gtest/gtest.h>
@@ -77,6 +77,50 @@ TEST(LayoutAnalysis, FailingSelectionIsReportedNotFatal) {
   EXPECT_FALSE(a->has_selection);
   EXPECT_FALSE(a->selection_error.empty());
   EXPECT_EQ(a->stats.block_m, 64);
+}
+
+// The run choice comes from the request's chooser, called once with the request's mask,
+// workload and device; its error is reported, not fatal; without one the reason is given.
+TEST(LayoutAnalysis, RunChoiceComesFromTheChooser) {
+  const Mask m = BigBird(256);
+  AnalysisRequest r = Request(256);
+  r.with_table = false;
+  auto none = AnalyzeMask(m, r);
+  ASSERT_TRUE(none.IsOk()) << none.Message();
+  EXPECT_FALSE(none->has_run_choice);
+  EXPECT_EQ(none->run_choice_why_not, stof::engine::kNoKernelsRunChoice);
+
+  int calls = 0;
+  r.choose_run = [&](const Mask& mask, const stof::engine::Workload& w,
+                     const stof::engine::DeviceSpec& d)
+      -> stof::engine::Expected<stof::engine::MhaRunChoice> {
+    ++calls;
+    EXPECT_EQ(mask.Rows(), 256);
+    EXPECT_EQ(w.seq_len, 256);
+    EXPECT_EQ(d.name, r.device.name);
+    stof::engine::MhaRunChoice c;
+    c.kernel = "block_wise";
+    c.block_m = 64, c.block_n = 128, c.num_warps = 5;
+    c.family = "hopper";
+    return c;
+  };
+  auto with = AnalyzeMask(m, r);
+  ASSERT_TRUE(with.IsOk()) << with.Message();
+  EXPECT_EQ(calls, 1);
+  ASSERT_TRUE(with->has_run_choice);
+  EXPECT_EQ(with->run_choice.block_n, 128);
+  EXPECT_EQ(with->run_choice.family, "hopper");
+
+  r.choose_run = [](const Mask&, const stof::engine::Workload&, const stof::engine::DeviceSpec&)
+      -> stof::engine::Expected<stof::engine::MhaRunChoice> {
+    return stof::engine::MakeError("workload.head_dim: the sparse MHA kernels support 64 or 128");
+  };
+  auto failing = AnalyzeMask(m, r);
+  ASSERT_TRUE(failing.IsOk()) << failing.Message();
+  EXPECT_FALSE(failing->has_run_choice);
+  EXPECT_EQ(failing->run_choice_why_not,
+            "workload.head_dim: the sparse MHA kernels support 64 or 128");
+  EXPECT_TRUE(failing->has_selection);  // Eq. 1 / Eq. 2 are unaffected
 }
 
 TEST(LayoutAnalysis, BadInput) {

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <vector>
 
+#include "app/common/run_choice.h"
 #include "app/studio/studio.h"
 #include "app/studio/widgets/error_text.h"
 
@@ -145,11 +146,19 @@ void DrawSelectionPanel(Studio& studio) {
   ImGui::Spacing();
   ImGui::TextUnformatted("Chosen kernel");
   ImGui::Separator();
+  // What the engine runs on this device (the kernels' rules on top of Eq. 1 / Eq. 2), then
+  // Eq. 2's own pick, which the engine restricts to the kernels' supported set.
+  if (a->has_run_choice) {
+    ImGui::TextWrapped("engine runs:  %s", RunChoiceText(a->run_choice).c_str());
+    if (!a->run_choice.note.empty()) ImGui::TextDisabled("%s", a->run_choice.note.c_str());
+  } else {
+    ImGui::TextDisabled("engine runs: not known here (%s)", a->run_choice_why_not.c_str());
+  }
   if (s.kernel == engine::MhaKernel::kBlockWise || s.block_m > 0)
-    ImGui::Text("%s,  BM %lld, BN %lld, %lld warps  (Eq. 2's best)", engine::MhaKernelName(s.kernel),
+    ImGui::Text("Eq. 2's best:  %s,  BM %lld, BN %lld, %lld warps", engine::MhaKernelName(s.kernel),
                 static_cast<long long>(s.block_m), static_cast<long long>(s.block_n), static_cast<long long>(s.num_warps));
   else
-    ImGui::Text("%s", engine::MhaKernelName(s.kernel));
+    ImGui::Text("Eq. 1:  %s", engine::MhaKernelName(s.kernel));
   ImGui::Spacing();
   ImGui::TextUnformatted("STOF Eq. 2: every (BM, BN, num_warps); click a header to sort");
   ImGui::Separator();
