@@ -137,17 +137,8 @@ void ReadPart(const Json& obj, const std::string& path, const char* key, bool* a
   *why_not = *available ? "" : Str(p, sub, "why_not");
 }
 
-ProfileResult Read(const Json& j, const std::string& w) {
-  ProfileResult r;
-  if (Str(j, w, "schema") != kProfileSchemaName)
-    Fail(w + ".schema", std::string("expected '") + kProfileSchemaName + "'");
-  const int version = Int<int>(j, w, "version");
-  if (version != ProfileResult::kSchemaVersion)
-    Fail(w + ".version", "expected " + std::to_string(ProfileResult::kSchemaVersion) + ", got " +
-                             std::to_string(version));
-  r.profiler = Str(j, w, "profiler");
-  r.label = Str(j, w, "label");
-
+// "device": the GPU measured.
+void ReadDevice(const Json& j, const std::string& w, ProfileResult& r) {
   const Json& d = At(j, w, "device");
   const std::string dp = w + ".device";
   r.device.index = Int<int>(d, dp, "index");
@@ -155,7 +146,10 @@ ProfileResult Read(const Json& j, const std::string& w) {
   r.device.chip = Str(d, dp, "chip");
   r.device.cc_major = Int<int>(d, dp, "cc_major");
   r.device.cc_minor = Int<int>(d, dp, "cc_minor");
+}
 
+// "options": the MeasureOptions of the measurement (label: the result's).
+void ReadOptions(const Json& j, const std::string& w, ProfileResult& r) {
   const Json& o = At(j, w, "options");
   const std::string op = w + ".options";
   MeasureOptions& mo = r.options;
@@ -180,12 +174,16 @@ ProfileResult Read(const Json& j, const std::string& w) {
   mo.min_bytes = Double(o, op, "min_bytes");
   mo.peak_dram_bytes_per_s = Double(o, op, "peak_dram_bytes_per_s");
   mo.peak_flops_per_s = Double(o, op, "peak_flops_per_s");
+}
 
+// "availability" and "latency": which passes ran, the CUDA-event latency.
+void ReadAvailability(const Json& j, const std::string& w, ProfileResult& r) {
   const Json& a = At(j, w, "availability");
   const std::string ap = w + ".availability";
   ReadPart(a, ap, "events", &r.availability.events, &r.availability.events_why_not);
   ReadPart(a, ap, "activity", &r.availability.activity, &r.availability.activity_why_not);
   ReadPart(a, ap, "range", &r.availability.range, &r.availability.range_why_not);
+
 
   const Json& l = At(j, w, "latency");
   const std::string lp = w + ".latency";
@@ -196,7 +194,10 @@ ProfileResult Read(const Json& j, const std::string& w) {
   r.latency.mean_us = Double(l, lp, "mean_us");
   r.latency.wall_us_per_run = Double(l, lp, "wall_us_per_run");
   r.latency.samples_us = Doubles(l, lp, "samples_us");
+}
 
+// "activity": the CUPTI Activity pass and its kernel records.
+void ReadActivity(const Json& j, const std::string& w, ProfileResult& r) {
   const Json& act = At(j, w, "activity");
   const std::string acp = w + ".activity";
   r.activity_runs = Int<int>(act, acp, "runs");
@@ -222,7 +223,10 @@ ProfileResult Read(const Json& j, const std::string& w) {
     k.correlation_id = Int<uint32_t>(ks[i], kp, "correlation_id");
     r.kernels.push_back(std::move(k));
   }
+}
 
+// "counters": the Range Profiler pass, its metrics and the values per range.
+void ReadCounters(const Json& j, const std::string& w, ProfileResult& r) {
   const Json& c = At(j, w, "counters");
   const std::string cp = w + ".counters";
   r.range_mode = Str(c, cp, "range_mode");
@@ -261,7 +265,10 @@ ProfileResult Read(const Json& j, const std::string& w) {
         Fail(rp + ".values." + it.key(), "not listed in counters.metrics");
     r.ranges.push_back(std::move(rr));
   }
+}
 
+// "overhead" and "summary": the profiler's own cost and the derived figures.
+void ReadSummary(const Json& j, const std::string& w, ProfileResult& r) {
   const Json& ov = At(j, w, "overhead");
   const std::string ovp = w + ".overhead";
   r.overhead.measured = Bool(ov, ovp, "measured");
@@ -271,6 +278,7 @@ ProfileResult Read(const Json& j, const std::string& w) {
     r.overhead.wall_us_per_run_off = Double(ov, ovp, "wall_us_per_run_off");
     r.overhead.wall_us_per_run_on = Double(ov, ovp, "wall_us_per_run_on");
   }
+
 
   const Json& s = At(j, w, "summary");
   const std::string sp = w + ".summary";
@@ -294,6 +302,24 @@ ProfileResult Read(const Json& j, const std::string& w) {
   su.ratio_to_floor = OptDouble(s, sp, "ratio_to_floor");
   su.bandwidth_fraction_of_peak = OptDouble(s, sp, "bandwidth_fraction_of_peak");
   su.flops_fraction_of_peak = OptDouble(s, sp, "flops_fraction_of_peak");
+}
+
+ProfileResult Read(const Json& j, const std::string& w) {
+  ProfileResult r;
+  if (Str(j, w, "schema") != kProfileSchemaName)
+    Fail(w + ".schema", std::string("expected '") + kProfileSchemaName + "'");
+  const int version = Int<int>(j, w, "version");
+  if (version != ProfileResult::kSchemaVersion)
+    Fail(w + ".version", "expected " + std::to_string(ProfileResult::kSchemaVersion) + ", got " +
+                             std::to_string(version));
+  r.profiler = Str(j, w, "profiler");
+  r.label = Str(j, w, "label");
+  ReadDevice(j, w, r);
+  ReadOptions(j, w, r);
+  ReadAvailability(j, w, r);
+  ReadActivity(j, w, r);
+  ReadCounters(j, w, r);
+  ReadSummary(j, w, r);
 
   const Json& notes = Array(j, w, "notes");
   for (size_t i = 0; i < notes.size(); ++i) {
