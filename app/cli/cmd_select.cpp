@@ -117,9 +117,11 @@ int RunSelect(const SelectArgs& a) {
   }
   std::printf("\nchoice    %s", engine::MhaKernelName(sel->kernel));
   if (sel->kernel == engine::MhaKernel::kBlockWise)
-    std::printf(", BM %lld, BN %lld, %lld warps", static_cast<long long>(sel->block_m),
+    std::printf(", BM %lld, BN %lld, %lld warps  (Eq. 2's pick)", static_cast<long long>(sel->block_m),
                 static_cast<long long>(sel->block_n), static_cast<long long>(sel->num_warps));
-  std::printf("  (Eq. 2's pick)\n");
+  else
+    std::printf("  (Eq. 1)");
+  std::printf("\n");
   if (run.IsOk()) {
     std::printf("runs      %s\n", RunChoiceText(*run).c_str());
     if (!run->note.empty()) std::printf("          %s\n", run->note.c_str());
