@@ -52,7 +52,7 @@ int RunSelect(const SelectArgs& a) {
   if (!sel.IsOk()) return Fail("select", sel.Message());
 
   // What the engine runs: the kernels' own rules on top of Eq. 1 / Eq. 2 (run_choice.h).
-  auto run = ChooseRun(MakeMhaRunChooser(), src->mask, w, *dev);
+  auto run = engine::ChooseRun(MakeMhaRunChooser(), src->mask, w, *dev);
 
   if (!a.plan_out.empty()) {
     engine::Status s = engine::SavePlan(

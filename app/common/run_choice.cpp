@@ -32,15 +32,6 @@ engine::MhaRunChooser MakeMhaRunChooser() {
 #endif
 }
 
-engine::Expected<engine::MhaRunChoice> ChooseRun(const engine::MhaRunChooser& chooser,
-                                                 const engine::Mask& mask,
-                                                 const engine::Workload& workload,
-                                                 const engine::DeviceSpec& device) {
-  if (!chooser)
-    return engine::MakeError(engine::kNoKernelsRunChoice);
-  return chooser(mask, workload, device);
-}
-
 nlohmann::json RunChoiceJson(const engine::MhaRunChoice& c) {
   nlohmann::json j = {{"kernel", c.kernel},
                       {"block_m", c.block_m},

@@ -15,15 +15,9 @@ namespace stof::app {
 
 engine::MhaRunChooser MakeMhaRunChooser();
 
-// `chooser`'s choice, or why there is none (no kernels in this build, or the kernels' error:
-// e.g. a head_dim they do not support).
-engine::Expected<engine::MhaRunChoice> ChooseRun(const engine::MhaRunChooser& chooser,
-                                                 const engine::Mask& mask,
-                                                 const engine::Workload& workload,
-                                                 const engine::DeviceSpec& device);
-
 nlohmann::json RunChoiceJson(const engine::MhaRunChoice& c);
-// "block_wise 64x128, 5 warps: Hopper kernel (wgmma, TMA); parameters from the hopper tile model"
+// "block_wise 64x128, 5 warps: Hopper kernel (wgmma, TMA, warp-specialized); kernel from eq1,
+// parameters from hopper tile model"
 std::string RunChoiceText(const engine::MhaRunChoice& c);
 
 }  // namespace stof::app

@@ -5,6 +5,12 @@
 
 namespace stof::engine {
 
+Expected<MhaRunChoice> ChooseRun(const MhaRunChooser& chooser, const Mask& mask,
+                                 const Workload& workload, const DeviceSpec& device) {
+  if (!chooser) return MakeError(kNoKernelsRunChoice);
+  return chooser(mask, workload, device);
+}
+
 Expected<MaskAnalysis> AnalyzeMask(const Mask& mask, const AnalysisRequest& request,
                                    const AnalysisProgress& progress) {
   if (mask.Empty()) return MakeError("analysis: the mask is empty");
@@ -52,9 +58,8 @@ Expected<MaskAnalysis> AnalyzeMask(const Mask& mask, const AnalysisRequest& requ
   } else {
     out.selection_error = sel.Message();
   }
-  if (!request.choose_run) {
-    out.run_choice_why_not = kNoKernelsRunChoice;
-  } else if (auto run = request.choose_run(mask, request.workload, request.device); run.IsOk()) {
+  if (auto run = ChooseRun(request.choose_run, mask, request.workload, request.device);
+      run.IsOk()) {
     out.has_run_choice = true;
     out.run_choice = *run;
   } else {

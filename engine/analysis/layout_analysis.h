@@ -39,6 +39,10 @@ using MhaRunChooser =
 // Why there is no run choice without a chooser.
 inline constexpr const char* kNoKernelsRunChoice =
     "this build has no kernels (STOF_CUDA=OFF): the kernels' own choice is not available";
+// `chooser`'s choice, or why there is none (no chooser: kNoKernelsRunChoice; else the
+// kernels' error, e.g. a head_dim they do not support). AnalyzeMask and `stof select` use it.
+Expected<MhaRunChoice> ChooseRun(const MhaRunChooser& chooser, const Mask& mask,
+                                 const Workload& workload, const DeviceSpec& device);
 
 struct AnalysisRequest {
   int64_t block_m = 64, block_n = 64;

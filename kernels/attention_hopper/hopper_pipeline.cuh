@@ -6,7 +6,8 @@
 // Phases: the i-th use of stage s = i % kStages (i counted over all the CTA's work items) has
 // parity (i / kStages) & 1 on the full barriers (HopperRingPos steps through them); the
 // producer waits on the empty barrier with the opposite parity, which the freshly initialised
-// barrier satisfies for the first kStages uses. Q likewise: the j-th work item's Q has parity j & 1 on q_full and q_empty.
+// barrier satisfies for the first kStages uses. Q likewise: the j-th work item's Q has parity
+// j & 1 on q_full and q_empty.
 #pragma once
 
 #include <cuda.h>
