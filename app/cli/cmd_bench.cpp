@@ -78,7 +78,7 @@ int ProfileMhaRun(const std::string& cmd, const ProfileArgs& p, MhaInputSets& se
   o.label = "sparse MHA " + label + ", B " + std::to_string(w.batch) + ", H " +
             std::to_string(w.heads) + ", d " + std::to_string(w.head_dim);
   o.flop_count = mha.UsefulFlops(w);
-  o.min_bytes = 4.0 * static_cast<double>(w.batch * w.heads * w.seq_len * w.head_dim) * 2.0;
+  o.min_bytes = MhaMinBytes(w);
   auto result = profiler::CreateProfiler()->Measure(sets.Work(mha), o);
   if (!result.IsOk()) return Fail(cmd, result.Message());
   profiler::ProfileResult& r = *result;

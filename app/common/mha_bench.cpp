@@ -252,7 +252,7 @@ engine::Expected<MhaBenchTiming> TimeMhaBench(MhaInputSets& sets,
   mo.activity_runs = 1;
   mo.range_mode = profiler::RangeMode::kAuto;
   mo.flop_count = mha.UsefulFlops(w);
-  mo.min_bytes = 4.0 * static_cast<double>(w.batch * w.heads * w.seq_len * w.head_dim) * 2.0;
+  mo.min_bytes = MhaMinBytes(w);
   mo.peak_dram_bytes_per_s = ceilings.dram_bytes_per_s;
   mo.peak_flops_per_s = ceilings.tensor_flops_per_s;
   auto r = prof->Measure(work, mo);
@@ -275,12 +275,16 @@ engine::Expected<MhaBenchTiming> TimeMhaBench(MhaInputSets& sets,
   return t;
 }
 
+double MhaMinBytes(const engine::Workload& w) {
+  return 4.0 * static_cast<double>(w.batch * w.heads * w.seq_len * w.head_dim) * 2.0;
+}
+
 MhaBenchFloor ComputeFloor(const kernels::PreparedMha& mha, const engine::Workload& w,
                            const MhaBenchCeilings& c, double median_us) {
   MhaBenchFloor f;
   f.useful_flops = mha.UsefulFlops(w);
   f.kernel_flops = mha.KernelFlops(w);
-  f.min_bytes = 4.0 * static_cast<double>(w.batch * w.heads * w.seq_len * w.head_dim) * 2.0;
+  f.min_bytes = MhaMinBytes(w);
   const double median_s = median_us * 1e-6;
   f.bytes_s = f.min_bytes / c.dram_bytes_per_s;
   f.flops_s = f.kernel_flops / c.tensor_flops_per_s;

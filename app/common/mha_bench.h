@@ -115,6 +115,9 @@ engine::Expected<MhaBenchTiming> TimeMhaBench(MhaInputSets& sets,
                                               const MhaBenchCeilings& ceilings,
                                               const MhaBenchTimingOptions& o);
 
+// The bytes one launch must move at least: Q, K, V and O once each, fp16.
+double MhaMinBytes(const engine::Workload& w);
+
 // The floor of one launch: max(Q+K+V+O bytes / DRAM ceiling, valid-block FLOPs / tensor).
 struct MhaBenchFloor {
   double min_bytes = 0, useful_flops = 0, kernel_flops = 0;
