@@ -150,9 +150,9 @@ void DrawSelectionPanel(Studio& studio) {
   // Eq. 2's own pick, which the engine restricts to the kernels' supported set.
   if (a->has_run_choice) {
     ImGui::TextWrapped("engine runs:  %s", RunChoiceText(a->run_choice).c_str());
-    if (!a->run_choice.note.empty()) ImGui::TextDisabled("%s", a->run_choice.note.c_str());
+    if (!a->run_choice.note.empty()) NoteTextWrapped(a->run_choice.note);
   } else {
-    ImGui::TextDisabled("engine runs: not known here (%s)", a->run_choice_why_not.c_str());
+    NoteTextWrapped("engine runs: not known here (" + a->run_choice_why_not + ")");
   }
   if (s.kernel == engine::MhaKernel::kBlockWise || s.block_m > 0)
     ImGui::Text("Eq. 2's best:  %s,  BM %lld, BN %lld, %lld warps", engine::MhaKernelName(s.kernel),

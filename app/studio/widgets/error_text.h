@@ -16,4 +16,8 @@ inline const ImVec4 kErrorColour{1.0f, 0.45f, 0.45f, 1.0f};
 // pixels (room for buttons beside it).
 void ErrorTextWrapped(const std::string& text, float reserve_right = 0.0f);
 
+// A secondary note (why something is not shown, where a figure came from), wrapped the same
+// way, in the theme's dimmed text colour. Used by the kernel selection view.
+void NoteTextWrapped(const std::string& text);
+
 }  // namespace stof::app
