@@ -136,7 +136,8 @@ int RunSelect(const SelectArgs& a) {
 void RegisterSelectCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<SelectArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "select", "Pick the MHA kernel and its parameters with STOF Eq. 1 and Eq. 2");
+      "select", "Pick the MHA kernel and its parameters with STOF Eq. 1 and Eq. 2, and show what "
+                "the engine runs (the kernels' own rules; CUDA builds)");
   AddMaskSourceOptions(cmd, &args->source);
   AddWorkloadOptions(cmd, &args->batch, &args->heads, &args->head_dim);
   cmd->add_option("--device", args->device, DeviceOptionHelp())->capture_default_str();
