@@ -205,15 +205,14 @@ profiler::WorkFn MhaInputSets::Work(const kernels::PreparedMha& mha) {
   return [this, mp](void* stream) {
     const Set& s = sets_[next_];
     next_ = (next_ + 1) % sets_.size();
+    written_ = std::max(written_, next_ == 0 ? sets_.size() : next_);
     return mp->Launch(s.q, s.k, s.v, s.o, stream);
   };
 }
 
-engine::Expected<int64_t> MhaInputSets::CountNonFinite(int64_t count) const {
-  const size_t n = count < 0 ? sets_.size()
-                             : std::min<size_t>(sets_.size(), static_cast<size_t>(count));
+engine::Expected<int64_t> MhaInputSets::CountNonFinite() const {
   int64_t total = 0;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < written_; ++i) {
     auto bad = kernels::CountNonFinite(sets_[i].o, elems_, engine::DType::kF16);
     if (!bad.IsOk()) return engine::Error{bad.Message()};
     total += *bad;
@@ -233,7 +232,7 @@ engine::Expected<MhaBenchTiming> TimeMhaBench(MhaInputSets& sets,
   t.latency = *lat;
   // Every set was written by the timed launches: nothing may be NaN (a launch that faulted
   // silently would leave the poison).
-  auto bad = sets.CountNonFinite(o.warmup + o.runs);
+  auto bad = sets.CountNonFinite();
   if (!bad.IsOk()) return engine::Error{bad.Message()};
   if (*bad != 0)
     return engine::Error{"timed outputs hold " + std::to_string(*bad) +

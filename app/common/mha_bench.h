@@ -81,8 +81,9 @@ class MhaInputSets {
   const MhaBenchRotation& Rotation() const { return rot_; }
   // Launches `mha` on the next set (the sets must outlive the returned function).
   profiler::WorkFn Work(const kernels::PreparedMha& mha);
-  // Non-finite values in the outputs of the first `count` sets (all: count < 0).
-  engine::Expected<int64_t> CountNonFinite(int64_t count = -1) const;
+  // Non-finite values in the outputs of the sets a launch of Work() has written so far (the
+  // others still hold their poison: a short run walks only part of the rotation).
+  engine::Expected<int64_t> CountNonFinite() const;
 
  private:
   struct Set {
@@ -92,6 +93,7 @@ class MhaInputSets {
   engine::BackendBuffers bufs_;
   std::vector<Set> sets_;
   size_t next_ = 0;
+  size_t written_ = 0;  // sets written by some launch: min(launches, sets)
   int64_t elems_ = 0;
   MhaBenchRotation rot_;
 };
