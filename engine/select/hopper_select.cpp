@@ -17,7 +17,7 @@ namespace {
 // per-configuration rate over 64 x 64 ran 0.94-3.4 at d 64 (median about 1.65; higher at
 // batch 1) and 1.25-2.8 at d 128 (about 2.2); 128 x 64 ran at 0.78 (d 64) and 0.91 (d 128) of
 // 128 x 128's rate on dense L4096 B4 H12 (`stof bench mha`). 64 x 64 with 5 warps (one
-// consumer warpgroup, 2-3 CTAs per SM), measured side by side on an H100 on 2026-11-24
+// consumer warpgroup, then 2-3 CTAs per SM), measured side by side on an H100 on 2026-11-24
 // (docs/bench/2026-11-24-hopper64-h100/): over 64 x 64 x 4 1.23-2.15 at d 64 (`stof bench
 // mha`: full L4096 1.70, bigbird L4096 B8 1.62, causal L2048 1.61) and 1.87-2.10 at d 128. On
 // dense masks (compare_dense_tiles.json, CUDA graphs) it ran 0.96-0.97x 128 x 128's rate at d 64
@@ -27,6 +27,9 @@ namespace {
 // (bench64x128.txt, `stof bench mha`): full L4096 B4 H12 1.09x its rate, L2048 B8 H32 1.04x,
 // L1024 B16 H32 0.99x, causal L4096 B4 H32 1.04x (time ratio, more elements there): 1.73
 // (1.05 x 1.65). 0: no such kernel at that head size.
+// Since runs 42-43 (2026-11-25) the 64-row kernels run at 4 (64 x 64, d 64) and 3 CTAs per
+// SM, up to 8.5 % (d 64) and 3.4 % (d 128, one outlier 9 %) faster than these rates were fitted
+// on, all tiles alike at d 64, so the rates stand.
 // ctas_*: CTAs per SM of the kernel (its __launch_bounds__ and shared memory,
 // kernels/attention_hopper/hopper_attention_params.h), for the wave estimate below.
 struct HopperTile {
@@ -35,8 +38,8 @@ struct HopperTile {
   int ctas_d64, ctas_d128;
 };
 constexpr HopperTile kHopperTiles[] = {
-    {64, 64, kHopperMhaWarps64, 1.65, 1.85, 3, 2},  // first: the finer tile wins ties
-    {64, 128, kHopperMhaWarps64, 1.73, 0, 2, 0},
+    {64, 64, kHopperMhaWarps64, 1.65, 1.85, 4, 3},  // first: the finer tile wins ties
+    {64, 128, kHopperMhaWarps64, 1.73, 0, 3, 0},
     {128, 128, kHopperMhaWarps, 1.65, 2.2, 1, 1},
     {128, 64, kHopperMhaWarps, 1.65 * 0.78, 2.2 * 0.91, 1, 1},
 };
@@ -51,18 +54,24 @@ double Rate(const HopperTile& t, int64_t head_dim) {
   return head_dim == 64 ? t.rate_d64 : t.rate_d128;
 }
 
-// A grid that spills a little into one more wave of CTAs pays for the whole wave: the factor
-// ceil(W) / W on W = CTAs / (SMs x CTAs per SM) waves, 1 below one wave (all CTAs resident)
-// or without an SM count. Measured (paper grid, H100, 2026-11-24, runs 16 and 21): L128 B16
-// H12 d64 (384 CTAs): 64 x 64 x 5 (one wave of 396 slots) 9.3-9.5 us, 64 x 128 x 5 (1.45
-// waves of 264) 11.1-11.4 us; at B8 (0.73 waves) 6.6-6.7 us both.
+// A grid that spills a little past what the GPU holds at once pays for a tail: beyond one wave
+// (CTAs > SMs x CTAs per SM) the persistent grid hands items out as CTAs finish, so the
+// busiest SM runs ceil(I) of the I = CTAs / SMs items per SM: the factor ceil(I) / I; 1 when
+// every CTA is resident or without an SM count. Measured (H100, paper grid): L128 B16 H12 d64
+// (384 CTAs), 2026-11-24 (runs 16, 21): 64 x 64 x 5 (resident in 396 slots) 9.3-9.5 us,
+// 64 x 128 x 5 (264 slots at two CTAs per SM then) 11.1-11.4 us. Run 43 (2026-11-25) counted
+// waves of CTAs per SM instead (ceil(W) / W, W = CTAs / slots): at 768 CTAs that charged the
+// four-per-SM 64 x 64 1.38 and moved sliding window L4096 B1, L512 B8 and L256 B16 to
+// 64 x 128, which ran 3-13 % slower than 64 x 64 had at three CTAs per SM (run 32).
 double WaveFactor(const HopperTile& t, const Workload& w, const DeviceSpec& device) {
   const int per_sm = w.head_dim == 64 ? t.ctas_d64 : t.ctas_d128;
   if (device.sm_count <= 0 || per_sm <= 0) return 1.0;
   const double ctas = static_cast<double>((w.seq_len + t.block_m - 1) / t.block_m) *
                       static_cast<double>(w.batch * w.heads);
-  const double waves = ctas / (static_cast<double>(device.sm_count) * per_sm);
-  return waves <= 1.0 ? 1.0 : std::ceil(waves) / waves;
+  const double sms = static_cast<double>(device.sm_count);
+  if (ctas <= sms * per_sm) return 1.0;
+  const double per_sm_items = ctas / sms;
+  return std::ceil(per_sm_items) / per_sm_items;
 }
 
 Expected<double> TileElements(const Mask& mask, int64_t bm, int64_t bn) {

@@ -271,17 +271,22 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   // 505.3 / 533.2 / 472.9, causal d64 302.5 / 324.4 / 282.9, full d128 715.1 / 646.7 / 632.6,
   // causal d128 426.3 / 385.8 / 372.3. STOF_HOPPER_SCHEDULE (0, 1, 3) picks another for
   // experiments; all three pass the GPU tests. With one consumer (BLOCK_M 64) pingpong is
-  // overlap.
+  // overlap, and where the overlap does not fit the registers of kCtasPerSm CTAs (it spills:
+  // kOverlapFitsRegisters) only the serial schedule is built.
+  constexpr bool kOverlapBuilt = T::kConsumers == 2 || T::kOverlapFitsRegisters;
   constexpr int kTurnsOrOverlap = T::kConsumers == 2 ? kPingpong : kOverlap;
   static const int schedule = [] {
+    if (!kOverlapBuilt) return static_cast<int>(kSerial);
     const char* e = std::getenv("STOF_HOPPER_SCHEDULE");
     const int v = e ? std::atoi(e) : kTurnsOrOverlap;
     return v == kSerial || v == kOverlap ? v : kTurnsOrOverlap;
   }();
-  auto* kernel = schedule == kSerial ? &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial>
-                 : schedule == kOverlap
-                     ? &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kOverlap>
-                     : &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kTurnsOrOverlap>;
+  auto* kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial>;
+  if constexpr (kOverlapBuilt) {
+    if (schedule == kOverlap) kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kOverlap>;
+    if (schedule == kTurnsOrOverlap)
+      kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kTurnsOrOverlap>;
+  }
   // The opt-in dynamic shared memory is a per-device function attribute: set once per device.
   static std::atomic<uint64_t> configured[4] = {};
   const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;

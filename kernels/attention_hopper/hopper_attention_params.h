@@ -57,10 +57,10 @@ struct HopperTensorMaps {
 //    lowers it to 24 registers so the two consumers get 240) and two consumer warpgroups
 //    (warps 4-11), one CTA per SM: 12 warps.
 //  BLOCK_M 64: one consumer warpgroup (warps 0-3) and one producer warp (warp 4), no register
-//    reallocation (setmaxnreg works on whole warpgroups; at 2-3 CTAs per SM a thread may hold
-//    136-204 registers anyway): 5 warps. Two or three CTAs per SM overlap one's softmax with
-//    another's GEMMs, as pingpong does inside the 128-row CTA, on a tile half as tall, so a
-//    fine-grained mask computes fewer masked-out elements.
+//    reallocation (setmaxnreg works on whole warpgroups; at 3-4 CTAs per SM a thread may hold
+//    102-136 registers anyway): 5 warps. Three or four CTAs per SM (kCtasPerSm) overlap one's
+//    softmax with another's GEMMs, as pingpong does inside the 128-row CTA, on a tile half as
+//    tall, so a fine-grained mask computes fewer masked-out elements.
 // Shared memory, every tile 1024-byte aligned, in 64-column panels of 128-byte rows (the
 // wgmma/TMA 128-byte swizzle, kernels/common/hopper/wgmma.cuh):
 //   Q  [panels][kBlockM rows]
@@ -92,7 +92,24 @@ struct HopperAttentionTraits {
   // kStages blocks ahead of the consumers.
   static constexpr int kConsumerRegs = 240;
   // CTAs per SM the launch bounds ask for (registers: 65536 / (kThreads * kCtasPerSm)).
-  static constexpr int kCtasPerSm = kWideProducer ? 1 : (kHeadDim == 64 && kBlockN == 64 ? 3 : 2);
+  // BLOCK_M 64: as many as the pipeline leaves room for (d 64, two stages: 64 x 64 4, 64 x 128
+  // 3; d 128, one stage: 3). ncu of 64 x 128 at two CTAs (run 33, dense L4096 B4 H12): 2.46 warps active and 0.72
+  // eligible per scheduler, issue slots 49 % used, MUFU about 40 % busy: latency-bound. Run 42
+  // (H100, `stof bench mha --no-counters`, median us, two CTAs and three stages with the
+  // overlapped schedule -> these counts and two stages, serial): full L4096 B4 H12 64 x 128
+  // 454.1 -> 442.4, 64 x 64 483.7 -> 471.7, causal L4096 64 x 128 267.9 -> 252.5, full L1024
+  // B8 76.4 -> 69.9, bigbird L4096 B8 64 x 64 221.7 -> 217.0, sliding window L1024 B16 49.4
+  // -> 47.3, bigbird L512 B1 13.07 -> 13.31. Run 43, 64 x 64 at d 128 (two CTAs, two stages,
+  // overlap -> three CTAs, one stage, serial): bigbird L4096 B8 H12 353.5 -> 347.1, full L4096
+  // B4 783.9 -> 757.4, sliding window L2048 B8 83.2 -> 82.8, longformer L1024 B8 63.3 -> 63.7,
+  // dilated L512 B8 31.2 -> 28.3.
+  static constexpr int kCtasPerSm = kWideProducer ? 1 : (kHeadDim == 64 && kBlockN == 64 ? 4 : 3);
+  // The overlapped schedules keep S_i, P_{i-1} and O live at once: 160 registers at 64 x 128
+  // d 64. Below that budget (65536 / (160 x 3) = 136, / (160 x 4) = 102) they spill (run 42:
+  // 160 and 96 bytes of stack, 1.4-1.9x slower), so those kernels run the serial schedule
+  // (127, 92 and, 64 x 64 at d 128, 125 registers), and the other CTAs on the SM fill the
+  // tensor cores during a consumer's softmax.
+  static constexpr bool kOverlapFitsRegisters = 65536 / (kThreads * kCtasPerSm) >= 160;
   static constexpr int kPanels = kHeadDim / 64;
   static constexpr int kRowBytes = 128;      // one panel row: 64 fp16
   static constexpr int kQPanelBytes = kBlockM * kRowBytes;
@@ -101,10 +118,12 @@ struct HopperAttentionTraits {
   static constexpr int kKvTileBytes = kPanels * kKvPanelBytes;
   // Pipeline depth: as deep as fits next to Q at kCtasPerSm CTAs per SM (227 KiB per SM,
   // 1 KiB of it reserved per CTA): BLOCK_M 128: 2 stages of K and V at d 128 x BLOCK_N 128
-  // (160 KiB), 3 elsewhere; BLOCK_M 64: 3 at d 64 (57 KiB a CTA), 2 at d 128 (81 KiB; 3 would
-  // need 113.1 KiB, over the 113 KiB of two CTAs); 64 x 128 at d 64: 3 (105 KiB, two CTAs).
+  // (160 KiB), 3 elsewhere; BLOCK_M 64 at d 64: 2 (64 x 64 49 KiB a CTA at four CTAs,
+  // 64 x 128 73 KiB at three); at d 128: 1 (65 KiB at three CTAs, where two stages without
+  // the O tile, 81 KiB, would fit only two). With one stage the next block's K still loads
+  // during this block's softmax and P V, and the SM's other CTAs hide the rest.
   static constexpr int kStages =
-      kWideProducer ? ((kHeadDim == 128 && kBlockN == 128) ? 2 : 3) : (kHeadDim == 64 ? 3 : 2);
+      kWideProducer ? ((kHeadDim == 128 && kBlockN == 128) ? 2 : 3) : (kHeadDim == 64 ? 2 : 1);
   static constexpr int kKOffset = kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKvTileBytes;
   static constexpr int kBarriers = 2 + 4 * kStages;
@@ -114,7 +133,7 @@ struct HopperAttentionTraits {
       kVOffset + kStages * kKvTileBytes + 8 * kBarriers + kWorkSlotBytes + 1024;
   // A separate O tile lets the producer load the next work item's Q while this one's output
   // is still being stored (persistent grid). It fits everywhere except 64 x 128 at d 64, whose
-  // two CTAs would need 233 824 of the SM's 233 472 bytes (1 KiB reserved per CTA).
+  // three CTAs would need 252 336 of the SM's 233 472 bytes (1 KiB reserved per CTA).
   static constexpr int kSmemPerSm = 233472;
   static constexpr bool kSeparateO = kCtasPerSm * (kSmemNoO + kQBytes + 1024) <= kSmemPerSm;
   static constexpr int kOOffset = kVOffset + kStages * kKvTileBytes;
