@@ -313,11 +313,7 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
         for (int jd = 0; jd < kHeadDim / 16; ++jd) {
           uint32_t b[4];
           mma::LoadBFromKN(b, v_s + kk * 16 * T::kStride + jd * 16, T::kStride, lane);
-#pragma unroll
-          for (int mt = 0; mt < kMTiles; ++mt) {
-            mma::Mma16816(acc_o[mt][2 * jd], a[mt], b[0], b[1]);
-            mma::Mma16816(acc_o[mt][2 * jd + 1], a[mt], b[2], b[3]);
-          }
+          mma::MmaNPair(acc_o, a, b, jd);
         }
       }
     }
@@ -329,12 +325,7 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
 #pragma unroll
   for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float l = l_run[mt][h];
-      l += __shfl_xor_sync(0xffffffffu, l, 1);
-      l += __shfl_xor_sync(0xffffffffu, l, 2);
-      l_full[mt][h] = l;
-    }
+    for (int h = 0; h < 2; ++h) l_full[mt][h] = mma::QuadSum(l_run[mt][h]);
   }
 
   if (p.split == 1) {

@@ -118,6 +118,48 @@ __device__ __forceinline__ void LoadBFromKN(uint32_t (&b)[4], const __half* tile
   LdMatrixX4Trans(b, tile + row * stride + col);
 }
 
+// The sum of `x` over the 4 lanes of a quad (lanes 4g..4g+3), which hold disjoint columns of
+// the same accumulator rows; every lane gets it.
+__device__ __forceinline__ float QuadSum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// acc[mt][2 jj] and acc[mt][2 jj + 1] += a[mt] x the two n-tiles in `b`, for every m-tile:
+// one B fragment feeds kMTiles MMAs. The inner step of the warp GEMMs of every mma.sync family.
+template <int kMTiles, int kNTiles>
+__device__ __forceinline__ void MmaNPair(float (&acc)[kMTiles][kNTiles][4],
+                                         const uint32_t (&a)[kMTiles][4], const uint32_t (&b)[4],
+                                         int jj) {
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+    Mma16816(acc[mt][2 * jj], a[mt], b[0], b[1]);
+    Mma16816(acc[mt][2 * jj + 1], a[mt], b[2], b[3]);
+  }
+}
+
+// A warp's acc += A x B over kK, both in shared memory: A row-major, its 16 kMTiles rows from
+// `a` (the warp's first row), B row-major [k][n], its 8 kNTiles columns from `b` (the warp's
+// first column). Each A fragment feeds kNTiles MMAs, each B fragment kMTiles.
+template <int kMTiles, int kNTiles, int kK>
+__device__ __forceinline__ void WarpGemmKN(float (&acc)[kMTiles][kNTiles][4], const __half* a,
+                                           int stride_a, const __half* b, int stride_b,
+                                           int lane) {
+#pragma unroll
+  for (int kk = 0; kk < kK / 16; ++kk) {
+    uint32_t af[kMTiles][4];
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt)
+      LoadA(af[mt], a + 16 * mt * stride_a + 16 * kk, stride_a, lane);
+#pragma unroll
+    for (int jj = 0; jj < kNTiles / 2; ++jj) {
+      uint32_t bf[4];
+      LoadBFromKN(bf, b + 16 * kk * stride_b + 16 * jj, stride_b, lane);
+      MmaNPair(acc, af, bf, jj);
+    }
+  }
+}
+
 // Two fp32 values as one .f16x2 register, `lo` in the low half (round to nearest).
 __device__ __forceinline__ uint32_t PackHalf2(float lo, float hi) {
   const __half2 h = __floats2half2_rn(lo, hi);

@@ -229,23 +229,8 @@ __global__ void __launch_bounds__(GemmChainTraits<kBm, kBn, kBk, kBh, kWarps>::k
     {
       const __half* const as = a_s + (a_stays ? 0 : (it & 1)) * T::kLayout.a_stage;
       const __half* const bs = b_s + (it & 1) * T::kLayout.b_stage;
-#pragma unroll
-      for (int kk = 0; kk < kBk / 16; ++kk) {
-        uint32_t af[T::kMTiles][4];
-#pragma unroll
-        for (int mt = 0; mt < T::kMTiles; ++mt)
-          mma::LoadA(af[mt], as + (wrow + 16 * mt) * T::kStrideA + kk * 16, T::kStrideA, lane);
-#pragma unroll
-        for (int jj = 0; jj < T::kCTiles / 2; ++jj) {
-          uint32_t bf[4];
-          mma::LoadBFromKN(bf, bs + kk * 16 * T::kStrideB + wcol_c + jj * 16, T::kStrideB, lane);
-#pragma unroll
-          for (int mt = 0; mt < T::kMTiles; ++mt) {
-            mma::Mma16816(acc_c[mt][2 * jj], af[mt], bf[0], bf[1]);
-            mma::Mma16816(acc_c[mt][2 * jj + 1], af[mt], bf[2], bf[3]);
-          }
-        }
-      }
+      mma::WarpGemmKN<T::kMTiles, T::kCTiles, kBk>(acc_c, as + wrow * T::kStrideA, T::kStrideA,
+                                                  bs + wcol_c, T::kStrideB, lane);
     }
 
     if (kt == p.k_tiles - 1) {
@@ -276,23 +261,8 @@ __global__ void __launch_bounds__(GemmChainTraits<kBm, kBn, kBk, kBh, kWarps>::k
 
       // GEMM 2: E_acc += C D[j]; each D fragment feeds every m-tile of the warp.
       const __half* const ds = d_s + (jn & 1) * T::kLayout.d_stage;
-#pragma unroll
-      for (int kk = 0; kk < kBn / 16; ++kk) {
-        uint32_t af[T::kMTiles][4];
-#pragma unroll
-        for (int mt = 0; mt < T::kMTiles; ++mt)
-          mma::LoadA(af[mt], c_s + (wrow + 16 * mt) * T::kStrideC + kk * 16, T::kStrideC, lane);
-#pragma unroll
-        for (int jj = 0; jj < T::kETiles / 2; ++jj) {
-          uint32_t bf[4];
-          mma::LoadBFromKN(bf, ds + kk * 16 * T::kStrideD + wcol_e + jj * 16, T::kStrideD, lane);
-#pragma unroll
-          for (int mt = 0; mt < T::kMTiles; ++mt) {
-            mma::Mma16816(acc_e[mt][2 * jj], af[mt], bf[0], bf[1]);
-            mma::Mma16816(acc_e[mt][2 * jj + 1], af[mt], bf[2], bf[3]);
-          }
-        }
-      }
+      mma::WarpGemmKN<T::kMTiles, T::kETiles, kBn>(acc_e, c_s + wrow * T::kStrideC, T::kStrideC,
+                                                  ds + wcol_e, T::kStrideD, lane);
     }
     __syncthreads();  // every warp is done with stage it & 1 (and C, D) before they refill
     if (++kt == p.k_tiles) {

@@ -36,6 +36,34 @@
 
 namespace stof::kernels::detail {
 
+// Row sums over the whole block: `part` holds this thread's partial sums of rows
+// 16 mt + g + 8 h; the 4 lanes of a quad hold disjoint columns of those rows (quad shuffles),
+// the warps disjoint column ranges (one shared slot per warp and row in `red`, [warps][kBM],
+// summed by every thread that needs the row). Contains a __syncthreads(): block-uniform calls.
+template <int kMTiles, int kBM>
+__device__ __forceinline__ void BlockRowSums(const float (&part)[kMTiles][2], float* red,
+                                             int warp, int warps, int g, int t,
+                                             float (&sum)[kMTiles][2]) {
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float s = mma::QuadSum(part[mt][h]);
+      if (t == 0) red[warp * kBM + 16 * mt + g + 8 * h] = s;
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float s = 0.f;
+      for (int wi = 0; wi < warps; ++wi) s += red[wi * kBM + 16 * mt + g + 8 * h];
+      sum[mt][h] = s;
+    }
+  }
+}
+
 template <int kBM, int kWarpCols>
 struct GemmNormTraits {
   static_assert(kBM == 16 || kBM == 32 || kBM == 64, "bm: 16, 32 or 64 rows per block");
@@ -105,11 +133,7 @@ __device__ __forceinline__ void MmaStep(float (&acc)[T::kMTiles][T::kNTiles][4],
       if (kFull || jj < bsteps) {
         uint32_t b[4];
         mma::LoadBFromKN(b, w_s + kk * w_stride + jj * 16, w_stride, lane);
-#pragma unroll
-        for (int mt = 0; mt < T::kMTiles; ++mt) {
-          mma::Mma16816(acc[mt][2 * jj], af[mt], b[0], b[1]);
-          mma::Mma16816(acc[mt][2 * jj + 1], af[mt], b[2], b[3]);
-        }
+        mma::MmaNPair(acc, af, b, jj);
       }
     }
   }
@@ -269,6 +293,7 @@ __global__ void __launch_bounds__(GemmNormTraits<kBM, kWarpCols>::kMaxThreads,
   // mean of squares, mean = 0.
   float mean[T::kMTiles][2];
   float rstd[T::kMTiles][2];
+  float part[T::kMTiles][2];
   if (p.beta != nullptr) {  // uniform over the block, so the barrier inside is safe
 #pragma unroll
     for (int mt = 0; mt < T::kMTiles; ++mt) {
@@ -278,20 +303,14 @@ __global__ void __launch_bounds__(GemmNormTraits<kBM, kWarpCols>::kMaxThreads,
 #pragma unroll
         for (int j = 0; j < T::kNTiles; ++j)
           if (j / 2 < bsteps) s += acc[mt][j][2 * h] + acc[mt][j][2 * h + 1];
-        s += __shfl_xor_sync(0xffffffffu, s, 1);
-        s += __shfl_xor_sync(0xffffffffu, s, 2);
-        if (t == 0) red_sum[warp * kBM + 16 * mt + g + 8 * h] = s;
+        part[mt][h] = s;
       }
     }
-    __syncthreads();
+    BlockRowSums<T::kMTiles, kBM>(part, red_sum, warp, p.warps, g, t, mean);
 #pragma unroll
     for (int mt = 0; mt < T::kMTiles; ++mt) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        float s = 0.f;
-        for (int wi = 0; wi < p.warps; ++wi) s += red_sum[wi * kBM + 16 * mt + g + 8 * h];
-        mean[mt][h] = s * p.inv_n;
-      }
+      for (int h = 0; h < 2; ++h) mean[mt][h] *= p.inv_n;
     }
   } else {
 #pragma unroll
@@ -310,20 +329,14 @@ __global__ void __launch_bounds__(GemmNormTraits<kBM, kWarpCols>::kMaxThreads,
           q = fmaf(d0, d0, fmaf(d1, d1, q));
         }
       }
-      q += __shfl_xor_sync(0xffffffffu, q, 1);
-      q += __shfl_xor_sync(0xffffffffu, q, 2);
-      if (t == 0) red_sq[warp * kBM + 16 * mt + g + 8 * h] = q;
+      part[mt][h] = q;
     }
   }
-  __syncthreads();
+  BlockRowSums<T::kMTiles, kBM>(part, red_sq, warp, p.warps, g, t, rstd);
 #pragma unroll
   for (int mt = 0; mt < T::kMTiles; ++mt) {
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float q = 0.f;
-      for (int wi = 0; wi < p.warps; ++wi) q += red_sq[wi * kBM + 16 * mt + g + 8 * h];
-      rstd[mt][h] = rsqrtf(fmaf(q, p.inv_n, p.eps));
-    }
+    for (int h = 0; h < 2; ++h) rstd[mt][h] = rsqrtf(fmaf(rstd[mt][h], p.inv_n, p.eps));
   }
 
   // Normalise into the row tile: each thread overwrites exactly the residual elements it read

@@ -353,32 +353,37 @@ engine::Status ConfigureRecomposeKernel(Kernel* kernel, std::atomic<uint64_t>& c
   return engine::Status::Ok();
 }
 
-template <int kHeadDim, int kT>
-engine::Status LaunchRecomposeQk(const RecomposeGemmParams& p, int device, int smem_optin,
-                                 void* stream) {
-  auto* kernel = &RecomposeQkLsKernel<kHeadDim, kT>;
-  static std::atomic<uint64_t> configured{0};
+// Launches one of the two recomposition kernels (configured once per device) with 2 warps per
+// 32 rows of block_m, `grid` CTAs and `smem` bytes of dynamic shared memory.
+template <class Kernel>
+engine::Status LaunchRecomposeKernel(Kernel* kernel, std::atomic<uint64_t>& configured,
+                                     size_t smem, int64_t grid, const RecomposeGemmParams& p,
+                                     int device, int smem_optin, void* stream) {
   STOF_RETURN_IF_ERROR(ConfigureRecomposeKernel(kernel, configured, device, smem_optin));
-  const size_t smem = RecomposeQkSmemBytes(kHeadDim, kT, p.block_m);
-  const auto grid = static_cast<unsigned>(p.heads * p.tiles);
-  kernel<<<grid, static_cast<unsigned>(p.block_m * 2), smem, static_cast<cudaStream_t>(stream)>>>(
-      p);
+  kernel<<<static_cast<unsigned>(grid), static_cast<unsigned>(p.block_m * 2), smem,
+           static_cast<cudaStream_t>(stream)>>>(p);
   STOF_CUDA_TRY(cudaGetLastError());
   return engine::Status::Ok();
 }
 
 template <int kHeadDim, int kT>
+engine::Status LaunchRecomposeQk(const RecomposeGemmParams& p, int device, int smem_optin,
+                                 void* stream) {
+  static std::atomic<uint64_t> configured{0};
+  return LaunchRecomposeKernel(&RecomposeQkLsKernel<kHeadDim, kT>, configured,
+                               RecomposeQkSmemBytes(kHeadDim, kT, p.block_m),
+                               static_cast<int64_t>(p.heads) * p.tiles, p, device, smem_optin,
+                               stream);
+}
+
+template <int kHeadDim, int kT>
 engine::Status LaunchRecomposePv(const RecomposeGemmParams& p, int device, int smem_optin,
                                  void* stream) {
-  auto* kernel = &RecomposeGsPvKernel<kHeadDim, kT>;
   static std::atomic<uint64_t> configured{0};
-  STOF_RETURN_IF_ERROR(ConfigureRecomposeKernel(kernel, configured, device, smem_optin));
-  const size_t smem = RecomposePvSmemBytes(kHeadDim, kT, p.block_m);
-  const auto grid = static_cast<unsigned>(p.heads * p.block_rows);
-  kernel<<<grid, static_cast<unsigned>(p.block_m * 2), smem, static_cast<cudaStream_t>(stream)>>>(
-      p);
-  STOF_CUDA_TRY(cudaGetLastError());
-  return engine::Status::Ok();
+  return LaunchRecomposeKernel(&RecomposeGsPvKernel<kHeadDim, kT>, configured,
+                               RecomposePvSmemBytes(kHeadDim, kT, p.block_m),
+                               static_cast<int64_t>(p.heads) * p.block_rows, p, device,
+                               smem_optin, stream);
 }
 
 }  // namespace stof::kernels::detail
