@@ -143,13 +143,10 @@ def _with_pattern(module, query, key, attention_mask, is_causal):
     if key.shape[2] != L or sparse.seq_len != L:
         raise ValueError(f"stof attention: the pattern set by stof.hf.use_mask is L = "
                          f"{sparse.seq_len}; this call has {L} queries over {key.shape[2]} keys")
-    pattern = sparse.to_tensor(query.device)
     if attention_mask is None:
         causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
-        base = torch.ones(L, L, dtype=torch.bool, device=query.device)
-        if causal and L > 1:
-            base = torch.tril(base)
-        return (base & pattern)[None, None], False
+        return _host_mask(sparse, causal, L).to_tensor(query.device)[None, None], False
+    pattern = sparse.to_tensor(query.device)
     if attention_mask.dtype == torch.bool:
         return attention_mask[..., :L] & pattern, False
     return attention_mask[..., :L].masked_fill(~pattern, float("-inf")), False
