@@ -1,7 +1,7 @@
 """GPU tests of stof.attention (torch + CUDA + libstof_capi.so; skipped otherwise): every mask
 generator of the engine (made by the stof CLI; those tests skip without it), ragged L, both
 layouts, d 64 and 128, each kernel, a score scale, torch.compile(fullgraph=True), CUDA-graph
-capture, the cache, and the refusals (bf16, d 96, CPU tensors)."""
+capture, dispatch modes, the cache, and the refusals (bf16, d 96, CPU tensors)."""
 
 import unittest
 import warnings
@@ -116,6 +116,27 @@ class AttentionTest(unittest.TestCase):
         out = compiled(q, k, v)
         ref = reference(q, k, v, m.to_tensor("cuda"), "blhd")
         self.assertLess(max_err(out, ref), TOL)
+
+    def test_dispatch_modes_see_the_op(self):
+        # Under a dispatch mode (as FlopCounterMode or a tracer installs) the call is seen as
+        # the custom op stof::attention, with the same result as a plain call.
+        from torch.utils._python_dispatch import TorchDispatchMode
+        seen = []
+
+        class Record(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                seen.append(str(func))
+                return func(*args, **(kwargs or {}))
+        L = 300
+        m = stof.Mask(band(L, 32))
+        q, k, v = inputs(1, 2, L, 64)
+        plain = stof.attention(q, k, v, mask=m)
+        with Record():
+            watched = stof.attention(q, k, v, mask=m)
+        torch.cuda.synchronize()
+        self.assertIn("stof.attention.default", seen)
+        self.assertTrue(torch.equal(plain, watched))
+        self.assertLess(max_err(plain, reference(q, k, v, m.to_tensor("cuda"))), TOL)
 
     def test_cuda_graph_capture(self):
         L = 3000
