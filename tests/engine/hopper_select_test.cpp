@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "engine/device/device_spec.h"
-#include "engine/mask/mask_spec.h"
 #include "engine/select/hopper_select.h"
+#include "tests/engine/test_masks.h"
 
 namespace {
 
@@ -20,17 +20,7 @@ using stof::engine::Mask;
 using stof::engine::MhaConfig;
 using stof::engine::MhaKernel;
 using stof::engine::Workload;
-
-Mask Make(const std::string& pattern, int64_t L) {
-  stof::engine::MaskSpec s;
-  s.pattern = pattern;
-  s.seq_len = L;
-  auto r = stof::engine::Resolve(s);
-  EXPECT_TRUE(r.IsOk());
-  auto m = stof::engine::Generate(*r);
-  EXPECT_TRUE(m.IsOk());
-  return *m;
-}
+using stof::engine::testing::PatternMask;
 
 Workload Shape(int64_t L, int64_t d) {
   Workload w;
@@ -48,7 +38,7 @@ TEST(HopperSelect, FullMaskRatioIsOneOverTheRate) {
   const MhaConfig h64{MhaKernel::kBlockWise, 64, 128, 5}, h128{MhaKernel::kBlockWise, 128, 128, 12};
   for (auto [d, rate, tile] : {std::tuple<int64_t, double, MhaConfig>{64, 1.73, h64},
                                {128, 2.2, h128}}) {
-    auto e = EstimateHopperTile(Make("full", 1024), Shape(1024, d), H100(), kPortable);
+    auto e = EstimateHopperTile(PatternMask("full", 1024), Shape(1024, d), H100(), kPortable);
     ASSERT_TRUE(e.IsOk()) << e.Message();
     EXPECT_TRUE(e->eligible);
     EXPECT_TRUE(e->prefer_hopper);
@@ -64,7 +54,8 @@ TEST(HopperSelect, FullMaskRatioIsOneOverTheRate) {
 // wins at both head sizes, on the portable tile's elements.
 TEST(HopperSelect, NarrowBandTakesTheSixtyFourRowTile) {
   for (auto [d, rate] : {std::pair<int64_t, double>{64, 1.65}, {128, 1.85}}) {
-    auto e = EstimateHopperTile(Make("sliding_window", 4096), Shape(4096, d), H100(), kPortable);
+    auto e = EstimateHopperTile(PatternMask("sliding_window", 4096), Shape(4096, d), H100(),
+                                kPortable);
     ASSERT_TRUE(e.IsOk()) << e.Message();
     EXPECT_TRUE(e->eligible);
     EXPECT_TRUE(e->prefer_hopper);
@@ -74,7 +65,8 @@ TEST(HopperSelect, NarrowBandTakesTheSixtyFourRowTile) {
     EXPECT_NEAR(e->ratio, 1.0 / rate, 1e-12);
   }
   // The 128 x 64 tile's ratio by hand: its elements over its rate, over the portable elements.
-  auto r = HopperTimeRatio(Make("sliding_window", 4096), Shape(4096, 64), 128, 64, kPortable);
+  auto r =
+      HopperTimeRatio(PatternMask("sliding_window", 4096), Shape(4096, 64), 128, 64, kPortable);
   ASSERT_TRUE(r.IsOk()) << r.Message();
   EXPECT_NEAR(*r, 126.0 * 8192 / (1.65 * 0.78) / (190.0 * 4096), 1e-12);
   EXPECT_GT(*r, 1.0);
@@ -89,7 +81,7 @@ TEST(HopperSelect, APartialSecondWaveMovesTheChoiceToTheTileThatFitsOne) {
   w.heads = 12;
   for (auto [batch, bn] : {std::pair<int64_t, int64_t>{1, 128}, {16, 128}, {20, 64}}) {
     w.batch = batch;
-    auto e = EstimateHopperTile(Make("longformer", 128), w, H100(), kPortable);
+    auto e = EstimateHopperTile(PatternMask("longformer", 128), w, H100(), kPortable);
     ASSERT_TRUE(e.IsOk()) << e.Message();
     EXPECT_EQ(e->hopper, (MhaConfig{MhaKernel::kBlockWise, 64, bn, 5})) << "B" << batch;
     // The ratio against the portable tiling stays elements over rate.
@@ -98,32 +90,32 @@ TEST(HopperSelect, APartialSecondWaveMovesTheChoiceToTheTileThatFitsOne) {
 }
 
 TEST(HopperSelect, TimeRatioRefusesATileTheKernelDoesNotHave) {
-  auto r = HopperTimeRatio(Make("full", 512), Shape(512, 128), 64, 128, kPortable);
+  auto r = HopperTimeRatio(PatternMask("full", 512), Shape(512, 128), 64, 128, kPortable);
   ASSERT_FALSE(r.IsOk());
   EXPECT_NE(r.Message().find("the Hopper kernel has no 64 x 128 tile at head_dim 128"),
             std::string::npos)
       << r.Message();
-  r = HopperTimeRatio(Make("full", 512), Shape(512, 64), 32, 64, kPortable);
+  r = HopperTimeRatio(PatternMask("full", 512), Shape(512, 64), 32, 64, kPortable);
   ASSERT_FALSE(r.IsOk());
   EXPECT_NE(r.Message().find("expected 128 x 64, 128 x 128, 64 x 64 or 64 x 128, got 32 x 64"),
             std::string::npos)
       << r.Message();
-  r = HopperTimeRatio(Make("full", 512), Shape(512, 96), 64, 64, kPortable);
+  r = HopperTimeRatio(PatternMask("full", 512), Shape(512, 96), 64, 64, kPortable);
   ASSERT_FALSE(r.IsOk());
   EXPECT_NE(r.Message().find("head_dim: expected 64 or 128, got 96"), std::string::npos);
 }
 
 TEST(HopperSelect, OnlySm90WithHeadDim64Or128AndABlockWisePick) {
   DeviceSpec a100 = *stof::engine::FindBuiltinDevice("a100");
-  auto e = EstimateHopperTile(Make("full", 512), Shape(512, 64), a100, kPortable);
+  auto e = EstimateHopperTile(PatternMask("full", 512), Shape(512, 64), a100, kPortable);
   ASSERT_TRUE(e.IsOk());
   EXPECT_FALSE(e->eligible);
   EXPECT_FALSE(e->prefer_hopper);
   EXPECT_NE(e->why_not.find("compute capability 8.0"), std::string::npos) << e->why_not;
-  e = EstimateHopperTile(Make("full", 512), Shape(512, 96), H100(), kPortable);
+  e = EstimateHopperTile(PatternMask("full", 512), Shape(512, 96), H100(), kPortable);
   ASSERT_TRUE(e.IsOk());
   EXPECT_NE(e->why_not.find("head_dim 96"), std::string::npos) << e->why_not;
-  e = EstimateHopperTile(Make("full", 512), Shape(512, 64), H100(),
+  e = EstimateHopperTile(PatternMask("full", 512), Shape(512, 64), H100(),
                          MhaConfig{MhaKernel::kRowWise, 64, 64, 4});
   ASSERT_TRUE(e.IsOk());
   EXPECT_FALSE(e->prefer_hopper);
@@ -131,7 +123,7 @@ TEST(HopperSelect, OnlySm90WithHeadDim64Or128AndABlockWisePick) {
 }
 
 TEST(HopperSelect, MaskOfAnotherSizeIsAnError) {
-  auto e = EstimateHopperTile(Make("full", 256), Shape(512, 64), H100(), kPortable);
+  auto e = EstimateHopperTile(PatternMask("full", 256), Shape(512, 64), H100(), kPortable);
   ASSERT_FALSE(e.IsOk());
   EXPECT_NE(e.Message().find("expected 512 x 512, got 256 x 256"), std::string::npos)
       << e.Message();

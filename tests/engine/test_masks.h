@@ -1,5 +1,6 @@
-// Shared by the engine tests that need a generated mask: the paper-default mask of a pattern
-// at length n (the test fails, with the generator's message, if generation fails).
+// Shared by the tests that need a generated mask (tests/engine, and mha_choice_test.cpp in
+// tests/gpu): the paper-default mask of a pattern at length n (the test fails, with the
+// generator's message, if generation fails).
 #pragma once
 
 #include <gtest/gtest.h>

@@ -4,10 +4,12 @@
 
 #include <vector>
 
+#include "device_buffer.h"
 #include "gpu_test_util.h"
 #include "kernels/util/copy_kernel.h"
 
 namespace sk = stof::kernels;
+namespace st = stof::testing;
 
 TEST(GpuCopyKernel, WorkloadCopiesExactly) {
   STOF_REQUIRE_GPU();
@@ -29,13 +31,14 @@ TEST(GpuCopyKernel, MisalignedAndEdges) {
   const size_t n = 4099;
   std::vector<unsigned char> host(n + 8), back(n + 8, 0);
   for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<unsigned char>(i * 7 + 3);
-  unsigned char *src = nullptr, *dst = nullptr;
-  ASSERT_EQ(cudaMalloc(&src, n + 8), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&dst, n + 8), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(src, host.data(), n + 8, cudaMemcpyHostToDevice), cudaSuccess);
+  st::DeviceBuffer src_buf(n + 8), dst_buf(n + 8);
+  ASSERT_TRUE(src_buf.Ok() && dst_buf.Ok());
+  auto* src = static_cast<unsigned char*>(src_buf.Ptr());
+  auto* dst = static_cast<unsigned char*>(dst_buf.Ptr());
+  ASSERT_TRUE(src_buf.Upload(host.data(), n + 8).IsOk());
   ASSERT_EQ(cudaMemset(dst, 0, n + 8), cudaSuccess);
   ASSERT_TRUE(sk::LaunchCopy(dst + 3, src + 1, n).IsOk());
-  ASSERT_EQ(cudaMemcpy(back.data(), dst, n + 8, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_TRUE(dst_buf.CopyToHost(back.data(), n + 8).IsOk());
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(back[i + 3], host[i + 1]) << i;
   EXPECT_EQ(back[0], 0);
   EXPECT_EQ(back[n + 3], 0);
@@ -44,6 +47,4 @@ TEST(GpuCopyKernel, MisalignedAndEdges) {
   auto overlap = sk::LaunchCopy(src + 8, src, 64);
   ASSERT_FALSE(overlap.IsOk());
   EXPECT_NE(overlap.Message().find("overlap"), std::string::npos);
-  cudaFree(src);
-  cudaFree(dst);
 }

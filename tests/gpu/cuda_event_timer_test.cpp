@@ -3,6 +3,7 @@
 // above 10% of it), and errors from the work or bad arguments come back as values.
 #include <cuda_runtime.h>
 
+#include "device_buffer.h"
 #include "gpu_test_util.h"
 #include "profiler/profiler.h"
 
@@ -13,12 +14,11 @@ TEST(GpuCudaEventTimer, CopyBandwidthIsPlausible) {
   auto spec = stof::kernels::QueryDeviceSpec(0);
   ASSERT_TRUE(spec.IsOk());
   const size_t bytes = size_t{256} << 20;
-  void *a = nullptr, *b = nullptr;
-  ASSERT_EQ(cudaMalloc(&a, bytes), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&b, bytes), cudaSuccess);
+  stof::testing::DeviceBuffer a(bytes), b(bytes);
+  ASSERT_TRUE(a.Ok() && b.Ok());
   auto st = stof::profiler::TimeWithCudaEvents(
       [&](void* stream) -> Status {
-        if (cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice,
+        if (cudaMemcpyAsync(b.Ptr(), a.Ptr(), bytes, cudaMemcpyDeviceToDevice,
                             static_cast<cudaStream_t>(stream)) != cudaSuccess)
           return stof::engine::Error{"copy failed"};
         return Status::Ok();
@@ -34,8 +34,6 @@ TEST(GpuCudaEventTimer, CopyBandwidthIsPlausible) {
               st->median_us, bw / 1e9, spec->dram_bytes_per_s / 1e9);
   EXPECT_LT(bw, 1.05 * spec->dram_bytes_per_s);
   EXPECT_GT(bw, 0.10 * spec->dram_bytes_per_s);
-  cudaFree(a);
-  cudaFree(b);
 }
 
 TEST(GpuCudaEventTimer, ErrorsAreValues) {

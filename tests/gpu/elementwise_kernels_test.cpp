@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "device_buffer.h"
 #include "engine/core/activation.h"
 #include "engine/cpu/reference.h"
 #include "engine/mask/mask.h"
@@ -83,14 +84,14 @@ void RunBiasActAdd(const BaaCase& c, uint64_t seed) {
   if (c.residual)
     for (int64_t i = 0; i < n; ++i) ref[i] += res.f[i];
 
-  st::DeviceBuf dx(x.Bytes() + c.misalign), db(bias.Bytes()), dr(res.Bytes()),
+  st::DeviceBuffer dx(x.Bytes() + c.misalign), db(bias.Bytes()), dr(res.Bytes()),
       dout(x.Bytes() + c.misalign);
   ASSERT_TRUE(dx.Ok() && db.Ok() && dr.Ok() && dout.Ok()) << "device allocation failed";
   ASSERT_TRUE(dx.Upload(x, c.misalign).IsOk());
   ASSERT_TRUE(db.Upload(bias).IsOk());
   ASSERT_TRUE(dr.Upload(res).IsOk());
   ASSERT_TRUE(dout.Poison().IsOk());
-  const st::DeviceBuf& out_buf = c.in_place ? dx : dout;
+  const st::DeviceBuffer& out_buf = c.in_place ? dx : dout;
   const auto s = k::LaunchBiasActAdd(c.rows, c.cols, dx.At(c.misalign),
                                      c.bias ? db.Ptr() : nullptr, c.act,
                                      c.residual ? dr.Ptr() : nullptr, out_buf.At(c.misalign),
@@ -149,11 +150,11 @@ TEST(GpuScale, MatchesReference) {
           std::vector<float> ref(x.f.size());
           for (size_t i = 0; i < ref.size(); ++i)
             ref[i] = static_cast<float>(static_cast<double>(x.f[i]) * scale);
-          st::DeviceBuf dx(x.Bytes() + misalign), dout(x.Bytes() + misalign);
+          st::DeviceBuffer dx(x.Bytes() + misalign), dout(x.Bytes() + misalign);
           ASSERT_TRUE(dx.Ok() && dout.Ok());
           ASSERT_TRUE(dx.Upload(x, misalign).IsOk());
           ASSERT_TRUE(dout.Poison().IsOk());
-          const st::DeviceBuf& ob = in_place ? dx : dout;
+          const st::DeviceBuffer& ob = in_place ? dx : dout;
           const auto s = k::LaunchScale(n, dx.At(misalign), scale, ob.At(misalign), nullptr);
           ASSERT_TRUE(s.IsOk()) << s.Message();
           auto out = ob.Download(n, misalign);
@@ -180,7 +181,7 @@ struct DeviceMask {
   explicit DeviceMask(const Mask& m) : buf(m.Words().size() * sizeof(uint64_t)) {
     ok = buf.Ok() && buf.Upload(m.Words().data(), m.Words().size() * sizeof(uint64_t)).IsOk();
   }
-  st::DeviceBuf buf;
+  st::DeviceBuffer buf;
   bool ok = false;
 };
 
@@ -200,11 +201,11 @@ TEST(GpuApplyMask, BitExact) {
         const int64_t n = bh * L * L;
         const st::HalfVec x = st::RandomHalfVec(n, seed++, -8.f, 8.f);
         DeviceMask dm(*mask);
-        st::DeviceBuf dx(x.Bytes() + misalign), dout(x.Bytes() + misalign);
+        st::DeviceBuffer dx(x.Bytes() + misalign), dout(x.Bytes() + misalign);
         ASSERT_TRUE(dm.ok && dx.Ok() && dout.Ok());
         ASSERT_TRUE(dx.Upload(x, misalign).IsOk());
         ASSERT_TRUE(dout.Poison().IsOk());
-        const st::DeviceBuf& ob = mode == 1 ? dx : dout;
+        const st::DeviceBuffer& ob = mode == 1 ? dx : dout;
         const auto s =
             k::LaunchApplyMask(bh, L, dx.At(misalign), dm.buf.Ptr(), ob.At(misalign), nullptr);
         ASSERT_TRUE(s.IsOk()) << s.Message();
@@ -266,7 +267,7 @@ TEST(GpuMaskThenSoftmax, EqualsScaleMaskSoftmaxAtScaleOne) {
       std::vector<float> ref = x.f;
       ASSERT_TRUE(cpu::ScaleMaskSoftmax(ref.data(), bh, L, *mask, 1.f).IsOk());
       DeviceMask dm(*mask);
-      st::DeviceBuf dx(x.Bytes()), dtmp(x.Bytes()), dout(x.Bytes());
+      st::DeviceBuffer dx(x.Bytes()), dtmp(x.Bytes()), dout(x.Bytes());
       ASSERT_TRUE(dm.ok && dx.Ok() && dtmp.Ok() && dout.Ok());
       ASSERT_TRUE(dx.Upload(x).IsOk());
       ASSERT_TRUE(dtmp.Poison().IsOk());
@@ -309,11 +310,11 @@ TEST(GpuSoftmaxRows, MatchesReference) {
           else
             cpu::Softmax(row, 1, cols);
         }
-        st::DeviceBuf dx(x.Bytes()), dout(x.Bytes());
+        st::DeviceBuffer dx(x.Bytes()), dout(x.Bytes());
         ASSERT_TRUE(dx.Ok() && dout.Ok());
         ASSERT_TRUE(dx.Upload(x).IsOk());
         ASSERT_TRUE(dout.Poison().IsOk());
-        const st::DeviceBuf& ob = in_place ? dx : dout;
+        const st::DeviceBuffer& ob = in_place ? dx : dout;
         const auto s = k::LaunchSoftmaxRows(rows, cols, dx.Ptr(), ob.Ptr(), nullptr);
         ASSERT_TRUE(s.IsOk()) << s.Message();
         auto out = ob.Download(n);
@@ -339,11 +340,11 @@ void RunScaleMaskSoftmax(const std::string& name, int64_t bh, int64_t L, float s
   std::vector<float> ref = x.f;
   ASSERT_TRUE(cpu::ScaleMaskSoftmax(ref.data(), bh, L, *mask, scale).IsOk());
   DeviceMask dm(*mask);
-  st::DeviceBuf dx(x.Bytes() + misalign), dout(x.Bytes() + misalign);
+  st::DeviceBuffer dx(x.Bytes() + misalign), dout(x.Bytes() + misalign);
   ASSERT_TRUE(dm.ok && dx.Ok() && dout.Ok());
   ASSERT_TRUE(dx.Upload(x, misalign).IsOk());
   ASSERT_TRUE(dout.Poison().IsOk());
-  const st::DeviceBuf& ob = in_place ? dx : dout;
+  const st::DeviceBuffer& ob = in_place ? dx : dout;
   const auto s = k::LaunchScaleMaskSoftmax(bh, L, dx.At(misalign), scale, dm.buf.Ptr(),
                                            ob.At(misalign), nullptr);
   ASSERT_TRUE(s.IsOk()) << s.Message();
@@ -414,7 +415,7 @@ TEST(GpuHeads, SplitMergeMatchReference) {
     std::vector<float> split_ref(static_cast<size_t>(heads_n));
     cpu::SplitHeads(src.f.data(), c.stride, c.offset, split_ref.data(), c.batch, c.seq_len,
                     c.heads, c.head_dim);
-    st::DeviceBuf dsrc(src.Bytes() + c.misalign), dheads(heads_n * 2 + c.misalign),
+    st::DeviceBuffer dsrc(src.Bytes() + c.misalign), dheads(heads_n * 2 + c.misalign),
         dmerged(heads_n * 2 + c.misalign);
     ASSERT_TRUE(dsrc.Ok() && dheads.Ok() && dmerged.Ok());
     ASSERT_TRUE(dsrc.Upload(src, c.misalign).IsOk());

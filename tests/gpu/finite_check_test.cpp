@@ -7,25 +7,21 @@
 #include <limits>
 #include <vector>
 
+#include "device_buffer.h"
 #include "gpu_test_util.h"
 #include "kernels/util/finite_check.h"
 
 using stof::engine::DType;
 using stof::kernels::CountNonFinite;
 using stof::kernels::PoisonBuffer;
-
-namespace {
-void* DeviceAlloc(size_t bytes) {
-  void* p = nullptr;
-  EXPECT_EQ(cudaMalloc(&p, bytes), cudaSuccess);
-  return p;
-}
-}  // namespace
+using stof::testing::DeviceBuffer;
 
 TEST(GpuFiniteCheck, PoisonIsNonFiniteForEveryDtype) {
   STOF_REQUIRE_GPU();
   const int64_t n = 1'000'003;  // not a multiple of the block size
-  void* buf = DeviceAlloc(n * 4);
+  DeviceBuffer dev(n * 4);
+  ASSERT_TRUE(dev.Ok());
+  void* buf = dev.Ptr();
   ASSERT_TRUE(PoisonBuffer(buf, n * 4).IsOk());
   for (DType t : {DType::kF16, DType::kBF16, DType::kF32}) {
     const int64_t count = n * 4 / stof::engine::DTypeBytes(t);
@@ -33,7 +29,6 @@ TEST(GpuFiniteCheck, PoisonIsNonFiniteForEveryDtype) {
     ASSERT_TRUE(bad.IsOk()) << bad.Message();
     EXPECT_EQ(*bad, count) << stof::engine::DTypeName(t);
   }
-  cudaFree(buf);
 }
 
 TEST(GpuFiniteCheck, CountsPlantedValuesExactly) {
@@ -45,8 +40,10 @@ TEST(GpuFiniteCheck, CountsPlantedValuesExactly) {
   h[n / 2] = 0xFE00;
   h[n - 1] = 0x7C01;  // NaN
   h[7] = 0x7BFF;      // finite
-  void* d = DeviceAlloc(n * 2);
-  ASSERT_EQ(cudaMemcpy(d, h.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  DeviceBuffer dev(n * 2);
+  ASSERT_TRUE(dev.Ok());
+  void* d = dev.Ptr();
+  ASSERT_TRUE(dev.Upload(h).IsOk());
   auto bad = CountNonFinite(d, n, DType::kF16);
   ASSERT_TRUE(bad.IsOk()) << bad.Message();
   EXPECT_EQ(*bad, 3);
@@ -55,7 +52,7 @@ TEST(GpuFiniteCheck, CountsPlantedValuesExactly) {
   f[10] = std::numeric_limits<float>::quiet_NaN();
   f[999] = -std::numeric_limits<float>::infinity();
   f[500] = std::numeric_limits<float>::max();
-  ASSERT_EQ(cudaMemcpy(d, f.data(), f.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_TRUE(dev.Upload(f.data(), f.size() * 4).IsOk());
   auto bad32 = CountNonFinite(d, 1000, DType::kF32);
   ASSERT_TRUE(bad32.IsOk()) << bad32.Message();
   EXPECT_EQ(*bad32, 2);
@@ -63,5 +60,4 @@ TEST(GpuFiniteCheck, CountsPlantedValuesExactly) {
   ASSERT_TRUE(zero.IsOk());
   EXPECT_EQ(*zero, 0);
   EXPECT_FALSE(CountNonFinite(d, -1, DType::kF32).IsOk());
-  cudaFree(d);
 }

@@ -22,12 +22,12 @@
 #include <thread>
 #include <vector>
 
+#include "device_buffer.h"
 #include "engine/core/activation.h"
 #include "engine/cpu/reference.h"
 #include "gpu_test_util.h"
 #include "kernels/attention/block_sparse_attention.h"
 #include "kernels/gemm_chain/gemm_chain.h"
-#include "mha_test_util.h"
 
 namespace {
 
@@ -104,23 +104,15 @@ int64_t Span(int64_t batch, int64_t stride, int64_t size) {
   return s == 0 ? size : (batch - 1) * s + size;
 }
 
-// Uniform in [-scale, scale), rounded to fp16; `f` holds the rounded values.
-void Fill(std::vector<uint16_t>& h, std::vector<float>& f, int64_t n, double scale,
-          uint64_t& state) {
-  h.resize(static_cast<size_t>(n));
-  f.resize(static_cast<size_t>(n));
-  for (size_t i = 0; i < h.size(); ++i) {
-    const double u = static_cast<double>(st::SplitMix64(state) >> 11) * 0x1.0p-53;
-    h[i] = st::FloatToHalf(static_cast<float>(scale * (2.0 * u - 1.0)));
-    f[i] = st::HalfToFloat(h[i]);
-  }
+// n values uniform in [-scale, scale), rounded to fp16, drawn from `state`.
+st::HalfVec Fill(int64_t n, double scale, uint64_t& state) {
+  return st::RandomHalves(n, state, [scale](double u) { return scale * (2.0 * u - 1.0); });
 }
 
 // Host inputs and the reference of one case.
 struct ChainData {
   ChainCase c;
-  std::vector<uint16_t> a, b, d, bias1, bias2;
-  std::vector<float> af, bf, df, b1f, b2f;
+  st::HalfVec a, b, d, bias1, bias2;
   std::vector<float> ref;  // [batch][m][h], packed
 };
 
@@ -132,11 +124,11 @@ ChainData MakeData(const ChainCase& c, uint64_t seed) {
   x.c = c;
   const GemmChainArgs& s = c.shape;
   uint64_t state = seed * 0x2545F4914F6CDD1Dull + 7;
-  Fill(x.a, x.af, Span(s.batch, s.stride_a, s.m * s.k), 1.0, state);
-  Fill(x.b, x.bf, Span(s.batch, s.stride_b, s.k * s.n), 3.0 / std::sqrt(double(s.k)), state);
-  Fill(x.d, x.df, Span(s.batch, s.stride_d, s.n * s.h), 3.0 / std::sqrt(double(s.n)), state);
-  if (c.bias1) Fill(x.bias1, x.b1f, s.n, 0.5, state);
-  if (c.bias2) Fill(x.bias2, x.b2f, s.h, 0.5, state);
+  x.a = Fill(Span(s.batch, s.stride_a, s.m * s.k), 1.0, state);
+  x.b = Fill(Span(s.batch, s.stride_b, s.k * s.n), 3.0 / std::sqrt(double(s.k)), state);
+  x.d = Fill(Span(s.batch, s.stride_d, s.n * s.h), 3.0 / std::sqrt(double(s.n)), state);
+  if (c.bias1) x.bias1 = Fill(s.n, 0.5, state);
+  if (c.bias2) x.bias2 = Fill(s.h, 0.5, state);
 
   // The reference, threaded over (batch, row chunk): rows are independent in both GEMMs.
   x.ref.assign(static_cast<size_t>(s.batch * s.m * s.h), 0.f);
@@ -147,14 +139,14 @@ ChainData MakeData(const ChainCase& c, uint64_t seed) {
     for (int64_t r0 = 0; r0 < s.m; r0 += chunk) {
       threads.emplace_back([&x, &s, bi, r0, chunk] {
         const int64_t rows = std::min(chunk, s.m - r0);
-        const float* a = x.af.data() + bi * Resolved(s.stride_a, s.m * s.k) + r0 * s.k;
-        const float* b = x.bf.data() + bi * Resolved(s.stride_b, s.k * s.n);
-        const float* d = x.df.data() + bi * Resolved(s.stride_d, s.n * s.h);
+        const float* a = x.a.f.data() + bi * Resolved(s.stride_a, s.m * s.k) + r0 * s.k;
+        const float* b = x.b.f.data() + bi * Resolved(s.stride_b, s.k * s.n);
+        const float* d = x.d.f.data() + bi * Resolved(s.stride_d, s.n * s.h);
         std::vector<float> cm(static_cast<size_t>(rows * s.n));
-        stof::engine::cpu::LinearEpilogue(a, b, x.c.bias1 ? x.b1f.data() : nullptr, s.act,
+        stof::engine::cpu::LinearEpilogue(a, b, x.c.bias1 ? x.bias1.f.data() : nullptr, s.act,
                                           nullptr, cm.data(), rows, s.n, s.k);
         for (float& v : cm) v = st::HalfToFloat(st::FloatToHalf(v));  // the kernel's fp16 C
-        stof::engine::cpu::LinearEpilogue(cm.data(), d, x.c.bias2 ? x.b2f.data() : nullptr,
+        stof::engine::cpu::LinearEpilogue(cm.data(), d, x.c.bias2 ? x.bias2.f.data() : nullptr,
                                           Activation::kNone, nullptr,
                                           x.ref.data() + (bi * s.m + r0) * s.h, rows, s.h, s.n);
       });
@@ -168,59 +160,38 @@ ChainData MakeData(const ChainCase& c, uint64_t seed) {
   return x;
 }
 
-// A device buffer of the shared backend, freed on destruction.
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(size_t bytes) : m_bytes(bytes) {
-    auto p = st::SharedBackend()->Allocate(std::max<size_t>(bytes, 16));
-    m_ptr = p.IsOk() ? *p : nullptr;
-  }
-  ~DeviceBuffer() {
-    if (m_ptr) st::SharedBackend()->Free(m_ptr);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* Get() const { return m_ptr; }
-  size_t Bytes() const { return m_bytes; }
-
- private:
-  size_t m_bytes;
-  void* m_ptr = nullptr;
-};
-
-// The inputs of one case on the device, and E with its guard tail.
+// The inputs of one case on the device (an absent bias: an unused 16-byte buffer), and E
+// with its guard tail.
 struct DeviceChain {
   explicit DeviceChain(const ChainData& x)
-      : a(x.a.size() * 2), b(x.b.size() * 2), d(x.d.size() * 2), bias1(x.bias1.size() * 2),
-        bias2(x.bias2.size() * 2),
+      : a(x.a.Bytes()), b(x.b.Bytes()), d(x.d.Bytes()), bias1(x.bias1.Bytes()),
+        bias2(x.bias2.Bytes()),
         e_elems(Span(x.c.shape.batch, x.c.shape.stride_e, x.c.shape.m * x.c.shape.h) + kGuard),
         e(static_cast<size_t>(e_elems) * 2) {}
   ::testing::AssertionResult Upload(const ChainData& x) {
-    auto* be = st::SharedBackend();
     for (const auto& [buf, host] :
          {std::pair{&a, &x.a}, std::pair{&b, &x.b}, std::pair{&d, &x.d},
           std::pair{&bias1, &x.bias1}, std::pair{&bias2, &x.bias2}}) {
-      if (buf->Get() == nullptr) return ::testing::AssertionFailure() << "allocation failed";
-      if (host->empty()) continue;
-      auto s = be->CopyToDevice(buf->Get(), host->data(), buf->Bytes());
+      if (!buf->Ok()) return ::testing::AssertionFailure() << "allocation failed";
+      auto s = buf->Upload(*host);
       if (!s.IsOk()) return ::testing::AssertionFailure() << s.Message();
     }
-    if (e.Get() == nullptr) return ::testing::AssertionFailure() << "allocation failed";
+    if (!e.Ok()) return ::testing::AssertionFailure() << "allocation failed";
     return ::testing::AssertionSuccess();
   }
   GemmChainArgs Args(const ChainData& x) const {
     GemmChainArgs g = x.c.shape;
-    g.a = a.Get();
-    g.b = b.Get();
-    g.d = d.Get();
-    g.e = e.Get();
-    g.bias1 = x.c.bias1 ? bias1.Get() : nullptr;
-    g.bias2 = x.c.bias2 ? bias2.Get() : nullptr;
+    g.a = a.Ptr();
+    g.b = b.Ptr();
+    g.d = d.Ptr();
+    g.e = e.Ptr();
+    g.bias1 = x.c.bias1 ? bias1.Ptr() : nullptr;
+    g.bias2 = x.c.bias2 ? bias2.Ptr() : nullptr;
     return g;
   }
-  DeviceBuffer a, b, d, bias1, bias2;
+  st::DeviceBuffer a, b, d, bias1, bias2;
   int64_t e_elems;
-  DeviceBuffer e;
+  st::DeviceBuffer e;
 };
 
 // One checked run of `p`: E poisoned, launched, synchronised, compared.
@@ -231,14 +202,12 @@ void CheckRun(const ChainData& x, DeviceChain& dev, const GemmChainParams& p) {
                std::to_string(s.h) + ", act " + stof::engine::ActivationName(s.act) +
                (x.c.bias1 ? ", bias1" : "") + (x.c.bias2 ? ", bias2" : "") + ") at " +
                GemmChainParamsName(p));
-  auto* be = st::SharedBackend();
-  ASSERT_TRUE(stof::kernels::PoisonBuffer(dev.e.Get(), dev.e.Bytes()).IsOk());
+  ASSERT_TRUE(dev.e.Poison().IsOk());
   auto run = LaunchGemmChain(dev.Args(x), p, nullptr);
   ASSERT_TRUE(run.IsOk()) << run.Message();
-  auto sync = be->Synchronize();
-  ASSERT_TRUE(sync.IsOk()) << sync.Message();
-  std::vector<uint16_t> out(static_cast<size_t>(dev.e_elems));
-  ASSERT_TRUE(be->CopyToHost(out.data(), dev.e.Get(), dev.e.Bytes()).IsOk());
+  auto downloaded = dev.e.Download(dev.e_elems);  // synchronises first
+  ASSERT_TRUE(downloaded.IsOk()) << downloaded.Message();
+  const std::vector<uint16_t>& out = *downloaded;
 
   const int64_t se = Resolved(s.stride_e, s.m * s.h);
   std::vector<uint8_t> written(out.size(), 0);
@@ -520,18 +489,18 @@ TEST(GemmChainHost, ReferenceMatchesPlainLoops) {
     for (int64_t r = 0; r < s.m; ++r) {
       std::vector<double> cr(static_cast<size_t>(s.n));
       for (int64_t j = 0; j < s.n; ++j) {
-        double acc = x.b1f[static_cast<size_t>(j)];
+        double acc = x.bias1.f[static_cast<size_t>(j)];
         for (int64_t p = 0; p < s.k; ++p)
-          acc += double(x.af[static_cast<size_t>(bi * s.stride_a + r * s.k + p)]) *
-                 x.bf[static_cast<size_t>(p * s.n + j)];
+          acc += double(x.a.f[static_cast<size_t>(bi * s.stride_a + r * s.k + p)]) *
+                 x.b.f[static_cast<size_t>(p * s.n + j)];
         cr[static_cast<size_t>(j)] =
             st::HalfToFloat(st::FloatToHalf(float(stof::engine::Activate(s.act, acc))));
       }
       for (int64_t col = 0; col < s.h; ++col) {
-        double acc = x.b2f[static_cast<size_t>(col)];
+        double acc = x.bias2.f[static_cast<size_t>(col)];
         for (int64_t j = 0; j < s.n; ++j)
           acc += cr[static_cast<size_t>(j)] *
-                 x.df[static_cast<size_t>(bi * s.n * s.h + j * s.h + col)];
+                 x.d.f[static_cast<size_t>(bi * s.n * s.h + j * s.h + col)];
         const double got = x.ref[static_cast<size_t>((bi * s.m + r) * s.h + col)];
         worst = std::max(worst, std::fabs(got - acc) / std::max(1e-3, std::fabs(acc)));
       }

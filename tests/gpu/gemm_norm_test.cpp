@@ -14,29 +14,24 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "device_buffer.h"
 #include "engine/core/activation.h"
 #include "engine/cpu/reference.h"
 #include "gpu_test_util.h"
-#include "kernels/cuda_backend.h"
 #include "kernels/gemm_norm/gemm_norm.h"
 #include "kernels/util/finite_check.h"
-#include "kernels/util/mha_check.h"
 
 namespace {
 
 using stof::engine::Status;
-using stof::kernels::FloatToHalf;
 using stof::kernels::GemmNormArgs;
 using stof::kernels::GemmNormParams;
-using stof::kernels::HalfToFloat;
-using stof::kernels::SplitMix64;
+namespace st = stof::testing;
 
 // Tolerance. The kernel's fp32 result differs from the double reference by ~1e-6 of the
 // output scale (exact fp16 x fp16 products, fp32 sums over k <= 4096 of terms <= 1/sqrt(k),
@@ -50,39 +45,22 @@ constexpr int64_t kGuardRows = 2;       // poisoned rows after m that must stay 
 constexpr int64_t kAllRowsUpTo = 1024;  // larger m: the reference runs on sampled rows
 constexpr uint16_t kPoison = 0xFFFF;    // PoisonBuffer's fp16 pattern (a NaN)
 
-stof::kernels::CudaBackend* Backend() {
-  static std::unique_ptr<stof::kernels::CudaBackend> backend = [] {
-    auto b = stof::kernels::CudaBackend::Create(0);
-    return b.IsOk() ? std::move(*b) : nullptr;
-  }();
-  return backend.get();
-}
-
 std::string Name(const GemmNormParams& p) {
   return "{bm " + std::to_string(p.bm) + ", bk " + std::to_string(p.bk) + ", warps " +
          std::to_string(p.warps) + ", stages " + std::to_string(p.stages) + "}";
 }
 
-// Host inputs as fp16 bits; w and the per-column vectors also as floats (a and residual are
-// converted per reference row, so m = 32768 needs no float copy of them).
+// Host inputs: a and residual as fp16 bits only (converted per reference row, so m = 32768
+// needs no float copy of them); w and the per-column vectors with their floats.
 struct Problem {
   int64_t m = 0, n = 0, k = 0;
-  std::vector<uint16_t> a, w, bias, residual, gamma, beta;
-  std::vector<float> wf, biasf, gammaf, betaf;
+  std::vector<uint16_t> a, residual;
+  st::HalfVec w, bias, gamma, beta;
 };
 
-void Fill(std::vector<uint16_t>& h, int64_t count, double lo, double hi, uint64_t& state) {
-  h.resize(static_cast<size_t>(count));
-  for (auto& v : h) {
-    const double u = static_cast<double>(SplitMix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
-    v = FloatToHalf(static_cast<float>(lo + (hi - lo) * u));
-  }
-}
-
-std::vector<float> ToFloat(const std::vector<uint16_t>& h) {
-  std::vector<float> f(h.size());
-  for (size_t i = 0; i < h.size(); ++i) f[i] = HalfToFloat(h[i]);
-  return f;
+// Values uniform in [lo, hi) for st::RandomBits / st::RandomHalves.
+auto Uniform(double lo, double hi) {
+  return [lo, hi](double u) { return lo + (hi - lo) * u; };
 }
 
 Problem MakeProblem(int64_t m, int64_t n, int64_t k, uint64_t seed) {
@@ -92,16 +70,12 @@ Problem MakeProblem(int64_t m, int64_t n, int64_t k, uint64_t seed) {
   p.k = k;
   uint64_t state = seed * 0x2545F4914F6CDD1Dull + 7;
   const double ws = 1.0 / std::sqrt(static_cast<double>(k));
-  Fill(p.a, m * k, -1.0, 1.0, state);
-  Fill(p.w, k * n, -ws, ws, state);
-  Fill(p.bias, n, -0.1, 0.1, state);
-  Fill(p.residual, m * n, -1.0, 1.0, state);
-  Fill(p.gamma, n, 0.5, 1.5, state);
-  Fill(p.beta, n, -0.5, 0.5, state);
-  p.wf = ToFloat(p.w);
-  p.biasf = ToFloat(p.bias);
-  p.gammaf = ToFloat(p.gamma);
-  p.betaf = ToFloat(p.beta);
+  p.a = st::RandomBits(m * k, state, Uniform(-1.0, 1.0));
+  p.w = st::RandomHalves(k * n, state, Uniform(-ws, ws));
+  p.bias = st::RandomHalves(n, state, Uniform(-0.1, 0.1));
+  p.residual = st::RandomBits(m * n, state, Uniform(-1.0, 1.0));
+  p.gamma = st::RandomHalves(n, state, Uniform(0.5, 1.5));
+  p.beta = st::RandomHalves(n, state, Uniform(-0.5, 0.5));
   return p;
 }
 
@@ -152,15 +126,16 @@ std::vector<float> Reference(const Problem& p, const Mode& md, const std::vector
       for (size_t i = first; i < std::min(rows.size(), first + per); ++i) {
         const int64_t r = rows[i];
         for (int64_t c = 0; c < k; ++c)
-          a_row[static_cast<size_t>(c)] = HalfToFloat(p.a[static_cast<size_t>(r * k + c)]);
+          a_row[static_cast<size_t>(c)] = st::HalfToFloat(p.a[static_cast<size_t>(r * k + c)]);
         for (int64_t c = 0; c < n; ++c)
-          res_row[static_cast<size_t>(c)] = HalfToFloat(p.residual[static_cast<size_t>(r * n + c)]);
-        stof::engine::cpu::LinearEpilogue(a_row.data(), p.wf.data(), nullptr,
+          res_row[static_cast<size_t>(c)] =
+              st::HalfToFloat(p.residual[static_cast<size_t>(r * n + c)]);
+        stof::engine::cpu::LinearEpilogue(a_row.data(), p.w.f.data(), nullptr,
                                           stof::engine::Activation::kNone, nullptr, x.data(), 1, n,
                                           k);
-        stof::engine::cpu::BiasAddNorm(x.data(), md.bias ? p.biasf.data() : nullptr,
-                                       md.residual ? res_row.data() : nullptr, p.gammaf.data(),
-                                       md.layer_norm ? p.betaf.data() : nullptr,
+        stof::engine::cpu::BiasAddNorm(x.data(), md.bias ? p.bias.f.data() : nullptr,
+                                       md.residual ? res_row.data() : nullptr, p.gamma.f.data(),
+                                       md.layer_norm ? p.beta.f.data() : nullptr,
                                        ref.data() + i * static_cast<size_t>(n), 1, n, md.eps);
       }
     });
@@ -169,106 +144,71 @@ std::vector<float> Reference(const Problem& p, const Mode& md, const std::vector
   return ref;
 }
 
-// Device copies of a Problem; out has kGuardRows extra rows.
-class DeviceProblem {
- public:
-  explicit DeviceProblem(const Problem& p) : m_backend(*Backend()) {
-    auto upload = [&](const std::vector<uint16_t>& h, size_t bytes) -> void* {
-      auto d = m_backend.Allocate(bytes);
-      if (!d.IsOk()) return nullptr;
-      m_ptrs.push_back(*d);
-      if (!h.empty() && !m_backend.CopyToDevice(*d, h.data(), h.size() * 2).IsOk()) return nullptr;
-      return *d;
-    };
-    a = upload(p.a, p.a.size() * 2);
-    w = upload(p.w, p.w.size() * 2);
-    bias = upload(p.bias, p.bias.size() * 2);
-    residual = upload(p.residual, p.residual.size() * 2);
-    gamma = upload(p.gamma, p.gamma.size() * 2);
-    beta = upload(p.beta, p.beta.size() * 2);
-    out = upload({}, static_cast<size_t>((p.m + kGuardRows) * p.n) * 2);
+// Device copies of a Problem; out has kGuardRows extra rows. Ok(): all allocated and uploaded.
+struct DeviceProblem {
+  explicit DeviceProblem(const Problem& p)
+      : a(p.a.size() * 2), w(p.w.Bytes()), bias(p.bias.Bytes()), residual(p.residual.size() * 2),
+        gamma(p.gamma.Bytes()), beta(p.beta.Bytes()),
+        out(static_cast<size_t>((p.m + kGuardRows) * p.n) * 2) {
+    ok = a.Upload(p.a).IsOk() && w.Upload(p.w).IsOk() && bias.Upload(p.bias).IsOk() &&
+         residual.Upload(p.residual).IsOk() && gamma.Upload(p.gamma).IsOk() &&
+         beta.Upload(p.beta).IsOk() && out.Ok();
   }
-  ~DeviceProblem() {
-    for (void* ptr : m_ptrs) m_backend.Free(ptr);
-  }
-  DeviceProblem(const DeviceProblem&) = delete;
-  DeviceProblem& operator=(const DeviceProblem&) = delete;
-  bool Ok() const { return a && w && bias && residual && gamma && beta && out; }
+  bool Ok() const { return ok; }
 
-  void *a = nullptr, *w = nullptr, *bias = nullptr, *residual = nullptr, *gamma = nullptr,
-       *beta = nullptr, *out = nullptr;
-
- private:
-  stof::kernels::CudaBackend& m_backend;
-  std::vector<void*> m_ptrs;
+  st::DeviceBuffer a, w, bias, residual, gamma, beta, out;
+  bool ok = false;
 };
 
-int64_t SmemOptin() { return Backend()->Device().smem_per_block_bytes; }
+int64_t SmemOptin() { return st::SharedBackend()->Device().smem_per_block_bytes; }
 
 // One checked run of `params` in mode `md`; `ref` holds the reference for `rows`.
 void RunAndCheck(const Problem& p, DeviceProblem& d, const GemmNormParams& params, const Mode& md,
                  const std::vector<int64_t>& rows, const std::vector<float>& ref) {
-  auto& backend = *Backend();
   const size_t n = static_cast<size_t>(p.n);
   const size_t out_elems = static_cast<size_t>(p.m + kGuardRows) * n;
   const std::string what = "m " + std::to_string(p.m) + ", n " + std::to_string(p.n) + ", k " +
                            std::to_string(p.k) + ", " + Name(md) + ", params " + Name(params);
   SCOPED_TRACE(what);
 
-  ASSERT_TRUE(stof::kernels::PoisonBuffer(d.out, out_elems * 2).IsOk());
+  ASSERT_TRUE(d.out.Poison().IsOk());
   if (md.out_is_residual) {  // out starts as the residual; the guard rows stay poisoned
-    ASSERT_TRUE(backend.CopyToDevice(d.out, p.residual.data(), p.residual.size() * 2).IsOk());
+    ASSERT_TRUE(d.out.Upload(p.residual).IsOk());
   }
   GemmNormArgs args;
   args.m = p.m;
   args.n = p.n;
   args.k = p.k;
-  args.a = d.a;
-  args.w = d.w;
-  args.bias = md.bias ? d.bias : nullptr;
-  args.residual = md.residual ? (md.out_is_residual ? d.out : d.residual) : nullptr;
-  args.gamma = d.gamma;
-  args.beta = md.layer_norm ? d.beta : nullptr;
+  args.a = d.a.Ptr();
+  args.w = d.w.Ptr();
+  args.bias = md.bias ? d.bias.Ptr() : nullptr;
+  args.residual = md.residual ? (md.out_is_residual ? d.out.Ptr() : d.residual.Ptr()) : nullptr;
+  args.gamma = d.gamma.Ptr();
+  args.beta = md.layer_norm ? d.beta.Ptr() : nullptr;
   args.eps = md.eps;
-  args.out = d.out;
-  const Status st = stof::kernels::LaunchGemmNorm(args, params, nullptr);
-  ASSERT_TRUE(st.IsOk()) << st.Message();
-  const Status sync = backend.Synchronize();
+  args.out = d.out.Ptr();
+  const Status launched = stof::kernels::LaunchGemmNorm(args, params, nullptr);
+  ASSERT_TRUE(launched.IsOk()) << launched.Message();
+  const Status sync = st::SharedBackend()->Synchronize();
   ASSERT_TRUE(sync.IsOk()) << sync.Message();
 
-  auto bad = stof::kernels::CountNonFinite(d.out, p.m * p.n, stof::engine::DType::kF16);
+  auto bad = stof::kernels::CountNonFinite(d.out.Ptr(), p.m * p.n, stof::engine::DType::kF16);
   ASSERT_TRUE(bad.IsOk()) << bad.Message();
   EXPECT_EQ(*bad, 0) << "NaN/inf or unwritten (still poisoned) outputs among the m rows";
 
-  std::vector<uint16_t> out(out_elems);
-  ASSERT_TRUE(backend.CopyToHost(out.data(), d.out, out_elems * 2).IsOk());
+  auto out = d.out.Download(static_cast<int64_t>(out_elems));
+  ASSERT_TRUE(out.IsOk()) << out.Message();
   int64_t guard_written = 0;
   for (size_t i = static_cast<size_t>(p.m) * n; i < out_elems; ++i)
-    guard_written += out[i] != kPoison;
+    guard_written += (*out)[i] != kPoison;
   EXPECT_EQ(guard_written, 0) << "the kernel wrote past row m - 1";
 
-  int64_t failures = 0;
-  double worst = 0;  // max |out - ref| / (kRelTol |ref| + kAbsTol)
-  std::string worst_at;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const size_t r = static_cast<size_t>(rows[i]);
-    for (size_t c = 0; c < n; ++c) {
-      const double o = HalfToFloat(out[r * n + c]);
-      const double e = ref[i * n + c];
-      const double ratio = std::fabs(o - e) / (kRelTol * std::fabs(e) + kAbsTol);
-      if (!(ratio <= 1.0)) ++failures;  // also counts NaN
-      if (!(ratio <= worst)) {
-        worst = ratio;
-        std::ostringstream s;
-        s << "row " << r << " col " << c << ": out " << o << ", ref " << e;
-        worst_at = s.str();
-      }
-    }
-  }
-  EXPECT_EQ(failures, 0) << failures << " of " << rows.size() * n
-                         << " checked outputs outside kRelTol |ref| + kAbsTol; worst (error / "
-                            "tolerance "
-                         << worst << ") at " << worst_at;
+  // The checked rows side by side, against their reference rows.
+  std::vector<uint16_t> checked(rows.size() * n);
+  for (size_t i = 0; i < rows.size(); ++i)
+    std::copy_n(out->data() + static_cast<size_t>(rows[i]) * n, n, checked.data() + i * n);
+  st::ExpectClose(st::CompareHalves(checked, ref, kRelTol, kAbsTol), p.n,
+                  "|out - ref| <= kRelTol |ref| + kAbsTol", rows);
 }
 
 // Inputs, device copies and references (per mode) for one shape.
@@ -316,10 +256,10 @@ std::vector<GemmNormParams> SubsetOf(const std::vector<GemmNormParams>& all) {
   return out;
 }
 
-#define STOF_REQUIRE_BACKEND()                                                  \
-  do {                                                                          \
-    STOF_REQUIRE_GPU();                                                         \
-    ASSERT_NE(Backend(), nullptr) << "a GPU is present but CudaBackend failed"; \
+#define STOF_REQUIRE_BACKEND()                                                            \
+  do {                                                                                    \
+    STOF_REQUIRE_GPU();                                                                   \
+    ASSERT_NE(st::SharedBackend(), nullptr) << "a GPU is present but CudaBackend failed"; \
   } while (0)
 
 }  // namespace

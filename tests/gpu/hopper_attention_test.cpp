@@ -23,7 +23,6 @@
 
 namespace {
 
-using stof::engine::DType;
 using stof::engine::Mask;
 using stof::engine::MhaCall;
 using stof::engine::MhaConfig;
@@ -126,12 +125,6 @@ std::string TileName(std::pair<int64_t, int64_t> t) {
   return std::to_string(t.first) + "x" + std::to_string(t.second);
 }
 
-std::vector<uint8_t> EmptyRowFlags(const Mask& mask) {
-  std::vector<uint8_t> rows(static_cast<size_t>(mask.Rows()));
-  for (int64_t r = 0; r < mask.Rows(); ++r) rows[static_cast<size_t>(r)] = mask.CountRow(r) == 0;
-  return rows;
-}
-
 // The three configurations on one (mask, workload) against one reference.
 void CheckHopper(const Mask& mask, const Workload& w, uint64_t seed, const std::string& label) {
   CudaBackend* backend = st::SharedBackend();
@@ -141,7 +134,7 @@ void CheckHopper(const Mask& mask, const Workload& w, uint64_t seed, const std::
   std::vector<float> ref;
   auto rs = st::ThreadedReference(in, w, mask, ref);
   ASSERT_TRUE(rs.IsOk()) << rs.Message();
-  const auto empty_row = EmptyRowFlags(mask);
+  const auto empty_row = st::EmptyRows(mask);
   st::DeviceMhaBuffers buf(*backend, elements);
   ASSERT_TRUE(buf.Ok());
   ASSERT_TRUE(buf.Upload(in).IsOk());
@@ -159,13 +152,6 @@ void CheckHopper(const Mask& mask, const Workload& w, uint64_t seed, const std::
     std::printf("[ hopper ] %s %s: worst row error %.2e, global %.2e\n", label.c_str(),
                 TileName(tile).c_str(), e.row_err, e.global_err);
   }
-}
-
-Workload MakeWorkload(int64_t batch, int64_t heads, int64_t L, int64_t d) {
-  Workload w;
-  w.batch = batch, w.heads = heads, w.seq_len = L, w.head_dim = d;
-  w.dtype = DType::kF16;
-  return w;
 }
 
 stof::engine::Expected<Mask> HopperTestMask(const std::string& name, int64_t L) {
@@ -196,8 +182,8 @@ TEST_P(GpuHopperAttention, MatchesReference) {
   auto mask = HopperTestMask(c.mask, c.seq_len);
   ASSERT_TRUE(mask.IsOk()) << mask.Message();
   const bool big = c.seq_len >= 3000;
-  CheckHopper(*mask, MakeWorkload(big ? 1 : 2, big ? 2 : 3, c.seq_len, c.head_dim), 1000 + c.seq_len,
-              st::MhaCaseName(c));
+  CheckHopper(*mask, st::MhaWorkload(big ? 1 : 2, big ? 2 : 3, c.seq_len, c.head_dim),
+              1000 + c.seq_len, st::MhaCaseName(c));
 }
 
 INSTANTIATE_TEST_SUITE_P(Masks, GpuHopperAttention, ::testing::ValuesIn(HopperCases()),
@@ -209,7 +195,7 @@ TEST(GpuHopperAttentionShapes, BatchAndHeadsFromOneToSixteen) {
   ASSERT_TRUE(mask.IsOk());
   for (auto [b, h] : {std::pair<int64_t, int64_t>{1, 1}, {16, 1}, {1, 16}, {4, 5}}) {
     for (int64_t d : {64, 128}) {
-      CheckHopper(*mask, MakeWorkload(b, h, 512, d), 7 * b + h,
+      CheckHopper(*mask, st::MhaWorkload(b, h, 512, d), 7 * b + h,
                   "bigbird L512 B" + std::to_string(b) + " H" + std::to_string(h) + " d" +
                       std::to_string(d));
       if (HasFatalFailure()) return;
@@ -244,7 +230,7 @@ TEST(GpuHopperAttentionShapes, PersistentGridMatchesReference) {
           for (int64_t r = 640; r < 768; ++r) mask->SetRange(r, 0, 1000, false);
         }
         for (int64_t d : {64, 128}) {
-          CheckHopper(*mask, MakeWorkload(2, 3, 1000, d), 31 * cap + order,
+          CheckHopper(*mask, st::MhaWorkload(2, 3, 1000, d), 31 * cap + order,
                       m + " L1000 B2 H3 d" + std::to_string(d) + " ctas " +
                           std::to_string(cap) + " order " + std::to_string(order));
           if (HasFatalFailure()) return;
@@ -263,7 +249,7 @@ TEST(GpuHopperAttentionShapes, StridedViewsMatchPackedTensors) {
   auto mask = st::MakeMask("longformer", 1000);
   ASSERT_TRUE(mask.IsOk());
   for (int64_t d : {64, 128}) {
-    const Workload w = MakeWorkload(2, 3, 1000, d);
+    const Workload w = st::MhaWorkload(2, 3, 1000, d);
     const int64_t B = w.batch, H = w.heads, L = w.seq_len;
     const int64_t elements = B * H * L * d;
     const st::MhaInputs in = st::RandomInputs(elements, 99 + d);
@@ -281,10 +267,9 @@ TEST(GpuHopperAttentionShapes, StridedViewsMatchPackedTensors) {
     st::DeviceMhaBuffers packed(*backend, elements);
     ASSERT_TRUE(packed.Ok());
     ASSERT_TRUE(packed.Upload(in).IsOk());
-    auto dev_qkv = backend->Allocate(qkv.size() * 2);
-    auto dev_o = backend->Allocate(static_cast<size_t>(elements) * 2);
-    ASSERT_TRUE(dev_qkv.IsOk() && dev_o.IsOk());
-    ASSERT_TRUE(backend->CopyToDevice(*dev_qkv, qkv.data(), qkv.size() * 2).IsOk());
+    st::DeviceBuffer dev_qkv(qkv.size() * 2), dev_o(static_cast<size_t>(elements) * 2);
+    ASSERT_TRUE(dev_qkv.Ok() && dev_o.Ok());
+    ASSERT_TRUE(dev_qkv.Upload(qkv).IsOk());
     for (const auto& tile : kHopperTiles) {
       if (!TileRuns(tile, d)) continue;
       MhaCall call;
@@ -293,18 +278,18 @@ TEST(GpuHopperAttentionShapes, StridedViewsMatchPackedTensors) {
       call.config = HopperConfig(tile.first, tile.second);
       call.q = packed.Q(), call.k = packed.K(), call.v = packed.V(), call.o = packed.O();
       ASSERT_TRUE(backend->RunMha(call).IsOk());
-      auto* base = static_cast<uint16_t*>(*dev_qkv);
-      call.q = base, call.k = base + H * d, call.v = base + 2 * H * d, call.o = *dev_o;
+      auto* base = static_cast<uint16_t*>(dev_qkv.Ptr());
+      call.q = base, call.k = base + H * d, call.v = base + 2 * H * d, call.o = dev_o.Ptr();
       call.q_strides = MhaStrides{L * 3 * H * d, d, 3 * H * d};
       call.kv_strides = call.q_strides;
       call.o_strides = MhaStrides{L * H * d, d, H * d};
-      ASSERT_TRUE(k::PoisonBuffer(*dev_o, static_cast<size_t>(elements) * 2).IsOk());
+      ASSERT_TRUE(dev_o.Poison().IsOk());
       auto run = backend->RunMha(call);
       ASSERT_TRUE(run.IsOk()) << run.Message();
       ASSERT_TRUE(backend->Synchronize().IsOk());
       std::vector<uint16_t> a(static_cast<size_t>(elements)), o(static_cast<size_t>(elements));
       ASSERT_TRUE(backend->CopyToHost(a.data(), packed.O(), a.size() * 2).IsOk());
-      ASSERT_TRUE(backend->CopyToHost(o.data(), *dev_o, o.size() * 2).IsOk());
+      ASSERT_TRUE(dev_o.CopyToHost(o.data(), o.size() * 2).IsOk());
       int64_t mismatches = 0;
       for (int64_t b = 0; b < B; ++b)
         for (int64_t h = 0; h < H; ++h)
@@ -314,8 +299,6 @@ TEST(GpuHopperAttentionShapes, StridedViewsMatchPackedTensors) {
                             o[static_cast<size_t>(((b * L + r) * H + h) * d + c)];
       EXPECT_EQ(mismatches, 0) << "d " << d << " " << TileName(tile);
     }
-    backend->Free(*dev_qkv);
-    backend->Free(*dev_o);
   }
 }
 
@@ -325,7 +308,7 @@ TEST(GpuHopperAttentionShapes, BadRequestsAreRefusedWithAMessage) {
   ASSERT_NE(backend, nullptr);
   auto mask = st::MakeMask("bigbird", 256);
   ASSERT_TRUE(mask.IsOk());
-  const Workload w = MakeWorkload(1, 2, 256, 64);
+  const Workload w = st::MhaWorkload(1, 2, 256, 64);
   st::DeviceMhaBuffers buf(*backend, 1 * 2 * 256 * 64 + 8);
   ASSERT_TRUE(buf.Ok());
   MhaCall call;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "device_buffer.h"
 #include "engine/fusion/default_scheme.h"
 #include "engine/run/layer_runner.h"
 #include "gpu_test_util.h"
@@ -29,15 +30,14 @@ TEST(LayerProfileGpu, BertSmallSegmentsAndLayer) {
   const engine::FusionScheme scheme = engine::DefaultScheme(g);
   const size_t io_bytes = static_cast<size_t>(g.batch * g.seq_len * g.hidden) *
                           static_cast<size_t>(engine::DTypeBytes(g.dtype));
-  auto in = b.Allocate(io_bytes);
-  auto out = b.Allocate(io_bytes);
-  ASSERT_TRUE(in.IsOk() && out.IsOk());
+  stof::testing::DeviceBuffer in(io_bytes, gpu->get()), out(io_bytes, gpu->get());
+  ASSERT_TRUE(in.Ok() && out.Ok());
   const auto x = engine::PackForBackend(
       engine::UniformHalfValues(g.batch * g.seq_len * g.hidden, 5, -1, 1), g.dtype);
-  ASSERT_TRUE(b.CopyToDevice(*in, x.data(), x.size()).IsOk());
+  ASSERT_TRUE(in.Upload(x.data(), x.size()).IsOk());
   engine::LayerIo io;
-  io.input = *in;
-  io.output = *out;
+  io.input = in.Ptr();
+  io.output = out.Ptr();
   auto runner = engine::LayerRunner::Create(b, g, mask, scheme, {}, io, 3);
   ASSERT_TRUE(runner.IsOk()) << runner.Message();
 
@@ -75,8 +75,6 @@ TEST(LayerProfileGpu, BertSmallSegmentsAndLayer) {
   auto back = profiler::LayerProfileFromJson(profiler::LayerProfileToJson(*p));
   ASSERT_TRUE(back.IsOk()) << back.Message();
   runner->reset();
-  b.Free(*in);
-  b.Free(*out);
 }
 
 TEST(LadderGpu, FourMeasuredRungsFusedBeatsUnfused) {

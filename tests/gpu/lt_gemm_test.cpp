@@ -24,11 +24,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "device_buffer.h"
 #include "engine/core/activation.h"
 #include "engine/cpu/reference.h"
 #include "gpu_test_util.h"
@@ -40,61 +42,21 @@ namespace {
 
 namespace se = stof::engine;
 namespace sk = stof::kernels;
+namespace st = stof::testing;
 using se::Activation;
 
 constexpr double kTolerance = 3e-3;
 constexpr double kRowFloor = 1e-3;
 
 // fp16 values uniform in [lo, hi) * scale (seeded) and their exact fp32 copies.
-struct HalfData {
-  std::vector<uint16_t> h;
-  std::vector<float> f;
-};
-
-HalfData Random(int64_t count, uint64_t seed, float scale = 1.0f, float lo = -1.0f,
-                float hi = 1.0f) {
-  HalfData d;
-  d.h.resize(static_cast<size_t>(count));
-  d.f.resize(static_cast<size_t>(count));
+st::HalfVec Random(int64_t count, uint64_t seed, float scale = 1.0f, float lo = -1.0f,
+                   float hi = 1.0f) {
   uint64_t state = seed * 0x9E3779B97F4A7C15ull + 7;
-  for (size_t i = 0; i < d.h.size(); ++i) {
-    const double u = static_cast<double>(sk::SplitMix64(state) >> 11) * 0x1.0p-53;
-    d.h[i] = sk::FloatToHalf(static_cast<float>((lo + (hi - lo) * u) * scale));
-    d.f[i] = sk::HalfToFloat(d.h[i]);
-  }
-  return d;
+  return st::RandomHalves(count, state, [=](double u) { return (lo + (hi - lo) * u) * scale; });
 }
 
-// A device buffer of fp16 elements (plus `pad` spare elements for offset-pointer tests).
-class DeviceHalf {
- public:
-  explicit DeviceHalf(int64_t count, int64_t pad = 0) : m_bytes(static_cast<size_t>(count + pad) * 2) {
-    if (cudaMalloc(&m_ptr, m_bytes) != cudaSuccess) m_ptr = nullptr;
-  }
-  ~DeviceHalf() {
-    if (m_ptr) cudaFree(m_ptr);
-  }
-  DeviceHalf(const DeviceHalf&) = delete;
-  DeviceHalf& operator=(const DeviceHalf&) = delete;
-  uint16_t* Get() const { return static_cast<uint16_t*>(m_ptr); }
-  bool Ok() const { return m_ptr != nullptr; }
-  size_t Bytes() const { return m_bytes; }
-
- private:
-  void* m_ptr = nullptr;
-  size_t m_bytes;
-};
-
-bool Upload(uint16_t* dst, const std::vector<uint16_t>& src) {
-  return cudaMemcpy(dst, src.data(), src.size() * 2, cudaMemcpyHostToDevice) == cudaSuccess;
-}
-
-std::vector<uint16_t> Download(const uint16_t* src, int64_t count) {
-  std::vector<uint16_t> out(static_cast<size_t>(count));
-  if (cudaMemcpy(out.data(), src, out.size() * 2, cudaMemcpyDeviceToHost) != cudaSuccess)
-    out.clear();
-  return out;
-}
+// Bytes of `count` fp16 elements (plus `pad` spare elements for offset-pointer tests).
+size_t HalfBytes(int64_t count, int64_t pad = 0) { return static_cast<size_t>(count + pad) * 2; }
 
 // The shared LtGemm of this binary (null when no GPU): its plan cache is exercised across tests.
 sk::LtGemm* Shared() {
@@ -172,20 +134,22 @@ std::string Describe(const RowError& e) {
 // One Linear problem's host data and device buffers.
 struct LinearProblem {
   int64_t m, n, k;
-  HalfData a, w, bias, residual;
-  DeviceHalf da, dw, dbias, dres, dout;
+  st::HalfVec a, w, bias, residual;
+  st::DeviceBuffer da, dw, dbias, dres, dout;
   LinearProblem(int64_t m_, int64_t n_, int64_t k_, uint64_t seed, int64_t pad = 0)
       : m(m_), n(n_), k(k_),
         a(Random(m_ * k_, seed * 4 + 1)),
         w(Random(k_ * n_, seed * 4 + 2, 2.0f / std::sqrt(static_cast<float>(k_)))),
         bias(Random(n_, seed * 4 + 3)),
         residual(Random(m_ * n_, seed * 4 + 4)),
-        da(m_ * k_, pad), dw(k_ * n_, pad), dbias(n_, pad), dres(m_ * n_, pad), dout(m_ * n_, pad) {}
+        da(HalfBytes(m_ * k_, pad)), dw(HalfBytes(k_ * n_, pad)), dbias(HalfBytes(n_, pad)),
+        dres(HalfBytes(m_ * n_, pad)), dout(HalfBytes(m_ * n_, pad)) {}
   bool Ok() const { return da.Ok() && dw.Ok() && dbias.Ok() && dres.Ok() && dout.Ok(); }
   // Uploads every input at element offset `off` of its buffer (off > 0: unaligned pointers).
   bool UploadAll(int64_t off = 0) {
-    return Upload(da.Get() + off, a.h) && Upload(dw.Get() + off, w.h) &&
-           Upload(dbias.Get() + off, bias.h) && Upload(dres.Get() + off, residual.h);
+    const size_t at = static_cast<size_t>(off) * 2;
+    return da.Upload(a, at).IsOk() && dw.Upload(w, at).IsOk() && dbias.Upload(bias, at).IsOk() &&
+           dres.Upload(residual, at).IsOk();
   }
 };
 
@@ -211,21 +175,22 @@ void CheckLinear(sk::LtGemm& gemm, LinearProblem& p, const Epilogue& e, int algo
                " k=" + std::to_string(p.k) + " epilogue " + e.name + " algo " +
                std::to_string(algo) + (off ? " offset pointers" : "") +
                (in_place ? " in place" : ""));
-  uint16_t* out = p.dout.Get() + off;
+  const size_t at = static_cast<size_t>(off) * 2;  // the byte offset of every pointer
+  void* out = p.dout.At(at);
   if (in_place) {
-    ASSERT_TRUE(Upload(out, p.residual.h));
+    ASSERT_TRUE(p.dout.Upload(p.residual, at).IsOk());
   } else {
-    ASSERT_TRUE(sk::PoisonBuffer(p.dout.Get(), p.dout.Bytes()).IsOk());
+    ASSERT_TRUE(p.dout.Poison().IsOk());
   }
   sk::GemmArgs args;
   args.m = p.m;
   args.n = p.n;
   args.k = p.k;
-  args.a = p.da.Get() + off;
-  args.w = p.dw.Get() + off;
-  args.bias = e.bias ? p.dbias.Get() + off : nullptr;
+  args.a = p.da.At(at);
+  args.w = p.dw.At(at);
+  args.bias = e.bias ? p.dbias.At(at) : nullptr;
   args.act = e.act;
-  args.residual = e.residual ? (in_place ? out : p.dres.Get() + off) : nullptr;
+  args.residual = e.residual ? (in_place ? out : p.dres.At(at)) : nullptr;
   args.out = out;
   auto run = gemm.Run(args, sk::GemmEpilogueParams{algo}, stream);
   ASSERT_TRUE(run.IsOk()) << run.Message();
@@ -233,8 +198,8 @@ void CheckLinear(sk::LtGemm& gemm, LinearProblem& p, const Epilogue& e, int algo
   auto bad = sk::CountNonFinite(out, p.m * p.n, se::DType::kF16);
   ASSERT_TRUE(bad.IsOk()) << bad.Message();
   EXPECT_EQ(*bad, 0) << "non-finite or unwritten outputs";
-  const std::vector<uint16_t> got = Download(out, p.m * p.n);
-  ASSERT_FALSE(got.empty());
+  const auto got = p.dout.Download(p.m * p.n, at);
+  ASSERT_TRUE(got.IsOk()) << got.Message();
 
   const std::vector<int64_t> rows = SampleRows(p.m);
   std::vector<float> ref(rows.size() * static_cast<size_t>(p.n));
@@ -246,8 +211,8 @@ void CheckLinear(sk::LtGemm& gemm, LinearProblem& p, const Epilogue& e, int algo
   });
   RowError err;
   for (size_t i = 0; i < rows.size(); ++i)
-    CompareRow(got.data() + rows[i] * p.n, ref.data() + i * static_cast<size_t>(p.n), p.n, rows[i],
-               err);
+    CompareRow(got->data() + rows[i] * p.n, ref.data() + i * static_cast<size_t>(p.n), p.n,
+               rows[i], err);
   EXPECT_LT(err.err, kTolerance) << Describe(err);
 }
 
@@ -334,12 +299,12 @@ TEST(LtGemm, EveryAlgorithm) {
     args.m = p.m;
     args.n = p.n;
     args.k = p.k;
-    args.a = p.da.Get();
-    args.w = p.dw.Get();
-    args.bias = e.bias ? p.dbias.Get() : nullptr;
+    args.a = p.da.Ptr();
+    args.w = p.dw.Ptr();
+    args.bias = e.bias ? p.dbias.Ptr() : nullptr;
     args.act = e.act;
-    args.residual = e.residual ? p.dres.Get() : nullptr;
-    args.out = p.dout.Get();
+    args.residual = e.residual ? p.dres.Ptr() : nullptr;
+    args.out = p.dout.Ptr();
     auto count = gemm->AlgoCount(args);
     ASSERT_TRUE(count.IsOk()) << count.Message();
     EXPECT_GE(*count, 1);
@@ -392,11 +357,11 @@ TEST(LtGemm, PlanCacheAndGraphCapture) {
   args.m = p.m;
   args.n = p.n;
   args.k = p.k;
-  args.a = p.da.Get();
-  args.w = p.dw.Get();
-  args.bias = p.dbias.Get();
+  args.a = p.da.Ptr();
+  args.w = p.dw.Ptr();
+  args.bias = p.dbias.Ptr();
   args.act = Activation::kGelu;
-  args.out = p.dout.Get();
+  args.out = p.dout.Ptr();
   ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
   auto run = gemm.Run(args, {}, stream);
   cudaGraph_t graph = nullptr;
@@ -404,22 +369,22 @@ TEST(LtGemm, PlanCacheAndGraphCapture) {
   ASSERT_TRUE(run.IsOk()) << run.Message();
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  ASSERT_TRUE(sk::PoisonBuffer(p.dout.Get(), p.dout.Bytes()).IsOk());
+  ASSERT_TRUE(p.dout.Poison().IsOk());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   EXPECT_EQ(gemm.CachedPlans(), 2u);
-  auto bad = sk::CountNonFinite(p.dout.Get(), p.m * p.n, se::DType::kF16);
+  auto bad = sk::CountNonFinite(p.dout.Ptr(), p.m * p.n, se::DType::kF16);
   ASSERT_TRUE(bad.IsOk()) << bad.Message();
   EXPECT_EQ(*bad, 0) << "the graph replay left outputs unwritten";
-  const std::vector<uint16_t> got = Download(p.dout.Get(), p.m * p.n);
-  ASSERT_FALSE(got.empty());
+  const auto got = p.dout.Download(p.m * p.n);
+  ASSERT_TRUE(got.IsOk()) << got.Message();
   RowError err;
   std::vector<float> ref(static_cast<size_t>(p.n));
   for (int64_t r : SampleRows(p.m)) {
     se::cpu::LinearEpilogue(p.a.f.data() + r * p.k, p.w.f.data(), p.bias.f.data(),
                             Activation::kGelu, nullptr, ref.data(), 1, p.n, p.k);
-    CompareRow(got.data() + r * p.n, ref.data(), p.n, r, err);
+    CompareRow(got->data() + r * p.n, ref.data(), p.n, r, err);
   }
   EXPECT_LT(err.err, kTolerance) << Describe(err);
   cudaGraphExecDestroy(exec);
@@ -450,11 +415,11 @@ TEST(LtGemm, ConcurrentHostThreads) {
       args.m = p.m;
       args.n = p.n;
       args.k = p.k;
-      args.a = p.da.Get();
-      args.w = p.dw.Get();
-      args.bias = p.dbias.Get();
-      args.residual = p.dres.Get();
-      args.out = p.dout.Get();
+      args.a = p.da.Ptr();
+      args.w = p.dw.Ptr();
+      args.bias = p.dbias.Ptr();
+      args.residual = p.dres.Ptr();
+      args.out = p.dout.Ptr();
       for (int rep = 0; rep < 20 && errors[i].empty(); ++rep) {
         auto count = gemm.AlgoCount(args);
         if (!count.IsOk()) errors[i] = count.Message();
@@ -484,13 +449,14 @@ TEST(LtGemm, BatchedQkAndPv) {
     SCOPED_TRACE("bh=" + std::to_string(c.bh) + " L=" + std::to_string(c.seq) +
                  " d=" + std::to_string(c.d));
     const int64_t L = c.seq, d = c.d, bh = c.bh;
-    const HalfData q = Random(bh * L * d, 1), k = Random(bh * L * d, 2), v = Random(bh * L * d, 3);
-    const HalfData prob = Random(bh * L * L, 4, 1.0f, 0.0f, 1.0f);  // P-like: in [0, 1)
-    DeviceHalf dq(bh * L * d), dk(bh * L * d), dv(bh * L * d), dp(bh * L * L), ds(bh * L * L),
-        dout(bh * L * d);
+    const st::HalfVec q = Random(bh * L * d, 1), k = Random(bh * L * d, 2),
+                      v = Random(bh * L * d, 3);
+    const st::HalfVec prob = Random(bh * L * L, 4, 1.0f, 0.0f, 1.0f);  // P-like: in [0, 1)
+    st::DeviceBuffer dq(q.Bytes()), dk(k.Bytes()), dv(v.Bytes()), dp(prob.Bytes()),
+        ds(HalfBytes(bh * L * L)), dout(HalfBytes(bh * L * d));
     ASSERT_TRUE(dq.Ok() && dk.Ok() && dv.Ok() && dp.Ok() && ds.Ok() && dout.Ok());
-    ASSERT_TRUE(Upload(dq.Get(), q.h) && Upload(dk.Get(), k.h) && Upload(dv.Get(), v.h) &&
-                Upload(dp.Get(), prob.h));
+    ASSERT_TRUE(dq.Upload(q).IsOk() && dk.Upload(k).IsOk() && dv.Upload(v).IsOk() &&
+                dp.Upload(prob).IsOk());
 
     // Q K^T, scaled by 1/sqrt(d).
     sk::BatchedGemmArgs qk;
@@ -498,25 +464,26 @@ TEST(LtGemm, BatchedQkAndPv) {
     qk.m = L;
     qk.n = L;
     qk.k = d;
-    qk.a = dq.Get();
-    qk.b = dk.Get();
-    qk.c = ds.Get();
+    qk.a = dq.Ptr();
+    qk.b = dk.Ptr();
+    qk.c = ds.Ptr();
     qk.trans_b = true;
     qk.alpha = 1.0f / std::sqrt(static_cast<float>(d));
-    ASSERT_TRUE(sk::PoisonBuffer(ds.Get(), ds.Bytes()).IsOk());
+    ASSERT_TRUE(ds.Poison().IsOk());
     auto run = gemm->RunBatched(qk, nullptr);
     ASSERT_TRUE(run.IsOk()) << run.Message();
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    auto bad = sk::CountNonFinite(ds.Get(), bh * L * L, se::DType::kF16);
+    auto bad = sk::CountNonFinite(ds.Ptr(), bh * L * L, se::DType::kF16);
     ASSERT_TRUE(bad.IsOk() && *bad == 0) << "QK^T: non-finite or unwritten scores";
-    std::vector<uint16_t> got = Download(ds.Get(), bh * L * L);
+    auto got = ds.Download(bh * L * L);
+    ASSERT_TRUE(got.IsOk()) << got.Message();
     std::vector<float> ref(static_cast<size_t>(L * L));
     RowError err;
     for (int64_t b = 0; b < bh; ++b) {
       se::cpu::Gemm(q.f.data() + b * L * d, k.f.data() + b * L * d, ref.data(), L, L, d, false,
                     true, qk.alpha);
       for (int64_t i = 0; i < L; ++i)
-        CompareRow(got.data() + (b * L + i) * L, ref.data() + i * L, L, b * L + i, err);
+        CompareRow(got->data() + (b * L + i) * L, ref.data() + i * L, L, b * L + i, err);
     }
     EXPECT_LT(err.err, kTolerance) << "QK^T " << Describe(err);
 
@@ -526,22 +493,23 @@ TEST(LtGemm, BatchedQkAndPv) {
     pv.m = L;
     pv.n = d;
     pv.k = L;
-    pv.a = dp.Get();
-    pv.b = dv.Get();
-    pv.c = dout.Get();
-    ASSERT_TRUE(sk::PoisonBuffer(dout.Get(), dout.Bytes()).IsOk());
+    pv.a = dp.Ptr();
+    pv.b = dv.Ptr();
+    pv.c = dout.Ptr();
+    ASSERT_TRUE(dout.Poison().IsOk());
     run = gemm->RunBatched(pv, nullptr);
     ASSERT_TRUE(run.IsOk()) << run.Message();
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    bad = sk::CountNonFinite(dout.Get(), bh * L * d, se::DType::kF16);
+    bad = sk::CountNonFinite(dout.Ptr(), bh * L * d, se::DType::kF16);
     ASSERT_TRUE(bad.IsOk() && *bad == 0) << "PV: non-finite or unwritten outputs";
-    got = Download(dout.Get(), bh * L * d);
+    got = dout.Download(bh * L * d);
+    ASSERT_TRUE(got.IsOk()) << got.Message();
     ref.assign(static_cast<size_t>(L * d), 0.f);
     err = RowError{};
     for (int64_t b = 0; b < bh; ++b) {
       se::cpu::Gemm(prob.f.data() + b * L * L, v.f.data() + b * L * d, ref.data(), L, d, L);
       for (int64_t i = 0; i < L; ++i)
-        CompareRow(got.data() + (b * L + i) * d, ref.data() + i * d, d, b * L + i, err);
+        CompareRow(got->data() + (b * L + i) * d, ref.data() + i * d, d, b * L + i, err);
     }
     EXPECT_LT(err.err, kTolerance) << "PV " << Describe(err);
   }
@@ -554,31 +522,31 @@ TEST(LtGemm, BatchedStrides) {
   sk::LtGemm* gemm = Shared();
   ASSERT_NE(gemm, nullptr);
   const int64_t bh = 5, m = 96, n = 64, k = 80, gap = 16;
-  const HalfData a = Random(bh * m * k, 7), b = Random(k * n, 8);
-  DeviceHalf da(bh * m * k), db(k * n), dc(bh * (m * n + gap));
+  const st::HalfVec a = Random(bh * m * k, 7), b = Random(k * n, 8);
+  st::DeviceBuffer da(a.Bytes()), db(b.Bytes()), dc(HalfBytes(bh * (m * n + gap)));
   ASSERT_TRUE(da.Ok() && db.Ok() && dc.Ok());
-  ASSERT_TRUE(Upload(da.Get(), a.h) && Upload(db.Get(), b.h));
-  ASSERT_TRUE(sk::PoisonBuffer(dc.Get(), dc.Bytes()).IsOk());
+  ASSERT_TRUE(da.Upload(a).IsOk() && db.Upload(b).IsOk());
+  ASSERT_TRUE(dc.Poison().IsOk());
   sk::BatchedGemmArgs args;
   args.batch = bh;
   args.m = m;
   args.n = n;
   args.k = k;
-  args.a = da.Get();
-  args.b = db.Get();
-  args.c = dc.Get();
+  args.a = da.Ptr();
+  args.b = db.Ptr();
+  args.c = dc.Ptr();
   args.stride_b = 0;
   args.stride_c = m * n + gap;
   auto run = gemm->RunBatched(args, nullptr);
   ASSERT_TRUE(run.IsOk()) << run.Message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  const std::vector<uint16_t> got = Download(dc.Get(), bh * (m * n + gap));
-  ASSERT_FALSE(got.empty());
+  const auto got = dc.Download(bh * (m * n + gap));
+  ASSERT_TRUE(got.IsOk()) << got.Message();
   std::vector<float> ref(static_cast<size_t>(m * n));
   RowError err;
   for (int64_t i = 0; i < bh; ++i) {
     se::cpu::Gemm(a.f.data() + i * m * k, b.f.data(), ref.data(), m, n, k);
-    const uint16_t* slice = got.data() + i * (m * n + gap);
+    const uint16_t* slice = got->data() + i * (m * n + gap);
     for (int64_t r = 0; r < m; ++r) CompareRow(slice + r * n, ref.data() + r * n, n, i * m + r, err);
     for (int64_t g = 0; g < gap; ++g)
       EXPECT_EQ(slice[m * n + g], 0xFFFFu) << "batch " << i << " wrote into the gap at " << g;
@@ -594,51 +562,57 @@ void ExpectError(const se::Status& s, const std::string& field, const std::strin
       << what << ": the message should name '" << field << "': " << s.Message();
 }
 
+// One change that makes valid arguments invalid, the field the error must name, and a label.
+template <class Args>
+struct BadEdit {
+  std::function<void(Args&)> edit;
+  std::string field, what;
+};
+
+// Each edit applied to a copy of `good`, then `expect_bad(args, field, what)`.
+template <class Args, class ExpectBad>
+void ForEachBadEdit(const Args& good, const std::vector<BadEdit<Args>>& edits,
+                    ExpectBad expect_bad) {
+  for (const BadEdit<Args>& e : edits) {
+    Args g = good;
+    e.edit(g);
+    expect_bad(g, e.field, e.what);
+  }
+}
+
 TEST(LtGemm, BadLinearInput) {
   STOF_REQUIRE_GPU();
   sk::LtGemm* gemm = Shared();
   ASSERT_NE(gemm, nullptr);
-  DeviceHalf a(64 * 64), w(64 * 64), out(64 * 64), res(64 * 64);
+  st::DeviceBuffer a(HalfBytes(64 * 64)), w(HalfBytes(64 * 64)), out(HalfBytes(64 * 64)),
+      res(HalfBytes(64 * 64));
   ASSERT_TRUE(a.Ok() && w.Ok() && out.Ok() && res.Ok());
   sk::GemmArgs good;
   good.m = good.n = good.k = 64;
-  good.a = a.Get();
-  good.w = w.Get();
-  good.out = out.Get();
+  good.a = a.Ptr();
+  good.w = w.Ptr();
+  good.out = out.Ptr();
   ASSERT_TRUE(gemm->Check(good).IsOk());
 
-  auto expect_bad = [&](sk::GemmArgs g, const std::string& field, const std::string& what) {
-    ExpectError(gemm->Check(g), field, what + " (Check)");
-    ExpectError(gemm->Run(g, {}, nullptr), field, what + " (Run)");
-    ExpectError(gemm->AlgoCount(g).ToStatus(), field, what + " (AlgoCount)");
-  };
-  sk::GemmArgs g = good;
-  g.m = 0;
-  expect_bad(g, "m:", "m = 0");
-  g = good;
-  g.n = -3;
-  expect_bad(g, "n:", "n = -3");
-  g = good;
-  g.k = 0;
-  expect_bad(g, "k:", "k = 0");
-  g = good;
-  g.a = nullptr;
-  expect_bad(g, "a:", "null a");
-  g = good;
-  g.w = nullptr;
-  expect_bad(g, "w:", "null w");
-  g = good;
-  g.out = nullptr;
-  expect_bad(g, "out:", "null out");
-  g = good;
-  g.out = a.Get();
-  expect_bad(g, "out:", "out aliasing a");
-  g = good;
-  g.residual = res.Get();
-  g.act = Activation::kGelu;
-  expect_bad(g, "act:", "gelu with residual");
-  g.act = Activation::kRelu;
-  expect_bad(g, "act:", "relu with residual");
+  using G = sk::GemmArgs;
+  ForEachBadEdit<G>(
+      good,
+      {{[](G& g) { g.m = 0; }, "m:", "m = 0"},
+       {[](G& g) { g.n = -3; }, "n:", "n = -3"},
+       {[](G& g) { g.k = 0; }, "k:", "k = 0"},
+       {[](G& g) { g.a = nullptr; }, "a:", "null a"},
+       {[](G& g) { g.w = nullptr; }, "w:", "null w"},
+       {[](G& g) { g.out = nullptr; }, "out:", "null out"},
+       {[&](G& g) { g.out = a.Ptr(); }, "out:", "out aliasing a"},
+       {[&](G& g) { g.residual = res.Ptr(), g.act = Activation::kGelu; }, "act:",
+        "gelu with residual"},
+       {[&](G& g) { g.residual = res.Ptr(), g.act = Activation::kRelu; }, "act:",
+        "relu with residual"}},
+      [&](const G& g, const std::string& field, const std::string& what) {
+        ExpectError(gemm->Check(g), field, what + " (Check)");
+        ExpectError(gemm->Run(g, {}, nullptr), field, what + " (Run)");
+        ExpectError(gemm->AlgoCount(g).ToStatus(), field, what + " (AlgoCount)");
+      });
   ExpectError(gemm->Run(good, sk::GemmEpilogueParams{sk::LtGemm::kMaxAlgos}, nullptr),
               "params.algo", "algo = kMaxAlgos");
   ExpectError(gemm->Run(good, sk::GemmEpilogueParams{-1}, nullptr), "params.algo", "algo = -1");
@@ -652,43 +626,31 @@ TEST(LtGemm, BadBatchedInput) {
   STOF_REQUIRE_GPU();
   sk::LtGemm* gemm = Shared();
   ASSERT_NE(gemm, nullptr);
-  DeviceHalf a(4 * 32 * 32), b(4 * 32 * 32), c(4 * 32 * 32);
+  st::DeviceBuffer a(HalfBytes(4 * 32 * 32)), b(HalfBytes(4 * 32 * 32)),
+      c(HalfBytes(4 * 32 * 32));
   ASSERT_TRUE(a.Ok() && b.Ok() && c.Ok());
   sk::BatchedGemmArgs good;
   good.batch = 4;
   good.m = good.n = good.k = 32;
-  good.a = a.Get();
-  good.b = b.Get();
-  good.c = c.Get();
+  good.a = a.Ptr();
+  good.b = b.Ptr();
+  good.c = c.Ptr();
   ASSERT_TRUE(gemm->CheckBatched(good).IsOk());
-  auto expect_bad = [&](sk::BatchedGemmArgs g, const std::string& field, const std::string& what) {
-    ExpectError(gemm->CheckBatched(g), field, what + " (CheckBatched)");
-    ExpectError(gemm->RunBatched(g, nullptr), field, what + " (RunBatched)");
-  };
-  sk::BatchedGemmArgs g = good;
-  g.batch = 0;
-  expect_bad(g, "batch:", "batch = 0");
-  g = good;
-  g.m = 0;
-  expect_bad(g, "m:", "m = 0");
-  g = good;
-  g.k = -1;
-  expect_bad(g, "k:", "k = -1");
-  g = good;
-  g.b = nullptr;
-  expect_bad(g, "b:", "null b");
-  g = good;
-  g.c = nullptr;
-  expect_bad(g, "c:", "null c");
-  g = good;
-  g.c = b.Get();
-  expect_bad(g, "c:", "c aliasing b");
-  g = good;
-  g.stride_a = -2;
-  expect_bad(g, "stride_a:", "stride_a = -2");
-  g = good;
-  g.stride_c = 32 * 32 - 1;
-  expect_bad(g, "stride_c:", "overlapping outputs");
+  using G = sk::BatchedGemmArgs;
+  ForEachBadEdit<G>(
+      good,
+      {{[](G& g) { g.batch = 0; }, "batch:", "batch = 0"},
+       {[](G& g) { g.m = 0; }, "m:", "m = 0"},
+       {[](G& g) { g.k = -1; }, "k:", "k = -1"},
+       {[](G& g) { g.b = nullptr; }, "b:", "null b"},
+       {[](G& g) { g.c = nullptr; }, "c:", "null c"},
+       {[&](G& g) { g.c = b.Ptr(); }, "c:", "c aliasing b"},
+       {[](G& g) { g.stride_a = -2; }, "stride_a:", "stride_a = -2"},
+       {[](G& g) { g.stride_c = 32 * 32 - 1; }, "stride_c:", "overlapping outputs"}},
+      [&](const G& g, const std::string& field, const std::string& what) {
+        ExpectError(gemm->CheckBatched(g), field, what + " (CheckBatched)");
+        ExpectError(gemm->RunBatched(g, nullptr), field, what + " (RunBatched)");
+      });
 }
 
 }  // namespace

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "engine/device/device_spec.h"
-#include "engine/mask/mask_spec.h"
 #include "engine/select/hopper_select.h"
 #include "gpu_test_util.h"
 #include "kernels/attention/block_sparse_attention.h"
 #include "kernels/attention/prepared_mha.h"
 #include "mha_test_util.h"
+#include "tests/engine/test_masks.h"
 
 namespace {
 
@@ -26,17 +26,7 @@ using stof::engine::Workload;
 using stof::kernels::ChooseMhaConfig;
 using stof::kernels::MhaKernelRequest;
 using stof::kernels::MhaRequest;
-
-Mask Pattern(const std::string& name, int64_t L) {
-  stof::engine::MaskSpec spec;
-  spec.pattern = name;
-  spec.seq_len = L;
-  auto resolved = stof::engine::Resolve(spec);
-  EXPECT_TRUE(resolved.IsOk()) << resolved.Message();
-  auto m = stof::engine::Generate(*resolved);
-  EXPECT_TRUE(m.IsOk()) << m.Message();
-  return *m;
-}
+using stof::engine::testing::PatternMask;
 
 DeviceSpec H100() {
   auto d = stof::engine::FindBuiltinDevice("h100");
@@ -69,7 +59,7 @@ TEST(MhaChoice, AutoIsAlwaysSupportedOnThePaperGrid) {
     for (int64_t L : {128, 256, 512, 1024, 2048, 4096})
       for (int64_t B : {1, 8, 16})
         for (int64_t d : {64, 128}) {
-          const Mask m = Pattern(pattern, L);
+          const Mask m = PatternMask(pattern, L);
           MhaRequest req;
           req.kernel = MhaKernelRequest::kBlockWise;
           auto c = ChooseMhaConfig(m, Shape(B, L, d), dev, req);
@@ -111,7 +101,7 @@ TEST(MhaChoice, Sm90PrefersTheHopperKernelWhereTheTileModelSaysFaster) {
        {"sliding_window", "dilated", "longformer", "bigbird", "full", "causal"})
     for (int64_t L : {128, 256, 512, 1024, 2048, 4096})
       for (int64_t d : {64, 128}) {
-        const Mask m = Pattern(pattern, L);
+        const Mask m = PatternMask(pattern, L);
         auto c = ChooseMhaConfig(m, Shape(8, L, d), dev, MhaRequest{});
         ASSERT_TRUE(c.IsOk()) << c.Message();
         auto portable = ChooseMhaConfig(m, Shape(8, L, d), sm80, MhaRequest{});
@@ -140,7 +130,7 @@ TEST(MhaChoice, Sm90PrefersTheHopperKernelWhereTheTileModelSaysFaster) {
       }
   for (const char* pattern : {"full", "causal"})
     for (int64_t d : {64, 128}) {
-      auto c = ChooseMhaConfig(Pattern(pattern, 4096), Shape(4, 4096, d), dev, MhaRequest{});
+      auto c = ChooseMhaConfig(PatternMask(pattern, 4096), Shape(4, 4096, d), dev, MhaRequest{});
       ASSERT_TRUE(c.IsOk());
       // d 64: the 64-row tile (the same rate as 128 x 128, fewer elements on causal); d 128:
       // 128 x 128.
@@ -156,7 +146,7 @@ TEST(MhaChoice, Sm90PrefersTheHopperKernelWhereTheTileModelSaysFaster) {
 TEST(MhaChoice, FallsBackWhenEq2PicksAnUnsupportedConfig) {
   DeviceSpec dev = H100();
   dev.cc_major = 8;  // the portable kernel's fallback, without the Hopper preference
-  const Mask m = Pattern("bigbird", 1024);
+  const Mask m = PatternMask("bigbird", 1024);
   const Workload w = Shape(8, 1024, 128);
   auto first = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kBlockWise, 0, 0, 0});
   ASSERT_TRUE(first.IsOk()) << first.Message();
@@ -178,7 +168,7 @@ TEST(MhaChoice, FallsBackWhenEq2PicksAnUnsupportedConfig) {
 
 TEST(MhaChoice, OverridesAreHonouredOrRefused) {
   const DeviceSpec dev = H100();
-  const Mask m = Pattern("longformer", 512);
+  const Mask m = PatternMask("longformer", 512);
   const Workload w = Shape(8, 512, 64);
   // All fixed: exactly that configuration.
   auto c = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kBlockWise, 64, 64, 4});
@@ -213,7 +203,7 @@ TEST(GpuPreparedMha, MatchesRunMha) {
   STOF_REQUIRE_GPU();
   auto backend = stof::kernels::CudaBackend::Create(0);
   ASSERT_TRUE(backend.IsOk()) << backend.Message();
-  const Mask m = Pattern("bigbird", 1000);
+  const Mask m = PatternMask("bigbird", 1000);
   const Workload prepared_for = Shape(2, 1000, 64);
   for (MhaKernelRequest k : {MhaKernelRequest::kBlockWise, MhaKernelRequest::kRowWise}) {
     auto c = ChooseMhaConfig(m, prepared_for, (*backend)->Device(), MhaRequest{k, 0, 0, 0});

@@ -74,12 +74,8 @@ void CheckAllConfigs(const Mask& mask, const Workload& w, const std::vector<MhaC
   std::vector<float> ref;
   auto rs = st::ThreadedReference(in, w, mask, ref);
   ASSERT_TRUE(rs.IsOk()) << rs.Message();
-  std::vector<uint8_t> empty_row(static_cast<size_t>(w.seq_len));
-  int64_t empty_rows = 0;
-  for (int64_t r = 0; r < w.seq_len; ++r) {
-    empty_row[static_cast<size_t>(r)] = mask.CountRow(r) == 0;
-    empty_rows += empty_row[static_cast<size_t>(r)];
-  }
+  const std::vector<uint8_t> empty_row = st::EmptyRows(mask);
+  const int64_t empty_rows = std::count(empty_row.begin(), empty_row.end(), uint8_t{1});
 
   st::DeviceMhaBuffers buf(*backend, elements);
   ASSERT_TRUE(buf.Ok()) << "device allocation failed";

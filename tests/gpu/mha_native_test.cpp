@@ -36,15 +36,8 @@ bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-Workload Shape(int64_t B, int64_t H, int64_t L, int64_t d) {
-  Workload w;
-  w.batch = B;
-  w.heads = H;
-  w.seq_len = L;
-  w.head_dim = d;
-  w.dtype = DType::kF16;
-  return w;
-}
+// B x H heads of L x d, fp16.
+Workload Shape(int64_t B, int64_t H, int64_t L, int64_t d) { return st::MhaWorkload(B, H, L, d); }
 
 // Native choice and PreparedMha for (mask, w) on the shared backend's device.
 stof::engine::Expected<std::unique_ptr<PreparedMha>> PrepareNative(const Mask& mask,
@@ -166,10 +159,7 @@ TEST(GpuNativeMhaEdge, FewerHeadsThanPrepared) {
               &prepared_for);
   auto p = PrepareNative(*mask, prepared_for);
   ASSERT_TRUE(p.IsOk()) << p.Message();
-  // Refused before any pointer is looked at.
-  auto more = (*p)->Launch(Shape(5, 6, 1024, 128), nullptr, nullptr, nullptr, nullptr, nullptr);
-  ASSERT_FALSE(more.IsOk());
-  EXPECT_TRUE(Contains(more.Message(), "workspace")) << more.Message();
+  st::ExpectRefusesMoreHeads(**p, Shape(5, 6, 1024, 128));
 }
 
 // Bad inputs come back as errors naming the field; nothing crashes.
@@ -198,8 +188,9 @@ TEST(GpuNativeMhaEdge, RefusesBadInput) {
   auto nm = NativeMha::Create(*mask, Shape(2, 3, 256, 64));
   ASSERT_FALSE(nm.IsOk());
   EXPECT_TRUE(Contains(nm.Message(), "mask")) << nm.Message();
-  auto pm = PreparedMha::Create(*mask, Shape(2, 3, 256, 64),
-                                stof::kernels::MhaChoice{.native = true});
+  stof::kernels::MhaChoice native{};
+  native.native = true;
+  auto pm = PreparedMha::Create(*mask, Shape(2, 3, 256, 64), native);
   EXPECT_FALSE(pm.IsOk());
 
   // A workspace that cannot be had: the message names its size.
@@ -220,14 +211,7 @@ TEST(GpuNativeMhaEdge, RefusesBadInput) {
   const int64_t elements = w.batch * w.heads * w.seq_len * w.head_dim;
   st::DeviceMhaBuffers buf(*backend, elements);
   ASSERT_TRUE(buf.Ok());
-  auto l = (*ok)->Launch(Shape(2, 3, 64, 64), buf.Q(), buf.K(), buf.V(), buf.O(), nullptr);
-  EXPECT_FALSE(l.IsOk());
-  EXPECT_TRUE(Contains(l.Message(), "L = 128")) << l.Message();
-  auto d = (*ok)->Launch(Shape(2, 3, 128, 128), buf.Q(), buf.K(), buf.V(), buf.O(), nullptr);
-  EXPECT_FALSE(d.IsOk());
-  auto null = (*ok)->Launch(w, nullptr, buf.K(), buf.V(), buf.O(), nullptr);
-  EXPECT_FALSE(null.IsOk());
-  EXPECT_TRUE(Contains(null.Message(), "null")) << null.Message();
+  st::ExpectLaunchRefusals(**ok, w, buf);  // L 64, d 128, null q
   ASSERT_TRUE(backend->Synchronize().IsOk());
 }
 

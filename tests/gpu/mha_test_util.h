@@ -1,26 +1,23 @@
 // Shared by the MHA GPU tests (mha_correctness_test.cpp, mha_dispatch_test.cpp,
-// mha_choice_test.cpp, mha_native_test.cpp): one CudaBackend per test binary, the test masks by
-// name, device buffers owned by a CudaBackend, one poisoned run checked against the reference,
-// plus the host-side checking of kernels/util/mha_check.h (fp16 conversion, seeded inputs,
-// threaded reference, the error metric) under short names.
+// mha_choice_test.cpp, mha_native_test.cpp, recomposed_attention_test.cpp,
+// hopper_attention_test.cpp): the test masks by name, an fp16 workload by shape, q, k, v and o
+// on the device (DeviceMhaBuffers, over device_buffer.h), one poisoned run checked against the
+// reference, the launch refusals every prepared plan shares, plus the host-side checking of
+// kernels/util/mha_check.h (seeded inputs, threaded reference, the error metric) under short
+// names.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <bit>
-#include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <functional>
-#include <memory>
 #include <ostream>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "device_buffer.h"
 #include "engine/core/workload.h"
-#include "engine/cpu/reference.h"
 #include "engine/mask/mask.h"
 #include "engine/mask/mask_spec.h"
 #include "kernels/cuda_backend.h"
@@ -31,8 +28,6 @@ namespace stof::testing {
 
 using kernels::CompareMha;
 using kernels::EmptyRows;
-using kernels::FloatToHalf;
-using kernels::HalfToFloat;
 using kernels::kMhaRowFloor;
 using kernels::kMhaTolerance;
 using kernels::MhaError;
@@ -40,16 +35,6 @@ using kernels::MhaInputs;
 using kernels::RandomInputs;
 using kernels::SplitMix64;
 using kernels::ThreadedReference;
-
-// One backend for the whole binary (so its layout cache is exercised across tests too); null
-// when no GPU is usable.
-inline kernels::CudaBackend* SharedBackend() {
-  static std::unique_ptr<kernels::CudaBackend> backend = [] {
-    auto b = kernels::CudaBackend::Create(0);
-    return b.IsOk() ? std::move(*b) : nullptr;
-  }();
-  return backend.get();
-}
 
 // Each element attended with probability p (seeded): scattered columns, and at small L rows
 // with nothing attended.
@@ -97,38 +82,39 @@ inline engine::Expected<engine::Mask> MakeMask(const std::string& name, int64_t 
   return engine::Generate(s);
 }
 
-// q, k, v, o on the device of a CudaBackend, freed on destruction.
+// An fp16 workload of B x H heads of L x d (Workload's fields are batch, seq_len, heads,
+// head_dim, dtype).
+inline engine::Workload MhaWorkload(int64_t batch, int64_t heads, int64_t seq_len,
+                                    int64_t head_dim) {
+  return engine::Workload{batch, seq_len, heads, head_dim, engine::DType::kF16};
+}
+
+// q, k, v, o of `elements` fp16 values each on the device of a CudaBackend, freed on
+// destruction.
 class DeviceMhaBuffers {
  public:
   DeviceMhaBuffers(kernels::CudaBackend& backend, int64_t elements)
-      : m_backend(backend), m_bytes(static_cast<size_t>(elements) * 2) {
-    for (void*& p : m_ptr) {
-      auto a = backend.Allocate(m_bytes);
-      p = a.IsOk() ? *a : nullptr;
-    }
-  }
-  ~DeviceMhaBuffers() {
-    for (void* p : m_ptr) m_backend.Free(p);
-  }
-  DeviceMhaBuffers(const DeviceMhaBuffers&) = delete;
-  DeviceMhaBuffers& operator=(const DeviceMhaBuffers&) = delete;
+      : m_bytes(static_cast<size_t>(elements) * 2),
+        m_q(m_bytes, &backend),
+        m_k(m_bytes, &backend),
+        m_v(m_bytes, &backend),
+        m_o(m_bytes, &backend) {}
 
-  bool Ok() const { return m_ptr[0] && m_ptr[1] && m_ptr[2] && m_ptr[3]; }
+  bool Ok() const { return m_q.Ok() && m_k.Ok() && m_v.Ok() && m_o.Ok(); }
   engine::Status Upload(const MhaInputs& in) {
-    STOF_RETURN_IF_ERROR(m_backend.CopyToDevice(m_ptr[0], in.q.data(), m_bytes));
-    STOF_RETURN_IF_ERROR(m_backend.CopyToDevice(m_ptr[1], in.k.data(), m_bytes));
-    return m_backend.CopyToDevice(m_ptr[2], in.v.data(), m_bytes);
+    STOF_RETURN_IF_ERROR(m_q.Upload(in.q));
+    STOF_RETURN_IF_ERROR(m_k.Upload(in.k));
+    return m_v.Upload(in.v);
   }
-  void* Q() const { return m_ptr[0]; }
-  void* K() const { return m_ptr[1]; }
-  void* V() const { return m_ptr[2]; }
-  void* O() const { return m_ptr[3]; }
+  void* Q() const { return m_q.Ptr(); }
+  void* K() const { return m_k.Ptr(); }
+  void* V() const { return m_v.Ptr(); }
+  void* O() const { return m_o.Ptr(); }
   size_t Bytes() const { return m_bytes; }
 
  private:
-  kernels::CudaBackend& m_backend;
   size_t m_bytes;
-  void* m_ptr[4] = {nullptr, nullptr, nullptr, nullptr};
+  DeviceBuffer m_q, m_k, m_v, m_o;
 };
 
 // A parameterised case of the MHA correctness matrices, printed and named readably in gtest and
@@ -168,7 +154,7 @@ inline void CheckMhaRun(kernels::CudaBackend& backend, const DeviceMhaBuffers& b
   ASSERT_TRUE(bad.IsOk()) << bad.Message();
   EXPECT_EQ(*bad, 0) << "non-finite or unwritten outputs";
   std::vector<uint16_t> out(static_cast<size_t>(elements));
-  ASSERT_TRUE(backend.CopyToHost(out.data(), buf.O(), buf.Bytes()).IsOk());
+  ASSERT_TRUE(backend.CopyToHost(out.data(), buf.O(), out.size() * 2).IsOk());
   const MhaError e = CompareMha(out, ref, w, empty_row);
   EXPECT_LT(e.row_err, kMhaTolerance)
       << "worst row " << e.worst_row << " (query " << e.worst_row % w.seq_len << ", bh "
@@ -176,6 +162,35 @@ inline void CheckMhaRun(kernels::CudaBackend& backend, const DeviceMhaBuffers& b
       << e.worst_ref << "; global error " << e.global_err;
   EXPECT_EQ(e.nonzero_empty_rows, 0) << "rows with nothing attended must be exactly zero";
   if (error) *error = e;
+}
+
+// A plan (PreparedMha, NativeMha, RecomposedMha) prepared for fewer batch x heads than `more`
+// refuses to launch it, naming its workspace, before it looks at a pointer.
+template <class Plan>
+void ExpectRefusesMoreHeads(const Plan& plan, const engine::Workload& more) {
+  auto s = plan.Launch(more, nullptr, nullptr, nullptr, nullptr, nullptr);
+  EXPECT_FALSE(s.IsOk()) << "a launch with more heads than prepared was accepted";
+  EXPECT_NE(s.Message().find("workspace"), std::string::npos) << s.Message();
+}
+
+// The launch refusals every plan shares, on a plan prepared for `w` with buffers of w's size:
+// half w's sequence length (the message names the prepared L), twice its head_dim, a null q.
+template <class Plan>
+void ExpectLaunchRefusals(const Plan& plan, const engine::Workload& w,
+                          const DeviceMhaBuffers& buf) {
+  engine::Workload shorter = w;
+  shorter.seq_len = w.seq_len / 2;
+  auto l = plan.Launch(shorter, buf.Q(), buf.K(), buf.V(), buf.O(), nullptr);
+  EXPECT_FALSE(l.IsOk()) << "another L was accepted";
+  EXPECT_NE(l.Message().find("L = " + std::to_string(w.seq_len)), std::string::npos)
+      << l.Message();
+  engine::Workload wider = w;
+  wider.head_dim = w.head_dim * 2;
+  EXPECT_FALSE(plan.Launch(wider, buf.Q(), buf.K(), buf.V(), buf.O(), nullptr).IsOk())
+      << "another head_dim was accepted";
+  auto null = plan.Launch(w, nullptr, buf.K(), buf.V(), buf.O(), nullptr);
+  EXPECT_FALSE(null.IsOk()) << "a null q was accepted";
+  EXPECT_NE(null.Message().find("null"), std::string::npos) << null.Message();
 }
 
 }  // namespace stof::testing

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "device_buffer.h"
 #include "engine/cpu/reference.h"
 #include "gpu_test_util.h"
 #include "kernels/norm/norm_kernels.h"
@@ -108,7 +109,7 @@ void RunNorm(const NormCase& c, const NormParams& params, uint64_t seed) {
                                    c.cols, eps);
   }
 
-  st::DeviceBuf dx(x.Bytes() + c.misalign), dbias(bias.Bytes()), dres(residual.Bytes()),
+  st::DeviceBuffer dx(x.Bytes() + c.misalign), dbias(bias.Bytes()), dres(residual.Bytes()),
       dgamma(gamma.Bytes()), dbeta(beta.Bytes()), dout(x.Bytes() + c.misalign + kGuardBytes),
       dsum(c.sum_out == 1 ? x.Bytes() : 0);
   ASSERT_TRUE(dx.Ok() && dbias.Ok() && dres.Ok() && dgamma.Ok() && dbeta.Ok() && dout.Ok() &&
@@ -163,13 +164,8 @@ TEST(GpuNorm, MatchesReferenceAllShapes) {
   uint64_t seed = 1;
   for (bool ln : {true, false})
     for (int64_t cols : kCols)
-      for (int64_t rows : {1, 3, 257, 4096}) {
-        NormCase c;
-        c.rows = rows;
-        c.cols = cols;
-        c.layer_norm = ln;
-        RunNormDefault(c, seed++);
-      }
+      for (int64_t rows : {1, 3, 257, 4096})
+        RunNormDefault({.rows = rows, .cols = cols, .layer_norm = ln}, seed++);
 }
 
 // The tuner may pick any supported setting: each must be correct. rows 333 leaves the last
@@ -183,11 +179,7 @@ TEST(GpuNorm, EverySupportedParams) {
     for (const NormParams& p : all)
       for (bool ln : {true, false}) {
         if (!ln && cols != 768) continue;  // RMSNorm at every setting for 768 only
-        NormCase c;
-        c.rows = 333;
-        c.cols = cols;
-        c.layer_norm = ln;
-        RunNorm(c, p, seed++);
+        RunNorm({.rows = 333, .cols = cols, .layer_norm = ln}, p, seed++);
       }
   }
 }
@@ -198,15 +190,10 @@ TEST(GpuNorm, OptionalInputs) {
   for (int64_t cols : {768, 1001})
     for (bool ln : {true, false})
       for (bool bias : {false, true})
-        for (bool res : {false, true}) {
-          NormCase c;
-          c.rows = 129;
-          c.cols = cols;
-          c.layer_norm = ln;
-          c.bias = bias;
-          c.residual = res;
-          RunNormDefault(c, seed++);
-        }
+        for (bool res : {false, true})
+          RunNormDefault(
+              {.rows = 129, .cols = cols, .layer_norm = ln, .bias = bias, .residual = res},
+              seed++);
 }
 
 // sum_out (GPT-2's residual stream) in its own buffer and over residual, with and without bias,
@@ -217,29 +204,18 @@ TEST(GpuNorm, SumOut) {
   for (int64_t cols : {768, 1001})
     for (int mode : {1, 2})
       for (bool bias : {false, true})
-        for (bool in_place : {false, true}) {
-          NormCase c;
-          c.rows = 100;
-          c.cols = cols;
-          c.bias = bias;
-          c.in_place = in_place;
-          c.sum_out = mode;
-          RunNormDefault(c, seed++);
-        }
+        for (bool in_place : {false, true})
+          RunNormDefault(
+              {.rows = 100, .cols = cols, .bias = bias, .in_place = in_place, .sum_out = mode},
+              seed++);
 }
 
 TEST(GpuNorm, InPlace) {
   STOF_REQUIRE_GPU();
   uint64_t seed = 400;
   for (int64_t cols : {768, 1001, 4096})
-    for (bool ln : {true, false}) {
-      NormCase c;
-      c.rows = 300;
-      c.cols = cols;
-      c.layer_norm = ln;
-      c.in_place = true;
-      RunNormDefault(c, seed++);
-    }
+    for (bool ln : {true, false})
+      RunNormDefault({.rows = 300, .cols = cols, .layer_norm = ln, .in_place = true}, seed++);
 }
 
 // x and out 2 bytes off 16-byte alignment: cols % 8 == 0 but the kernel must take the scalar
@@ -248,14 +224,8 @@ TEST(GpuNorm, UnalignedPointersTakeScalarPath) {
   STOF_REQUIRE_GPU();
   uint64_t seed = 500;
   for (int64_t cols : {512, 768})
-    for (bool in_place : {false, true}) {
-      NormCase c;
-      c.rows = 77;
-      c.cols = cols;
-      c.misalign = 2;
-      c.in_place = in_place;
-      RunNormDefault(c, seed++);
-    }
+    for (bool in_place : {false, true})
+      RunNormDefault({.rows = 77, .cols = cols, .in_place = in_place, .misalign = 2}, seed++);
 }
 
 // Rows longer than the common hidden sizes, up to the limit, vector and scalar.
@@ -263,13 +233,8 @@ TEST(GpuNorm, LongRows) {
   STOF_REQUIRE_GPU();
   uint64_t seed = 600;
   for (int64_t cols : {int64_t{8192}, int64_t{12345}, kNormMaxCols})
-    for (bool ln : {true, false}) {
-      NormCase c;
-      c.rows = 65;
-      c.cols = cols;
-      c.layer_norm = ln;
-      RunNormDefault(c, seed++);
-    }
+    for (bool ln : {true, false})
+      RunNormDefault({.rows = 65, .cols = cols, .layer_norm = ln}, seed++);
 }
 
 // Zero variance: LayerNorm gives beta (the fp32 sum of equal fp16 values is exact and the mean
@@ -278,14 +243,9 @@ TEST(GpuNorm, LongRows) {
 TEST(GpuNorm, ConstantRows) {
   STOF_REQUIRE_GPU();
   for (int64_t cols : {768, 1001})
-    for (bool ln : {true, false}) {
-      NormCase c;
-      c.rows = 40;
-      c.cols = cols;
-      c.layer_norm = ln;
-      c.constant_rows = true;
-      RunNormDefault(c, 700 + cols + ln);
-    }
+    for (bool ln : {true, false})
+      RunNormDefault({.rows = 40, .cols = cols, .layer_norm = ln, .constant_rows = true},
+                     700 + cols + ln);
 }
 
 // ---- host only (no GPU needed) ----

@@ -50,15 +50,8 @@ bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-Workload Shape(int64_t B, int64_t H, int64_t L, int64_t d) {
-  Workload w;
-  w.batch = B;
-  w.heads = H;
-  w.seq_len = L;
-  w.head_dim = d;
-  w.dtype = DType::kF16;
-  return w;
-}
+// B x H heads of L x d, fp16.
+Workload Shape(int64_t B, int64_t H, int64_t L, int64_t d) { return st::MhaWorkload(B, H, L, d); }
 
 std::string ParamText(RecomposeVariant v, const RecomposeParams& p) {
   return std::string(stof::kernels::RecomposeVariantName(v)) + " T" + std::to_string(p.sub_len) +
@@ -205,9 +198,7 @@ TEST(GpuRecomposedMhaEdge, FewerHeadsThanPrepared) {
                  &prepared_for);
     auto r = RecomposedMha::Create(*mask, prepared_for, v, RecomposeParams{});
     ASSERT_TRUE(r.IsOk()) << r.Message();
-    auto more = (*r)->Launch(Shape(5, 6, 1024, 128), nullptr, nullptr, nullptr, nullptr, nullptr);
-    ASSERT_FALSE(more.IsOk());
-    EXPECT_TRUE(Contains(more.Message(), "workspace")) << more.Message();
+    st::ExpectRefusesMoreHeads(**r, Shape(5, 6, 1024, 128));
   }
 }
 
@@ -457,14 +448,7 @@ TEST(GpuRecomposedMhaEdge, RefusesBadInput) {
     const Workload w = Shape(2, 3, 128, 64);
     st::DeviceMhaBuffers buf(*backend, w.batch * w.heads * w.seq_len * w.head_dim);
     ASSERT_TRUE(buf.Ok());
-    auto l = (*ok)->Launch(Shape(2, 3, 64, 64), buf.Q(), buf.K(), buf.V(), buf.O(), nullptr);
-    ASSERT_FALSE(l.IsOk());
-    EXPECT_TRUE(Contains(l.Message(), "L = 128")) << l.Message();
-    auto d = (*ok)->Launch(Shape(2, 3, 128, 128), buf.Q(), buf.K(), buf.V(), buf.O(), nullptr);
-    EXPECT_FALSE(d.IsOk());
-    auto null = (*ok)->Launch(w, nullptr, buf.K(), buf.V(), buf.O(), nullptr);
-    ASSERT_FALSE(null.IsOk());
-    EXPECT_TRUE(Contains(null.Message(), "null")) << null.Message();
+    st::ExpectLaunchRefusals(**ok, w, buf);  // L 64, d 128, null q
     auto odd = (*ok)->Launch(w, static_cast<char*>(buf.Q()) + 2, buf.K(), buf.V(), buf.O(),
                              nullptr);
     ASSERT_FALSE(odd.IsOk());

@@ -10,8 +10,10 @@
 
 #include "profiler/profile_export.h"
 #include "profiler/profiler.h"
+#include "tests/profiler/unavailable_profile.h"
 
 namespace sp = stof::profiler;
+namespace st = stof::testing;
 using stof::engine::Status;
 
 namespace {
@@ -27,36 +29,22 @@ TEST(CuptiProfilerFallback, NoGpuIsAResultNotACrash) {
   if (HaveGpu()) GTEST_SKIP() << "a GPU is present; tests/gpu covers the measuring paths";
   auto p = sp::CreateProfiler();
   ASSERT_EQ(p->Name(), "cupti");
-  int calls = 0;
   sp::MeasureOptions o;
   o.label = "copy";
   o.min_bytes = 1e9;
   o.peak_dram_bytes_per_s = 1e12;
-  auto r = p->Measure(
-      [&](void*) {
-        ++calls;
-        return Status::Ok();
-      },
-      o);
-  ASSERT_TRUE(r.IsOk()) << r.Message();
-  EXPECT_EQ(calls, 0);
-  EXPECT_EQ(r->profiler, "cupti");
-  EXPECT_FALSE(r->availability.events);
-  EXPECT_FALSE(r->availability.activity);
-  EXPECT_FALSE(r->availability.range);
-  EXPECT_EQ(r->availability.events_why_not.rfind("no GPU: ", 0), 0u) << r->availability.events_why_not;
-  EXPECT_EQ(r->availability.activity_why_not, r->availability.events_why_not);
-  EXPECT_EQ(r->availability.range_why_not, r->availability.events_why_not);
-  EXPECT_FALSE(r->summary.latency_us.has_value());
-  EXPECT_DOUBLE_EQ(*r->summary.floor_us, 1000.0);
+  sp::ProfileResult r;
+  ASSERT_NO_FATAL_FAILURE(st::MeasureNothing(*p, o, &r));
+  EXPECT_EQ(r.profiler, "cupti");
+  EXPECT_EQ(r.availability.events_why_not.rfind("no GPU: ", 0), 0u)
+      << r.availability.events_why_not;
+  EXPECT_DOUBLE_EQ(*r.summary.floor_us, 1000.0);
   // The result exports and reads back like any other.
-  auto back = sp::ProfileFromJson(sp::ProfileToJson(*r));
-  ASSERT_TRUE(back.IsOk()) << back.Message();
-  EXPECT_TRUE(*back == *r);
+  st::ExpectJsonRoundTrip(r);
   // A second call is just as calm (no sticky CUDA state).
   auto again = p->Measure([](void*) { return Status::Ok(); }, o);
   ASSERT_TRUE(again.IsOk());
-  EXPECT_EQ(again->availability.events_why_not, r->availability.events_why_not);
+  EXPECT_EQ(again->availability.events_why_not, r.availability.events_why_not);
 }
 
 TEST(CuptiProfilerFallback, ForcedUnavailabilityNamesItsCause) {

@@ -5,42 +5,29 @@
 
 #include "profiler/profile_export.h"
 #include "profiler/profiler.h"
+#include "tests/profiler/unavailable_profile.h"
 
 namespace sp = stof::profiler;
+namespace st = stof::testing;
 
 TEST(NullProfiler, ReportsEverythingUnavailable) {
   auto p = sp::CreateNullProfiler();
   EXPECT_EQ(p->Name(), "null");
-  int calls = 0;
   sp::MeasureOptions o;
   o.label = "nothing";
   o.flop_count = 100;
   o.peak_flops_per_s = 1e3;
-  auto r = p->Measure(
-      [&](void*) {
-        ++calls;
-        return stof::engine::Status::Ok();
-      },
-      o);
-  ASSERT_TRUE(r.IsOk()) << r.Message();
-  EXPECT_EQ(calls, 0);
-  EXPECT_EQ(r->profiler, "null");
-  EXPECT_EQ(r->label, "nothing");
-  EXPECT_FALSE(r->availability.events);
-  EXPECT_FALSE(r->availability.activity);
-  EXPECT_FALSE(r->availability.range);
-  EXPECT_EQ(r->availability.events_why_not, "this build has no CUDA (STOF_CUDA=OFF)");
-  EXPECT_EQ(r->availability.activity_why_not, r->availability.events_why_not);
-  EXPECT_EQ(r->availability.range_why_not, r->availability.events_why_not);
-  EXPECT_EQ(r->options.metrics, sp::DefaultMetricNames());
-  EXPECT_TRUE(r->kernels.empty());
-  EXPECT_TRUE(r->ranges.empty());
-  EXPECT_FALSE(r->summary.latency_us.has_value());
-  EXPECT_DOUBLE_EQ(*r->summary.floor_us, 0.1 * 1e6);
+  sp::ProfileResult r;
+  ASSERT_NO_FATAL_FAILURE(st::MeasureNothing(*p, o, &r));
+  EXPECT_EQ(r.profiler, "null");
+  EXPECT_EQ(r.label, "nothing");
+  EXPECT_EQ(r.availability.events_why_not, "this build has no CUDA (STOF_CUDA=OFF)");
+  EXPECT_EQ(r.options.metrics, sp::DefaultMetricNames());
+  EXPECT_TRUE(r.kernels.empty());
+  EXPECT_TRUE(r.ranges.empty());
+  EXPECT_DOUBLE_EQ(*r.summary.floor_us, 0.1 * 1e6);
   // It exports like any result.
-  auto back = sp::ProfileFromJson(sp::ProfileToJson(*r));
-  ASSERT_TRUE(back.IsOk()) << back.Message();
-  EXPECT_TRUE(*back == *r);
+  st::ExpectJsonRoundTrip(r);
 }
 
 TEST(NullProfiler, CustomReason) {
