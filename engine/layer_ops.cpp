@@ -3,26 +3,36 @@
 #include "engine/layer_ops.h"
 
 #include <sstream>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 namespace stof::engine {
 
 namespace {
 
-Status Positive(const std::string& what, const char* field, int64_t v) {
-  if (v < 1)
-    return MakeError(what + ": " + field + ": must be at least 1, got " + std::to_string(v));
+// The first of `fields` (in order) that is < 1, null, or not a valid stride, named.
+Status Positive(const std::string& what,
+                std::initializer_list<std::pair<const char*, int64_t>> fields) {
+  for (const auto& [field, v] : fields)
+    if (v < 1)
+      return MakeError(what + ": " + field + ": must be at least 1, got " + std::to_string(v));
   return Status::Ok();
 }
 
-Status Set(const std::string& what, const char* field, const void* p) {
-  if (p == nullptr) return MakeError(what + ": " + field + ": must not be null");
+Status Set(const std::string& what,
+           std::initializer_list<std::pair<const char*, const void*>> fields) {
+  for (const auto& [field, p] : fields)
+    if (p == nullptr) return MakeError(what + ": " + field + ": must not be null");
   return Status::Ok();
 }
 
-Status StrideOk(const std::string& what, const char* field, int64_t v) {
-  if (v < -1) return MakeError(what + ": " + field + ": expected -1 (packed), 0 (shared) or a "
-                               "positive element count, got " + std::to_string(v));
+Status StrideOk(const std::string& what,
+                std::initializer_list<std::pair<const char*, int64_t>> fields) {
+  for (const auto& [field, v] : fields)
+    if (v < -1)
+      return MakeError(what + ": " + field + ": expected -1 (packed), 0 (shared) or a "
+                       "positive element count, got " + std::to_string(v));
   return Status::Ok();
 }
 
@@ -49,12 +59,8 @@ const char* ScoreOpName(ScoreOp op) {
 
 Status ValidateGemmCall(const GemmCall& c) {
   const std::string w = "gemm call";
-  STOF_RETURN_IF_ERROR(Positive(w, "m", c.m));
-  STOF_RETURN_IF_ERROR(Positive(w, "n", c.n));
-  STOF_RETURN_IF_ERROR(Positive(w, "k", c.k));
-  STOF_RETURN_IF_ERROR(Set(w, "a", c.a));
-  STOF_RETURN_IF_ERROR(Set(w, "w", c.w));
-  STOF_RETURN_IF_ERROR(Set(w, "out", c.out));
+  STOF_RETURN_IF_ERROR(Positive(w, {{"m", c.m}, {"n", c.n}, {"k", c.k}}));
+  STOF_RETURN_IF_ERROR(Set(w, {{"a", c.a}, {"w", c.w}, {"out", c.out}}));
   if (c.act != Activation::kNone && c.residual != nullptr)
     return MakeError(w + ": act: an activation together with a residual is not supported "
                      "(the residual would be added before the activation)");
@@ -63,70 +69,50 @@ Status ValidateGemmCall(const GemmCall& c) {
 
 Status ValidateBatchedGemmCall(const BatchedGemmCall& c) {
   const std::string w = "batched gemm call";
-  STOF_RETURN_IF_ERROR(Positive(w, "batch", c.batch));
-  STOF_RETURN_IF_ERROR(Positive(w, "m", c.m));
-  STOF_RETURN_IF_ERROR(Positive(w, "n", c.n));
-  STOF_RETURN_IF_ERROR(Positive(w, "k", c.k));
-  STOF_RETURN_IF_ERROR(Set(w, "a", c.a));
-  STOF_RETURN_IF_ERROR(Set(w, "b", c.b));
-  return Set(w, "c", c.c);
+  STOF_RETURN_IF_ERROR(Positive(w, {{"batch", c.batch}, {"m", c.m}, {"n", c.n}, {"k", c.k}}));
+  return Set(w, {{"a", c.a}, {"b", c.b}, {"c", c.c}});
 }
 
 Status ValidateEpilogueCall(const EpilogueCall& c) {
   const std::string w = "epilogue call";
-  STOF_RETURN_IF_ERROR(Positive(w, "rows", c.rows));
-  STOF_RETURN_IF_ERROR(Positive(w, "cols", c.cols));
-  STOF_RETURN_IF_ERROR(Set(w, "x", c.x));
-  return Set(w, "out", c.out);
+  STOF_RETURN_IF_ERROR(Positive(w, {{"rows", c.rows}, {"cols", c.cols}}));
+  return Set(w, {{"x", c.x}, {"out", c.out}});
 }
 
 Status ValidateNormCall(const NormCall& c) {
   const std::string w = "norm call";
-  STOF_RETURN_IF_ERROR(Positive(w, "rows", c.rows));
-  STOF_RETURN_IF_ERROR(Positive(w, "cols", c.cols));
-  STOF_RETURN_IF_ERROR(Set(w, "x", c.x));
-  STOF_RETURN_IF_ERROR(Set(w, "gamma", c.gamma));
+  STOF_RETURN_IF_ERROR(Positive(w, {{"rows", c.rows}, {"cols", c.cols}}));
+  STOF_RETURN_IF_ERROR(Set(w, {{"x", c.x}, {"gamma", c.gamma}}));
   if (!(c.eps >= 0.0f)) return MakeError(w + ": eps: must be >= 0");
-  return Set(w, "out", c.out);
+  return Set(w, {{"out", c.out}});
 }
 
 Status ValidateGemmNormCall(const GemmNormCall& c) {
   const std::string w = "gemm_norm call";
-  STOF_RETURN_IF_ERROR(Positive(w, "m", c.m));
-  STOF_RETURN_IF_ERROR(Positive(w, "n", c.n));
-  STOF_RETURN_IF_ERROR(Positive(w, "k", c.k));
-  STOF_RETURN_IF_ERROR(Set(w, "a", c.a));
-  STOF_RETURN_IF_ERROR(Set(w, "w", c.w));
-  STOF_RETURN_IF_ERROR(Set(w, "gamma", c.gamma));
+  STOF_RETURN_IF_ERROR(Positive(w, {{"m", c.m}, {"n", c.n}, {"k", c.k}}));
+  STOF_RETURN_IF_ERROR(Set(w, {{"a", c.a}, {"w", c.w}, {"gamma", c.gamma}}));
   if (!(c.eps >= 0.0f)) return MakeError(w + ": eps: must be >= 0");
-  return Set(w, "out", c.out);
+  return Set(w, {{"out", c.out}});
 }
 
 Status ValidateGemmChainCall(const GemmChainCall& c) {
   const std::string w = "gemm_chain call";
-  STOF_RETURN_IF_ERROR(Positive(w, "batch", c.batch));
-  STOF_RETURN_IF_ERROR(Positive(w, "m", c.m));
-  STOF_RETURN_IF_ERROR(Positive(w, "n", c.n));
-  STOF_RETURN_IF_ERROR(Positive(w, "k", c.k));
-  STOF_RETURN_IF_ERROR(Positive(w, "h", c.h));
-  STOF_RETURN_IF_ERROR(Set(w, "a", c.a));
-  STOF_RETURN_IF_ERROR(Set(w, "b", c.b));
-  STOF_RETURN_IF_ERROR(Set(w, "d", c.d));
-  STOF_RETURN_IF_ERROR(StrideOk(w, "stride_a", c.stride_a));
-  STOF_RETURN_IF_ERROR(StrideOk(w, "stride_b", c.stride_b));
-  STOF_RETURN_IF_ERROR(StrideOk(w, "stride_d", c.stride_d));
-  STOF_RETURN_IF_ERROR(StrideOk(w, "stride_e", c.stride_e));
+  STOF_RETURN_IF_ERROR(
+      Positive(w, {{"batch", c.batch}, {"m", c.m}, {"n", c.n}, {"k", c.k}, {"h", c.h}}));
+  STOF_RETURN_IF_ERROR(Set(w, {{"a", c.a}, {"b", c.b}, {"d", c.d}}));
+  STOF_RETURN_IF_ERROR(StrideOk(w, {{"stride_a", c.stride_a},
+                                    {"stride_b", c.stride_b},
+                                    {"stride_d", c.stride_d},
+                                    {"stride_e", c.stride_e}}));
   if (c.stride_e == 0 && c.batch > 1)
     return MakeError(w + ": stride_e: batches cannot share the output");
-  return Set(w, "e", c.e);
+  return Set(w, {{"e", c.e}});
 }
 
 Status ValidateScoresCall(const ScoresCall& c) {
   const std::string w = std::string("scores call (") + ScoreOpName(c.op) + ")";
-  STOF_RETURN_IF_ERROR(Positive(w, "bh", c.bh));
-  STOF_RETURN_IF_ERROR(Positive(w, "seq_len", c.seq_len));
-  STOF_RETURN_IF_ERROR(Set(w, "x", c.x));
-  STOF_RETURN_IF_ERROR(Set(w, "out", c.out));
+  STOF_RETURN_IF_ERROR(Positive(w, {{"bh", c.bh}, {"seq_len", c.seq_len}}));
+  STOF_RETURN_IF_ERROR(Set(w, {{"x", c.x}, {"out", c.out}}));
   if (c.op == ScoreOp::kMask || c.op == ScoreOp::kScaleMaskSoftmax) {
     if (c.mask == nullptr) return MakeError(w + ": mask: must not be null");
     if (c.mask->Rows() != c.seq_len || c.mask->Cols() != c.seq_len)
@@ -139,12 +125,11 @@ Status ValidateScoresCall(const ScoresCall& c) {
 
 Status ValidateHeadsCall(const HeadsCall& c) {
   const std::string w = c.split ? "split heads call" : "merge heads call";
-  STOF_RETURN_IF_ERROR(Positive(w, "batch", c.batch));
-  STOF_RETURN_IF_ERROR(Positive(w, "seq_len", c.seq_len));
-  STOF_RETURN_IF_ERROR(Positive(w, "heads", c.heads));
-  STOF_RETURN_IF_ERROR(Positive(w, "head_dim", c.head_dim));
-  STOF_RETURN_IF_ERROR(Set(w, "src", c.src));
-  STOF_RETURN_IF_ERROR(Set(w, "dst", c.dst));
+  STOF_RETURN_IF_ERROR(Positive(w, {{"batch", c.batch},
+                                    {"seq_len", c.seq_len},
+                                    {"heads", c.heads},
+                                    {"head_dim", c.head_dim}}));
+  STOF_RETURN_IF_ERROR(Set(w, {{"src", c.src}, {"dst", c.dst}}));
   if (c.split) {
     if (c.col_offset < 0)
       return MakeError(w + ": col_offset: must be >= 0, got " + std::to_string(c.col_offset));
