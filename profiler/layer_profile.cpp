@@ -295,9 +295,8 @@ engine::Expected<LayerProfile> LoadLayerProfile(const std::string& path) {
   std::stringstream text;
   text << f.rdbuf();
   if (f.bad()) return engine::MakeError(path + ": read failed");
-  auto j = engine::ParseJson(text.str(), path);
-  if (!j.IsOk()) return j.ToStatus();
-  return LayerProfileFromJson(*j, path);
+  STOF_ASSIGN_OR_RETURN(auto j, engine::ParseJson(text.str(), path));
+  return LayerProfileFromJson(j, path);
 }
 
 engine::Expected<LayerProfile> LayerProfileFromPlan(const engine::Plan& plan,

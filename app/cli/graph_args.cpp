@@ -43,9 +43,8 @@ engine::Expected<engine::OpGraph> BuildGraph(const GraphArgs& a) {
   }
   if (!a.config.empty()) {
     const engine::ModelFamily* fallback = preset ? &preset->family : nullptr;
-    auto cfg = engine::LoadModelConfig(a.config, fallback);
-    if (!cfg.IsOk()) return cfg.ToStatus();
-    r.model = *cfg;
+    STOF_ASSIGN_OR_RETURN(auto cfg, engine::LoadModelConfig(a.config, fallback));
+    r.model = cfg;
   } else if (preset) {
     r.model = *preset;
   } else {
@@ -70,9 +69,8 @@ engine::Expected<engine::FusionScheme> ParseScheme(const std::string& text,
                                                    const engine::OpGraph& g) {
   std::string code = text;
   if (text.find(':') != std::string::npos) {
-    auto bits = engine::HexToCode(text, "--scheme");
-    if (!bits.IsOk()) return bits.ToStatus();
-    code = *bits;
+    STOF_ASSIGN_OR_RETURN(auto bits, engine::HexToCode(text, "--scheme"));
+    code = bits;
   }
   return engine::FusionScheme::FromCode(code, g, "--scheme");
 }

@@ -75,11 +75,10 @@ void SetAtomicFileHooksForTesting(const AtomicFileHooks& hooks) {
 
 Expected<AtomicFile> AtomicFile::Create(const std::string& path) {
   if (path.empty()) return MakeError("cannot write a file with an empty name");
-  auto target = ResolveTarget(path);
-  if (!target.IsOk()) return target.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto target, ResolveTarget(path));
   AtomicFile f;
   f.m_path = path;
-  f.m_target = std::move(*target);
+  f.m_target = std::move(target);
   if (BaseName(f.m_target).empty()) return MakeError(path + ": is a directory, not a file name");
 
   struct stat st {};
@@ -200,10 +199,9 @@ Status AtomicFile::Commit(FileIdentity* written) {
 }
 
 Status WriteFileAtomic(const std::string& path, std::string_view bytes, FileIdentity* written) {
-  auto f = AtomicFile::Create(path);
-  if (!f.IsOk()) return f.ToStatus();
-  STOF_RETURN_IF_ERROR(f->Write(bytes));
-  return f->Commit(written);
+  STOF_ASSIGN_OR_RETURN(auto f, AtomicFile::Create(path));
+  STOF_RETURN_IF_ERROR(f.Write(bytes));
+  return f.Commit(written);
 }
 
 }  // namespace stof::engine

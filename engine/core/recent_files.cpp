@@ -44,10 +44,9 @@ std::string RecentFilesToJson(const std::vector<std::string>& list) {
 Expected<std::vector<std::string>> ParseRecentFiles(const std::string& text, const std::string& name,
                                                     size_t max) {
   const std::string prefix = name.empty() ? "" : name + ": ";
-  auto parsed = ParseJson(text, name);
-  if (!parsed.IsOk()) return parsed.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto parsed, ParseJson(text, name));
   try {
-    const json_read::Json& j = *parsed;
+    const json_read::Json& j = parsed;
     const json_read::ObjectReader r(j, name, prefix, {"format", "version", "files"});
     if (r.String("format") != kFormat)
       json_read::Fail(r.PathOf("format"), std::string("expected \"") + kFormat + "\", got " +

@@ -79,3 +79,15 @@ class [[nodiscard]] Expected {
     ::stof::engine::Status stof_status_ = (expr);                          \
     if (!stof_status_.IsOk()) return ::stof::engine::Error{stof_status_.Message()}; \
   } while (0)
+
+// `lhs` = the value of `expr` (an Expected<T>), or an early return of its error from a function
+// returning Status or Expected<U>: STOF_ASSIGN_OR_RETURN(auto layout, BlockLayout::Build(...));
+// `lhs` may declare (auto x, const T& x, ...) or name an existing variable. One per line.
+#define STOF_ASSIGN_OR_RETURN(lhs, expr) \
+  STOF_ASSIGN_OR_RETURN_IMPL_(STOF_STATUS_CONCAT_(stof_expected_, __LINE__), lhs, expr)
+#define STOF_STATUS_CONCAT_INNER_(a, b) a##b
+#define STOF_STATUS_CONCAT_(a, b) STOF_STATUS_CONCAT_INNER_(a, b)
+#define STOF_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr)                     \
+  auto tmp = (expr);                                                     \
+  if (!tmp.IsOk()) return ::stof::engine::Error{tmp.Message()};          \
+  lhs = std::move(tmp).Value()

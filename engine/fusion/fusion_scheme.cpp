@@ -91,27 +91,25 @@ Status CheckAgainstGraph(const std::string& code, const std::vector<Segment>& se
 
 Expected<FusionScheme> FusionScheme::FromCode(const std::string& code, const OpGraph& g,
                                               const std::string& field) {
-  auto segs = CodeToSegments(code, field);
-  if (!segs.IsOk()) return segs.ToStatus();
-  STOF_RETURN_IF_ERROR(CheckAgainstGraph(code, *segs, g, field));
+  STOF_ASSIGN_OR_RETURN(auto segs, CodeToSegments(code, field));
+  STOF_RETURN_IF_ERROR(CheckAgainstGraph(code, segs, g, field));
   FusionScheme s;
   s.m_code = code;
-  s.m_segments = std::move(*segs);
+  s.m_segments = std::move(segs);
   return s;
 }
 
 Expected<FusionScheme> FusionScheme::FromSegments(const std::vector<Segment>& segments,
                                                   const OpGraph& g, char first_digit,
                                                   const std::string& field) {
-  auto code = SegmentsToCode(segments, first_digit, field);
-  if (!code.IsOk()) return code.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto code, SegmentsToCode(segments, first_digit, field));
   if (segments.back().last != g.Size()) {
     return MakeError(field + ": expected the segments to cover ops 1.." + std::to_string(g.Size()) +
                      ", they end at op " + std::to_string(segments.back().last));
   }
-  STOF_RETURN_IF_ERROR(CheckAgainstGraph(*code, segments, g, field));
+  STOF_RETURN_IF_ERROR(CheckAgainstGraph(code, segments, g, field));
   FusionScheme s;
-  s.m_code = std::move(*code);
+  s.m_code = std::move(code);
   s.m_segments = segments;
   return s;
 }

@@ -13,8 +13,7 @@ constexpr size_t kMaxDigits = 1 << 20;  // far above any layer; keeps N's parse 
 }  // namespace
 
 Expected<std::string> CodeToHex(const std::string& code, const std::string& field) {
-  auto segs = CodeToSegments(code, field);
-  if (!segs.IsOk()) return segs.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto segs, CodeToSegments(code, field));
   const size_t n = code.size();
   const size_t pad = (4 - n % 4) % 4;
   const std::string bits = std::string(pad, '0') + code;

@@ -115,9 +115,8 @@ Expected<ModelConfig> ParseModelConfigJson(const std::string& text, const std::s
   // Duplicate keys are allowed, as transformers' own reader (Python's json) allows them.
   JsonParseOptions options;
   options.refuse_duplicate_keys = false;
-  auto parsed = ParseJson(text, f, options);
-  if (!parsed.IsOk()) return parsed.ToStatus();
-  const Json& j = *parsed;
+  STOF_ASSIGN_OR_RETURN(auto parsed, ParseJson(text, f, options));
+  const Json& j = parsed;
   if (!j.is_object()) return MakeError(f + ": expected a JSON object, got " + JsonForMessage(j));
 
   ModelConfig c;
@@ -149,15 +148,14 @@ Expected<ModelConfig> ParseModelConfigJson(const std::string& text, const std::s
   if (ffn != nullptr && ffn->is_null() && ffn_key == "n_inner") {
     c.ffn = 4 * c.hidden;
   } else {
-    auto v = ReadSize(j, {"intermediate_size", "d_ff", "n_inner"}, f, kMaxFfn);
-    if (!v.IsOk()) return v.ToStatus();
-    c.ffn = *v;
+    STOF_ASSIGN_OR_RETURN(auto v,
+                          ReadSize(j, {"intermediate_size", "d_ff", "n_inner"}, f, kMaxFfn));
+    c.ffn = v;
   }
 
   if (j.contains("d_kv")) {
-    auto v = ReadSize(j, {"d_kv"}, f, kMaxHeadDim);
-    if (!v.IsOk()) return v.ToStatus();
-    c.head_dim = *v;
+    STOF_ASSIGN_OR_RETURN(auto v, ReadSize(j, {"d_kv"}, f, kMaxHeadDim));
+    c.head_dim = v;
   } else {
     std::string heads_key;
     FindAny(j, {"num_attention_heads", "num_heads", "n_head"}, &heads_key);

@@ -61,19 +61,17 @@ using mask_io_detail::SaveNpyFile;
 using mask_io_detail::Str;
 
 Expected<std::string> ReadWholeFile(const std::string& path) {
-  auto size = RegularFileSize(path);
-  if (!size.IsOk()) return size.ToStatus();
-  if (*size > kMaxWholeFileBytes) {
-    return MakeError(path + ": file is " + Str(*size) + " bytes; the limit is " +
+  STOF_ASSIGN_OR_RETURN(auto size, RegularFileSize(path));
+  if (size > kMaxWholeFileBytes) {
+    return MakeError(path + ": file is " + Str(size) + " bytes; the limit is " +
                      Str(kMaxWholeFileBytes));
   }
-  auto f = OpenForRead(path);
-  if (!f.IsOk()) return f.ToStatus();
-  std::string bytes(static_cast<size_t>(*size), '\0');
-  f->read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (static_cast<uint64_t>(f->gcount()) != *size) {
-    return MakeError(path + ": read failed after " + Str(static_cast<uint64_t>(f->gcount())) +
-                     " of " + Str(*size) + " bytes");
+  STOF_ASSIGN_OR_RETURN(auto f, OpenForRead(path));
+  std::string bytes(static_cast<size_t>(size), '\0');
+  f.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (static_cast<uint64_t>(f.gcount()) != size) {
+    return MakeError(path + ": read failed after " + Str(static_cast<uint64_t>(f.gcount())) +
+                     " of " + Str(size) + " bytes");
   }
   return bytes;
 }
@@ -99,22 +97,19 @@ Expected<MaskFormat> MaskFormatFromPath(const std::string& path) {
 Expected<LoadedMask> LoadMask(const std::string& path) {
   // A missing file is reported as missing, whatever its name says about its format.
   if (auto size = RegularFileSize(path); !size.IsOk()) return size.ToStatus();
-  auto format = MaskFormatFromPath(path);
-  if (!format.IsOk()) return format.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto format, MaskFormatFromPath(path));
   LoadedMask out;
-  if (*format == MaskFormat::kNpy) {
+  if (format == MaskFormat::kNpy) {
     auto m = LoadNpyFile(path);
     if (!m.IsOk()) return m.ToStatus();
     out.mask = std::move(*m);
   } else {
-    auto bytes = ReadWholeFile(path);
-    if (!bytes.IsOk()) return bytes.ToStatus();
-    if (*format == MaskFormat::kPng) {
-      auto m = DecodePng(*bytes, path);
-      if (!m.IsOk()) return m.ToStatus();
-      out.mask = std::move(*m);
+    STOF_ASSIGN_OR_RETURN(auto bytes, ReadWholeFile(path));
+    if (format == MaskFormat::kPng) {
+      STOF_ASSIGN_OR_RETURN(auto m, DecodePng(bytes, path));
+      out.mask = std::move(m);
     } else {
-      auto loaded = DecodeJsonMask(*bytes, path);
+      auto loaded = DecodeJsonMask(bytes, path);
       if (!loaded.IsOk()) return loaded;
       out = std::move(*loaded);
     }
@@ -127,10 +122,9 @@ Expected<LoadedMask> LoadMask(const std::string& path) {
 }
 
 Status SaveMask(const std::string& path, const Mask& mask, const MaskSpec* spec) {
-  auto format = MaskFormatFromPath(path);
-  if (!format.IsOk()) return format.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto format, MaskFormatFromPath(path));
   if (mask.Empty()) return MakeError(path + ": cannot save an empty (0 x 0) mask");
-  switch (*format) {
+  switch (format) {
     case MaskFormat::kPng: {
       auto bytes = EncodePng(mask);
       if (!bytes.IsOk()) return MakeError(path + ": " + bytes.Message());

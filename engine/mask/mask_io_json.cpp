@@ -41,9 +41,8 @@ Expected<LoadedMask> DecodeJsonObject(const nlohmann::json& j, const std::string
   }
   LoadedMask out;
   if (has_runs) {
-    auto m = MaskFromRunLengthJson(j["runs"], name + ": runs");
-    if (!m.IsOk()) return m.ToStatus();
-    out.mask = std::move(*m);
+    STOF_ASSIGN_OR_RETURN(auto m, MaskFromRunLengthJson(j["runs"], name + ": runs"));
+    out.mask = std::move(m);
     return out;
   }
   auto spec = MaskSpecFromJson(j["spec"], name + ": spec");
@@ -82,9 +81,8 @@ Expected<std::string> EncodeJsonMask(const Mask& mask, const MaskSpec* spec) {
 }  // namespace mask_io_detail
 
 Expected<LoadedMask> DecodeJsonMask(const std::string& text, const std::string& name) {
-  auto j = ParseJson(text, name);
-  if (!j.IsOk()) return j.ToStatus();
-  return DecodeJsonObject(*j, name);
+  STOF_ASSIGN_OR_RETURN(auto j, ParseJson(text, name));
+  return DecodeJsonObject(j, name);
 }
 
 }  // namespace stof::engine

@@ -319,19 +319,16 @@ void NpyRowBytes(const Mask& m, int64_t r, char* dst) {
 namespace mask_io_detail {
 
 Expected<Mask> LoadNpyFile(const std::string& path) {
-  auto size = RegularFileSize(path);
-  if (!size.IsOk()) return size.ToStatus();
-  auto f = OpenForRead(path);
-  if (!f.IsOk()) return f.ToStatus();
-  std::string prefix(static_cast<size_t>(std::min<uint64_t>(*size, 12 + kMaxNpyHeaderBytes)), '\0');
-  f->read(prefix.data(), static_cast<std::streamsize>(prefix.size()));
-  prefix.resize(static_cast<size_t>(f->gcount()));
-  auto header = ParseNpyHeader(prefix, *size, path);
-  if (!header.IsOk()) return header.ToStatus();
-  f->clear();
-  f->seekg(static_cast<std::streamoff>(header->data_offset));
-  std::ifstream& in = *f;
-  return DecodeNpyData(*header, [&in](char* dst, size_t n) {
+  STOF_ASSIGN_OR_RETURN(auto size, RegularFileSize(path));
+  STOF_ASSIGN_OR_RETURN(auto f, OpenForRead(path));
+  std::string prefix(static_cast<size_t>(std::min<uint64_t>(size, 12 + kMaxNpyHeaderBytes)), '\0');
+  f.read(prefix.data(), static_cast<std::streamsize>(prefix.size()));
+  prefix.resize(static_cast<size_t>(f.gcount()));
+  STOF_ASSIGN_OR_RETURN(auto header, ParseNpyHeader(prefix, size, path));
+  f.clear();
+  f.seekg(static_cast<std::streamoff>(header.data_offset));
+  std::ifstream& in = f;
+  return DecodeNpyData(header, [&in](char* dst, size_t n) {
     in.read(dst, static_cast<std::streamsize>(n));
     return static_cast<size_t>(in.gcount()) == n;
   }, path);
@@ -340,9 +337,8 @@ Expected<Mask> LoadNpyFile(const std::string& path) {
 // The NPY file streamed through the atomic writer about 1 MiB at a time, so a 1 GiB mask
 // (L = 32768) is never a 1 GiB string as EncodeNpy's would be.
 Status SaveNpyFile(const std::string& path, const Mask& mask) {
-  auto f = AtomicFile::Create(path);
-  if (!f.IsOk()) return f.ToStatus();
-  STOF_RETURN_IF_ERROR(f->Write(NpyHeaderBytes(mask.Rows(), mask.Cols(), "|b1")));
+  STOF_ASSIGN_OR_RETURN(auto f, AtomicFile::Create(path));
+  STOF_RETURN_IF_ERROR(f.Write(NpyHeaderBytes(mask.Rows(), mask.Cols(), "|b1")));
   const size_t cols = static_cast<size_t>(mask.Cols());
   const int64_t rows_per_chunk = std::max<int64_t>(1, (int64_t{1} << 20) / mask.Cols());
   std::string chunk;
@@ -350,18 +346,17 @@ Status SaveNpyFile(const std::string& path, const Mask& mask) {
     const int64_t r1 = std::min(mask.Rows(), r0 + rows_per_chunk);
     chunk.assign(static_cast<size_t>(r1 - r0) * cols, '\0');
     for (int64_t r = r0; r < r1; ++r) NpyRowBytes(mask, r, chunk.data() + static_cast<size_t>(r - r0) * cols);
-    STOF_RETURN_IF_ERROR(f->Write(chunk));
+    STOF_RETURN_IF_ERROR(f.Write(chunk));
   }
-  return f->Commit();
+  return f.Commit();
 }
 
 }  // namespace mask_io_detail
 
 Expected<Mask> DecodeNpy(const std::string& bytes, const std::string& name) {
-  auto header = ParseNpyHeader(bytes, bytes.size(), name);
-  if (!header.IsOk()) return header.ToStatus();
-  size_t pos = static_cast<size_t>(header->data_offset);
-  return DecodeNpyData(*header, [&](char* dst, size_t n) {
+  STOF_ASSIGN_OR_RETURN(auto header, ParseNpyHeader(bytes, bytes.size(), name));
+  size_t pos = static_cast<size_t>(header.data_offset);
+  return DecodeNpyData(header, [&](char* dst, size_t n) {
     if (bytes.size() - pos < n) return false;
     std::memcpy(dst, bytes.data() + pos, n);
     pos += n;

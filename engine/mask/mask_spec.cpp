@@ -155,9 +155,8 @@ Status ResolveOperands(MaskSpec& s, Kind kind, const std::string& path, int dept
       return MakeError(op_path + ".seq_len: " + Str(op.seq_len) + " != the " + s.pattern +
                        "'s seq_len " + Str(s.seq_len));
     }
-    auto resolved = ResolveAt(op, op_path, depth + 1, specs);
-    if (!resolved.IsOk()) return resolved.ToStatus();
-    s.operands[i] = std::move(resolved).Value();
+    STOF_ASSIGN_OR_RETURN(auto resolved, ResolveAt(op, op_path, depth + 1, specs));
+    s.operands[i] = std::move(resolved);
   }
   return Status::Ok();
 }
@@ -368,9 +367,8 @@ Expected<MaskSpec> Resolve(const MaskSpec& spec) {
 }
 
 Expected<Mask> Generate(const MaskSpec& spec) {
-  auto resolved = Resolve(spec);
-  if (!resolved.IsOk()) return resolved.ToStatus();
-  return Build(*resolved);
+  STOF_ASSIGN_OR_RETURN(auto resolved, Resolve(spec));
+  return Build(resolved);
 }
 
 std::string Describe(const MaskSpec& spec) {

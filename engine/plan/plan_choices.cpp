@@ -179,9 +179,8 @@ Expected<PlanRun> PlanToRun(const Plan& plan, const OpGraph& g, const std::strin
                        std::to_string(f.segments.size()));
     run.scheme = DefaultScheme(g);
   } else {
-    auto s = FusionScheme::FromCode(f.code, g, prefix + "fusion.code");
-    if (!s.IsOk()) return s.ToStatus();
-    run.scheme = *s;
+    STOF_ASSIGN_OR_RETURN(auto s, FusionScheme::FromCode(f.code, g, prefix + "fusion.code"));
+    run.scheme = s;
   }
   const auto& segs = run.scheme.Segments();
   if (!f.segments.empty() && f.segments.size() != segs.size())
@@ -294,13 +293,12 @@ Expected<PlanCompat> CheckPlanFor(const Plan& plan, const OpGraph& g, const Mask
     if (m.ffn != g.ffn) return refuse("model.ffn", "ffn ", num(m.ffn), num(g.ffn));
     // Whether the layer has Bias ops of its own: compare what the plan's model builds (a T5
     // layer has no biases either way) with this run's graph.
-    auto pg = PlanGraph(plan, g.dtype, name);
-    if (!pg.IsOk()) return pg.ToStatus();
+    STOF_ASSIGN_OR_RETURN(auto pg, PlanGraph(plan, g.dtype, name));
     const auto bias_text = [](bool b) {
       return std::string(b ? "separate Bias ops" : "no separate Bias ops");
     };
-    if (HasBiasOps(*pg) != HasBiasOps(g))
-      return refuse("model.separate_bias", "a layer with ", bias_text(HasBiasOps(*pg)),
+    if (HasBiasOps(pg) != HasBiasOps(g))
+      return refuse("model.separate_bias", "a layer with ", bias_text(HasBiasOps(pg)),
                     bias_text(HasBiasOps(g)));
   }
   if (plan.mask.hash != mask.HashHex())

@@ -69,9 +69,8 @@ Expected<Plan> LoadPlan(const std::string& path) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     return MakeError(path + ": file is empty" + (text.empty() ? "" : " (only whitespace)"));
   }
-  auto j = ParseJson(text, path);
-  if (!j.IsOk()) return Error{j.Message()};
-  return PlanFromJson(*j, path);
+  STOF_ASSIGN_OR_RETURN(auto j, ParseJson(text, path));
+  return PlanFromJson(j, path);
 }
 
 }  // namespace stof::engine

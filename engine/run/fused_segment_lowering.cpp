@@ -120,9 +120,8 @@ Status LowerSparseMha(SegmentBinder& b, const FusedOps& f, const SegmentChoice& 
   c.scale = f.has_scale ? 0.0f : 1.0f;
   if (c.variant == MhaVariant::kFused && c.config.kernel == MhaKernel::kBlockWise)
     return LowerStridedMha(b, f, c, steps);
-  auto hb = b.HeadsOf(scores.number);
-  if (!hb.IsOk()) return hb.ToStatus();
-  LayerBuffers::Heads& h = **hb;
+  STOF_ASSIGN_OR_RETURN(auto hb, b.HeadsOf(scores.number));
+  LayerBuffers::Heads& h = *hb;
   STOF_RETURN_IF_ERROR(b.SplitHeads(scores.inputs.at(0), h.q, steps));
   STOF_RETURN_IF_ERROR(b.SplitHeads(scores.inputs.at(1), h.k, steps));
   STOF_RETURN_IF_ERROR(b.SplitHeads(context.inputs.at(1), h.v, steps));

@@ -256,31 +256,28 @@ Expected<LayerCheck> CheckLayerAgainstCpu(Backend& backend, const OpGraph& graph
   o.layers = 1;
   o.seed = seed;
   o.choices = choices;
-  auto dev = ModelRunner::Create(backend, graph, mask, scheme, o);
-  if (!dev.IsOk()) return dev.ToStatus();
-  STOF_RETURN_IF_ERROR((*dev)->Run(nullptr));
-  auto got = (*dev)->ReadOutput();
-  if (!got.IsOk()) return got.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto dev, ModelRunner::Create(backend, graph, mask, scheme, o));
+  STOF_RETURN_IF_ERROR(dev->Run(nullptr));
+  STOF_ASSIGN_OR_RETURN(auto got, dev->ReadOutput());
   CpuBackend cpu;
   auto ref_model = ModelRunner::Create(cpu, graph, mask, scheme, o);
   if (!ref_model.IsOk()) return ref_model.ToStatus().WithContext("cpu reference: ");
   STOF_RETURN_IF_ERROR((*ref_model)->Run(nullptr));
-  auto want = (*ref_model)->ReadOutput();
-  if (!want.IsOk()) return want.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto want, (*ref_model)->ReadOutput());
   LayerCheck c;
   c.tolerance = tolerance;
-  const int64_t cols = graph.hidden, rows = static_cast<int64_t>(want->size()) / cols;
+  const int64_t cols = graph.hidden, rows = static_cast<int64_t>(want.size()) / cols;
   for (int64_t r = 0; r < rows; ++r) {
     double scale = 1, err = 0;
     for (int64_t j = 0; j < cols; ++j)
-      scale = std::max(scale, static_cast<double>(std::fabs((*want)[r * cols + j])));
+      scale = std::max(scale, static_cast<double>(std::fabs(want[r * cols + j])));
     for (int64_t j = 0; j < cols; ++j) {
-      const double g = (*got)[r * cols + j];
+      const double g = got[r * cols + j];
       if (std::isnan(g)) {
         ++c.nan_count;
         continue;
       }
-      err = std::max(err, std::fabs(g - (*want)[r * cols + j]));
+      err = std::max(err, std::fabs(g - want[r * cols + j]));
     }
     if (err / scale > c.max_row_error) {
       c.max_row_error = err / scale;

@@ -22,9 +22,8 @@ LayerStep GemmOpStep(SegmentBinder& b, const Op& op, void* out, const ParamMap& 
 
 // q k^T: the scores op owns its attention block's head buffers.
 Status LowerScoresGemm(SegmentBinder& b, const Op& op, void* out, std::vector<LayerStep>& steps) {
-  auto hb = b.HeadsOf(op.number);
-  if (!hb.IsOk()) return hb.ToStatus();
-  LayerBuffers::Heads& h = **hb;
+  STOF_ASSIGN_OR_RETURN(auto hb, b.HeadsOf(op.number));
+  LayerBuffers::Heads& h = *hb;
   STOF_RETURN_IF_ERROR(b.SplitHeads(op.inputs.at(0), h.q, steps));
   STOF_RETURN_IF_ERROR(b.SplitHeads(op.inputs.at(1), h.k, steps));
   BatchedGemmCall c;
@@ -42,9 +41,8 @@ Status LowerContextGemm(SegmentBinder& b, const Op& op, void* out,
   int scores_op = op.inputs.at(0).op;
   while (scores_op > 0 && b.graph.At(scores_op).kind != OpKind::kBatchGemm)
     scores_op = b.graph.At(scores_op).inputs.at(0).op;
-  auto hb = b.HeadsOf(scores_op);
-  if (!hb.IsOk()) return hb.ToStatus();
-  LayerBuffers::Heads& h = **hb;
+  STOF_ASSIGN_OR_RETURN(auto hb, b.HeadsOf(scores_op));
+  LayerBuffers::Heads& h = *hb;
   STOF_RETURN_IF_ERROR(b.SplitHeads(op.inputs.at(1), h.v, steps));
   BatchedGemmCall c;
   c.batch = b.batch * b.heads;

@@ -74,9 +74,9 @@ Expected<LayerBuffers::Heads*> SegmentBinder::HeadsOf(int scores_op) {
     const std::string key = "heads " + std::to_string(scores_op) + " ";
     int part = 0;
     for (void** p : {&h.q, &h.k, &h.v, &h.o}) {
-      auto buf = m_allocate(key + "qkvo"[part++], batch * heads * seq_len * head_dim);
-      if (!buf.IsOk()) return buf.ToStatus();
-      *p = *buf;
+      STOF_ASSIGN_OR_RETURN(auto buf,
+                            m_allocate(key + "qkvo"[part++], batch * heads * seq_len * head_dim));
+      *p = buf;
     }
   }
   return &h;

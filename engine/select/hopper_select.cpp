@@ -75,9 +75,8 @@ double WaveFactor(const HopperTile& t, const Workload& w, const DeviceSpec& devi
 }
 
 Expected<double> TileElements(const Mask& mask, int64_t bm, int64_t bn) {
-  auto layout = BlockLayout::Build(mask, bm, bn);
-  if (!layout.IsOk()) return Error{layout.Message()};
-  return static_cast<double>(layout->LoadColIdx().size()) * static_cast<double>(bm * bn);
+  STOF_ASSIGN_OR_RETURN(auto layout, BlockLayout::Build(mask, bm, bn));
+  return static_cast<double>(layout.LoadColIdx().size()) * static_cast<double>(bm * bn);
 }
 
 }  // namespace
@@ -109,14 +108,13 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
   double best_time = -1, best_rate_time = 0;
   for (const HopperTile& t : kHopperTiles) {
     if (Rate(t, workload.head_dim) <= 0) continue;
-    auto elements = TileElements(mask, t.block_m, t.block_n);
-    if (!elements.IsOk()) return Error{elements.Message()};
-    const double rate_time = *elements / Rate(t, workload.head_dim);
+    STOF_ASSIGN_OR_RETURN(auto elements, TileElements(mask, t.block_m, t.block_n));
+    const double rate_time = elements / Rate(t, workload.head_dim);
     const double time = rate_time * WaveFactor(t, workload, device);
     if (best_time < 0 || time < best_time) {
       best_time = time;
       best_rate_time = rate_time;
-      e.hopper_elements = *elements;
+      e.hopper_elements = elements;
       e.hopper = MhaConfig{MhaKernel::kBlockWise, t.block_m, t.block_n, t.num_warps};
     }
   }
@@ -137,16 +135,15 @@ Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int
   if (mask.Rows() != workload.seq_len || mask.Cols() != workload.seq_len)
     return Error{"hopper time ratio: mask: expected " + std::to_string(workload.seq_len) +
                  " x " + std::to_string(workload.seq_len)};
-  auto portable_elements = TileElements(mask, portable.block_m, portable.block_n);
-  if (!portable_elements.IsOk()) return Error{portable_elements.Message()};
+  STOF_ASSIGN_OR_RETURN(auto portable_elements,
+                        TileElements(mask, portable.block_m, portable.block_n));
   if (Rate(*tile, workload.head_dim) <= 0)
     return Error{"hopper time ratio: the Hopper kernel has no " + std::to_string(block_m) + " x " +
                  std::to_string(block_n) + " tile at head_dim " +
                  std::to_string(workload.head_dim)};
-  auto elements = TileElements(mask, block_m, block_n);
-  if (!elements.IsOk()) return Error{elements.Message()};
-  if (*portable_elements <= 0) return 1.0;
-  return *elements / Rate(*tile, workload.head_dim) / *portable_elements;
+  STOF_ASSIGN_OR_RETURN(auto elements, TileElements(mask, block_m, block_n));
+  if (portable_elements <= 0) return 1.0;
+  return elements / Rate(*tile, workload.head_dim) / portable_elements;
 }
 
 }  // namespace stof::engine

@@ -28,12 +28,11 @@ const char* LadderRungName(MhaVariant v) {
 
 Expected<MhaConfig> DefaultFusedMhaConfig(const Workload& w, const Mask& mask,
                                           const DeviceSpec& device) {
-  auto sel = SelectKernel(mask, w, device);
-  if (!sel.IsOk()) return sel.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto sel, SelectKernel(mask, w, device));
   // Row-wise ignores the block fields; the call's validation still wants legal ones (as
   // CudaBackend::MhaConfigChoices fills them).
-  if (sel->kernel == MhaKernel::kRowWise) return MhaConfig{MhaKernel::kRowWise, 64, 64, 4};
-  const std::vector<Eq2Candidate>& c = sel->eq2.candidates;
+  if (sel.kernel == MhaKernel::kRowWise) return MhaConfig{MhaKernel::kRowWise, 64, 64, 4};
+  const std::vector<Eq2Candidate>& c = sel.eq2.candidates;
   std::vector<size_t> order(c.size());
   std::iota(order.begin(), order.end(), size_t{0});
   // The kernels' order: Eq. 2-feasible first, best score first, ties in enumeration order.
@@ -46,8 +45,8 @@ Expected<MhaConfig> DefaultFusedMhaConfig(const Workload& w, const Mask& mask,
     if (e.feasible && e.block_m >= 64 && e.block_n >= 64 && e.num_warps == e.block_m / 16)
       return MhaConfig{MhaKernel::kBlockWise, e.block_m, e.block_n, e.num_warps};
   }
-  if (sel->eq2.best >= 0) {
-    const Eq2Candidate& e = c[static_cast<size_t>(sel->eq2.best)];
+  if (sel.eq2.best >= 0) {
+    const Eq2Candidate& e = c[static_cast<size_t>(sel.eq2.best)];
     return MhaConfig{MhaKernel::kBlockWise, e.block_m, e.block_n, e.num_warps};
   }
   return MakeError("ladder: fused: no feasible block-wise configuration (Eq. 2) for head_dim " +
@@ -62,11 +61,10 @@ Expected<std::vector<LadderRung>> PredictLadder(const Workload& w, const Mask& m
     return MakeError("mask: expected " + std::to_string(w.seq_len) + " x " +
                      std::to_string(w.seq_len) + " (workload.seq_len), got " +
                      std::to_string(mask.Rows()) + " x " + std::to_string(mask.Cols()));
-  auto fused = DefaultFusedMhaConfig(w, mask, device);
-  if (!fused.IsOk()) return fused.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto fused, DefaultFusedMhaConfig(w, mask, device));
   std::vector<LadderRung> out;
   for (MhaVariant v : LadderVariants()) {
-    auto p = PredictMhaCall(w, mask, v, *fused, kLadderSubLen, device, H100SegmentConstants());
+    auto p = PredictMhaCall(w, mask, v, fused, kLadderSubLen, device, H100SegmentConstants());
     if (!p.IsOk()) return MakeError(std::string("ladder: ") + LadderRungName(v) + ": " + p.Message());
     LadderRung r;
     r.variant = v;

@@ -50,9 +50,8 @@ Expected<int> MeasuredCostSource::Bind(const Segment& s, const SegmentChoice& c)
 }
 
 Expected<std::vector<SegmentChoice>> MeasuredCostSource::Choices(const Segment& s) {
-  auto idx = Bind(s, SegmentChoice{});
-  if (!idx.IsOk()) return idx.ToStatus();
-  const SegmentRun& run = m_layers.front()->Segments()[static_cast<size_t>(*idx)];
+  STOF_ASSIGN_OR_RETURN(auto idx, Bind(s, SegmentChoice{}));
+  const SegmentRun& run = m_layers.front()->Segments()[static_cast<size_t>(idx)];
   std::vector<SegmentChoice> out;
   const auto with_params = [&](Expected<std::vector<ParamMap>> maps) -> Status {
     if (!maps.IsOk()) return maps.ToStatus();
@@ -67,9 +66,8 @@ Expected<std::vector<SegmentChoice>> MeasuredCostSource::Choices(const Segment& 
   for (const LayerStep& st : run.steps) {
     if (!tunable) break;
     if (const auto* mha = std::get_if<MhaCall>(&st.call)) {
-      auto configs = m_backend.MhaConfigChoices(mha->workload, *mha->mask);
-      if (!configs.IsOk()) return configs.ToStatus();
-      for (const MhaConfig& cfg : RankMhaConfigs(*configs, mha->workload, m_backend.Device())) {
+      STOF_ASSIGN_OR_RETURN(auto configs, m_backend.MhaConfigChoices(mha->workload, *mha->mask));
+      for (const MhaConfig& cfg : RankMhaConfigs(configs, mha->workload, m_backend.Device())) {
         SegmentChoice c;
         c.mha_config = cfg;
         out.push_back(c);

@@ -16,16 +16,15 @@ Expected<std::vector<SegmentChoice>> PredictedCostSource::Choices(const Segment&
   const TemplateKind kind = RunningTemplate(m_graph, s, SegmentChoice{});
   if (kind == TemplateKind::kSparseMha) {
     const Workload w = m_graph.AttentionWorkload();
-    auto sel = SelectKernel(m_mask, w, m_device);
-    if (!sel.IsOk()) return sel.ToStatus();
+    STOF_ASSIGN_OR_RETURN(auto sel, SelectKernel(m_mask, w, m_device));
     std::vector<MhaConfig> configs;
-    configs.push_back(sel->kernel == MhaKernel::kRowWise
+    configs.push_back(sel.kernel == MhaKernel::kRowWise
                           ? MhaConfig{MhaKernel::kRowWise, 64, 64, 4}
-                          : MhaConfig{MhaKernel::kBlockWise, sel->block_m, sel->block_n,
-                                      sel->num_warps});
-    for (const Eq2Candidate& e : sel->eq2.candidates)
+                          : MhaConfig{MhaKernel::kBlockWise, sel.block_m, sel.block_n,
+                                      sel.num_warps});
+    for (const Eq2Candidate& e : sel.eq2.candidates)
       if (e.feasible) configs.push_back({MhaKernel::kBlockWise, e.block_m, e.block_n, e.num_warps});
-    if (sel->kernel != MhaKernel::kRowWise) configs.push_back({MhaKernel::kRowWise, 64, 64, 4});
+    if (sel.kernel != MhaKernel::kRowWise) configs.push_back({MhaKernel::kRowWise, 64, 64, 4});
     std::vector<MhaConfig> unique;
     for (const MhaConfig& c : RankMhaConfigs(configs, w, m_device)) {
       if (std::find(unique.begin(), unique.end(), c) == unique.end()) unique.push_back(c);

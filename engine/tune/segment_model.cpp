@@ -194,10 +194,9 @@ Expected<Plan> MhaPlan(const Workload& w, const Mask& mask, MhaVariant variant,
       }
       const int64_t bm = config.block_m, bn = config.block_n;
       STOF_RETURN_IF_ERROR(BlockLayout::CheckBlockSize(bm, bn));
-      auto eq2 = EvaluateEq2(w, dev);
-      if (!eq2.IsOk()) return eq2.ToStatus();
+      STOF_ASSIGN_OR_RETURN(auto eq2, EvaluateEq2(w, dev));
       const Eq2Candidate* cand = nullptr;
-      for (const Eq2Candidate& c : eq2->candidates)
+      for (const Eq2Candidate& c : eq2.candidates)
         if (c.block_m == bm && c.block_n == bn && c.num_warps == config.num_warps) cand = &c;
       if (cand == nullptr)
         return MakeError("mha_config: " + Str(bm) + "x" + Str(bn) + " with " +
@@ -207,9 +206,8 @@ Expected<Plan> MhaPlan(const Workload& w, const Mask& mask, MhaVariant variant,
       if (!(cand->occ > 0))
         return MakeError("mha_config: " + Str(bm) + "x" + Str(bn) + ": " +
                          cand->why_infeasible);
-      auto layout = BlockLayout::Build(mask, bm, bn);
-      if (!layout.IsOk()) return layout.ToStatus();
-      const LayoutStats st = layout->Stats();
+      STOF_ASSIGN_OR_RETURN(auto layout, BlockLayout::Build(mask, bm, bn));
+      const LayoutStats st = layout.Stats();
       const double valid = static_cast<double>(st.full_blocks + st.part_blocks);
       // q read and o written once per head; each valid block loads its K and V tiles.
       const double bytes = es * bh * (2 * L * d + valid * static_cast<double>(bn) * d * 2) +
@@ -222,12 +220,12 @@ Expected<Plan> MhaPlan(const Workload& w, const Mask& mask, MhaVariant variant,
       // costs what one warp's rows cost, expressed as a 4-warp block of such warps.
       const int64_t groups = std::max<int64_t>(1, config.num_warps / std::max<int64_t>(1, bm / 16));
       const int64_t rows_per_warp = config.num_warps >= bm / 16 ? 16 : bm / config.num_warps;
-      const double row_blocks = std::ceil(MaxRowBlocks(*layout) / static_cast<double>(groups));
+      const double row_blocks = std::ceil(MaxRowBlocks(layout) / static_cast<double>(groups));
       const double step = 4.0 * static_cast<double>(4 * rows_per_warp * bn) * d;
       p.Add({bytes, flops, k.mha_bw_eff * occ, k.mha_tc_eff * occ,
              RowSeconds(row_blocks, step, dev, k)});
       p.label = "sparse_mha block_wise " + Str(bm) + "x" + Str(bn) + "x" + Str(config.num_warps);
-      p.note = Fmt(valid) + " valid blocks/head (busiest row " + Fmt(MaxRowBlocks(*layout)) +
+      p.note = Fmt(valid) + " valid blocks/head (busiest row " + Fmt(MaxRowBlocks(layout)) +
                "), Eq. 2 OCC " + Fmt(cand->occ);
       return p;
     }
@@ -258,9 +256,8 @@ Expected<Plan> MhaPlan(const Workload& w, const Mask& mask, MhaVariant variant,
       if (sub_len != 64 && sub_len != 128)
         return MakeError("sub_len: expected 64 or 128, got " + Str(sub_len));
       constexpr int64_t kBm = 64;  // RecomposeParams::block_m (MhaCall carries only T)
-      auto layout = BlockLayout::Build(mask, kBm, sub_len);
-      if (!layout.IsOk()) return layout.ToStatus();
-      const LayoutStats st = layout->Stats();
+      STOF_ASSIGN_OR_RETURN(auto layout, BlockLayout::Build(mask, kBm, sub_len));
+      const LayoutStats st = layout.Stats();
       const double tiles = bh * static_cast<double>(st.full_blocks + st.part_blocks);
       const double x = tiles * kBm * static_cast<double>(sub_len);  // x' elements
       const double rows = tiles * kBm;                                // (row, tile) statistics
@@ -268,7 +265,7 @@ Expected<Plan> MhaPlan(const Workload& w, const Mask& mask, MhaVariant variant,
       p.Add({es * bh * 2 * L * d + es * x + 8 * rows, 2 * x * d, k.bw_eff, k.mha_tc_eff, 0, k.l2_speedup});
       p.Add({12 * rows, 4 * rows, k.bw_eff, k.tc_eff, 0, k.l2_speedup});
       p.Add({es * x + 4 * rows + es * bh * 2 * L * d, 2 * x * d, k.bw_eff, k.mha_tc_eff,
-             RowSeconds(MaxRowBlocks(*layout), 2.0 * kBm * static_cast<double>(sub_len) * d, dev, k),
+             RowSeconds(MaxRowBlocks(layout), 2.0 * kBm * static_cast<double>(sub_len) * d, dev, k),
              k.l2_speedup});
       p.label = "sparse_mha sdf T=" + Str(sub_len);
       p.note = Fmt(st.full_blocks + st.part_blocks) + " valid 64x" + Str(sub_len) + " tiles/head";
@@ -401,9 +398,8 @@ Expected<Kernel> ChainKernel(const GemmChainShape& shape, const ChainTiles& tile
                              const DeviceSpec& dev, const SegmentModelConstants& k,
                              double min_bytes) {
   Candidate c{shape, ChainKernelExpr(), tiles};
-  auto est = EstimateChain(c, dev);
-  if (!est.IsOk()) return est.ToStatus();
-  return Kernel{min_bytes, est->flops, k.bw_eff, k.tc_eff, k.chain_scale * est->seconds, k.l2_speedup};
+  STOF_ASSIGN_OR_RETURN(auto est, EstimateChain(c, dev));
+  return Kernel{min_bytes, est.flops, k.bw_eff, k.tc_eff, k.chain_scale * est.seconds, k.l2_speedup};
 }
 
 Expected<Plan> FusedPlan(const OpGraph& g, const Segment& s, TemplateKind kind,
@@ -444,13 +440,11 @@ Expected<Plan> FusedPlan(const OpGraph& g, const Segment& s, TemplateKind kind,
       const GemmChainShape shape = ChainShape(Rows(*gemm1), gemm1->output.dims.back(),
                                               gemm1->inputs.at(0).dims.back(),
                                               gemm2->output.dims.back());
-      auto tiles = ChainTilesFrom(choice.params, shape, dev);
-      if (!tiles.IsOk()) return tiles.ToStatus();
-      auto kn = ChainKernel(shape, *tiles, dev, k, roofline.bytes);
-      if (!kn.IsOk()) return kn.ToStatus();
-      p.Add(*kn);
-      p.note = "MCFuser mhnk " + Str(tiles->bm) + "x" + Str(tiles->bn) + "x" + Str(tiles->bk) +
-               "x" + Str(tiles->bh) + (choice.params.empty() ? " (model's pick)" : "");
+      STOF_ASSIGN_OR_RETURN(auto tiles, ChainTilesFrom(choice.params, shape, dev));
+      STOF_ASSIGN_OR_RETURN(auto kn, ChainKernel(shape, tiles, dev, k, roofline.bytes));
+      p.Add(kn);
+      p.note = "MCFuser mhnk " + Str(tiles.bm) + "x" + Str(tiles.bn) + "x" + Str(tiles.bk) +
+               "x" + Str(tiles.bh) + (choice.params.empty() ? " (model's pick)" : "");
       return p;
     }
     case TemplateKind::kGemmNorm: {
@@ -586,13 +580,12 @@ Expected<SegmentPrediction> PredictGemmChain(const GemmChainShape& shape, const 
   const double b = static_cast<double>(shape.batch);
   const double min_bytes = es * b * static_cast<double>(shape.m * shape.k + shape.m * shape.h) +
                            es * static_cast<double>(shape.k * shape.n + shape.n * shape.h);
-  auto kn = ChainKernel(shape, tiles, device, k, min_bytes);
-  if (!kn.IsOk()) return kn.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto kn, ChainKernel(shape, tiles, device, k, min_bytes));
   Plan p;
   p.label = "gemm_chain";
   p.note = "MCFuser mhnk " + Str(tiles.bm) + "x" + Str(tiles.bn) + "x" + Str(tiles.bk) + "x" +
            Str(tiles.bh);
-  p.Add(*kn);
+  p.Add(kn);
   return Finish(p, device, k);
 }
 

@@ -334,35 +334,31 @@ Expected<TuneCache> TuneCache::Open(const std::string& path, int64_t max_bytes) 
   state->path = path;
   state->max_bytes = max_bytes;
 
-  auto shared = OpenLocked(path, LOCK_SH);
-  if (!shared.IsOk()) return shared.ToStatus();
-  if (shared->size <= max_bytes) {
-    auto r = ReadLines(shared->fd.Get(), 0, path);
-    if (!r.IsOk()) return r.ToStatus();
-    state->Apply(std::move(*r), shared->id);
+  STOF_ASSIGN_OR_RETURN(auto shared, OpenLocked(path, LOCK_SH));
+  if (shared.size <= max_bytes) {
+    STOF_ASSIGN_OR_RETURN(auto r, ReadLines(shared.fd.Get(), 0, path));
+    state->Apply(std::move(r), shared.id);
     return TuneCache(std::move(state));
   }
 
   // Over the bound: compact under LOCK_EX. flock cannot upgrade atomically, so release, lock
   // exclusively and read again (others may have appended, or compacted, in between).
-  shared->fd.Reset();
-  auto excl = OpenLocked(path, LOCK_EX);
-  if (!excl.IsOk()) return excl.ToStatus();
-  auto r = ReadLines(excl->fd.Get(), 0, path);
-  if (!r.IsOk()) return r.ToStatus();
-  if (excl->size <= max_bytes) {  // another process compacted it first
-    state->Apply(std::move(*r), excl->id);
+  shared.fd.Reset();
+  STOF_ASSIGN_OR_RETURN(auto excl, OpenLocked(path, LOCK_EX));
+  STOF_ASSIGN_OR_RETURN(auto r, ReadLines(excl.fd.Get(), 0, path));
+  if (excl.size <= max_bytes) {  // another process compacted it first
+    state->Apply(std::move(r), excl.id);
     return TuneCache(std::move(state));
   }
 
   // The latest entry per key, in the order of those latest lines (oldest first).
   std::unordered_map<std::string_view, size_t> last;
-  for (size_t i = 0; i < r->entries.size(); ++i) last[r->entries[i].first] = i;
+  for (size_t i = 0; i < r.entries.size(); ++i) last[r.entries[i].first] = i;
   std::vector<std::string> lines;
   std::vector<size_t> kept;
-  for (size_t i = 0; i < r->entries.size(); ++i) {
-    if (last[r->entries[i].first] != i) continue;
-    auto line = FormatLine(path, r->entries[i].first, r->entries[i].second);
+  for (size_t i = 0; i < r.entries.size(); ++i) {
+    if (last[r.entries[i].first] != i) continue;
+    auto line = FormatLine(path, r.entries[i].first, r.entries[i].second);
     if (!line.IsOk()) continue;  // cannot happen for a parsed entry; never write a bad line
     lines.push_back(std::move(*line));
     kept.push_back(i);
@@ -380,13 +376,13 @@ Expected<TuneCache> TuneCache::Open(const std::string& path, int64_t max_bytes) 
   if (!replaced.IsOk()) {
     // Not fatal: the cache works, the file just stays large until a later Open succeeds.
     state->stats.warning = path + ": compaction failed, the file was left as it is: " + replaced.Message();
-    state->Apply(std::move(*r), excl->id);
+    state->Apply(std::move(r), excl.id);
     return TuneCache(std::move(state));
   }
   ReadResult compacted;
-  for (size_t i = first; i < kept.size(); ++i) compacted.entries.push_back(std::move(r->entries[kept[i]]));
+  for (size_t i = first; i < kept.size(); ++i) compacted.entries.push_back(std::move(r.entries[kept[i]]));
   compacted.loaded = static_cast<int64_t>(compacted.entries.size());
-  compacted.skipped = r->skipped;  // what this Open found, though the rewrite dropped those lines
+  compacted.skipped = r.skipped;  // what this Open found, though the rewrite dropped those lines
   compacted.end = total;
   compacted.last_byte = total > 0 ? '\n' : -1;
   state->stats.compacted = true;
@@ -404,8 +400,7 @@ std::optional<CachedCost> TuneCache::Find(const std::string& key) const {
 
 Status TuneCache::Put(const std::string& key, const CachedCost& cost) {
   State& s = *m_state;
-  auto line = FormatLine(s.Who(), key, cost);
-  if (!line.IsOk()) return line.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto line, FormatLine(s.Who(), key, cost));
   {
     std::lock_guard<std::mutex> lock(s.map_mutex);
     s.map.insert_or_assign(key, cost);
@@ -413,31 +408,30 @@ Status TuneCache::Put(const std::string& key, const CachedCost& cost) {
   if (s.path.empty()) return Status::Ok();
 
   std::lock_guard<std::mutex> io(s.io_mutex);
-  auto f = OpenLocked(s.path, LOCK_EX);
-  if (!f.IsOk()) return f.ToStatus();
-  const int64_t size = f->size;
+  STOF_ASSIGN_OR_RETURN(auto f, OpenLocked(s.path, LOCK_EX));
+  const int64_t size = f.size;
   // A last line without '\n' is a torn write of a crashed process: end it first so the new
   // line does not get glued to it (the fragment stays one skipped line).
-  if (size > 0 && ByteAt(f->fd.Get(), size - 1) != '\n') line->insert(line->begin(), '\n');
+  if (size > 0 && ByteAt(f.fd.Get(), size - 1) != '\n') line.insert(line.begin(), '\n');
   // One write() of the whole line: with O_APPEND and our exclusive lock, no other line can
   // land inside it, and readers (LOCK_SH) never see it half written.
   ssize_t n;
-  do n = ::write(f->fd.Get(), line->data(), line->size());
+  do n = ::write(f.fd.Get(), line.data(), line.size());
   while (n < 0 && errno == EINTR);
-  if (n != static_cast<ssize_t>(line->size())) {
+  if (n != static_cast<ssize_t>(line.size())) {
     const std::string why = n < 0 ? Errno() : "short write (" + std::to_string(n) + " of " +
-                                                  std::to_string(line->size()) + " bytes)";
+                                                  std::to_string(line.size()) + " bytes)";
     // Remove the fragment; if even that fails the next reader skips it as a torn line.
-    if (n > 0 && ::ftruncate(f->fd.Get(), static_cast<off_t>(size)) != 0) {
+    if (n > 0 && ::ftruncate(f.fd.Get(), static_cast<off_t>(size)) != 0) {
     }
     return MakeError(s.path + ": cannot write: " + why);
   }
   // When nothing was appended since our last read, our own line needs no reading back.
-  const bool contiguous = s.have_file && s.file_id == f->id && s.offset == size;
+  const bool contiguous = s.have_file && s.file_id == f.id && s.offset == size;
   std::lock_guard<std::mutex> lock(s.map_mutex);
   ++s.stats.appended_lines;
   if (contiguous) {
-    s.offset = size + static_cast<int64_t>(line->size());
+    s.offset = size + static_cast<int64_t>(line.size());
     s.last_byte = '\n';
     ++s.stats.loaded_lines;
     s.stats.file_bytes = s.offset;
@@ -449,12 +443,11 @@ Status TuneCache::Reload() {
   State& s = *m_state;
   if (s.path.empty()) return Status::Ok();
   std::lock_guard<std::mutex> io(s.io_mutex);
-  auto f = OpenLocked(s.path, LOCK_SH);
-  if (!f.IsOk()) return f.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto f, OpenLocked(s.path, LOCK_SH));
   // Start over when the file is not the one we read (replaced or recreated), is shorter than
   // what we read (truncated), or has another byte where our read ended (rewritten in place).
-  const bool same = s.have_file && s.file_id == f->id && f->size >= s.offset &&
-                    (s.offset == 0 || ByteAt(f->fd.Get(), s.offset - 1) == s.last_byte);
+  const bool same = s.have_file && s.file_id == f.id && f.size >= s.offset &&
+                    (s.offset == 0 || ByteAt(f.fd.Get(), s.offset - 1) == s.last_byte);
   if (!same) {
     s.offset = 0;
     s.last_byte = -1;
@@ -463,10 +456,9 @@ Status TuneCache::Reload() {
     s.stats.skipped_lines = 0;
     s.stats.file_bytes = 0;
   }
-  auto r = ReadLines(f->fd.Get(), s.offset, s.path);
-  if (!r.IsOk()) return r.ToStatus();
-  if (r->end == s.offset) r->last_byte = s.last_byte;  // nothing new
-  s.Apply(std::move(*r), f->id);
+  STOF_ASSIGN_OR_RETURN(auto r, ReadLines(f.fd.Get(), s.offset, s.path));
+  if (r.end == s.offset) r.last_byte = s.last_byte;  // nothing new
+  s.Apply(std::move(r), f.id);
   return Status::Ok();
 }
 

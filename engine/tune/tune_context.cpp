@@ -169,10 +169,9 @@ Expected<std::optional<TuneContext::Best>> TuneContext::BestOf(
     const Segment& s, const std::vector<SegmentChoice>& choices, bool force_first) {
   std::optional<Best> best;
   for (size_t i = 0; i < choices.size(); ++i) {
-    auto c = Cost(s, choices[i], force_first && i == 0);
-    if (!c.IsOk()) return c.ToStatus();
-    if (!c->has_value() || !(*c)->Ok()) continue;
-    if (!best || (*c)->us < best->cost.us) best = Best{i, **c};
+    STOF_ASSIGN_OR_RETURN(auto c, Cost(s, choices[i], force_first && i == 0));
+    if (!c.has_value() || !c->Ok()) continue;
+    if (!best || c->us < best->cost.us) best = Best{i, *c};
   }
   return best;
 }

@@ -31,27 +31,24 @@ Expected<TuneResult> TuneExhaustive(TuneContext& ctx) {
 
   ctx.Stage("initial");
   const FusionScheme init = DefaultScheme(g);
-  auto initial = EvaluateScheme(ctx, init, 1, true);
-  if (!initial.IsOk()) return initial.ToStatus();
-  if (!initial->has_value()) return NoInitialScheme(ctx);
-  ctx.OfferBest((*initial)->total_us, init);
+  STOF_ASSIGN_OR_RETURN(auto initial, EvaluateScheme(ctx, init, 1, true));
+  if (!initial.has_value()) return NoInitialScheme(ctx);
+  ctx.OfferBest(initial->total_us, init);
 
   ctx.Stage("exhaustive: every segment and setting");
   int64_t planned = 0;
   std::vector<std::vector<SegmentChoice>> all(segs.size());
   for (size_t i = 0; i < segs.size(); ++i) {
-    auto c = OrderedChoices(ctx, segs[i]);
-    if (!c.IsOk()) return c.ToStatus();
-    all[i] = *c;
-    planned += static_cast<int64_t>(c->size());
+    STOF_ASSIGN_OR_RETURN(auto c, OrderedChoices(ctx, segs[i]));
+    all[i] = c;
+    planned += static_cast<int64_t>(c.size());
   }
   ctx.SetPlanned(planned);
   // best[(first,last)] = the segment's cheapest setting.
   std::map<std::pair<int, int>, SegmentPick> best;
   for (size_t i = 0; i < segs.size(); ++i) {
-    auto b = ctx.BestOf(segs[i], all[i]);
-    if (!b.IsOk()) return b.ToStatus();
-    if (b->has_value()) best[{segs[i].first, segs[i].last}] = {all[i][(*b)->index], (*b)->cost};
+    STOF_ASSIGN_OR_RETURN(auto b, ctx.BestOf(segs[i], all[i]));
+    if (b.has_value()) best[{segs[i].first, segs[i].last}] = {all[i][b->index], b->cost};
   }
 
   ctx.Stage("exhaustive: every segmentation");
@@ -75,7 +72,7 @@ Expected<TuneResult> TuneExhaustive(TuneContext& ctx) {
   };
   walk(1, 0);
   if (best_segs.empty()) {  // the budget ran out before a full cover was known
-    auto r = FinishResult(ctx, **initial, **initial);
+    auto r = FinishResult(ctx, *initial, *initial);
     if (r.IsOk()) r->notes.push_back("exhaustive: stopped before every op was measured; the initial scheme is returned");
     return r;
   }
@@ -90,7 +87,7 @@ Expected<TuneResult> TuneExhaustive(TuneContext& ctx) {
     e.total_us += p.cost.us;
   }
   ctx.OfferBest(e.total_us, e.scheme);
-  auto r = FinishResult(ctx, e, **initial);
+  auto r = FinishResult(ctx, e, *initial);
   if (r.IsOk())
     r->notes.push_back("exhaustive: " + std::to_string(static_cast<int64_t>(schemes)) +
                        " segmentations of " + std::to_string(segs.size()) + " segments");

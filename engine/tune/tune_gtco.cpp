@@ -18,10 +18,9 @@ Expected<TuneResult> TuneGtco(TuneContext& ctx) {
   const TuneOptions& o = ctx.Options();
   ctx.Stage("initial");
   const FusionScheme init = DefaultScheme(g);
-  auto initial = EvaluateScheme(ctx, init, 1, true);
-  if (!initial.IsOk()) return initial.ToStatus();
-  if (!initial->has_value()) return NoInitialScheme(ctx);
-  ctx.OfferBest((*initial)->total_us, init);
+  STOF_ASSIGN_OR_RETURN(auto initial, EvaluateScheme(ctx, init, 1, true));
+  if (!initial.has_value()) return NoInitialScheme(ctx);
+  ctx.OfferBest(initial->total_us, init);
 
   ctx.Stage("gtco: segment costs");
   const std::vector<Segment> segs = CandidateSegments(g, o.max_segment_ops);
@@ -34,15 +33,14 @@ Expected<TuneResult> TuneGtco(TuneContext& ctx) {
   dp[0] = 0;
   // CandidateSegments lists segments by end op, so dp[i - 1] is final when [i, j] comes up.
   for (const Segment& s : segs) {
-    auto p = PickForSegment(ctx, s, o.samples, /*force=*/s.Size() == 1);
-    if (!p.IsOk()) return p.ToStatus();
-    if (!p->has_value()) continue;
+    STOF_ASSIGN_OR_RETURN(auto p, PickForSegment(ctx, s, o.samples, /*force=*/s.Size() == 1));
+    if (!p.has_value()) continue;
     const size_t i = static_cast<size_t>(s.first), j = static_cast<size_t>(s.last);
-    const double t = dp[i - 1] + (*p)->cost.us;
-    if (t < dp[j]) dp[j] = t, pick[j] = **p, from[j] = s.first;
+    const double t = dp[i - 1] + p->cost.us;
+    if (t < dp[j]) dp[j] = t, pick[j] = *p, from[j] = s.first;
   }
   if (!(dp[n] < inf)) {  // a single op failed with every setting: nothing to cover it with
-    auto r = FinishResult(ctx, **initial, **initial);
+    auto r = FinishResult(ctx, *initial, *initial);
     if (r.IsOk()) r->notes.push_back("gtco: no cover of the chain could be costed; the initial scheme is returned");
     return r;
   }
@@ -63,7 +61,7 @@ Expected<TuneResult> TuneGtco(TuneContext& ctx) {
     e.total_us += p.cost.us;
   }
   ctx.OfferBest(e.total_us, e.scheme);
-  return FinishResult(ctx, e, **initial);
+  return FinishResult(ctx, e, *initial);
 }
 
 }  // namespace stof::engine

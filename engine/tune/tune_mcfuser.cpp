@@ -22,11 +22,10 @@ Expected<TuneResult> TuneMcfuser(TuneContext& ctx) {
   DefaultSchemeOptions with_chains;
   with_chains.gemm_chains = true;
   const FusionScheme init = DefaultScheme(g, with_chains);
-  auto initial = EvaluateScheme(ctx, init, 1, true);
-  if (!initial.IsOk()) return initial.ToStatus();
-  if (!initial->has_value()) return NoInitialScheme(ctx);
-  ctx.OfferBest((*initial)->total_us, init);
-  SchemeEval cur = **initial;
+  STOF_ASSIGN_OR_RETURN(auto initial, EvaluateScheme(ctx, init, 1, true));
+  if (!initial.has_value()) return NoInitialScheme(ctx);
+  ctx.OfferBest(initial->total_us, init);
+  SchemeEval cur = *initial;
   std::vector<std::string> notes;
   const DeviceSpec device = ctx.Source().Device();
 
@@ -41,9 +40,8 @@ Expected<TuneResult> TuneMcfuser(TuneContext& ctx) {
       continue;
     }
     ctx.Stage("mcfuser: chain " + SegmentLabel(s));
-    auto shape = ChainShapeOf(g, s);
-    if (!shape.IsOk()) return shape.ToStatus();
-    auto space = BuildCandidateSpace(*shape, device);
+    STOF_ASSIGN_OR_RETURN(auto shape, ChainShapeOf(g, s));
+    auto space = BuildCandidateSpace(shape, device);
     if (!space.IsOk()) return space.ToStatus().WithContext("tune: mcfuser: " + SegmentLabel(s) + ": ");
     auto runnable = ctx.Choices(s);  // what the backend instantiates (measured sources)
     if (!runnable.IsOk()) return runnable.ToStatus();
@@ -70,12 +68,11 @@ Expected<TuneResult> TuneMcfuser(TuneContext& ctx) {
         if (inst == nullptr) return MakeError("tiles not instantiated by the chain kernel");
         choice = *inst;
       }
-      auto cost = ctx.Cost(s, choice);
-      if (!cost.IsOk()) return cost.ToStatus();
-      if (!cost->has_value()) return MakeError("tuning budget spent");
-      if (!(*cost)->Ok()) return MakeError((*cost)->error);
-      if ((*cost)->us < best_cost.us || !best_cost.Ok()) best_cost = **cost, best_choice = choice;
-      return (*cost)->us * 1e-6;
+      STOF_ASSIGN_OR_RETURN(auto cost, ctx.Cost(s, choice));
+      if (!cost.has_value()) return MakeError("tuning budget spent");
+      if (!cost->Ok()) return MakeError(cost->error);
+      if (cost->us < best_cost.us || !best_cost.Ok()) best_cost = *cost, best_choice = choice;
+      return cost->us * 1e-6;
     };
     ChainSearchOptions so;
     so.seed = ctx.Options().seed;
@@ -97,12 +94,11 @@ Expected<TuneResult> TuneMcfuser(TuneContext& ctx) {
     for (const Segment& whole : apart.Segments()) {
       if (whole.last < s.first || whole.first > s.last) continue;
       const Segment t{std::max(whole.first, s.first), std::min(whole.last, s.last)};
-      auto p = PickForSegment(ctx, t, 1, true);
-      if (!p.IsOk()) return p.ToStatus();
-      if (!p->has_value()) { split_ok = false; break; }
+      STOF_ASSIGN_OR_RETURN(auto p, PickForSegment(ctx, t, 1, true));
+      if (!p.has_value()) { split_ok = false; break; }
       split.push_back(t);
-      split_picks.push_back(**p);
-      split_us += (*p)->cost.us;
+      split_picks.push_back(*p);
+      split_us += p->cost.us;
     }
     if (split_ok && !split.empty() && (!best_cost.Ok() || split_us < best_cost.us)) {
       notes.push_back("mcfuser: " + SegmentLabel(s) + " fused (" +
@@ -125,7 +121,7 @@ Expected<TuneResult> TuneMcfuser(TuneContext& ctx) {
     e.total_us += p.cost.us;
   }
   ctx.OfferBest(e.total_us, e.scheme);
-  auto r = FinishResult(ctx, e, **initial);
+  auto r = FinishResult(ctx, e, *initial);
   if (r.IsOk()) r->notes.insert(r->notes.end(), notes.begin(), notes.end());
   return r;
 }

@@ -72,14 +72,12 @@ Expected<std::vector<SegmentChoice>> OrderedChoices(TuneContext& ctx, const Segm
 
 Expected<std::optional<SegmentPick>> PickForSegment(TuneContext& ctx, const Segment& s,
                                                     int64_t samples, bool force) {
-  auto ordered = OrderedChoices(ctx, s);
-  if (!ordered.IsOk()) return ordered.ToStatus();
-  const size_t n = std::min(ordered->size(), static_cast<size_t>(std::max<int64_t>(1, samples)));
-  std::vector<SegmentChoice> first(ordered->begin(), ordered->begin() + static_cast<long>(n));
-  auto best = ctx.BestOf(s, first, force);
-  if (!best.IsOk()) return best.ToStatus();
-  if (!best->has_value()) return std::optional<SegmentPick>();
-  return std::optional<SegmentPick>(SegmentPick{first[(*best)->index], (*best)->cost});
+  STOF_ASSIGN_OR_RETURN(auto ordered, OrderedChoices(ctx, s));
+  const size_t n = std::min(ordered.size(), static_cast<size_t>(std::max<int64_t>(1, samples)));
+  std::vector<SegmentChoice> first(ordered.begin(), ordered.begin() + static_cast<long>(n));
+  STOF_ASSIGN_OR_RETURN(auto best, ctx.BestOf(s, first, force));
+  if (!best.has_value()) return std::optional<SegmentPick>();
+  return std::optional<SegmentPick>(SegmentPick{first[best->index], best->cost});
 }
 
 Expected<std::optional<SchemeEval>> EvaluateScheme(TuneContext& ctx, const FusionScheme& scheme,
@@ -87,12 +85,11 @@ Expected<std::optional<SchemeEval>> EvaluateScheme(TuneContext& ctx, const Fusio
   SchemeEval e;
   e.scheme = scheme;
   for (const Segment& s : scheme.Segments()) {
-    auto pick = PickForSegment(ctx, s, samples, force);
-    if (!pick.IsOk()) return pick.ToStatus();
-    if (!pick->has_value()) return std::optional<SchemeEval>();
-    e.choices.push_back((*pick)->choice);
-    e.costs.push_back((*pick)->cost);
-    e.total_us += (*pick)->cost.us;
+    STOF_ASSIGN_OR_RETURN(auto pick, PickForSegment(ctx, s, samples, force));
+    if (!pick.has_value()) return std::optional<SchemeEval>();
+    e.choices.push_back(pick->choice);
+    e.costs.push_back(pick->cost);
+    e.total_us += pick->cost.us;
   }
   return std::optional<SchemeEval>(std::move(e));
 }
@@ -141,11 +138,9 @@ Expected<TuneResult> FinishResult(TuneContext& ctx, const SchemeEval& eval,
     sr.choice = eval.choices[i];
     sr.choice_text = ChoiceText(eval.choices[i], kind);
     sr.cost = eval.costs[i];
-    auto def = OrderedChoices(ctx, s);
-    if (!def.IsOk()) return def.ToStatus();
-    auto dc = ctx.Cost(s, def->front());
-    if (!dc.IsOk()) return dc.ToStatus();
-    if (dc->has_value()) sr.default_cost = **dc;
+    STOF_ASSIGN_OR_RETURN(auto def, OrderedChoices(ctx, s));
+    STOF_ASSIGN_OR_RETURN(auto dc, ctx.Cost(s, def.front()));
+    if (dc.has_value()) sr.default_cost = *dc;
     r.segments.push_back(std::move(sr));
   }
   r.stopped_by = ctx.StopReason().empty() ? "converged" : ctx.StopReason();

@@ -16,9 +16,8 @@ namespace stof::engine {
 
 Predictor MakeSegmentPredictor(const OpGraph& g, const Mask& mask, const DeviceSpec& device) {
   return [g, &mask, device](const Segment& s, const SegmentChoice& c) -> Expected<Prediction> {
-    auto p = PredictSegment(g, s, c, mask, device);
-    if (!p.IsOk()) return p.ToStatus();
-    return Prediction{p->us, p->bytes};
+    STOF_ASSIGN_OR_RETURN(auto p, PredictSegment(g, s, c, mask, device));
+    return Prediction{p.us, p.bytes};
   };
 }
 
@@ -56,14 +55,12 @@ Status ParseTuneBudget(const std::string& text, TuneOptions* o, const std::strin
 Expected<RunReport> MeasurePlan(Backend& backend, const Plan& plan, const OpGraph& graph,
                                 const Mask& mask, const MeasureOptions& options,
                                 const std::string& name) {
-  auto run = PlanToRun(plan, graph, name);
-  if (!run.IsOk()) return run.ToStatus();
+  STOF_ASSIGN_OR_RETURN(auto run, PlanToRun(plan, graph, name));
   ModelRunOptions ro;
   ro.layers = plan.model ? static_cast<int>(plan.model->layers) : static_cast<int>(graph.layers);
-  ro.choices = run->choices;
-  auto model = ModelRunner::Create(backend, graph, mask, run->scheme, ro);
-  if (!model.IsOk()) return model.ToStatus();
-  return MeasureModel(backend, **model, options);
+  ro.choices = run.choices;
+  STOF_ASSIGN_OR_RETURN(auto model, ModelRunner::Create(backend, graph, mask, run.scheme, ro));
+  return MeasureModel(backend, *model, options);
 }
 
 Expected<TuneSessionResult> RunTuneSession(const TuneSessionRequest& rq, TuneObserver* observer) {

@@ -102,13 +102,12 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
   if (rules.gemm_chains) {
     const FusionScheme plain = DefaultScheme(g);
     if (!(plain == init)) {
-      auto other = EvaluateScheme(ctx, plain, o.samples, false);
-      if (!other.IsOk()) return other.ToStatus();
-      if (other->has_value() && (*other)->total_us < cur.total_us) {
+      STOF_ASSIGN_OR_RETURN(auto other, EvaluateScheme(ctx, plain, o.samples, false));
+      if (other.has_value() && other->total_us < cur.total_us) {
         notes.push_back("stof: the initial rule's GEMM chains were slower (" +
                         std::to_string(cur.total_us) + " us) than without (" +
-                        std::to_string((*other)->total_us) + " us): started without");
-        cur = **other;
+                        std::to_string(other->total_us) + " us): started without");
+        cur = *other;
       }
     }
   }
@@ -137,15 +136,14 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
           next.total_us += cur.costs[static_cast<size_t>(k)].us;
           continue;
         }
-        auto pick = PickForSegment(ctx, s, o.samples, false);
-        if (!pick.IsOk()) return pick.ToStatus();
-        if (!pick->has_value()) {
+        STOF_ASSIGN_OR_RETURN(auto pick, PickForSegment(ctx, s, o.samples, false));
+        if (!pick.has_value()) {
           complete = false;
           break;
         }
-        next.choices.push_back((*pick)->choice);
-        next.costs.push_back((*pick)->cost);
-        next.total_us += (*pick)->cost.us;
+        next.choices.push_back(pick->choice);
+        next.costs.push_back(pick->cost);
+        next.total_us += pick->cost.us;
       }
       if (!complete) {
         if (ctx.Stopped()) break;
@@ -166,10 +164,9 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
   std::vector<std::vector<SegmentChoice>> ordered(nseg);
   std::vector<size_t> next_index(nseg);
   for (size_t i = 0; i < nseg; ++i) {
-    auto c = OrderedChoices(ctx, cur.scheme.Segments()[i]);
-    if (!c.IsOk()) return c.ToStatus();
-    ordered[i] = *c;
-    next_index[i] = std::min(c->size(), static_cast<size_t>(o.samples));
+    STOF_ASSIGN_OR_RETURN(auto c, OrderedChoices(ctx, cur.scheme.Segments()[i]));
+    ordered[i] = c;
+    next_index[i] = std::min(c.size(), static_cast<size_t>(o.samples));
   }
   std::vector<double> gain(nseg, 0);
   int idle = 0;
@@ -187,14 +184,13 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
       for (int64_t k = 0; k < alloc[i]; ++k) {
         const SegmentChoice& c = ordered[i][next_index[i]++];
         any = true;
-        auto cost = ctx.Cost(s, c);
-        if (!cost.IsOk()) return cost.ToStatus();
-        if (!cost->has_value()) break;
-        if ((*cost)->Ok() && (*cost)->us < cur.costs[i].us) {
+        STOF_ASSIGN_OR_RETURN(auto cost, ctx.Cost(s, c));
+        if (!cost.has_value()) break;
+        if (cost->Ok() && cost->us < cur.costs[i].us) {
           const auto t_r = Clock::now();
-          new_gain[i] += cur.costs[i].us - (*cost)->us;
-          cur.total_us -= cur.costs[i].us - (*cost)->us;
-          cur.costs[i] = **cost;
+          new_gain[i] += cur.costs[i].us - cost->us;
+          cur.total_us -= cur.costs[i].us - cost->us;
+          cur.costs[i] = *cost;
           cur.choices[i] = c;
           ctx.Charge(&TuneStats::reward_s, t_r);
         }
