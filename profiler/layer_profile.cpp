@@ -18,7 +18,7 @@
 #include "engine/fusion/fusion_scheme.h"
 #include "engine/mask/mask_spec.h"
 #include "engine/plan/plan_choices.h"
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 
 namespace stof::profiler {
 

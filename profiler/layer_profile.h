@@ -22,7 +22,7 @@
 #include "engine/core/status.h"
 #include "engine/plan/plan.h"
 #include "engine/run/layer_runner.h"
-#include "profiler/profile_result.h"
+#include "profiler/model/profile_result.h"
 #include "profiler/profiler.h"
 
 namespace stof::profiler {

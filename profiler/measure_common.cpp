@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "profiler/measure_internal.h"
-#include "profiler/profile_result.h"
+#include "profiler/model/profile_result.h"
 #include "profiler/profiler.h"
 
 namespace stof::profiler {

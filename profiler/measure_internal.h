@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/profile_result.h"
+#include "profiler/model/profile_result.h"
 #include "profiler/profiler.h"
 
 namespace stof::profiler::detail {

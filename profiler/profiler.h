@@ -18,7 +18,7 @@
 #include <string>
 
 #include "engine/core/status.h"
-#include "profiler/profile_result.h"
+#include "profiler/model/profile_result.h"
 
 namespace stof::profiler {
 

@@ -16,7 +16,7 @@
 #include "app/cli/profile_output.h"
 #include "app/common/option_checks.h"
 #include "engine/core/text_format.h"
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 #include "profiler/profiler.h"
 
 #ifdef STOF_WITH_KERNELS

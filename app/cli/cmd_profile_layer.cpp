@@ -25,7 +25,7 @@
 #include "engine/tune/ladder.h"
 #include "profiler/ladder_profile.h"
 #include "profiler/layer_profile.h"
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 #include "profiler/profiler.h"
 
 #ifdef STOF_WITH_KERNELS

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/device/device_spec.h"
-#include "profiler/profile_result.h"
+#include "profiler/model/profile_result.h"
 
 namespace stof::app {
 

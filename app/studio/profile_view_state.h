@@ -17,7 +17,7 @@
 
 #include "app/studio/widgets/plots.h"
 #include "profiler/layer_profile.h"
-#include "profiler/profile_stats.h"
+#include "profiler/model/profile_stats.h"
 
 namespace stof::app {
 

@@ -1,7 +1,7 @@
 // Why CUDA found no usable GPU, in words a user can act on. The runtime's own message misleads
 // on a machine with no NVIDIA driver at all: cudaGetDeviceCount then fails with "CUDA driver
 // version is insufficient for CUDA runtime version", as if an update would do. The callers
-// (kernels/device_query.cpp, profiler/cupti_profiler.cpp) read the facts from the CUDA
+// (kernels/device_query.cpp, profiler/capture/cupti_profiler.cpp) read the facts from the CUDA
 // runtime into a CudaProbe; this CUDA-free part words them, so it is tested without CUDA.
 #pragma once
 

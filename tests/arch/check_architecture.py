@@ -41,10 +41,10 @@ CUDA_HEADERS = {
     "kernels/gemm/cublas_check.h",
     "kernels/common/hopper/tensor_map.h",
     "kernels/attention_hopper/hopper_attention_params.h",
-    "profiler/cuda_timing.h",
-    "profiler/cupti_range.h",
-    "profiler/cupti_activity.h",
-    "profiler/cupti_check.h",
+    "profiler/capture/cuda_timing.h",
+    "profiler/capture/cupti_range.h",
+    "profiler/capture/cupti_activity.h",
+    "profiler/capture/cupti_check.h",
 }
 
 SYSTEM_CUDA = re.compile(r"^(cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuda_bf16|cupti|"

@@ -4,7 +4,7 @@
 // survive LayerProfileToJson -> LayerProfileFromJson.
 #include "engine/core/json_io.h"
 #include "profiler/layer_profile.h"
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -12,7 +12,7 @@
 #include "gpu_test_util.h"
 #include "kernels/gemm/cublas_gemm.h"
 #include "kernels/util/copy_kernel.h"
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 #include "profiler/profiler.h"
 
 namespace sp = stof::profiler;

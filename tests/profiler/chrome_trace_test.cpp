@@ -2,7 +2,7 @@
 // the first kernel, pid = device, tid = stream, metadata naming them, and otherData.
 #include <gtest/gtest.h>
 
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 
 namespace sp = stof::profiler;
 using Json = nlohmann::json;

@@ -8,7 +8,7 @@
 
 #include <cstdlib>
 
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 #include "profiler/profiler.h"
 #include "tests/profiler/unavailable_profile.h"
 

@@ -3,7 +3,7 @@
 // checked without a GPU (here for the H100's chip, GH100, and a Blackwell one).
 #include <gtest/gtest.h>
 
-#include "profiler/cupti_range.h"
+#include "profiler/capture/cupti_range.h"
 
 namespace sp = stof::profiler;
 namespace sd = stof::profiler::detail;

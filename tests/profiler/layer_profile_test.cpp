@@ -22,7 +22,7 @@
 #include "engine/plan/plan_choices.h"
 #include "engine/run/layer_runner.h"
 #include "profiler/layer_profile.h"
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 #include "profiler/profiler.h"
 
 namespace stof::profiler {

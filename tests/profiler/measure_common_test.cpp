@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "profiler/measure_internal.h"
-#include "profiler/profile_result.h"
+#include "profiler/model/profile_result.h"
 #include "profiler/profiler.h"
 
 namespace sp = stof::profiler;

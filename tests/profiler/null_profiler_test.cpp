@@ -3,7 +3,7 @@
 // without CUDA says so from TimeWithCudaEvents too.
 #include <gtest/gtest.h>
 
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 #include "profiler/profiler.h"
 #include "tests/profiler/unavailable_profile.h"
 

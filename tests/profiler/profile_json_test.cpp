@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 
 namespace sp = stof::profiler;
 using Json = nlohmann::json;

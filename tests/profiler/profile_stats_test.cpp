@@ -1,4 +1,4 @@
-// CPU: the profile view's numbers (profiler/profile_stats.h) on hand-built profiles: kernel rows
+// CPU: the profile view's numbers (profiler/model/profile_stats.h) on hand-built profiles: kernel rows
 // over two traced runs (medians, shares, DRAM bytes from auto ranges with a NaN counter),
 // sorting, the timeline of run 0, segment rows and kernel rows against a baseline that fused
 // differently, roofline points, histogram bins shared by current and baseline, empty input.
@@ -8,7 +8,7 @@
 #include <limits>
 #include <numeric>
 
-#include "profiler/profile_stats.h"
+#include "profiler/model/profile_stats.h"
 
 namespace sp = stof::profiler;
 

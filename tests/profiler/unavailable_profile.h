@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 #include "profiler/profiler.h"
 
 namespace stof::testing {

@@ -1,6 +1,6 @@
 // The profile view's numbers (profile_stats.h): pure arithmetic over ProfileResult and
 // LayerProfile, run once per input change by the studio's profile panel.
-#include "profiler/profile_stats.h"
+#include "profiler/model/profile_stats.h"
 
 #include <algorithm>
 #include <cmath>

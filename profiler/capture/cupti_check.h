@@ -1,6 +1,6 @@
 // Check macros for the CUDA-side files of profiler/: STOF_CUPTI_TRY and STOF_PROFILER_CUDA_TRY
 // turn a failed CUPTI or CUDA runtime call into an engine::Error carrying the call text, file
-// and line ("profiler/cupti_range.cpp:212: cuptiRangeProfilerEnable(&p):
+// and line ("profiler/capture/cupti_range.cpp:212: cuptiRangeProfilerEnable(&p):
 // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (...)"). The result name stays in the message so callers
 // can classify the failure (privileges, no device) by text. Private to profiler/ (includes
 // CUDA and CUPTI headers); the public headers stay CUDA-free.
@@ -15,7 +15,7 @@
 
 namespace stof::profiler {
 
-// "/abs/path/profiler/cupti_range.cpp" -> "profiler/cupti_range.cpp": messages stay short and
+// "/abs/path/profiler/capture/cupti_range.cpp" -> "profiler/capture/cupti_range.cpp": messages stay short and
 // the same on every machine.
 inline const char* ShortFile(const char* file) {
   const std::string f(file);

@@ -11,7 +11,7 @@
 // with kernel replay is reported to fail in SetConfig (CUPTI_ERROR_INVALID_OPERATION).
 // The CUcontext comes from the driver through cudaGetDriverEntryPointByVersion, so nothing
 // here links libcuda (a CUDA build without a driver still starts and reports "no GPU").
-#include "profiler/cupti_range.h"
+#include "profiler/capture/cupti_range.h"
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -25,7 +25,7 @@
 #include <mutex>
 #include <set>
 
-#include "profiler/cupti_check.h"
+#include "profiler/capture/cupti_check.h"
 
 namespace stof::profiler::detail {
 

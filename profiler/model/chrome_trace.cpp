@@ -8,7 +8,7 @@
 #include <set>
 #include <utility>
 
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 
 namespace stof::profiler {
 

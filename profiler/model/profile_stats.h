@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "profiler/layer_profile.h"
-#include "profiler/profile_result.h"
+#include "profiler/model/profile_result.h"
 
 namespace stof::profiler {
 

@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "engine/core/status.h"
-#include "profiler/profile_result.h"
+#include "profiler/model/profile_result.h"
 #include "profiler/profiler.h"
 
 namespace stof::profiler::detail {

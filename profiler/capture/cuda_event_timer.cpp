@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "profiler/cuda_timing.h"
-#include "profiler/cupti_check.h"
+#include "profiler/capture/cuda_timing.h"
+#include "profiler/capture/cupti_check.h"
 
 namespace stof::profiler {
 

@@ -11,10 +11,10 @@
 #include <string>
 
 #include "engine/device/no_gpu.h"
-#include "profiler/cuda_timing.h"
-#include "profiler/cupti_activity.h"
-#include "profiler/cupti_check.h"
-#include "profiler/cupti_range.h"
+#include "profiler/capture/cuda_timing.h"
+#include "profiler/capture/cupti_activity.h"
+#include "profiler/capture/cupti_check.h"
+#include "profiler/capture/cupti_range.h"
 #include "profiler/measure_internal.h"
 #include "profiler/profiler.h"
 

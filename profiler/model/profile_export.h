@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/status.h"
-#include "profiler/profile_result.h"
+#include "profiler/model/profile_result.h"
 
 namespace stof::profiler {
 

@@ -3,7 +3,7 @@
 // on its own thread (BufferCompleted); the records go to a sink guarded by a mutex. The
 // callbacks are registered once per process (CUPTI keeps them for its lifetime) and are
 // noexcept: an exception inside them is caught and the batch dropped, never propagated.
-#include "profiler/cupti_activity.h"
+#include "profiler/capture/cupti_activity.h"
 
 #include <cupti.h>
 #include <cxxabi.h>
@@ -12,8 +12,8 @@
 #include <mutex>
 #include <string>
 
-#include "profiler/cuda_timing.h"
-#include "profiler/cupti_check.h"
+#include "profiler/capture/cuda_timing.h"
+#include "profiler/capture/cupti_check.h"
 #include "profiler/measure_internal.h"
 
 namespace stof::profiler::detail {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
-#include "profiler/profile_result.h"
+#include "profiler/model/profile_result.h"
 #include "profiler/profiler.h"
 
 namespace stof::profiler::detail {

@@ -9,7 +9,7 @@
 
 #include "engine/core/atomic_file.h"
 #include "engine/core/json_io.h"
-#include "profiler/profile_export.h"
+#include "profiler/model/profile_export.h"
 
 namespace stof::profiler {
 
