@@ -2,8 +2,8 @@
 // Used by engine/cpu/cpu_layer_ops.cpp and kernels/cuda_backend.cpp.
 #include "engine/layer_ops.h"
 
-#include <sstream>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 #include <utility>
 
