@@ -94,13 +94,13 @@ struct HopperAttentionTraits {
   // CTAs per SM the launch bounds ask for (registers: 65536 / (kThreads * kCtasPerSm)).
   // BLOCK_M 64: as many as the pipeline leaves room for (d 64, two stages: 64 x 64 4, 64 x 128 3; d
   // 128, one stage: 3). ncu of 64 x 128 at two CTAs (run 33, dense L4096 B4 H12): 2.46 warps active
-  // and 0.72 eligible per scheduler, issue slots 49 % used, MUFU about 40 % busy: latency-bound. Run
-  // 42 (H100, `stof bench mha --no-counters`, median us, two CTAs and three stages with the
-  // overlapped schedule -> these counts and two stages, serial): full L4096 B4 H12 64 x 128 454.1 ->
-  // 442.4, 64 x 64 483.7 -> 471.7, causal L4096 64 x 128 267.9 -> 252.5, full L1024 B8 76.4 -> 69.9,
-  // bigbird L4096 B8 64 x 64 221.7 -> 217.0, sliding window L1024 B16 49.4 -> 47.3, bigbird L512 B1
-  // 13.07 -> 13.31. Run 43, 64 x 64 at d 128 (two CTAs, two stages, overlap -> three CTAs, one
-  // stage, serial): bigbird L4096 B8 H12 353.5 -> 347.1, full L4096 B4 783.9 -> 757.4, sliding
+  // and 0.72 eligible per scheduler, issue slots 49 % used, MUFU about 40 % busy: latency-bound.
+  // Run 42 (H100, `stof bench mha --no-counters`, median us, two CTAs and three stages with the
+  // overlapped schedule -> these counts and two stages, serial): full L4096 B4 H12 64 x 128 454.1
+  // -> 442.4, 64 x 64 483.7 -> 471.7, causal L4096 64 x 128 267.9 -> 252.5, full L1024 B8 76.4 ->
+  // 69.9, bigbird L4096 B8 64 x 64 221.7 -> 217.0, sliding window L1024 B16 49.4 -> 47.3, bigbird
+  // L512 B1 13.07 -> 13.31. Run 43, 64 x 64 at d 128 (two CTAs, two stages, overlap -> three CTAs,
+  // one stage, serial): bigbird L4096 B8 H12 353.5 -> 347.1, full L4096 B4 783.9 -> 757.4, sliding
   // window L2048 B8 83.2 -> 82.8, longformer L1024 B8 63.3 -> 63.7, dilated L512 B8 31.2 -> 28.3.
   static constexpr int kCtasPerSm = kWideProducer ? 1 : (kHeadDim == 64 && kBlockN == 64 ? 4 : 3);
   // The overlapped schedules keep S_i, P_{i-1} and O live at once: 160 registers at 64 x 128
