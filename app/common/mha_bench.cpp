@@ -46,12 +46,10 @@ engine::Expected<MhaBenchSetup> PrepareMhaBench(const engine::Mask& mask,
                                                 const kernels::MhaRequest& request) {
   MhaBenchSetup s;
   const auto t_sel = Clock::now();
-  auto choice = kernels::ChooseMhaConfig(mask, w, spec, request);
-  if (!choice.IsOk()) return engine::Error{choice.Message()};
+  STOF_ASSIGN_OR_RETURN(auto choice, kernels::ChooseMhaConfig(mask, w, spec, request));
   s.select_ms = MsSince(t_sel);
-  auto prepared = kernels::PreparedMha::Create(mask, w, *choice);
-  if (!prepared.IsOk()) return engine::Error{prepared.Message()};
-  s.mha = std::move(*prepared);
+  STOF_ASSIGN_OR_RETURN(auto prepared, kernels::PreparedMha::Create(mask, w, choice));
+  s.mha = std::move(prepared);
   return s;
 }
 
@@ -168,16 +166,15 @@ engine::Expected<std::unique_ptr<MhaInputSets>> MhaInputSets::Create(
   rot.set_bytes = 4 * static_cast<int64_t>(tensor_bytes);
   rot.l2_bytes = l2_bytes;
   rot.sets_wanted = std::max<int64_t>(2, (2 * rot.l2_bytes + rot.set_bytes - 1) / rot.set_bytes);
-  auto mem = kernels::QueryDeviceMemory();
-  if (!mem.IsOk()) return engine::Error{mem.Message()};
-  rot.free_bytes = mem->free_bytes;
-  const int64_t fit = std::max<int64_t>(0, mem->free_bytes - kMemoryMargin) / rot.set_bytes;
+  STOF_ASSIGN_OR_RETURN(auto mem, kernels::QueryDeviceMemory());
+  rot.free_bytes = mem.free_bytes;
+  const int64_t fit = std::max<int64_t>(0, mem.free_bytes - kMemoryMargin) / rot.set_bytes;
   rot.sets = std::min(rot.sets_wanted, fit);
   rot.capped = rot.sets < rot.sets_wanted;
   if (rot.sets < 1)
     return engine::Error{"not enough device memory for one input set (" +
                          FormatBytes(static_cast<double>(rot.set_bytes)) + "; " +
-                         FormatBytes(static_cast<double>(mem->free_bytes)) + " free)"};
+                         FormatBytes(static_cast<double>(mem.free_bytes)) + " free)"};
   rot.total_bytes = rot.sets * rot.set_bytes;
   const std::vector<uint16_t> hq = kernels::RandomHalves(in->elems_, input_seed * 7 + 11);
   const std::vector<uint16_t> hk = kernels::RandomHalves(in->elems_, input_seed * 7 + 12);
@@ -213,9 +210,9 @@ profiler::WorkFn MhaInputSets::Work(const kernels::PreparedMha& mha) {
 engine::Expected<int64_t> MhaInputSets::CountNonFinite() const {
   int64_t total = 0;
   for (size_t i = 0; i < written_; ++i) {
-    auto bad = kernels::CountNonFinite(sets_[i].o, elems_, engine::DType::kF16);
-    if (!bad.IsOk()) return engine::Error{bad.Message()};
-    total += *bad;
+    STOF_ASSIGN_OR_RETURN(auto bad,
+                          kernels::CountNonFinite(sets_[i].o, elems_, engine::DType::kF16));
+    total += bad;
   }
   return total;
 }
@@ -227,15 +224,13 @@ engine::Expected<MhaBenchTiming> TimeMhaBench(MhaInputSets& sets,
                                               const MhaBenchTimingOptions& o) {
   MhaBenchTiming t;
   const profiler::WorkFn work = sets.Work(mha);
-  auto lat = profiler::TimeWithCudaEvents(work, o.warmup, o.runs);
-  if (!lat.IsOk()) return engine::Error{lat.Message()};
-  t.latency = *lat;
+  STOF_ASSIGN_OR_RETURN(auto lat, profiler::TimeWithCudaEvents(work, o.warmup, o.runs));
+  t.latency = lat;
   // Every set was written by the timed launches: nothing may be NaN (a launch that faulted
   // silently would leave the poison).
-  auto bad = sets.CountNonFinite();
-  if (!bad.IsOk()) return engine::Error{bad.Message()};
-  if (*bad != 0)
-    return engine::Error{"timed outputs hold " + std::to_string(*bad) +
+  STOF_ASSIGN_OR_RETURN(auto bad, sets.CountNonFinite());
+  if (bad != 0)
+    return engine::Error{"timed outputs hold " + std::to_string(bad) +
                          " non-finite values: a timed launch did not complete"};
 
   // DRAM bytes of one launch (CUPTI range profiler, auto range: one range per kernel).

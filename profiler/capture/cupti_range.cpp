@@ -181,9 +181,8 @@ engine::Expected<MetricConfig> ResolveMetrics(const std::string& chip,
   if (AddMetrics(**config_host, names) != CUPTI_SUCCESS) {
     for (MetricInfo& m : cfg.infos) {
       if (!m.available) continue;
-      auto probe = HostObject::Create(chip, counter_availability);
-      if (!probe.IsOk()) return engine::Error{probe.Message()};
-      const CUptiResult r = AddMetrics(**probe, {m.name});
+      STOF_ASSIGN_OR_RETURN(auto probe, HostObject::Create(chip, counter_availability));
+      const CUptiResult r = AddMetrics(*probe, {m.name});
       if (r == CUPTI_SUCCESS) continue;
       m.available = false;
       m.why_not = "CUPTI refused it in a counter configuration: " + CuptiResultText(r);
@@ -201,11 +200,10 @@ engine::Expected<MetricConfig> ResolveMetrics(const std::string& chip,
     }
   }
   if (!names.empty()) {
-    auto image = ConfigImage(**config_host);
-    if (!image.IsOk()) return engine::Error{image.Message()};
-    auto passes = NumPasses(*image);
+    STOF_ASSIGN_OR_RETURN(auto image, ConfigImage(**config_host));
+    auto passes = NumPasses(image);
     if (!passes.IsOk()) return engine::Error{passes.Message()};
-    cfg.config_image = std::move(*image);
+    cfg.config_image = std::move(image);
     cfg.passes = *passes;
   }
   cfg.names = std::move(names);
@@ -230,10 +228,9 @@ engine::Expected<std::shared_ptr<const MetricConfig>> CachedMetricConfig(
   key.append(availability.begin(), availability.end());
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
-  auto cfg = ResolveMetrics(chip, availability, metrics);
-  if (!cfg.IsOk()) return engine::Error{cfg.Message()};
+  STOF_ASSIGN_OR_RETURN(auto cfg, ResolveMetrics(chip, availability, metrics));
   if (cache.size() >= 16) cache.clear();  // bounded: metric lists rarely change in a process
-  auto shared = std::make_shared<const MetricConfig>(std::move(*cfg));
+  auto shared = std::make_shared<const MetricConfig>(std::move(cfg));
   cache.emplace(std::move(key), shared);
   return shared;
 }
@@ -421,13 +418,10 @@ engine::Status RunRangePass(const WorkFn& work, const MeasureOptions& options, i
   auto chip = ChipName(device);
   if (!chip.IsOk()) return chip.ToStatus();
   out->chip = *chip;
-  auto ctx = CurrentContext();
-  if (!ctx.IsOk()) return ctx.ToStatus();
-  auto availability = CounterAvailability(*ctx);
-  if (!availability.IsOk()) return availability.ToStatus();
-  auto cached = CachedMetricConfig(*chip, *availability, options.metrics);
-  if (!cached.IsOk()) return cached.ToStatus();
-  const MetricConfig& cfg = **cached;
+  STOF_ASSIGN_OR_RETURN(auto ctx, CurrentContext());
+  STOF_ASSIGN_OR_RETURN(auto availability, CounterAvailability(ctx));
+  STOF_ASSIGN_OR_RETURN(auto cached, CachedMetricConfig(*chip, availability, options.metrics));
+  const MetricConfig& cfg = *cached;
   out->metrics = cfg.infos;
   if (cfg.names.empty())
     return engine::Error{"none of the requested metrics can be collected on chip " + *chip};
@@ -435,7 +429,7 @@ engine::Status RunRangePass(const WorkFn& work, const MeasureOptions& options, i
   const bool user = options.range_mode == RangeMode::kUser;
   const size_t max_ranges = user ? 1 : static_cast<size_t>(options.max_ranges);
   RangeProfilerSession session;
-  STOF_RETURN_IF_ERROR(session.Enable(*ctx));
+  STOF_RETURN_IF_ERROR(session.Enable(ctx));
 
   std::vector<const char*> cnames = CStrings(cfg.names);
   CUpti_RangeProfiler_GetCounterDataSize_Params sz{
@@ -494,9 +488,8 @@ engine::Status RunRangePass(const WorkFn& work, const MeasureOptions& options, i
     ++passes;
   }
   out->passes = passes;
-  auto dropped = session.Decode();
-  if (!dropped.IsOk()) return dropped.ToStatus();
-  out->ranges_dropped = *dropped;
+  STOF_ASSIGN_OR_RETURN(auto dropped, session.Decode());
+  out->ranges_dropped = dropped;
 
   CUpti_RangeProfiler_GetCounterDataInfo_Params info{
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
