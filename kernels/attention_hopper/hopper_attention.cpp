@@ -27,12 +27,14 @@ const char* kSupported =
     "BLOCK_N 64 (and 128 at head_dim 64), num_warps 5";
 
 // The overrides; the environment sets their first value (STOF_HOPPER_ORDER=0 / 1,
-// STOF_HOPPER_PERSISTENT=0 / 1: one CTA per item / as many CTAs as are co-resident).
+// STOF_HOPPER_PERSISTENT=0 / 1: one CTA per item / as many CTAs as are co-resident,
+// STOF_HOPPER_PDL=0 / 1: plain / programmatic dependent launch).
 HopperLaunchOverrides& Overrides() {
   static HopperLaunchOverrides o = [] {
     HopperLaunchOverrides v;
     if (const char* e = std::getenv("STOF_HOPPER_ORDER")) v.order = std::atoi(e) == 0 ? 0 : 1;
     if (const char* e = std::getenv("STOF_HOPPER_PERSISTENT")) v.persistent = std::atoi(e) != 0;
+    if (const char* e = std::getenv("STOF_HOPPER_PDL")) v.dependent_launch = std::atoi(e) != 0;
     return v;
   }();
   return o;
@@ -174,6 +176,14 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   // 690.7 / 665.2; longformer L4096 B1 H12 d64 50.7 / 52.1 (the one loss, 3 %).
   const bool persistent = forced.persistent >= 0 ? forced.persistent == 1 : true;
   p.max_ctas = forced.max_ctas > 0 ? forced.max_ctas : persistent ? -1 : 0;
+  // Programmatic dependent launch: a launch's CTAs start, and resolve their first work item,
+  // while the previous kernel on the stream drains (kernels/common/hopper/grid_dependency.cuh).
+  // Measured in CUDA-graph replay (H100, 2026-11-25, runs 50 and 52, off / on, us): sliding
+  // window L128 B1 H12 d64 4.64 / 3.61, bigbird L512 B1 10.63 / 9.37, bigbird L4096 B1 55.75 /
+  // 54.45; on multi-wave grids within the 4 % the same setting varies from process to process
+  // (full L2048 B8 H32 d64 627.3 / 610.3, causal L3000 B5 H32 448.4 / 467.2).
+  // docs/kernels-hopper.md, "Starting before the previous kernel ends".
+  p.dependent_launch = forced.dependent_launch >= 0 ? forced.dependent_launch : 1;
   auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);
   if (!scale_log2.IsOk()) return scale_log2.ToStatus();
   p.scale_log2 = *scale_log2;

@@ -30,6 +30,7 @@
 #include "kernels/attention_hopper/hopper_pipeline.cuh"
 #include "kernels/attention_hopper/hopper_scheduler.cuh"
 #include "kernels/common/fragment_softmax.cuh"
+#include "kernels/common/hopper/grid_dependency.cuh"
 #include "kernels/common/hopper/mbarrier.cuh"
 #include "kernels/common/hopper/warpgroup.cuh"
 #include "kernels/common/hopper/wgmma.cuh"
@@ -240,16 +241,26 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
     hopper::PrefetchTensorMap(&q_map);
     hopper::PrefetchTensorMap(&k_map);
     hopper::PrefetchTensorMap(&v_map);
+    // Launched with programmatic dependent launch, the CTA got here while the previous kernel
+    // on the stream may still run: everything above read only the layout lists and the
+    // kernel parameters. Q, K, V, O and the work counter wait for that kernel. The consumers
+    // start on q_full, after this wait.
+    hopper::WaitPriorGrids();
     for (HopperWorkItem w = first; w.Valid(p); w = HopperWorkItem::Make(p, NextWorkItem(p))) {
       ProduceTile<T>(sm, &q_map, &k_map, &v_map, p, w, at);
       at.Advance<T>(w.list.Count());
     }
+    // Every copy of this CTA is issued: the next kernel may start its set-up.
+    hopper::LaunchDependentGrids();
     if (p.dynamic != 0) AnnounceItem<T>(sm, HopperWorkItem::End(p), p, at);
   } else {
     if constexpr (T::kWideProducer) hopper::SetMaxRegsInc<T::kConsumerRegs>();
     const int consumer = T::ConsumerOf(warp);
     if (kSchedule == kPingpong && T::kConsumers == 2 && consumer == 1)
       hopper::NamedBarrierArrive(kTurnBarrier, 256);
+    // Launched early (programmatic dependent launch), the consumers sleep here rather than
+    // poll q_full, so they take no issue slots from the previous kernel's last CTAs on the SM.
+    hopper::WaitPriorGrids();
     do {
       hopper::BarrierWait(sm.QFull(), at.QParity());
       const HopperWorkItem w = sm.Work()->WarpUniform();
@@ -315,9 +326,19 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   }
   HopperAttentionParams launch = p;
   launch.dynamic = grid < p.items ? 1 : 0;
-  kernel<<<static_cast<unsigned>(grid), T::kThreads, T::kSmemBytes,
-           static_cast<cudaStream_t>(stream)>>>(maps.q, maps.k, maps.v, maps.o, launch);
-  STOF_CUDA_TRY(cudaGetLastError());
+  // Programmatic dependent launch (p.dependent_launch): the CTAs may start while the previous
+  // kernel on the stream finishes, and set up until they need its results (WaitPriorGrids).
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(grid));
+  config.blockDim = dim3(T::kThreads);
+  config.dynamicSmemBytes = T::kSmemBytes;
+  config.stream = static_cast<cudaStream_t>(stream);
+  cudaLaunchAttribute attribute[1] = {};
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = p.dependent_launch != 0 ? 1 : 0;
+  STOF_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, maps.q, maps.k, maps.v, maps.o, launch));
   return engine::Status::Ok();
 }
 

@@ -139,8 +139,12 @@ __device__ __forceinline__ void ProduceTile(const HopperSmem<T>& sm, const CUten
     hopper::TmaLoad4d(sm.Q() + pn * T::kQPanelBytes, q_map, sm.QFull(), 64 * pn,
                       w.tile * T::kBlockM, head, batch);
   HopperRingPos pos = at.ring;
+  // Each block's column is loaded one block ahead (the first one with the item), so the
+  // dependent global load is off the path from a stage's release to its next copy.
+  int column = w.first_column;
   for (int i = 0; i < n; ++i, pos.Next<T>()) {
-    const int key0 = w.list.Column(p, i) * T::kBlockN;
+    const int key0 = column * T::kBlockN;
+    if (i + 1 < n) column = w.list.Column(p, i + 1);
     hopper::BarrierWait(sm.KEmpty(pos.stage), pos.phase ^ 1u);
     LoadKvTile<T>(k_map, sm.K(pos.stage), sm.KFull(pos.stage), key0, head, batch);
     hopper::BarrierWait(sm.VEmpty(pos.stage), pos.phase ^ 1u);

@@ -20,6 +20,7 @@ struct HopperWorkItem {
   int64_t x;  // index in the launch order; >= items: no more work
   int tile, head, batch;
   HopperBlockList list;
+  int first_column = 0;  // block column of the first visited block (producer only)
 
   // Item x, or the end when x >= items (nothing is read then).
   __device__ __forceinline__ static HopperWorkItem Make(const HopperAttentionParams& p,
@@ -36,6 +37,7 @@ struct HopperWorkItem {
     w.head = bh % p.heads;
     w.batch = bh / p.heads;
     w.list = HopperBlockList::ForTile(p, w.tile);
+    w.first_column = w.list.Count() > 0 ? w.list.Column(p, 0) : 0;
     return w;
   }
   __device__ __forceinline__ static HopperWorkItem End(const HopperAttentionParams& p) {

@@ -3,8 +3,9 @@
 // the way every caller reaches it (MhaConfig 128 x BLOCK_N with 12 warps, 64 x BLOCK_N with 5).
 // Matrix: 11 masks (full, causal, the generators, document, random blocks and elements, rows
 // emptied, an empty mask) x L {128, 1000, 1024, 3000, 4096} x d {64, 128} x the tiles
-// (128 x 64, 128 x 128, 64 x 64, and 64 x 128 at d 64); batch and head counts from 1 to 16; strided q/k/v/o views into a packed QKV projection; bad requests
-// refused; the SASS holds HGMMA (wgmma) instructions. Each run: fresh seeded inputs, output
+// (128 x 64, 128 x 128, 64 x 64, and 64 x 128 at d 64); batch and head counts from 1 to 16;
+// strided q/k/v/o views into a packed QKV projection; chained launches with and without
+// programmatic dependent launch; bad requests refused; the SASS holds HGMMA (wgmma) instructions. Each run: fresh seeded inputs, output
 // poisoned first, every element written, per-row error < 2e-3, empty rows exactly zero
 // (mha_test_util.h). On another GPU or without one the GPU tests skip and say why.
 #include <unistd.h>
@@ -209,12 +210,15 @@ TEST(GpuHopperAttentionShapes, BatchAndHeadsFromOneToSixteen) {
 // staging is reused. One CTA walks them all at cap 1. The layout cache hands the same layout
 // (and its work counter) to every round, so a counter not reset by the launch before would
 // leave items uncomputed (poisoned output).
+// Puts the launch overrides back as they were when the test ends.
+struct RestoreOverrides {
+  k::HopperLaunchOverrides saved = k::GetHopperLaunchOverrides();
+  ~RestoreOverrides() { k::SetHopperLaunchOverrides(saved); }
+};
+
 TEST(GpuHopperAttentionShapes, PersistentGridMatchesReference) {
   STOF_REQUIRE_HOPPER();
-  struct Restore {
-    k::HopperLaunchOverrides saved = k::GetHopperLaunchOverrides();
-    ~Restore() { k::SetHopperLaunchOverrides(saved); }
-  } restore;
+  RestoreOverrides restore;
   for (int64_t cap : {1, 7}) {
     for (int order : {0, 1}) {
       k::HopperLaunchOverrides o;
@@ -298,6 +302,71 @@ TEST(GpuHopperAttentionShapes, StridedViewsMatchPackedTensors) {
               mismatches += a[static_cast<size_t>(((b * H + h) * L + r) * d + c)] !=
                             o[static_cast<size_t>(((b * L + r) * H + h) * d + c)];
       EXPECT_EQ(mismatches, 0) << "d " << d << " " << TileName(tile);
+    }
+  }
+}
+
+// Programmatic dependent launch lets a launch start while the one before it drains. A chain of
+// four launches, each reading the previous one's output as its Q (poisoned until written),
+// gives the same bits with and without it, on a full and a persistent grid: a launch that read
+// its Q, or wrote its O, before the previous launch finished would read NaN or stale values
+// (or overwrite an output still being read).
+TEST(GpuHopperAttentionShapes, DependentLaunchesReadThePreviousOutput) {
+  STOF_REQUIRE_HOPPER();
+  CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  RestoreOverrides restore;
+  auto mask = st::MakeMask("bigbird", 1000);
+  ASSERT_TRUE(mask.IsOk());
+  constexpr int kChain = 4;
+  for (int64_t d : {64, 128}) {
+    const Workload w = st::MhaWorkload(2, 3, 1000, d);
+    const int64_t elements = w.batch * w.heads * w.seq_len * d;
+    const st::MhaInputs in = st::RandomInputs(elements, 5 + d);
+    st::DeviceMhaBuffers buf(*backend, elements);
+    ASSERT_TRUE(buf.Ok());
+    ASSERT_TRUE(buf.Upload(in).IsOk());
+    std::vector<std::unique_ptr<st::DeviceBuffer>> x;
+    for (int i = 0; i <= kChain; ++i) {
+      x.push_back(std::make_unique<st::DeviceBuffer>(static_cast<size_t>(elements) * 2));
+      ASSERT_TRUE(x.back()->Ok());
+    }
+    ASSERT_TRUE(x[0]->Upload(in.q).IsOk());
+    for (const auto& tile : kHopperTiles) {
+      if (!TileRuns(tile, d)) continue;
+      for (int persistent : {0, 1}) {
+        SCOPED_TRACE("d " + std::to_string(d) + " " + TileName(tile) + " persistent " +
+                     std::to_string(persistent));
+        std::vector<uint16_t> last[2];
+        for (int pdl : {0, 1}) {
+          k::HopperLaunchOverrides o;
+          o.persistent = persistent;
+          o.dependent_launch = pdl;
+          k::SetHopperLaunchOverrides(o);
+          for (int i = 1; i <= kChain; ++i) ASSERT_TRUE(x[static_cast<size_t>(i)]->Poison().IsOk());
+          MhaCall call;
+          call.workload = w;
+          call.mask = &*mask;
+          call.config = HopperConfig(tile.first, tile.second);
+          call.k = buf.K(), call.v = buf.V();
+          for (int i = 0; i < kChain; ++i) {
+            call.q = x[static_cast<size_t>(i)]->Ptr();
+            call.o = x[static_cast<size_t>(i) + 1]->Ptr();
+            auto run = backend->RunMha(call);
+            ASSERT_TRUE(run.IsOk()) << run.Message();
+          }
+          auto got = x[kChain]->Download(elements);
+          ASSERT_TRUE(got.IsOk()) << got.Message();
+          last[pdl] = std::move(*got);
+        }
+        int64_t non_finite = 0, mismatches = 0;
+        for (size_t i = 0; i < last[1].size(); ++i) {
+          non_finite += (last[1][i] & 0x7c00) == 0x7c00;
+          mismatches += last[0][i] != last[1][i];
+        }
+        EXPECT_EQ(non_finite, 0);
+        EXPECT_EQ(mismatches, 0);
+      }
     }
   }
 }
