@@ -178,12 +178,15 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   p.max_ctas = forced.max_ctas > 0 ? forced.max_ctas : persistent ? -1 : 0;
   // Programmatic dependent launch: a launch's CTAs start, and resolve their first work item,
   // while the previous kernel on the stream drains (kernels/common/hopper/grid_dependency.cuh).
-  // Measured in CUDA-graph replay (H100, 2026-11-25, runs 50 and 52, off / on, us): sliding
-  // window L128 B1 H12 d64 4.64 / 3.61, bigbird L512 B1 10.63 / 9.37, bigbird L4096 B1 55.75 /
-  // 54.45; on multi-wave grids within the 4 % the same setting varies from process to process
-  // (full L2048 B8 H32 d64 627.3 / 610.3, causal L3000 B5 H32 448.4 / 467.2).
-  // docs/kernels-hopper.md, "Starting before the previous kernel ends".
-  p.dependent_launch = forced.dependent_launch >= 0 ? forced.dependent_launch : 1;
+  // By default (-1) only when every item fits in one wave. Measured in CUDA-graph replay
+  // (H100, 2026-11-25, runs 50 and 52, off / on, us): sliding window L128 B1 H12 d64 4.64 /
+  // 3.61, bigbird L512 B1 10.63 / 9.37. On multi-wave grids the A/B stayed within the 4 %
+  // the same setting varies between processes (full L2048 B8 H32 d64 627.3 / 610.3, causal
+  // L3000 B5 H32 448.4 / 467.2), but run 50's paper grid with it on everywhere (before the
+  // consumers slept in the wait) had longformer L4096 B1 at 60.9 us against 51.8 in step 4
+  // and bigbird L4096 B16 at 451.4 against 391.1. docs/kernels-hopper.md, "Starting before
+  // the previous kernel ends".
+  p.dependent_launch = forced.dependent_launch;
   auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);
   if (!scale_log2.IsOk()) return scale_log2.ToStatus();
   p.scale_log2 = *scale_log2;

@@ -53,7 +53,7 @@ struct HopperLaunchOverrides {
   int order = -1;         // 0: tile-major, 1: heavy first
   int persistent = -1;    // 0: one CTA per work item, 1: one wave of CTAs looping over them
   int64_t max_ctas = 0;   // n > 0: a persistent grid of at most n CTAs (tests)
-  int dependent_launch = -1;  // 0: a plain launch, 1: programmatic dependent launch
+  int dependent_launch = -1;  // 0: plain, 1: programmatic dependent launch (-1: one wave)
 };
 void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides);
 HopperLaunchOverrides GetHopperLaunchOverrides();

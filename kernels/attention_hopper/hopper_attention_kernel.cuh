@@ -309,25 +309,32 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   // A persistent grid: as many CTAs as fit on the GPU at once (occupancy of this kernel, once
   // per device), each taking items from the work counter until none is left.
   static std::atomic<int> resident[4][64] = {};
-  int64_t grid = p.items;
-  if (p.max_ctas < 0 && device >= 0 && device < 64) {
-    int slots = resident[schedule & 3][device].load(std::memory_order_acquire);
+  int64_t slots = 0;  // 0: unknown (device index out of the table's range)
+  if (device >= 0 && device < 64) {
+    slots = resident[schedule & 3][device].load(std::memory_order_acquire);
     if (slots == 0) {
       int per_sm = 0, sms = 0;
       STOF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::kThreads,
                                                                   T::kSmemBytes));
       STOF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
       slots = per_sm * sms > 0 ? per_sm * sms : 1;
-      resident[schedule & 3][device].store(slots, std::memory_order_release);
+      resident[schedule & 3][device].store(static_cast<int>(slots), std::memory_order_release);
     }
+  }
+  int64_t grid = p.items;
+  if (p.max_ctas < 0 && slots > 0) {
     grid = p.items < slots ? p.items : slots;
   } else if (p.max_ctas > 0) {
     grid = p.items < p.max_ctas ? p.items : p.max_ctas;
   }
   HopperAttentionParams launch = p;
   launch.dynamic = grid < p.items ? 1 : 0;
-  // Programmatic dependent launch (p.dependent_launch): the CTAs may start while the previous
-  // kernel on the stream finishes, and set up until they need its results (WaitPriorGrids).
+  // Programmatic dependent launch: the CTAs may start while the previous kernel on the stream
+  // finishes, and set up until they need its results (WaitPriorGrids). Automatic (-1): when
+  // every item fits in one wave of co-resident CTAs, where the start-up is a large part of
+  // the time and no CTA of this launch waits for a slot (see hopper_attention.cpp).
+  const bool one_wave = slots > 0 && p.items <= slots;
+  const bool dependent = p.dependent_launch < 0 ? one_wave : p.dependent_launch != 0;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(grid));
   config.blockDim = dim3(T::kThreads);
@@ -337,7 +344,7 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = attribute;
-  config.numAttrs = p.dependent_launch != 0 ? 1 : 0;
+  config.numAttrs = dependent ? 1 : 0;
   STOF_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, maps.q, maps.k, maps.v, maps.o, launch));
   return engine::Status::Ok();
 }

@@ -45,8 +45,9 @@ struct HopperAttentionParams {
   // Host side only: 0 launches one CTA per item; -1 a persistent grid of as many CTAs as are
   // co-resident on the device; n > 0 at most n CTAs (tests).
   int64_t max_ctas = 0;
-  // Host side only: 1 launches with programmatic dependent launch (grid_dependency.cuh).
-  int dependent_launch = 0;
+  // Host side only: 1 launches with programmatic dependent launch (grid_dependency.cuh), 0
+  // without, -1 with it when every item fits in one wave of co-resident CTAs.
+  int dependent_launch = -1;
 };
 
 // Tensor maps of one launch (tensor_map.h), passed to the kernel as __grid_constant__.
