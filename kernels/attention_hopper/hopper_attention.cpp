@@ -68,6 +68,11 @@ size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_m, int64_t block
                            [](auto traits) -> size_t { return decltype(traits)::kSmemBytes; });
 }
 
+int HopperAttentionCtasPerSm(int64_t head_dim, int64_t block_m, int64_t block_n) {
+  return WithHopperVariant(head_dim, block_m, block_n, 0,
+                           [](auto traits) { return decltype(traits)::kCtasPerSm; });
+}
+
 engine::Status CheckHopperAttentionConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
                                           int64_t num_warps, int64_t smem_limit_bytes) {
   std::string rule;
