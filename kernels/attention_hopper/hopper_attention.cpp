@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "engine/core/text_format.h"
 #include "kernels/attention/device_layout.h"
 #include "kernels/attention/mha_operands.h"
 #include "kernels/attention_hopper/hopper_attention_params.h"
@@ -20,7 +21,7 @@ namespace {
 
 using detail::HopperAttentionTraits;
 
-std::string Str(int64_t v) { return std::to_string(v); }
+using engine::Str;
 
 const char* kSupported =
     "head_dim 64 or 128 with BLOCK_M 128, BLOCK_N 64 or 128, num_warps 12, or BLOCK_M 64, "
