@@ -59,7 +59,6 @@ bool UsesGlobal(Kind k) { return k == Kind::kGlobal || k == Kind::kLongformer ||
 bool UsesRandom(Kind k) { return k == Kind::kRandomBlocks || k == Kind::kBigBird; }
 bool IsComposition(Kind k) { return k == Kind::kOr || k == Kind::kAnd || k == Kind::kNot; }
 
-
 std::string FormatDouble(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);

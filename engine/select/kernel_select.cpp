@@ -23,7 +23,6 @@ constexpr int64_t kWarpCounts[] = {1, 2, 4, 8};
 // paper), so one element of Eq. 2's req_SMEM is two bytes whatever the workload's dtype.
 constexpr int64_t kSmemElemBytes = 2;
 
-
 }  // namespace
 
 const char* MhaKernelName(MhaKernel k) {

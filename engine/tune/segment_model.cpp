@@ -20,7 +20,6 @@ namespace stof::engine {
 
 namespace {
 
-
 // One kernel launch: its traffic, work and the rates it gets. `floor_s` is a kernel-specific
 // lower bound (MCFuser's estimate, gemm_norm's W streaming, a block row's serial steps), 0
 // when there is none. `l2` is the L2 speed-up its bytes get when they fit (1: none).
