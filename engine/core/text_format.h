@@ -1,12 +1,18 @@
-// Number formatting for messages and reports: printf-style one-number formatting and byte
-// counts in decimal units (kB, MB, GB, as the benchmark and profile reports print them). Used
-// by the CLI's bench and profile commands, app/common/mha_bench.cpp and profiler/.
+// Number formatting for messages and reports: integers as decimal text (the sizes, indices and
+// limits that error messages name), printf-style one-number formatting and byte counts in
+// decimal units (kB, MB, GB, as the benchmark and profile reports print them). Used by the
+// engine's and kernels' validation messages, the CLI's bench and profile commands,
+// app/common/mha_bench.cpp and profiler/.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
 namespace stof::engine {
+
+// An integer as decimal text.
+inline std::string Str(int64_t v) { return std::to_string(v); }
 
 // One number through a printf format ("%.3e", "%.2f"); the result is at most 63 characters.
 inline std::string Fmt(const char* format, double v) {

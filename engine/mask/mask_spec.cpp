@@ -14,6 +14,7 @@
 #include <cstdio>
 
 #include "engine/core/split_mix64.h"
+#include "engine/core/text_format.h"
 
 namespace stof::engine {
 
@@ -58,7 +59,6 @@ bool UsesGlobal(Kind k) { return k == Kind::kGlobal || k == Kind::kLongformer ||
 bool UsesRandom(Kind k) { return k == Kind::kRandomBlocks || k == Kind::kBigBird; }
 bool IsComposition(Kind k) { return k == Kind::kOr || k == Kind::kAnd || k == Kind::kNot; }
 
-std::string Str(int64_t v) { return std::to_string(v); }
 
 std::string FormatDouble(double v) {
   char buf[32];

@@ -31,7 +31,8 @@ namespace {
 // SM, up to 8.5 % (d 64) and 3.4 % (d 128, one outlier 9 %) faster than these rates were fitted
 // on, all tiles alike at d 64, so the rates stand.
 // ctas_*: CTAs per SM of the kernel (its __launch_bounds__ and shared memory,
-// kernels/attention_hopper/hopper_attention_params.h), for the wave estimate below.
+// kernels/attention_hopper/hopper_attention_params.h), for the wave estimate below; the test
+// HopperConfig.TileModelCountsTheKernelsCtasPerSm ties the two.
 struct HopperTile {
   int64_t block_m, block_n, num_warps;
   double rate_d64, rate_d128;
@@ -121,6 +122,13 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
   e.ratio = e.portable_elements > 0 ? best_rate_time / e.portable_elements : 1.0;
   e.prefer_hopper = e.portable_elements > 0 && e.ratio < 1.0;
   return e;
+}
+
+int HopperTileCtasPerSm(int64_t head_dim, int64_t block_m, int64_t block_n) {
+  const HopperTile* tile = FindTile(block_m, block_n);
+  if (tile == nullptr || (head_dim != 64 && head_dim != 128) || Rate(*tile, head_dim) <= 0)
+    return 0;
+  return head_dim == 64 ? tile->ctas_d64 : tile->ctas_d128;
 }
 
 Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int64_t block_m,

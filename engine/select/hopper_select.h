@@ -44,4 +44,9 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
 Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int64_t block_m,
                                  int64_t block_n, const MhaConfig& portable);
 
+// CTAs per SM the tile model assumes for the Hopper kernel block_m x block_n at head_dim (its
+// wave estimate), or 0 where there is no such kernel. Must equal the kernel's own count
+// (kernels/attention_hopper/hopper_attention.h, HopperAttentionCtasPerSm; a test ties them).
+int HopperTileCtasPerSm(int64_t head_dim, int64_t block_m, int64_t block_n);
+
 }  // namespace stof::engine

@@ -11,6 +11,8 @@
 #include <iterator>
 #include <limits>
 
+#include "engine/core/text_format.h"
+
 namespace stof::engine {
 
 namespace {
@@ -21,7 +23,6 @@ constexpr int64_t kWarpCounts[] = {1, 2, 4, 8};
 // paper), so one element of Eq. 2's req_SMEM is two bytes whatever the workload's dtype.
 constexpr int64_t kSmemElemBytes = 2;
 
-std::string Str(int64_t v) { return std::to_string(v); }
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "engine/core/text_format.h"
 #include "engine/fusion/default_scheme.h"
 #include "engine/fusion/template_match.h"
 #include "engine/layout/block_layout.h"
@@ -19,7 +20,6 @@ namespace stof::engine {
 
 namespace {
 
-std::string Str(int64_t v) { return std::to_string(v); }
 
 // One kernel launch: its traffic, work and the rates it gets. `floor_s` is a kernel-specific
 // lower bound (MCFuser's estimate, gemm_norm's W streaming, a block row's serial steps), 0

@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "engine/core/text_format.h"
 #include "kernels/attention/block_sparse_variant.h"
 #include "kernels/attention/device_layout.h"
 #include "kernels/attention/mha_operands.h"
@@ -30,7 +31,7 @@ bool IsOneOf(int64_t v, std::initializer_list<int64_t> allowed) {
   return false;
 }
 
-std::string Str(int64_t v) { return std::to_string(v); }
+using engine::Str;
 
 std::string ConfigName(int64_t head_dim, int64_t bm, int64_t bn, int64_t warps) {
   return "BLOCK_M " + Str(bm) + ", BLOCK_N " + Str(bn) + ", num_warps " + Str(warps) +

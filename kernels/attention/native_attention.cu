@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/text_format.h"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm/cublas_check.h"
 #include "kernels/norm/elementwise_kernels.h"
@@ -33,7 +34,7 @@ namespace stof::kernels {
 
 namespace {
 
-std::string Str(int64_t v) { return std::to_string(v); }
+using engine::Str;
 
 std::string GiB(int64_t bytes) {
   char buf[32];

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/text_format.h"
 #include "engine/select/hopper_select.h"
 #include "kernels/attention/block_sparse_attention.h"
 #include "kernels/attention/row_sparse_attention.h"
@@ -20,7 +21,7 @@ namespace stof::kernels {
 
 namespace {
 
-std::string Str(int64_t v) { return std::to_string(v); }
+using engine::Str;
 
 std::string ConfigText(int64_t bm, int64_t bn, int64_t warps) {
   return Str(bm) + "x" + Str(bn) + " warps " + Str(warps);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "engine/core/text_format.h"
 #include "kernels/attention/device_layout.h"
 #include "kernels/attention/mha_operands.h"
 #include "kernels/attention_hopper/hopper_attention_params.h"
@@ -20,7 +21,7 @@ namespace {
 
 using detail::HopperAttentionTraits;
 
-std::string Str(int64_t v) { return std::to_string(v); }
+using engine::Str;
 
 const char* kSupported =
     "head_dim 64 or 128 with BLOCK_M 128, BLOCK_N 64 or 128, num_warps 12, or BLOCK_M 64, "
@@ -66,6 +67,11 @@ HopperLaunchOverrides GetHopperLaunchOverrides() { return Overrides(); }
 size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n) {
   return WithHopperVariant(head_dim, block_m, block_n, size_t{0},
                            [](auto traits) -> size_t { return decltype(traits)::kSmemBytes; });
+}
+
+int HopperAttentionCtasPerSm(int64_t head_dim, int64_t block_m, int64_t block_n) {
+  return WithHopperVariant(head_dim, block_m, block_n, 0,
+                           [](auto traits) { return decltype(traits)::kCtasPerSm; });
 }
 
 engine::Status CheckHopperAttentionConfig(int64_t head_dim, int64_t block_m, int64_t block_n,

@@ -35,6 +35,10 @@ inline bool IsHopperAttentionRequest(int64_t num_warps) {
 // variant.
 size_t HopperAttentionSmemBytes(int64_t head_dim, int64_t block_m, int64_t block_n);
 
+// CTAs per SM the variant is built for (its __launch_bounds__), or 0 when there is no such
+// variant. The selection's tile model assumes the same (engine::HopperTileCtasPerSm).
+int HopperAttentionCtasPerSm(int64_t head_dim, int64_t block_m, int64_t block_n);
+
 // Ok when (head_dim, BLOCK_M, BLOCK_N, num_warps) is a Hopper configuration that fits
 // `smem_limit_bytes`; otherwise an error naming the rule and the supported set.
 engine::Status CheckHopperAttentionConfig(int64_t head_dim, int64_t block_m, int64_t block_n,

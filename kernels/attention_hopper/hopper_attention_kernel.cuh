@@ -91,8 +91,8 @@ constexpr int kTurnBarrier = 3;      // + consumer: "your turn to issue GEMMs" (
 template <class T, int kSchedule>
 __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUtensorMap* o_map,
                                             const HopperAttentionParams& p,
-                                            const HopperBlockList& list, int tile, int head,
-                                            int batch, int consumer,
+                                            const HopperBlockList& list, int first_column,
+                                            int tile, int head, int batch, int consumer,
                                             const HopperPipelineState& at) {
   constexpr bool kOverlapped = (kSchedule & kOverlap) != 0;
   constexpr bool kTurns = kSchedule == kPingpong && T::kConsumers == 2;
@@ -112,14 +112,32 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   for (int i = 0; i < T::kSAcc; ++i) s[i] = 0.f;
   uint32_t pa[T::kBlockN / 16][4];
   common::FragmentSoftmax<T::kSAcc> softmax;
+  // The global loads of visited block i's mask work, issued while its S = Q K^T runs (after
+  // the GEMM's commit, before its wait), so that their L2 latency is off the path from the
+  // GEMM's end to the softmax: the block's bitmap rows (part blocks) and the next block's
+  // column (this block's came one block earlier; the first with the work item).
+  // Where the registers do not allow it (T::kPrefetchBitmap) the bitmap rows load after the
+  // GEMM, as the mask needs them.
+  int column = first_column, next_column = 0;
+  BitmapRows<T::kBlockN> bits;
+  const auto load_bits = [&](int i) {
+    LoadBitmapRows<T::kBlockN>(bits, list.template Bitmap<T::kBitmapWords>(p, i), wg_row0 + row,
+                               t);
+  };
+  const auto prefetch = [&](int i) {
+    if (T::kPrefetchBitmap && list.IsPart(i)) load_bits(i);
+    if (i + 1 < list.Count()) next_column = list.Column(p, i + 1);
+  };
   // Mask and softmax of the scores of visited block i (in s); alpha rescales earlier rows.
   const auto scores = [&](int i, float (&alpha)[2]) {
-    const int key0 = list.Column(p, i) * T::kBlockN;
-    if (list.IsPart(i))
-      ApplyBitmapMask<T::kBlockN>(s, list.template Bitmap<T::kBitmapWords>(p, i), wg_row0 + row,
-                                  t);
+    const int key0 = column * T::kBlockN;
+    if (list.IsPart(i)) {
+      if (!T::kPrefetchBitmap) load_bits(i);
+      ApplyBitmapRows<T::kBlockN>(s, bits);
+    }
     if (key0 + T::kBlockN > p.seq_len) ApplyKeyLimit<T::kBlockN>(s, p.seq_len - key0, t);
     softmax.Update(s, p.scale_log2, alpha);
+    column = next_column;
   };
   // Pingpong turns: both warpgroups visit the same blocks, so their turns pair up (the
   // second lets the first go first once per CTA, in the kernel).
@@ -139,6 +157,7 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
     for (int i = 0; i < n; ++i, cur.Next<T>()) {
       hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
       GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
+      prefetch(i);
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(s);
       release(sm.KEmpty(cur.stage));
@@ -158,6 +177,7 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
       turn_begin();
       GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
       turn_end();
+      prefetch(0);
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(s);
       release(sm.KEmpty(cur.stage));
@@ -174,6 +194,7 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
       GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
       GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(prev.stage)));
       turn_end();
+      prefetch(i);
       hopper::WgmmaWait<1>();  // S_i is ready; P_{i-1} V_{i-1} may still run
       hopper::FenceOperands(s);
       release(sm.KEmpty(cur.stage));
@@ -265,7 +286,8 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
       hopper::BarrierWait(sm.QFull(), at.QParity());
       const HopperWorkItem w = sm.Work()->WarpUniform();
       if (!w.Valid(p)) break;
-      ConsumeTile<T, kSchedule>(sm, &o_map, p, w.list, w.tile, w.head, w.batch, consumer, at);
+      ConsumeTile<T, kSchedule>(sm, &o_map, p, w.list, w.first_column, w.tile, w.head, w.batch,
+                                consumer, at);
       at.Advance<T>(w.list.Count());
     } while (p.dynamic != 0);
   }

@@ -20,7 +20,7 @@ struct HopperWorkItem {
   int64_t x;  // index in the launch order; >= items: no more work
   int tile, head, batch;
   HopperBlockList list;
-  int first_column = 0;  // block column of the first visited block (producer only)
+  int first_column = 0;  // block column of the first visited block
 
   // Item x, or the end when x >= items (nothing is read then).
   __device__ __forceinline__ static HopperWorkItem Make(const HopperAttentionParams& p,
@@ -65,6 +65,7 @@ struct HopperWorkItem {
     w.list.parts = __shfl_sync(0xffffffffu, list.parts, 0);
     w.list.full_begin = __shfl_sync(0xffffffffu, list.full_begin, 0);
     w.list.fulls = __shfl_sync(0xffffffffu, list.fulls, 0);
+    w.first_column = __shfl_sync(0xffffffffu, first_column, 0);
     return w;
   }
 };

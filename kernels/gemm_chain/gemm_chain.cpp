@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/text_format.h"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_chain/gemm_chain_configs.h"
 
@@ -26,7 +27,7 @@ constexpr const char* kWhat = "gemm_chain: ";
 constexpr int64_t kMaxDim = std::numeric_limits<int32_t>::max();  // dims are ints in the kernel
 constexpr int64_t kMaxGridYZ = 65535;
 
-std::string Str(int64_t v) { return std::to_string(v); }
+using engine::Str;
 
 engine::Error Fail(const std::string& field, const std::string& rule) {
   return engine::MakeError(std::string(kWhat) + field + ": " + rule);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/core/text_format.h"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_norm/gemm_norm_variant.h"
 
@@ -23,7 +24,7 @@ constexpr int64_t kMaxInt = 0x7fffffff;
 constexpr int kWarpWidths[] = {64, 96, 128};  // kWarpCols of the compiled variants
 constexpr int kMaxAccProduct = 4096;          // bm * kWarpCols: 128 fp32 accumulators a thread
 
-std::string Str(int64_t v) { return std::to_string(v); }
+using engine::Str;
 
 bool Aligned(const void* p, uintptr_t bytes) {
   return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/text_format.h"
 #include "engine/layout/block_layout.h"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm/cublas_check.h"
@@ -57,7 +58,7 @@ using recompose_sd::kSdThreads;
 using recompose_sd::LocalSoftmaxKernel;
 using recompose_sd::SdParams;
 
-std::string Str(int64_t v) { return std::to_string(v); }
+using engine::Str;
 
 std::string GiB(int64_t bytes) {
   char buf[32];

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/select/hopper_select.h"
 #include "gpu_test_util.h"
 #include "kernels/attention/block_sparse_attention.h"
 #include "kernels/attention_hopper/hopper_attention.h"
@@ -64,6 +65,24 @@ TEST(HopperConfig, AcceptsTheSixVariantsAndRefusesTheRest) {
   auto small = k::CheckHopperAttentionConfig(128, 128, 128, 12, 100000);
   ASSERT_FALSE(small.IsOk());
   EXPECT_NE(small.Message().find("bytes of shared memory, the limit is 100000"), std::string::npos);
+}
+
+// The selection's wave estimate (engine/select/hopper_select.cpp) counts the CTAs per SM each
+// kernel is built for: a change to the kernel's traits must change the table too.
+TEST(HopperConfig, TileModelCountsTheKernelsCtasPerSm) {
+  int variants = 0;
+  for (int64_t d : {64, 128})
+    for (int64_t bm : {64, 128})
+      for (int64_t bn : {64, 128}) {
+        const int kernel = k::HopperAttentionCtasPerSm(d, bm, bn);
+        EXPECT_EQ(stof::engine::HopperTileCtasPerSm(d, bm, bn), kernel)
+            << "d " << d << " " << bm << "x" << bn;
+        variants += kernel > 0;
+      }
+  EXPECT_EQ(variants, 7);
+  EXPECT_EQ(k::HopperAttentionCtasPerSm(64, 64, 64), 4);
+  EXPECT_EQ(k::HopperAttentionCtasPerSm(96, 64, 64), 0);
+  EXPECT_EQ(stof::engine::HopperTileCtasPerSm(64, 64, 192), 0);
 }
 
 TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusOPlusBarriers) {

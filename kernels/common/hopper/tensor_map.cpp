@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 
+#include "engine/core/text_format.h"
+
 namespace stof::kernels::hopper {
 
 namespace {
@@ -34,7 +36,7 @@ PFN_cuTensorMapEncodeTiled_v12000 EncodeFn(std::string* error) {
   return fn;
 }
 
-std::string Str(int64_t v) { return std::to_string(v); }
+using engine::Str;
 
 }  // namespace
 
