@@ -263,6 +263,38 @@ TEST(GpuHopperAttentionShapes, PersistentGridMatchesReference) {
   }
 }
 
+// A tile's visited blocks split over 2, 3 and 5 CTAs and merged by the last chunk to finish
+// (hopper_split.cuh), on a full and a persistent grid: the output matches the reference on
+// masks with emptied rows and whole empty tiles (chunks without a block) and on the empty
+// mask. Every case reuses the merge's arrival counters, so a launch that did not leave them
+// at zero would break the next. The 128-row tiles are not built to split: they fall back.
+TEST(GpuHopperAttentionShapes, SplitBlocksMatchReference) {
+  STOF_REQUIRE_HOPPER();
+  RestoreOverrides restore;
+  for (int splits : {2, 3, 5}) {
+    for (int persistent : {0, 1}) {
+      k::HopperLaunchOverrides o;
+      o.kv_splits = splits;
+      o.persistent = persistent;
+      k::SetHopperLaunchOverrides(o);
+      for (const std::string m : {"causal", "bigbird", "banded", "empty"}) {
+        auto mask = HopperTestMask(m == "banded" ? "bigbird" : m, 1000);
+        ASSERT_TRUE(mask.IsOk()) << mask.Message();
+        if (m == "banded") {
+          for (int64_t r = 128; r < 384; ++r) mask->SetRange(r, 0, 1000, false);
+          for (int64_t r = 700; r < 703; ++r) mask->SetRange(r, 0, 1000, false);
+        }
+        for (int64_t d : {64, 128}) {
+          CheckHopper(*mask, st::MhaWorkload(2, 3, 1000, d), 17 * splits + persistent,
+                      m + " L1000 B2 H3 d" + std::to_string(d) + " splits " +
+                          std::to_string(splits) + " persistent " + std::to_string(persistent));
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
 // q, k, v as views into one packed projection [B, L, 3, H, d] and o as [B, L, H, d] (what a
 // fused layer passes): the same bits as the packed call.
 TEST(GpuHopperAttentionShapes, StridedViewsMatchPackedTensors) {
