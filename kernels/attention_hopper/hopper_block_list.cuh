@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/attention_hopper/hopper_attention_params.h"
+#include "kernels/attention_hopper/hopper_chunk.h"
 
 namespace stof::kernels::detail {
 
@@ -24,20 +25,15 @@ struct HopperBlockList {
     return l;
   }
   __device__ __forceinline__ int Count() const { return parts + fulls; }
-  // Chunk `chunk` of `chunks` of these blocks in visited order (a contiguous range, sizes
-  // differing by at most one; empty when there are fewer blocks than chunks), as a list of
+  // Chunk `chunk` of `chunks` of these blocks in visited order (hopper_chunk.h), as a list of
   // its own: a tile's blocks split over several CTAs (HopperAttentionParams::kv_splits).
   __device__ __forceinline__ HopperBlockList Chunk(int chunk, int chunks) const {
-    const int n = Count();
-    const int lo = n * chunk / chunks, hi = n * (chunk + 1) / chunks;
-    HopperBlockList c;
-    const int part_hi = hi < parts ? hi : parts;
-    c.part_begin = part_begin + (lo < parts ? lo : parts);
-    c.parts = part_hi > lo ? part_hi - lo : 0;
-    const int full_lo = lo > parts ? lo - parts : 0;
-    c.full_begin = full_begin + full_lo;
-    c.fulls = hi - parts > full_lo ? hi - parts - full_lo : 0;
-    return c;
+    const BlockRanges c = ChunkOfBlocks(BlockRanges{part_begin, parts, full_begin, fulls},
+                                        chunk, chunks);
+    HopperBlockList l;
+    l.part_begin = c.part_begin, l.parts = c.parts;
+    l.full_begin = c.full_begin, l.fulls = c.fulls;
+    return l;
   }
   __device__ __forceinline__ bool IsPart(int i) const { return i < parts; }
   // Block column of the i-th visited block.

@@ -10,6 +10,7 @@
 // (mha_test_util.h). On another GPU or without one the GPU tests skip and say why.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "gpu_test_util.h"
 #include "kernels/attention/block_sparse_attention.h"
 #include "kernels/attention_hopper/hopper_attention.h"
+#include "kernels/attention_hopper/hopper_chunk.h"
 #include "mha_test_util.h"
 
 namespace {
@@ -83,6 +85,32 @@ TEST(HopperConfig, TileModelCountsTheKernelsCtasPerSm) {
   EXPECT_EQ(k::HopperAttentionCtasPerSm(64, 64, 64), 4);
   EXPECT_EQ(k::HopperAttentionCtasPerSm(96, 64, 64), 0);
   EXPECT_EQ(stof::engine::HopperTileCtasPerSm(64, 64, 192), 0);
+}
+
+// The chunks of a tile's visited blocks (a split over CTAs): in order they give back every
+// block once, part blocks before full blocks, with sizes differing by at most one.
+TEST(HopperConfig, ChunksCoverTheVisitedBlocksOnceInOrder) {
+  using stof::kernels::detail::BlockRanges;
+  using stof::kernels::detail::ChunkOfBlocks;
+  for (int parts : {0, 1, 3, 8})
+    for (int fulls : {0, 1, 5})
+      for (int chunks = 1; chunks <= 7; ++chunks) {
+        const BlockRanges all{100, parts, 200, fulls};
+        std::vector<int> order;  // part j as 100 + j, full j as 200 + j
+        int smallest = 1 << 30, largest = 0;
+        for (int c = 0; c < chunks; ++c) {
+          const BlockRanges r = ChunkOfBlocks(all, c, chunks);
+          for (int j = 0; j < r.parts; ++j) order.push_back(r.part_begin + j);
+          for (int j = 0; j < r.fulls; ++j) order.push_back(r.full_begin + j);
+          smallest = std::min(smallest, r.parts + r.fulls);
+          largest = std::max(largest, r.parts + r.fulls);
+        }
+        std::vector<int> want;
+        for (int j = 0; j < parts; ++j) want.push_back(100 + j);
+        for (int j = 0; j < fulls; ++j) want.push_back(200 + j);
+        EXPECT_EQ(order, want) << parts << " parts, " << fulls << " fulls, " << chunks;
+        EXPECT_LE(largest - smallest, 1);
+      }
 }
 
 TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusOPlusBarriers) {
