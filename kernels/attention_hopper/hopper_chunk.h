@@ -1,9 +1,14 @@
 // A contiguous chunk of a Q tile's visited blocks (part blocks first, then full blocks) when
 // the tile's blocks are split over several CTAs: plain arithmetic on the two lists' ranges,
 // for the kernel's HopperBlockList::Chunk (hopper_block_list.cuh) and the host tests.
+// CUDA-free: host and device code under nvcc, host code elsewhere.
 #pragma once
 
-#include <cuda_runtime.h>
+#if defined(__CUDACC__)
+#define STOF_HOST_DEVICE __host__ __device__
+#else
+#define STOF_HOST_DEVICE
+#endif
 
 namespace stof::kernels::detail {
 
@@ -16,8 +21,8 @@ struct BlockRanges {
 // Chunk `chunk` of `chunks` (0 <= chunk < chunks): visited blocks [n chunk / chunks,
 // n (chunk + 1) / chunks) of the n = parts + fulls, so sizes differ by at most one and the
 // chunks, in order, cover every block once; empty when n < chunks for some chunks.
-__host__ __device__ inline BlockRanges ChunkOfBlocks(const BlockRanges& all, int chunk,
-                                                     int chunks) {
+STOF_HOST_DEVICE inline BlockRanges ChunkOfBlocks(const BlockRanges& all, int chunk,
+                                                  int chunks) {
   const int n = all.parts + all.fulls;
   const int lo = n * chunk / chunks, hi = n * (chunk + 1) / chunks;
   BlockRanges c;
@@ -31,3 +36,5 @@ __host__ __device__ inline BlockRanges ChunkOfBlocks(const BlockRanges& all, int
 }
 
 }  // namespace stof::kernels::detail
+
+#undef STOF_HOST_DEVICE
