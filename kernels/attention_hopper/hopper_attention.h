@@ -58,6 +58,7 @@ struct HopperLaunchOverrides {
   int persistent = -1;    // 0: one CTA per work item, 1: one wave of CTAs looping over them
   int64_t max_ctas = 0;   // n > 0: a persistent grid of at most n CTAs (tests)
   int dependent_launch = -1;  // 0: plain, 1: programmatic dependent launch (-1: one wave)
+  int kv_splits = 0;          // n > 1: each tile's visited blocks split over n CTAs, merged
 };
 void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides);
 HopperLaunchOverrides GetHopperLaunchOverrides();

@@ -10,6 +10,7 @@
 // (mha_test_util.h). On another GPU or without one the GPU tests skip and say why.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "gpu_test_util.h"
 #include "kernels/attention/block_sparse_attention.h"
 #include "kernels/attention_hopper/hopper_attention.h"
+#include "kernels/attention_hopper/hopper_chunk.h"
 #include "mha_test_util.h"
 
 namespace {
@@ -83,6 +85,32 @@ TEST(HopperConfig, TileModelCountsTheKernelsCtasPerSm) {
   EXPECT_EQ(k::HopperAttentionCtasPerSm(64, 64, 64), 4);
   EXPECT_EQ(k::HopperAttentionCtasPerSm(96, 64, 64), 0);
   EXPECT_EQ(stof::engine::HopperTileCtasPerSm(64, 64, 192), 0);
+}
+
+// The chunks of a tile's visited blocks (a split over CTAs): in order they give back every
+// block once, part blocks before full blocks, with sizes differing by at most one.
+TEST(HopperConfig, ChunksCoverTheVisitedBlocksOnceInOrder) {
+  using stof::kernels::detail::BlockRanges;
+  using stof::kernels::detail::ChunkOfBlocks;
+  for (int parts : {0, 1, 3, 8})
+    for (int fulls : {0, 1, 5})
+      for (int chunks = 1; chunks <= 7; ++chunks) {
+        const BlockRanges all{100, parts, 200, fulls};
+        std::vector<int> order;  // part j as 100 + j, full j as 200 + j
+        int smallest = 1 << 30, largest = 0;
+        for (int c = 0; c < chunks; ++c) {
+          const BlockRanges r = ChunkOfBlocks(all, c, chunks);
+          for (int j = 0; j < r.parts; ++j) order.push_back(r.part_begin + j);
+          for (int j = 0; j < r.fulls; ++j) order.push_back(r.full_begin + j);
+          smallest = std::min(smallest, r.parts + r.fulls);
+          largest = std::max(largest, r.parts + r.fulls);
+        }
+        std::vector<int> want;
+        for (int j = 0; j < parts; ++j) want.push_back(100 + j);
+        for (int j = 0; j < fulls; ++j) want.push_back(200 + j);
+        EXPECT_EQ(order, want) << parts << " parts, " << fulls << " fulls, " << chunks;
+        EXPECT_LE(largest - smallest, 1);
+      }
 }
 
 TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusOPlusBarriers) {
@@ -256,6 +284,38 @@ TEST(GpuHopperAttentionShapes, PersistentGridMatchesReference) {
           CheckHopper(*mask, st::MhaWorkload(2, 3, 1000, d), 31 * cap + order,
                       m + " L1000 B2 H3 d" + std::to_string(d) + " ctas " +
                           std::to_string(cap) + " order " + std::to_string(order));
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+// A tile's visited blocks split over 2, 3 and 5 CTAs and merged by the last chunk to finish
+// (hopper_split.cuh), on a full and a persistent grid: the output matches the reference on
+// masks with emptied rows and whole empty tiles (chunks without a block) and on the empty
+// mask. Every case reuses the merge's arrival counters, so a launch that did not leave them
+// at zero would break the next. The 128-row tiles are not built to split: they fall back.
+TEST(GpuHopperAttentionShapes, SplitBlocksMatchReference) {
+  STOF_REQUIRE_HOPPER();
+  RestoreOverrides restore;
+  for (int splits : {2, 3, 5}) {
+    for (int persistent : {0, 1}) {
+      k::HopperLaunchOverrides o;
+      o.kv_splits = splits;
+      o.persistent = persistent;
+      k::SetHopperLaunchOverrides(o);
+      for (const std::string m : {"causal", "bigbird", "banded", "empty"}) {
+        auto mask = HopperTestMask(m == "banded" ? "bigbird" : m, 1000);
+        ASSERT_TRUE(mask.IsOk()) << mask.Message();
+        if (m == "banded") {
+          for (int64_t r = 128; r < 384; ++r) mask->SetRange(r, 0, 1000, false);
+          for (int64_t r = 700; r < 703; ++r) mask->SetRange(r, 0, 1000, false);
+        }
+        for (int64_t d : {64, 128}) {
+          CheckHopper(*mask, st::MhaWorkload(2, 3, 1000, d), 17 * splits + persistent,
+                      m + " L1000 B2 H3 d" + std::to_string(d) + " splits " +
+                          std::to_string(splits) + " persistent " + std::to_string(persistent));
           if (HasFatalFailure()) return;
         }
       }
