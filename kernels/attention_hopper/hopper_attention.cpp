@@ -67,22 +67,27 @@ R WithHopperVariant(int64_t d, int64_t bm, int64_t bn, R none, F&& f) {
 
 }  // namespace
 
+namespace {
+
+// The chunk merge's workspaces, one buffer per (device, stream): the arrival counters
+// (256-byte aligned), then the partials. Grown by freeing the old one after the stream has
+// drained; counters zeroed when allocated (every launch leaves them at zero).
+struct SplitBuffer {
+  void* ptr = nullptr;
+  size_t counter_bytes = 0, partial_bytes = 0;
+};
+std::mutex g_split_mutex;
+std::map<std::pair<int, void*>, SplitBuffer> g_split_buffers;
+
+}  // namespace
+
 namespace detail {
 
-// One buffer per (device, stream): the arrival counters (256-byte aligned), then the partials.
-// Grown by freeing the old one after the stream has drained; counters zeroed when allocated
-// (every launch leaves them at zero).
 engine::Expected<HopperSplitBuffers> HopperSplitWorkspace(int device, void* stream,
                                                           size_t partial_bytes,
                                                           size_t counter_bytes) {
-  struct Buffer {
-    void* ptr = nullptr;
-    size_t counter_bytes = 0, partial_bytes = 0;
-  };
-  static std::mutex mutex;
-  static std::map<std::pair<int, void*>, Buffer> buffers;
-  std::lock_guard<std::mutex> lock(mutex);
-  Buffer& b = buffers[{device, stream}];
+  std::lock_guard<std::mutex> lock(g_split_mutex);
+  SplitBuffer& b = g_split_buffers[{device, stream}];
   const size_t counters = (counter_bytes + 255) / 256 * 256;
   if (b.ptr == nullptr || b.counter_bytes < counters || b.partial_bytes < partial_bytes) {
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
@@ -93,7 +98,7 @@ engine::Expected<HopperSplitBuffers> HopperSplitWorkspace(int device, void* stre
     if (b.ptr != nullptr) {
       STOF_CUDA_TRY(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
       STOF_CUDA_TRY(cudaFree(b.ptr));
-      b = Buffer{};
+      b = SplitBuffer{};
     }
     void* ptr = nullptr;
     STOF_CUDA_TRY(cudaMalloc(&ptr, want_counters + want_partials));
@@ -109,6 +114,12 @@ engine::Expected<HopperSplitBuffers> HopperSplitWorkspace(int device, void* stre
 }
 
 }  // namespace detail
+
+size_t HopperSplitWorkspaceBytes(int device, void* stream) {
+  std::lock_guard<std::mutex> lock(g_split_mutex);
+  const auto it = g_split_buffers.find({device, stream});
+  return it == g_split_buffers.end() ? 0 : it->second.counter_bytes + it->second.partial_bytes;
+}
 
 void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides) { Overrides() = overrides; }
 HopperLaunchOverrides GetHopperLaunchOverrides() { return Overrides(); }

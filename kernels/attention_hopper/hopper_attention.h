@@ -62,6 +62,9 @@ struct HopperLaunchOverrides {
 };
 void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides);
 HopperLaunchOverrides GetHopperLaunchOverrides();
+// Bytes of the chunk merge's workspace held for (device, stream), 0 when none: a split
+// launch makes it (outside a stream capture) and keeps it for the process (tests).
+size_t HopperSplitWorkspaceBytes(int device, void* stream);
 
 // O = softmax(mask(Q K^T scale)) V as LaunchBlockSparseAttention (block_sparse_attention.h)
 // describes it, on the Hopper kernel: `layout` at BLOCK_M x BLOCK_N; q, k, v, o device pointers

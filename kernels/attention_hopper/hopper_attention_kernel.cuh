@@ -321,6 +321,29 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
 #endif
 }
 
+// A launch whose tiles' blocks split over p.kv_splits CTAs: takes the merge's workspace of
+// (device, stream) and sets `launch`'s split fields and item count (chunks), returning true;
+// false, with `launch` unsplit, when the variant has no split kernel (`built`), kv_splits is
+// 1, the chunks would pass 2^31 or the workspace would have to grow during a stream capture.
+template <class T>
+engine::Expected<bool> PrepareSplit(const HopperAttentionParams& p, bool built, int device,
+                                    void* stream, HopperAttentionParams& launch) {
+  launch.kv_splits = 1;
+  const int64_t total = p.items * p.kv_splits;
+  if (!built || p.kv_splits <= 1 || total > int64_t{0x7fffffff}) return false;
+  const size_t partial_bytes = static_cast<size_t>(total) * T::kConsumers *
+                               hopper::kWarpgroupThreads * (T::kOAcc / 4 + 1) * 16;
+  const size_t counter_bytes = static_cast<size_t>(p.items) * T::kConsumers * 4;
+  STOF_ASSIGN_OR_RETURN(const HopperSplitBuffers buffers,
+                        HopperSplitWorkspace(device, stream, partial_bytes, counter_bytes));
+  if (buffers.partials == nullptr) return false;
+  launch.kv_splits = p.kv_splits;
+  launch.split_partials = buffers.partials;
+  launch.split_arrivals = buffers.arrivals;
+  launch.items = total;
+  return true;
+}
+
 template <int kHeadDim, int kBlockN, int kBlockM>
 engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
                                             const HopperTensorMaps& maps, int device,
@@ -341,15 +364,20 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
     const int v = e ? std::atoi(e) : kTurnsOrOverlap;
     return v == kSerial || v == kOverlap ? v : kTurnsOrOverlap;
   }();
+  // The split kernels: 64-row variants only (one consumer, serial schedule). The kernel is
+  // chosen after the workspace: a launch that cannot split (no workspace during a stream
+  // capture) must run a kernel that does not merge (run 56 ran the merging kernel with no
+  // workspace in a CUDA graph and wrote through a null pointer).
+  constexpr bool kSplitBuilt = T::kConsumers == 1 && !kOverlapBuilt;
+  HopperAttentionParams launch = p;
+  STOF_ASSIGN_OR_RETURN(const bool split,
+                        PrepareSplit<T>(p, kSplitBuilt, device, stream, launch));
   auto* kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial>;
   if constexpr (kOverlapBuilt) {
     if (schedule == kOverlap) kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kOverlap>;
     if (schedule == kTurnsOrOverlap)
       kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kTurnsOrOverlap>;
   }
-  // The split kernels: 64-row variants only (one consumer, serial schedule).
-  constexpr bool kSplitBuilt = T::kConsumers == 1 && !kOverlapBuilt;
-  const bool split = kSplitBuilt && p.kv_splits > 1;
   if constexpr (kSplitBuilt) {
     if (split) kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial | kSplitChunks>;
   }
@@ -364,29 +392,6 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   }
   // A persistent grid: as many CTAs as fit on the GPU at once (occupancy of this kernel, once
   // per device), each taking items from the work counter until none is left.
-  // A tile's blocks split over kv_splits CTAs need the merge's workspace; without it (it would
-  // have to grow during a stream capture) the launch does not split.
-  HopperAttentionParams launch = p;
-  launch.kv_splits = split ? p.kv_splits : 1;
-  if (split) {
-    const int64_t total = p.items * p.kv_splits;
-    const size_t partial_bytes = static_cast<size_t>(total) * T::kConsumers *
-                                 hopper::kWarpgroupThreads * (T::kOAcc / 4 + 1) * 16;
-    const size_t counter_bytes = static_cast<size_t>(p.items) * T::kConsumers * 4;
-    HopperSplitBuffers buffers;
-    if (total <= int64_t{0x7fffffff}) {
-      auto got = HopperSplitWorkspace(device, stream, partial_bytes, counter_bytes);
-      if (!got.IsOk()) return got.ToStatus();
-      buffers = *got;
-    }
-    if (buffers.partials == nullptr) {
-      launch.kv_splits = 1;
-    } else {
-      launch.split_partials = buffers.partials;
-      launch.split_arrivals = buffers.arrivals;
-      launch.items = total;
-    }
-  }
   static std::atomic<int> resident[8][64] = {};
   int64_t slots = 0;  // 0: unknown (device index out of the table's range)
   if (device >= 0 && device < 64) {

@@ -5,9 +5,11 @@
 // emptied, an empty mask) x L {128, 1000, 1024, 3000, 4096} x d {64, 128} x the tiles
 // (128 x 64, 128 x 128, 64 x 64, and 64 x 128 at d 64); batch and head counts from 1 to 16;
 // strided q/k/v/o views into a packed QKV projection; chained launches with and without
-// programmatic dependent launch; bad requests refused; the SASS holds HGMMA (wgmma) instructions. Each run: fresh seeded inputs, output
-// poisoned first, every element written, per-row error < 2e-3, empty rows exactly zero
-// (mha_test_util.h). On another GPU or without one the GPU tests skip and say why.
+// programmatic dependent launch; a tile's blocks split over CTAs, eagerly and in CUDA graphs;
+// bad requests refused; the SASS holds HGMMA (wgmma) instructions. Each run: fresh seeded
+// inputs, output poisoned first, every element written, per-row error < 2e-3, empty rows
+// exactly zero (mha_test_util.h). On another GPU or without one the GPU tests skip and say why.
+#include <cuda_runtime.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -320,6 +322,79 @@ TEST(GpuHopperAttentionShapes, SplitBlocksMatchReference) {
         }
       }
     }
+  }
+}
+
+// A split launch captured into a CUDA graph. On a stream without the merge's workspace the
+// capture cannot allocate one, so the graph must hold the kernel that does not merge (run 56
+// captured the merging one with no workspace: an illegal address on replay); after an eager
+// launch on the stream made the workspace, the graph holds the split. Each graph is replayed
+// twice (the second reuses the arrival counters the first left at zero) and matches the
+// reference.
+TEST(GpuHopperAttentionShapes, SplitLaunchesInCudaGraphs) {
+  STOF_REQUIRE_HOPPER();
+  CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  RestoreOverrides restore;
+  k::HopperLaunchOverrides o;
+  o.kv_splits = 2;
+  k::SetHopperLaunchOverrides(o);
+  auto mask = st::MakeMask("bigbird", 1000);
+  ASSERT_TRUE(mask.IsOk());
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  for (int64_t d : {64, 128}) {
+    SCOPED_TRACE("d " + std::to_string(d));
+    const Workload w = st::MhaWorkload(2, 3, 1000, d);
+    const int64_t elements = w.batch * w.heads * w.seq_len * d;
+    const st::MhaInputs in = st::RandomInputs(elements, 31 + d);
+    std::vector<float> ref;
+    ASSERT_TRUE(st::ThreadedReference(in, w, *mask, ref).IsOk());
+    const auto empty_row = st::EmptyRows(*mask);
+    st::DeviceMhaBuffers buf(*backend, elements);
+    ASSERT_TRUE(buf.Ok());
+    ASSERT_TRUE(buf.Upload(in).IsOk());
+    MhaCall call;
+    call.workload = w;
+    call.mask = &*mask;
+    call.config = HopperConfig(64, 64);
+    call.q = buf.Q(), call.k = buf.K(), call.v = buf.V(), call.o = buf.O();
+    // An eager launch on the default stream first: it uploads the layout, which a capture
+    // could not.
+    ASSERT_TRUE(backend->RunMha(call).IsOk());
+    ASSERT_TRUE(backend->Synchronize().IsOk());
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    call.stream = stream;
+    for (bool workspace : {false, true}) {
+      SCOPED_TRACE(workspace ? "workspace made before the capture" : "no workspace");
+      if (workspace) {
+        ASSERT_TRUE(backend->RunMha(call).IsOk());
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      }
+      ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+      const auto run = backend->RunMha(call);
+      cudaGraph_t graph = nullptr;
+      ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+      ASSERT_TRUE(run.IsOk()) << run.Message();
+      EXPECT_EQ(k::HopperSplitWorkspaceBytes(device, stream) > 0, workspace)
+          << "the capture itself must not make the workspace";
+      cudaGraphExec_t exec = nullptr;
+      ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+      for (int replay = 0; replay < 2; ++replay) {
+        st::CheckMhaRun(*backend, buf, [&]() -> stof::engine::Status {
+          if (cudaGraphLaunch(exec, stream) != cudaSuccess)
+            return stof::engine::MakeError("cudaGraphLaunch failed");
+          return stof::engine::Status::Ok();
+        }, ref, w, empty_row, nullptr);
+        if (HasFatalFailure()) break;
+      }
+      cudaGraphExecDestroy(exec);
+      cudaGraphDestroy(graph);
+      if (HasFatalFailure()) break;
+    }
+    cudaStreamDestroy(stream);
+    if (HasFatalFailure()) return;
   }
 }
 
