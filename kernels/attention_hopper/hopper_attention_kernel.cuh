@@ -118,29 +118,21 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   for (int i = 0; i < T::kSAcc; ++i) s[i] = 0.f;
   uint32_t pa[T::kBlockN / 16][4];
   common::FragmentSoftmax<T::kSAcc> softmax;
-  // The global loads of visited block i's mask work, issued while its S = Q K^T runs (after
-  // the GEMM's commit, before its wait), so that their L2 latency is off the path from the
-  // GEMM's end to the softmax: the block's bitmap rows (part blocks) and the next block's
-  // column (this block's came one block earlier; the first with the work item).
-  // Where the registers do not allow it (T::kPrefetchBitmap) the bitmap rows load after the
-  // GEMM, as the mask needs them.
+  // The next visited block's column loads while block i's S = Q K^T runs (after the GEMM's
+  // commit, before its wait), so its L2 latency is off the path from the GEMM's end to the
+  // softmax (the first block's comes with the work item). Loading the part block's bitmap
+  // rows there too was 2-3 % slower on bigbird B1 rows (run 58, H100, graph replay: bigbird
+  // L512 B1 H12 d64 9.66 us against 9.20 without it), so they load as the mask needs them.
   int column = w.first_column, next_column = 0;
-  BitmapRows<T::kBlockN> bits;
-  const auto load_bits = [&](int i) {
-    LoadBitmapRows<T::kBlockN>(bits, list.template Bitmap<T::kBitmapWords>(p, i), wg_row0 + row,
-                               t);
-  };
   const auto prefetch = [&](int i) {
-    if (T::kPrefetchBitmap && list.IsPart(i)) load_bits(i);
     if (i + 1 < list.Count()) next_column = list.Column(p, i + 1);
   };
   // Mask and softmax of the scores of visited block i (in s); alpha rescales earlier rows.
   const auto scores = [&](int i, float (&alpha)[2]) {
     const int key0 = column * T::kBlockN;
-    if (list.IsPart(i)) {
-      if (!T::kPrefetchBitmap) load_bits(i);
-      ApplyBitmapRows<T::kBlockN>(s, bits);
-    }
+    if (list.IsPart(i))
+      ApplyBitmapMask<T::kBlockN>(s, list.template Bitmap<T::kBitmapWords>(p, i), wg_row0 + row,
+                                  t);
     if (key0 + T::kBlockN > p.seq_len) ApplyKeyLimit<T::kBlockN>(s, p.seq_len - key0, t);
     softmax.Update(s, p.scale_log2, alpha);
     column = next_column;

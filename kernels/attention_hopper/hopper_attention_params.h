@@ -122,10 +122,6 @@ struct HopperAttentionTraits {
   // (127, 92 and, 64 x 64 at d 128, 125 registers), and the other CTAs on the SM fill the
   // tensor cores during a consumer's softmax.
   static constexpr bool kOverlapFitsRegisters = 65536 / (kThreads * kCtasPerSm) >= 160;
-  // The consumer loads a part block's bitmap rows while its S = Q K^T runs, which keeps
-  // 2 x kBlockN / 64 words live across the GEMM: 64 x 128 at d 64 (three CTAs, 128
-  // registers) then spilled 16 bytes (ptxas, nvcc 13.0), so there they load after it.
-  static constexpr bool kPrefetchBitmap = !(kBlockM == 64 && kBlockN == 128);
   static constexpr int kPanels = kHeadDim / 64;
   static constexpr int kRowBytes = 128;      // one panel row: 64 fp16
   static constexpr int kQPanelBytes = kBlockM * kRowBytes;

@@ -3,8 +3,8 @@
 // key limit of a block that runs past L. Masked scores become -inf. Part of the Hopper
 // attention kernel (hopper_attention_kernel.cuh).
 // Cost: per part block a thread loads its two rows' kBlockN bits (2 x kBlockN / 64 words from
-// L2, issued while the block's S = Q K^T runs), shifts each word once by 2 t, and tests
-// compile-time bit positions; full blocks inside L do no mask work at all.
+// L2), shifts each word once by 2 t, and tests compile-time bit positions; full blocks inside
+// L do no mask work at all.
 #pragma once
 
 #include <cstdint>
@@ -13,40 +13,26 @@
 
 namespace stof::kernels::detail {
 
-// A thread's two bitmap rows of one part block (rows r and r + 8: kBlockN bits each, loaded
-// from L2 and shifted once by 2 t), loaded by LoadBitmapRows while the block's S = Q K^T
-// runs, applied by ApplyBitmapRows once it has completed.
-template <int kBlockN>
-struct BitmapRows {
-  static constexpr int kWords = kBlockN / 64;
-  uint64_t w[2][kWords];
-};
-
 // `bitmap` is the block's kBlockM x kBlockN bits, row-major; `row` the thread's first row in
 // the tile; t = lane % 4.
 template <int kBlockN>
-__device__ __forceinline__ void LoadBitmapRows(BitmapRows<kBlockN>& rows, const uint64_t* bitmap,
-                                               int row, int t) {
-  constexpr int kWords = BitmapRows<kBlockN>::kWords;
+__device__ __forceinline__ void ApplyBitmapMask(float (&s)[kBlockN / 2], const uint64_t* bitmap,
+                                                int row, int t) {
+  constexpr int kWords = kBlockN / 64;
+  uint64_t w[2][kWords];
 #pragma unroll
   for (int h = 0; h < 2; ++h)
 #pragma unroll
     for (int k = 0; k < kWords; ++k)
-      rows.w[h][k] = __ldg(reinterpret_cast<const unsigned long long*>(bitmap) +
-                           (row + 8 * h) * kWords + k) >> (2 * t);
-}
-
-// Scores whose bit is 0 become -inf (compile-time bit positions).
-template <int kBlockN>
-__device__ __forceinline__ void ApplyBitmapRows(float (&s)[kBlockN / 2],
-                                                const BitmapRows<kBlockN>& rows) {
+      w[h][k] = __ldg(reinterpret_cast<const unsigned long long*>(bitmap) +
+                      (row + 8 * h) * kWords + k) >> (2 * t);
 #pragma unroll
   for (int j = 0; j < kBlockN / 8; ++j) {
     const int word = j / 8, bit = (j % 8) * 8;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      if (((rows.w[h][word] >> bit) & 1u) == 0) s[4 * j + 2 * h] = common::NegInf();
-      if (((rows.w[h][word] >> (bit + 1)) & 1u) == 0) s[4 * j + 2 * h + 1] = common::NegInf();
+      if (((w[h][word] >> bit) & 1u) == 0) s[4 * j + 2 * h] = common::NegInf();
+      if (((w[h][word] >> (bit + 1)) & 1u) == 0) s[4 * j + 2 * h + 1] = common::NegInf();
     }
   }
 }
