@@ -9,7 +9,8 @@
 // block row (the load CSR of the BlockLayout), so BLOCK_M and num_warps stay run-time values.
 // Per valid block a warp computes S = Q K^T (mma.sync m16n8k16, fp32), masks it (part blocks:
 // the stored bitmap; the last block column: the ragged edge; full blocks: nothing), does the
-// online-softmax update in fp32 with the scale folded into exp2's FFMA, and accumulates
+// online-softmax update in fp32 with the scale folded into exp2's FFMA (the shared
+// FragmentSoftmax of kernels/common/fragment_softmax.cuh, one per m-tile), and accumulates
 // O += P V with P kept in registers. With split > 1 the groups' partial (max, sum, O) are
 // merged through shared memory at the end. With kMTiles = 2 every K/V fragment read from
 // shared memory feeds two MMAs (half the ldmatrix traffic per MMA).
@@ -34,6 +35,7 @@
 #include <cstdint>
 
 #include "kernels/attention/block_sparse_variant.h"
+#include "kernels/common/fragment_softmax.cuh"
 #include "kernels/common/mma_sync.cuh"
 #include "kernels/cuda_check.h"
 
@@ -65,7 +67,14 @@ struct BlockSparseTraits {
   static constexpr int kTileHalves = kBlockN * kStride;              // one K or V tile
 };
 
-__device__ __forceinline__ float NegInf() { return __int_as_float(0xff800000u); }
+using common::NegInf;
+
+// An m-tile's accumulators [n-tiles][4] as the flat array the fragment helpers take (the same
+// registers: element (j, c) is flat 4 j + c, the layout fragment_softmax.cuh describes).
+template <int kTiles>
+__device__ __forceinline__ float (&Flat(float (&acc)[kTiles][4]))[kTiles * 4] {
+  return reinterpret_cast<float(&)[kTiles * 4]>(acc);
+}
 
 template <int kHeadDim, int kBlockN, int kMTiles>
 __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>::kMaxThreads,
@@ -168,15 +177,9 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
     for (int j = 0; j < T::kOTiles; ++j)
       acc_o[mt][j][0] = acc_o[mt][j][1] = acc_o[mt][j][2] = acc_o[mt][j][3] = 0.f;
   }
-  // Per thread and m-tile: rows g (h = 0) and g + 8 (h = 1). m_run is the running max of the
-  // raw scores (the same in the 4 lanes of a quad); l_run this thread's partial sum of
-  // 2^(scale_log2 * (s - m_run)).
-  float m_run[kMTiles][2], l_run[kMTiles][2];
-#pragma unroll
-  for (int mt = 0; mt < kMTiles; ++mt) {
-    m_run[mt][0] = m_run[mt][1] = NegInf();
-    l_run[mt][0] = l_run[mt][1] = 0.f;
-  }
+  // Per m-tile the online softmax of the thread's rows g and g + 8 (fragment_softmax.cuh:
+  // running max of the raw scores, partial sum of 2^(scale_log2 (s - max))).
+  common::FragmentSoftmax<T::kSTiles * 4> softmax[kMTiles];
   const float scale = p.scale_log2;
 
   for (int s = 0; s < steps; ++s) {
@@ -265,40 +268,13 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
         }
       }
 
-      // Online softmax: new row max over this block (quad shuffles: the 4 lanes of a quad
-      // share rows g and g + 8), rescale the old state, exponentiate in place with one FFMA
-      // and one ex2 per element: p = 2^(s * scale - m * scale).
+      // Online softmax (one FFMA and one ex2 per element: p = 2^(s scale - m scale)), then the
+      // earlier output rows rescaled by the change of their max.
 #pragma unroll
       for (int mt = 0; mt < kMTiles; ++mt) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          float mx = m_run[mt][h];
-#pragma unroll
-          for (int j = 0; j < T::kSTiles; ++j)
-            mx = fmaxf(mx, fmaxf(acc_s[mt][j][2 * h], acc_s[mt][j][2 * h + 1]));
-          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-          // A row with nothing attended so far keeps max -inf; subtract 0 instead so that
-          // exp2(-inf - (-inf)) = NaN never happens (every p and alpha is then 0, O and l stay
-          // 0). scale > 0, so -inf * scale = -inf and 2^-inf = 0.
-          const float m_use = mx == NegInf() ? 0.f : mx * scale;
-          const float alpha = mma::FastExp2(m_run[mt][h] * scale - m_use);
-          m_run[mt][h] = mx;
-          float sum = 0.f;
-#pragma unroll
-          for (int j = 0; j < T::kSTiles; ++j) {
-            acc_s[mt][j][2 * h] = mma::FastExp2(fmaf(acc_s[mt][j][2 * h], scale, -m_use));
-            acc_s[mt][j][2 * h + 1] =
-                mma::FastExp2(fmaf(acc_s[mt][j][2 * h + 1], scale, -m_use));
-            sum += acc_s[mt][j][2 * h] + acc_s[mt][j][2 * h + 1];
-          }
-          l_run[mt][h] = l_run[mt][h] * alpha + sum;
-#pragma unroll
-          for (int j = 0; j < T::kOTiles; ++j) {
-            acc_o[mt][j][2 * h] *= alpha;
-            acc_o[mt][j][2 * h + 1] *= alpha;
-          }
-        }
+        float alpha[2];
+        softmax[mt].Update(Flat(acc_s[mt]), scale, alpha);
+        common::ScaleRows(Flat(acc_o[mt]), alpha);
       }
 
       // O += P V, P (fp16) straight from the S accumulators; each V fragment feeds every
@@ -323,10 +299,7 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
   // Full row sums: the 4 lanes of a quad hold disjoint columns of the same rows.
   float l_full[kMTiles][2];
 #pragma unroll
-  for (int mt = 0; mt < kMTiles; ++mt) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) l_full[mt][h] = mma::QuadSum(l_run[mt][h]);
-  }
+  for (int mt = 0; mt < kMTiles; ++mt) softmax[mt].RowSums(l_full[mt]);
 
   if (p.split == 1) {
     // Normalise, stage the warp's rows in its own rows of the Q tile (only this warp read
@@ -374,7 +347,7 @@ __global__ void __launch_bounds__(BlockSparseTraits<kHeadDim, kBlockN, kMTiles>:
         *reinterpret_cast<float2*>(dst + 8 * j + 2 * t) =
             make_float2(acc_o[mt][j][2 * h], acc_o[mt][j][2 * h + 1]);
       if (t == 0) {
-        ml[(group * p.block_m + r) * 2] = m_run[mt][h] * scale;
+        ml[(group * p.block_m + r) * 2] = softmax[mt].row_max[h] * scale;
         ml[(group * p.block_m + r) * 2 + 1] = l_full[mt][h];
       }
     }

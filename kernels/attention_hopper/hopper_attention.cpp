@@ -5,8 +5,12 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include "engine/core/text_format.h"
 #include "kernels/attention/device_layout.h"
@@ -29,13 +33,15 @@ const char* kSupported =
 
 // The overrides; the environment sets their first value (STOF_HOPPER_ORDER=0 / 1,
 // STOF_HOPPER_PERSISTENT=0 / 1: one CTA per item / as many CTAs as are co-resident,
-// STOF_HOPPER_PDL=0 / 1: plain / programmatic dependent launch).
+// STOF_HOPPER_PDL=0 / 1: plain / programmatic dependent launch, STOF_HOPPER_SPLIT=n: each
+// tile's blocks split over n CTAs).
 HopperLaunchOverrides& Overrides() {
   static HopperLaunchOverrides o = [] {
     HopperLaunchOverrides v;
     if (const char* e = std::getenv("STOF_HOPPER_ORDER")) v.order = std::atoi(e) == 0 ? 0 : 1;
     if (const char* e = std::getenv("STOF_HOPPER_PERSISTENT")) v.persistent = std::atoi(e) != 0;
     if (const char* e = std::getenv("STOF_HOPPER_PDL")) v.dependent_launch = std::atoi(e) != 0;
+    if (const char* e = std::getenv("STOF_HOPPER_SPLIT")) v.kv_splits = std::atoi(e);
     return v;
   }();
   return o;
@@ -60,6 +66,60 @@ R WithHopperVariant(int64_t d, int64_t bm, int64_t bn, R none, F&& f) {
 }
 
 }  // namespace
+
+namespace {
+
+// The chunk merge's workspaces, one buffer per (device, stream): the arrival counters
+// (256-byte aligned), then the partials. Grown by freeing the old one after the stream has
+// drained; counters zeroed when allocated (every launch leaves them at zero).
+struct SplitBuffer {
+  void* ptr = nullptr;
+  size_t counter_bytes = 0, partial_bytes = 0;
+};
+std::mutex g_split_mutex;
+std::map<std::pair<int, void*>, SplitBuffer> g_split_buffers;
+
+}  // namespace
+
+namespace detail {
+
+engine::Expected<HopperSplitBuffers> HopperSplitWorkspace(int device, void* stream,
+                                                          size_t partial_bytes,
+                                                          size_t counter_bytes) {
+  std::lock_guard<std::mutex> lock(g_split_mutex);
+  SplitBuffer& b = g_split_buffers[{device, stream}];
+  const size_t counters = (counter_bytes + 255) / 256 * 256;
+  if (b.ptr == nullptr || b.counter_bytes < counters || b.partial_bytes < partial_bytes) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    STOF_CUDA_TRY(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capture));
+    if (capture != cudaStreamCaptureStatusNone) return HopperSplitBuffers{};
+    const size_t want_counters = std::max(counters, b.counter_bytes);
+    const size_t want_partials = std::max(partial_bytes, b.partial_bytes);
+    if (b.ptr != nullptr) {
+      STOF_CUDA_TRY(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+      STOF_CUDA_TRY(cudaFree(b.ptr));
+      b = SplitBuffer{};
+    }
+    void* ptr = nullptr;
+    STOF_CUDA_TRY(cudaMalloc(&ptr, want_counters + want_partials));
+    b.ptr = ptr;
+    b.counter_bytes = want_counters;
+    b.partial_bytes = want_partials;
+    STOF_CUDA_TRY(cudaMemsetAsync(ptr, 0, want_counters, static_cast<cudaStream_t>(stream)));
+  }
+  HopperSplitBuffers out;
+  out.arrivals = static_cast<int32_t*>(b.ptr);
+  out.partials = reinterpret_cast<float*>(static_cast<unsigned char*>(b.ptr) + b.counter_bytes);
+  return out;
+}
+
+}  // namespace detail
+
+size_t HopperSplitWorkspaceBytes(int device, void* stream) {
+  std::lock_guard<std::mutex> lock(g_split_mutex);
+  const auto it = g_split_buffers.find({device, stream});
+  return it == g_split_buffers.end() ? 0 : it->second.counter_bytes + it->second.partial_bytes;
+}
 
 void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides) { Overrides() = overrides; }
 HopperLaunchOverrides GetHopperLaunchOverrides() { return Overrides(); }
@@ -193,6 +253,9 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   // and bigbird L4096 B16 at 451.4 against 391.1. docs/kernels-hopper.md, "Starting before
   // the previous kernel ends".
   p.dependent_launch = forced.dependent_launch;
+  // A tile's blocks split over several CTAs, merged by the last (hopper_split.cuh): only when
+  // forced for now (tests, experiments); at most 16 chunks.
+  p.kv_splits = forced.kv_splits > 1 ? (forced.kv_splits < 16 ? forced.kv_splits : 16) : 1;
   auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);
   if (!scale_log2.IsOk()) return scale_log2.ToStatus();
   p.scale_log2 = *scale_log2;

@@ -1,8 +1,9 @@
 // The Hopper block-sparse attention kernel (sm_90a), composed from its parts: the TMA load
 // pipeline (hopper_pipeline.cuh), the visited-block lists (hopper_block_list.cuh), the element
 // masks (hopper_mask.cuh), the online softmax on accumulator fragments
-// (kernels/common/fragment_softmax.cuh), wgmma (kernels/common/hopper/wgmma.cuh) and the TMA
-// epilogue (hopper_epilogue.cuh). Included only by the instantiation files
+// (kernels/common/fragment_softmax.cuh), wgmma (kernels/common/hopper/wgmma.cuh), the merge of
+// a tile's chunks when its blocks are split over CTAs (hopper_split.cuh) and the TMA epilogue
+// (hopper_epilogue.cuh). Included only by the instantiation files
 // (hopper_attention_d64.cu, _d128.cu); the host dispatch sees hopper_attention_params.h.
 //
 // One CTA computes 128 (or 64) query rows of one (batch, head): a producer (one thread issues
@@ -29,6 +30,7 @@
 #include "kernels/attention_hopper/hopper_mask.cuh"
 #include "kernels/attention_hopper/hopper_pipeline.cuh"
 #include "kernels/attention_hopper/hopper_scheduler.cuh"
+#include "kernels/attention_hopper/hopper_split.cuh"
 #include "kernels/common/fragment_softmax.cuh"
 #include "kernels/common/hopper/grid_dependency.cuh"
 #include "kernels/common/hopper/mbarrier.cuh"
@@ -80,7 +82,10 @@ __device__ __forceinline__ void ScoresToA(const float (&s)[T::kSAcc],
 //    cores still compute P_{i-1} V_{i-1}; only the rescale of O waits for that product.
 //  kPingpong: kOverlap, and the two warpgroups take turns issuing their GEMMs (named barriers),
 //    so one's softmax always meets the other's GEMMs.
-enum HopperSchedule { kSerial = 0, kOverlap = 1, kPingpong = 3 };
+// kSplitChunks (a flag on the schedule): the tile's blocks are split over several CTAs and
+// merged (hopper_split.cuh); built for the 64-row kernels (serial), where small grids run, as
+// separate kernels, so the others keep their registers.
+enum HopperSchedule { kSerial = 0, kOverlap = 1, kPingpong = 3, kSplitChunks = 4 };
 
 constexpr int kEpilogueBarrier = 1;  // + consumer: a warpgroup's own barrier (epilogue)
 constexpr int kTurnBarrier = 3;      // + consumer: "your turn to issue GEMMs" (pingpong)
@@ -91,11 +96,12 @@ constexpr int kTurnBarrier = 3;      // + consumer: "your turn to issue GEMMs" (
 template <class T, int kSchedule>
 __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUtensorMap* o_map,
                                             const HopperAttentionParams& p,
-                                            const HopperBlockList& list, int tile, int head,
-                                            int batch, int consumer,
+                                            const HopperWorkItem& w, int consumer,
                                             const HopperPipelineState& at) {
+  const HopperBlockList& list = w.list;
   constexpr bool kOverlapped = (kSchedule & kOverlap) != 0;
   constexpr bool kTurns = kSchedule == kPingpong && T::kConsumers == 2;
+  constexpr bool kSplit = (kSchedule & kSplitChunks) != 0;
   const int thread_in_wg = static_cast<int>(threadIdx.x) % hopper::kWarpgroupThreads;
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
@@ -112,14 +118,24 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   for (int i = 0; i < T::kSAcc; ++i) s[i] = 0.f;
   uint32_t pa[T::kBlockN / 16][4];
   common::FragmentSoftmax<T::kSAcc> softmax;
+  // The next visited block's column loads while block i's S = Q K^T runs (after the GEMM's
+  // commit, before its wait), so its L2 latency is off the path from the GEMM's end to the
+  // softmax (the first block's comes with the work item). Loading the part block's bitmap
+  // rows there too was 2-3 % slower on bigbird B1 rows (run 58, H100, graph replay: bigbird
+  // L512 B1 H12 d64 9.66 us against 9.20 without it), so they load as the mask needs them.
+  int column = w.first_column, next_column = 0;
+  const auto prefetch = [&](int i) {
+    if (i + 1 < list.Count()) next_column = list.Column(p, i + 1);
+  };
   // Mask and softmax of the scores of visited block i (in s); alpha rescales earlier rows.
   const auto scores = [&](int i, float (&alpha)[2]) {
-    const int key0 = list.Column(p, i) * T::kBlockN;
+    const int key0 = column * T::kBlockN;
     if (list.IsPart(i))
       ApplyBitmapMask<T::kBlockN>(s, list.template Bitmap<T::kBitmapWords>(p, i), wg_row0 + row,
                                   t);
     if (key0 + T::kBlockN > p.seq_len) ApplyKeyLimit<T::kBlockN>(s, p.seq_len - key0, t);
     softmax.Update(s, p.scale_log2, alpha);
+    column = next_column;
   };
   // Pingpong turns: both warpgroups visit the same blocks, so their turns pair up (the
   // second lets the first go first once per CTA, in the kernel).
@@ -139,6 +155,7 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
     for (int i = 0; i < n; ++i, cur.Next<T>()) {
       hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
       GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
+      prefetch(i);
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(s);
       release(sm.KEmpty(cur.stage));
@@ -158,6 +175,7 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
       turn_begin();
       GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
       turn_end();
+      prefetch(0);
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(s);
       release(sm.KEmpty(cur.stage));
@@ -174,6 +192,7 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
       GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
       GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(prev.stage)));
       turn_end();
+      prefetch(i);
       hopper::WgmmaWait<1>();  // S_i is ready; P_{i-1} V_{i-1} may still run
       hopper::FenceOperands(s);
       release(sm.KEmpty(cur.stage));
@@ -198,18 +217,40 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
 
   // Q is free for the next item once every GEMM reading it has completed, or, when the output
   // is staged in Q's rows, once the TMA store has read them.
-  if constexpr (T::kSeparateO) release(sm.QEmpty());
-  float inv[2];
-  softmax.Finish(inv);
-  common::ScaleRows(o, inv);
-  StoreOutputRows<T>(o, sm.O() + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
-                     kEpilogueBarrier + consumer, tile * T::kBlockM + wg_row0, head, batch);
+  // With the tile's blocks split over several CTAs, the last chunk to finish merges the others
+  // and stores; the rest are done (hopper_split.cuh). The item's numbers are read again from
+  // the work slot (still this item's until Q is released) rather than kept in registers
+  // through the loop.
+  bool store = true;
+  if constexpr (kSplit) {
+    const volatile HopperWorkItem* slot = sm.Work();
+    const int64_t item = slot->x;
+    const int base_item = slot->base, chunk = slot->chunk;
+    if constexpr (T::kSeparateO) release(sm.QEmpty());
+    store = CombineChunks<T>(p, o, softmax, item, base_item, chunk, consumer, thread_in_wg,
+                             sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
+  } else if constexpr (T::kSeparateO) {
+    release(sm.QEmpty());
+  }
+  if (store) {
+    float inv[2];
+    softmax.Finish(inv);
+    common::ScaleRows(o, inv);
+    StoreOutputRows<T>(o, sm.O() + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
+                       kEpilogueBarrier + consumer, w.tile * T::kBlockM + wg_row0, w.head,
+                       w.batch);
+  }
   if constexpr (!T::kSeparateO) release(sm.QEmpty());
 }
 
 template <int kHeadDim, int kBlockN, int kBlockM, int kSchedule>
+// The split kernels run small grids (a wave of chunks), so they ask for two CTAs per SM: their
+// merge then fits the registers (at the full count they spilled 24-64 bytes, ptxas).
 __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBlockM>::kThreads,
-                                  HopperAttentionTraits<kHeadDim, kBlockN, kBlockM>::kCtasPerSm)
+                                  (kSchedule & kSplitChunks) != 0
+                                      ? 2
+                                      : HopperAttentionTraits<kHeadDim, kBlockN,
+                                                              kBlockM>::kCtasPerSm)
     HopperAttentionKernel(const __grid_constant__ CUtensorMap q_map,
                           const __grid_constant__ CUtensorMap k_map,
                           const __grid_constant__ CUtensorMap v_map,
@@ -265,11 +306,34 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
       hopper::BarrierWait(sm.QFull(), at.QParity());
       const HopperWorkItem w = sm.Work()->WarpUniform();
       if (!w.Valid(p)) break;
-      ConsumeTile<T, kSchedule>(sm, &o_map, p, w.list, w.tile, w.head, w.batch, consumer, at);
+      ConsumeTile<T, kSchedule>(sm, &o_map, p, w, consumer, at);
       at.Advance<T>(w.list.Count());
     } while (p.dynamic != 0);
   }
 #endif
+}
+
+// A launch whose tiles' blocks split over p.kv_splits CTAs: takes the merge's workspace of
+// (device, stream) and sets `launch`'s split fields and item count (chunks), returning true;
+// false, with `launch` unsplit, when the variant has no split kernel (`built`), kv_splits is
+// 1, the chunks would pass 2^31 or the workspace would have to grow during a stream capture.
+template <class T>
+engine::Expected<bool> PrepareSplit(const HopperAttentionParams& p, bool built, int device,
+                                    void* stream, HopperAttentionParams& launch) {
+  launch.kv_splits = 1;
+  const int64_t total = p.items * p.kv_splits;
+  if (!built || p.kv_splits <= 1 || total > int64_t{0x7fffffff}) return false;
+  const size_t partial_bytes = static_cast<size_t>(total) * T::kConsumers *
+                               hopper::kWarpgroupThreads * (T::kOAcc / 4 + 1) * 16;
+  const size_t counter_bytes = static_cast<size_t>(p.items) * T::kConsumers * 4;
+  STOF_ASSIGN_OR_RETURN(const HopperSplitBuffers buffers,
+                        HopperSplitWorkspace(device, stream, partial_bytes, counter_bytes));
+  if (buffers.partials == nullptr) return false;
+  launch.kv_splits = p.kv_splits;
+  launch.split_partials = buffers.partials;
+  launch.split_arrivals = buffers.arrivals;
+  launch.items = total;
+  return true;
 }
 
 template <int kHeadDim, int kBlockN, int kBlockM>
@@ -292,48 +356,60 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
     const int v = e ? std::atoi(e) : kTurnsOrOverlap;
     return v == kSerial || v == kOverlap ? v : kTurnsOrOverlap;
   }();
+  // The split kernels: 64-row variants only (one consumer, serial schedule). The kernel is
+  // chosen after the workspace: a launch that cannot split (no workspace during a stream
+  // capture) must run a kernel that does not merge (run 56 ran the merging kernel with no
+  // workspace in a CUDA graph and wrote through a null pointer).
+  constexpr bool kSplitBuilt = T::kConsumers == 1 && !kOverlapBuilt;
+  HopperAttentionParams launch = p;
+  STOF_ASSIGN_OR_RETURN(const bool split,
+                        PrepareSplit<T>(p, kSplitBuilt, device, stream, launch));
   auto* kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial>;
   if constexpr (kOverlapBuilt) {
     if (schedule == kOverlap) kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kOverlap>;
     if (schedule == kTurnsOrOverlap)
       kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kTurnsOrOverlap>;
   }
+  if constexpr (kSplitBuilt) {
+    if (split) kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial | kSplitChunks>;
+  }
+  const int variant = schedule | (split ? kSplitChunks : 0);  // caches below, per kernel
   // The opt-in dynamic shared memory is a per-device function attribute: set once per device.
-  static std::atomic<uint64_t> configured[4] = {};
+  static std::atomic<uint64_t> configured[8] = {};
   const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
-  if (bit == 0 || (configured[schedule & 3].load(std::memory_order_acquire) & bit) == 0) {
+  if (bit == 0 || (configured[variant].load(std::memory_order_acquire) & bit) == 0) {
     STOF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(T::kSmemBytes)));
-    configured[schedule & 3].fetch_or(bit, std::memory_order_release);
+    configured[variant].fetch_or(bit, std::memory_order_release);
   }
   // A persistent grid: as many CTAs as fit on the GPU at once (occupancy of this kernel, once
   // per device), each taking items from the work counter until none is left.
-  static std::atomic<int> resident[4][64] = {};
+  static std::atomic<int> resident[8][64] = {};
   int64_t slots = 0;  // 0: unknown (device index out of the table's range)
   if (device >= 0 && device < 64) {
-    slots = resident[schedule & 3][device].load(std::memory_order_acquire);
+    slots = resident[variant][device].load(std::memory_order_acquire);
     if (slots == 0) {
       int per_sm = 0, sms = 0;
       STOF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::kThreads,
                                                                   T::kSmemBytes));
       STOF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
       slots = per_sm * sms > 0 ? per_sm * sms : 1;
-      resident[schedule & 3][device].store(static_cast<int>(slots), std::memory_order_release);
+      resident[variant][device].store(static_cast<int>(slots), std::memory_order_release);
     }
   }
-  int64_t grid = p.items;
+  const int64_t items = launch.items;
+  int64_t grid = items;
   if (p.max_ctas < 0 && slots > 0) {
-    grid = p.items < slots ? p.items : slots;
+    grid = items < slots ? items : slots;
   } else if (p.max_ctas > 0) {
-    grid = p.items < p.max_ctas ? p.items : p.max_ctas;
+    grid = items < p.max_ctas ? items : p.max_ctas;
   }
-  HopperAttentionParams launch = p;
-  launch.dynamic = grid < p.items ? 1 : 0;
+  launch.dynamic = grid < items ? 1 : 0;
   // Programmatic dependent launch: the CTAs may start while the previous kernel on the stream
   // finishes, and set up until they need its results (WaitPriorGrids). Automatic (-1): when
   // every item fits in one wave of co-resident CTAs, where the start-up is a large part of
   // the time and no CTA of this launch waits for a slot (see hopper_attention.cpp).
-  const bool one_wave = slots > 0 && p.items <= slots;
+  const bool one_wave = slots > 0 && items <= slots;
   const bool dependent = p.dependent_launch < 0 ? one_wave : p.dependent_launch != 0;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(grid));

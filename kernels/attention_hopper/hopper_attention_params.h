@@ -45,6 +45,16 @@ struct HopperAttentionParams {
   // Host side only: 0 launches one CTA per item; -1 a persistent grid of as many CTAs as are
   // co-resident on the device; n > 0 at most n CTAs (tests).
   int64_t max_ctas = 0;
+  // A tile's visited blocks split over kv_splits CTAs (chunks, HopperBlockList::Chunk), for
+  // grids too small to fill the GPU: item x is chunk x % kv_splits of (tile, batch, head)
+  // item x / kv_splits. Each chunk writes its consumer's unnormalised O and (max, sum) per
+  // thread to `split_partials` ([items][consumers][kOAcc / 4 + 1][128] float4), then counts
+  // itself in `split_arrivals` ([items / kv_splits][consumers], zero between launches); the
+  // last chunk to arrive merges the others' into its own and stores the output
+  // (CombineChunks, hopper_split.cuh) and sets the counter back to zero.
+  int kv_splits = 1;
+  float* split_partials = nullptr;
+  int32_t* split_arrivals = nullptr;
   // Host side only: 1 launches with programmatic dependent launch (grid_dependency.cuh), 0
   // without, -1 with it when every item fits in one wave of co-resident CTAs.
   int dependent_launch = -1;
@@ -130,7 +140,10 @@ struct HopperAttentionTraits {
   static constexpr int kVOffset = kKOffset + kStages * kKvTileBytes;
   static constexpr int kBarriers = 2 + 4 * kStages;
   // + 1024: the dynamic shared memory base is aligned up to 1024 bytes in the kernel.
+  // The work item (up to 56 bytes), then one int per consumer: "this CTA merges the chunks"
+  // (hopper_split.cuh), which the producer's next item does not overwrite.
   static constexpr int kWorkSlotBytes = 64;
+  static constexpr int kSplitFlagOffset = 56;
   static constexpr int kSmemNoO =
       kVOffset + kStages * kKvTileBytes + 8 * kBarriers + kWorkSlotBytes + 1024;
   // A separate O tile lets the producer load the next work item's Q while this one's output
@@ -156,6 +169,18 @@ struct HopperAttentionTraits {
   }
   static constexpr int kProducerThread = kWideProducer ? 0 : 128;
 };
+
+// The chunk merge's workspace of (device, stream): `partial_bytes` of partials and
+// `counter_bytes` of arrival counters (zero), grown when too small and kept for the process
+// (hopper_attention.cpp). Both null when it would have to grow while `stream` is being
+// captured into a CUDA graph: the launch then does not split.
+struct HopperSplitBuffers {
+  float* partials = nullptr;
+  int32_t* arrivals = nullptr;
+};
+engine::Expected<HopperSplitBuffers> HopperSplitWorkspace(int device, void* stream,
+                                                          size_t partial_bytes,
+                                                          size_t counter_bytes);
 
 // Launches one variant on `stream` (cudaStream_t) of the current device `device`.
 template <int kHeadDim, int kBlockN, int kBlockM>

@@ -1,12 +1,14 @@
 // The K/V blocks one Q tile visits, in the order producer and consumers both walk them: the
 // part blocks first (element mask from their bitmaps), then the full blocks (no mask work).
-// Empty blocks are in neither list and are never loaded. Part of the Hopper attention kernel
+// Empty blocks are in neither list and are never loaded. A chunk of a tile's blocks (a split
+// over several CTAs) is again such a list. Part of the Hopper attention kernel
 // (hopper_attention_kernel.cuh).
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/attention_hopper/hopper_attention_params.h"
+#include "kernels/attention_hopper/hopper_chunk.h"
 
 namespace stof::kernels::detail {
 
@@ -23,6 +25,16 @@ struct HopperBlockList {
     return l;
   }
   __device__ __forceinline__ int Count() const { return parts + fulls; }
+  // Chunk `chunk` of `chunks` of these blocks in visited order (hopper_chunk.h), as a list of
+  // its own: a tile's blocks split over several CTAs (HopperAttentionParams::kv_splits).
+  __device__ __forceinline__ HopperBlockList Chunk(int chunk, int chunks) const {
+    const BlockRanges c = ChunkOfBlocks(BlockRanges{part_begin, parts, full_begin, fulls},
+                                        chunk, chunks);
+    HopperBlockList l;
+    l.part_begin = c.part_begin, l.parts = c.parts;
+    l.full_begin = c.full_begin, l.fulls = c.fulls;
+    return l;
+  }
   __device__ __forceinline__ bool IsPart(int i) const { return i < parts; }
   // Block column of the i-th visited block.
   __device__ __forceinline__ int Column(const HopperAttentionParams& p, int i) const {

@@ -48,8 +48,15 @@ struct HopperSmem {
   // The work item the consumers take next (or the end), written before q_full's arrival,
   // whose release the consumers' wait acquires.
   __device__ __forceinline__ HopperWorkItem* Work() const {
-    static_assert(sizeof(HopperWorkItem) <= T::kWorkSlotBytes, "work slot too small");
+    static_assert(sizeof(HopperWorkItem) <= T::kSplitFlagOffset, "work slot too small");
     return reinterpret_cast<HopperWorkItem*>(Bar(T::kBarriers));
+  }
+  // A consumer's flag for the chunk merge (hopper_split.cuh), after the work item.
+  __device__ __forceinline__ volatile int* SplitFlag(int consumer) const {
+    static_assert(T::kSplitFlagOffset + 4 * T::kConsumers <= T::kWorkSlotBytes, "no room");
+    return reinterpret_cast<volatile int*>(reinterpret_cast<unsigned char*>(Bar(T::kBarriers)) +
+                                           T::kSplitFlagOffset) +
+           consumer;
   }
 
   // One thread: every barrier; the empty ones count one arrival per consumer warp.

@@ -19,8 +19,10 @@ namespace stof::kernels::detail {
 struct HopperWorkItem {
   int64_t x;  // index in the launch order; >= items: no more work
   int tile, head, batch;
+  int base;   // the (Q tile, batch, head) item: x / kv_splits
+  int chunk;  // which chunk of its visited blocks (x % kv_splits)
   HopperBlockList list;
-  int first_column = 0;  // block column of the first visited block (producer only)
+  int first_column = 0;  // block column of the first visited block
 
   // Item x, or the end when x >= items (nothing is read then).
   __device__ __forceinline__ static HopperWorkItem Make(const HopperAttentionParams& p,
@@ -29,14 +31,21 @@ struct HopperWorkItem {
     HopperWorkItem w;
     w.x = x;
     // x < items < 2^31 (checked at launch): 32-bit division, not the 64-bit routine.
+    // With kv_splits > 1 the chunks of one (tile, batch, head) are consecutive items.
+    const unsigned splits = static_cast<unsigned>(p.kv_splits);
+    const unsigned ux = static_cast<unsigned>(x);
+    const unsigned base = splits > 1 ? ux / splits : ux;
+    w.base = static_cast<int>(base);
+    w.chunk = static_cast<int>(ux - base * splits);
     const unsigned per_rank = static_cast<unsigned>(p.order == 1 ? p.heads_total : p.q_tiles);
-    const unsigned major = static_cast<unsigned>(x) / per_rank;
-    const int minor = static_cast<int>(static_cast<unsigned>(x) - major * per_rank);
+    const unsigned major = base / per_rank;
+    const int minor = static_cast<int>(base - major * per_rank);
     w.tile = p.order == 1 ? __ldg(p.tile_order + major) : minor;
     const int bh = p.order == 1 ? minor : static_cast<int>(major);
     w.head = bh % p.heads;
     w.batch = bh / p.heads;
     w.list = HopperBlockList::ForTile(p, w.tile);
+    if (splits > 1) w.list = w.list.Chunk(w.chunk, p.kv_splits);
     w.first_column = w.list.Count() > 0 ? w.list.Column(p, 0) : 0;
     return w;
   }
@@ -61,10 +70,13 @@ struct HopperWorkItem {
     w.tile = __shfl_sync(0xffffffffu, tile, 0);
     w.head = __shfl_sync(0xffffffffu, head, 0);
     w.batch = __shfl_sync(0xffffffffu, batch, 0);
+    w.base = __shfl_sync(0xffffffffu, base, 0);
+    w.chunk = __shfl_sync(0xffffffffu, chunk, 0);
     w.list.part_begin = __shfl_sync(0xffffffffu, list.part_begin, 0);
     w.list.parts = __shfl_sync(0xffffffffu, list.parts, 0);
     w.list.full_begin = __shfl_sync(0xffffffffu, list.full_begin, 0);
     w.list.fulls = __shfl_sync(0xffffffffu, list.fulls, 0);
+    w.first_column = __shfl_sync(0xffffffffu, first_column, 0);
     return w;
   }
 };

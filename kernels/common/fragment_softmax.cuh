@@ -2,8 +2,8 @@
 // the fragment layout that mma.sync m16n8 and wgmma m64nN share per warp: a thread holds rows
 // g and g + 8 of its warp's 16 rows (g = lane / 4), accumulator s[4 j + 0, 1] in row g and
 // s[4 j + 2, 3] in row g + 8, and the 4 lanes of a quad hold the rest of those rows. Used by
-// the Hopper attention kernel (kernels/attention_hopper/); the mma.sync kernels still carry
-// their own copy (the kernels/common move of issue 17).
+// the Hopper attention kernel (kernels/attention_hopper/) and the block-wise mma.sync kernel
+// (kernels/attention/block_sparse_kernel.cuh, one per 16-row m-tile).
 // Scores stay raw; `scale_log2` (log2(e) times the score scale) is folded into one FFMA per
 // element before ex2, so p = 2^(s scale_log2 - m scale_log2). Masked scores are -inf; a row
 // that has seen only -inf keeps m = -inf and subtracts 0, so no -inf - -inf (NaN) arises, and
@@ -12,22 +12,9 @@
 
 #include <cstdint>
 
+#include "kernels/common/fragment_math.cuh"
+
 namespace stof::kernels::common {
-
-__device__ __forceinline__ float NegInf() { return __int_as_float(0xff800000u); }
-
-__device__ __forceinline__ float FastExp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
-// Two fp32 values as one register of two fp16 (the lower column in the low half).
-__device__ __forceinline__ uint32_t PackHalf2(float lo, float hi) {
-  uint32_t r;
-  asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-  return r;
-}
 
 template <int kAcc>  // fp32 S accumulators per thread (kAcc / 4 column pairs per row)
 struct FragmentSoftmax {
@@ -45,10 +32,7 @@ struct FragmentSoftmax {
       mx[1] = fmaxf(mx[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
     }
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-    }
+    for (int h = 0; h < 2; ++h) mx[h] = QuadMax(mx[h]);
     float base[2], sum[2] = {0.f, 0.f};
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -69,15 +53,18 @@ struct FragmentSoftmax {
     row_sum[1] = row_sum[1] * alpha[1] + sum[1];
   }
 
+  // The row's full sum (over the quad) per row; 0 for a row with nothing attended.
+  __device__ __forceinline__ void RowSums(float (&l)[2]) const {
+    l[0] = QuadSum(row_sum[0]);
+    l[1] = QuadSum(row_sum[1]);
+  }
+
   // 1 / (the row's full sum) per row, or 0 for a row with nothing attended.
   __device__ __forceinline__ void Finish(float (&inv)[2]) const {
+    float l[2];
+    RowSums(l);
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float l = row_sum[h];
-      l += __shfl_xor_sync(0xffffffffu, l, 1);
-      l += __shfl_xor_sync(0xffffffffu, l, 2);
-      inv[h] = l > 0.f ? 1.f / l : 0.f;
-    }
+    for (int h = 0; h < 2; ++h) inv[h] = l[h] > 0.f ? 1.f / l[h] : 0.f;
   }
 };
 

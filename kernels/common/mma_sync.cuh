@@ -39,6 +39,8 @@
 
 #include <cstdint>
 
+#include "kernels/common/fragment_math.cuh"
+
 namespace stof::kernels::mma {
 
 __device__ __forceinline__ uint32_t SmemAddr(const void* p) {
@@ -118,12 +120,10 @@ __device__ __forceinline__ void LoadBFromKN(uint32_t (&b)[4], const __half* tile
   LdMatrixX4Trans(b, tile + row * stride + col);
 }
 
-// The sum of `x` over the 4 lanes of a quad (lanes 4g..4g+3), which hold disjoint columns of
-// the same accumulator rows; every lane gets it.
-__device__ __forceinline__ float QuadSum(float x) {
-  x += __shfl_xor_sync(0xffffffffu, x, 1);
-  return x + __shfl_xor_sync(0xffffffffu, x, 2);
-}
+// The fragment scalars (fragment_math.cuh), under the names these kernels use.
+using common::FastExp2;
+using common::PackHalf2;
+using common::QuadSum;
 
 // acc[mt][2 jj] and acc[mt][2 jj + 1] += a[mt] x the two n-tiles in `b`, for every m-tile:
 // one B fragment feeds kMTiles MMAs. The inner step of the warp GEMMs of every mma.sync family.
@@ -160,12 +160,6 @@ __device__ __forceinline__ void WarpGemmKN(float (&acc)[kMTiles][kNTiles][4], co
   }
 }
 
-// Two fp32 values as one .f16x2 register, `lo` in the low half (round to nearest).
-__device__ __forceinline__ uint32_t PackHalf2(float lo, float hi) {
-  const __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<const uint32_t*>(&h);
-}
-
 // The accumulators of n-tiles 2k and 2k + 1 (columns 16k .. 16k + 15) as the A fragment of
 // k-step k: a[0] = row g, cols 2t, 2t+1 (tile 2k, c[0..1]); a[1] = row g + 8 (tile 2k,
 // c[2..3]); a[2], a[3] = the same rows of tile 2k + 1 (cols 8 + 2t, 8 + 2t + 1).
@@ -175,13 +169,6 @@ __device__ __forceinline__ void AccumToA(uint32_t (&a)[4], const float (&c_lo)[4
   a[1] = PackHalf2(c_lo[2], c_lo[3]);
   a[2] = PackHalf2(c_hi[0], c_hi[1]);
   a[3] = PackHalf2(c_hi[2], c_hi[3]);
-}
-
-// 2^x with the SFU (relative error about 2^-22); 2^-inf = +0, which masking relies on.
-__device__ __forceinline__ float FastExp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
 }
 
 }  // namespace stof::kernels::mma

@@ -56,7 +56,6 @@ struct RecomposeTraits {
   static constexpr int kMaskWords = kT / 64;     // mask words per row of a tile
 };
 
-__device__ __forceinline__ float RecomposeNegInf() { return __int_as_float(0xff800000u); }
 
 // Two fp16 of an A fragment register times `s` in fp32, rounded back to fp16.
 __device__ __forceinline__ uint32_t ScaleHalf2(uint32_t h, float s) {
@@ -149,7 +148,7 @@ __global__ void __launch_bounds__(RecomposeTraits<kHeadDim, kT>::kMaxThreads)
 #pragma unroll
         for (int lo = 0; lo < 2; ++lo) {
           const bool in = (bits[(8 * j) >> 6] >> ((8 * j + lo) & 63)) & 1u;
-          if (!in) acc[j][2 * h + lo] = RecomposeNegInf();
+          if (!in) acc[j][2 * h + lo] = common::NegInf();
         }
       }
     }
@@ -161,14 +160,14 @@ __global__ void __launch_bounds__(RecomposeTraits<kHeadDim, kT>::kMaxThreads)
                         (static_cast<size_t>(bh) * p.tiles + e) * p.block_m + wrow;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    float mx = RecomposeNegInf();
+    float mx = common::NegInf();
 #pragma unroll
     for (int j = 0; j < Tr::kSTiles; ++j)
       mx = fmaxf(mx, fmaxf(acc[j][2 * h], acc[j][2 * h + 1]));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
     // Nothing attended in this row of the tile: subtract 0, so every x' is 2^-inf = 0.
-    const float m_use = mx == RecomposeNegInf() ? 0.f : mx * scale;
+    const float m_use = mx == common::NegInf() ? 0.f : mx * scale;
     float sum = 0.f;
 #pragma unroll
     for (int j = 0; j < Tr::kSTiles; ++j) {

@@ -10,14 +10,14 @@
 
 #include <cstdint>
 
+#include "kernels/common/fragment_math.cuh"
+
 namespace stof::kernels::recompose_sd {
 
 constexpr int kSdThreads = 256;
 constexpr int kSdWarps = kSdThreads / 32;
 constexpr int kIrThreads = 256;
 constexpr int kMaxBlockM = 128;  // static shared memory of the SD kernels
-
-__device__ __forceinline__ float NegInfF() { return __int_as_float(0xff800000u); }
 
 // Parameters of the SD kernels (LS, GS).
 struct SdParams {
@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(kSdThreads) LocalSoftmaxKernel(const SdParams 
   for (int r = warp; r < p.block_m; r += kSdWarps) {
     const int i = s.q_row0 + r;
     if (i >= L) {  // padding row of the last block row (uniform per warp)
-      if (lane == 0) tile_stats[r] = make_float2(NegInfF(), 0.f);
+      if (lane == 0) tile_stats[r] = make_float2(common::NegInf(), 0.f);
       continue;
     }
     const unsigned bits =
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(kSdThreads) LocalSoftmaxKernel(const SdParams 
                                               word) >> (s.col0 & 63)) & ((1u << V) - 1u)
                 : 0u;
     if (!__any_sync(0xffffffffu, bits != 0)) {  // nothing attended: S stays unread
-      if (lane == 0) tile_stats[r] = make_float2(NegInfF(), 0.f);
+      if (lane == 0) tile_stats[r] = make_float2(common::NegInf(), 0.f);
       continue;
     }
     __half* const row = sh + static_cast<size_t>(i) * L + s.col0;
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(kSdThreads) LocalSoftmaxKernel(const SdParams 
 #pragma unroll
     for (int j = 0; j < V; ++j) x[j] = 0.f;
     if (bits != 0) LoadLane<V>(row, x, p.vec, s.valid);
-    float mx = NegInfF();
+    float mx = common::NegInf();
 #pragma unroll
     for (int j = 0; j < V; ++j)
       if ((bits >> j) & 1u) mx = fmaxf(mx, x[j]);
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(kSdThreads) GlobalScaleKernel(const SdParams p
 // attended yet" (s = 0) and never produces -inf - -inf.
 __device__ __forceinline__ void MergeStat(float& m, float& s, float m2, float s2) {
   const float mn = fmaxf(m, m2);
-  if (mn == NegInfF()) return;
+  if (mn == common::NegInf()) return;
   s = s * exp2f(m - mn) + s2 * exp2f(m2 - mn);
   m = mn;
 }
@@ -208,13 +208,13 @@ __global__ void __launch_bounds__(kIrThreads) InterSubVectorReduceKernel(const I
   const int e0 = p.row_ptr ? __ldg(p.row_ptr + qb) : qb * p.subs;
   const int e1 = p.row_ptr ? __ldg(p.row_ptr + qb + 1) : e0 + p.subs;
   const size_t base = static_cast<size_t>(bh) * p.tiles * p.block_m + (i - qb * p.block_m);
-  float m = NegInfF(), d = 0.f;
+  float m = common::NegInf(), d = 0.f;
   for (int e = e0; e < e1; ++e) {
     const float2 st = p.stats[base + static_cast<size_t>(e) * p.block_m];
     MergeStat(m, d, st.x, st.y);
   }
   // d >= 1 when m is finite: the sub-vector holding the max contributes 2^0 to it.
-  const bool empty = m == NegInfF();
+  const bool empty = m == common::NegInf();
   const float inv = empty ? 0.f : 1.f / d;
   for (int e = e0; e < e1; ++e) {
     const size_t at = base + static_cast<size_t>(e) * p.block_m;

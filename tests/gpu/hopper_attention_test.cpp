@@ -5,11 +5,14 @@
 // emptied, an empty mask) x L {128, 1000, 1024, 3000, 4096} x d {64, 128} x the tiles
 // (128 x 64, 128 x 128, 64 x 64, and 64 x 128 at d 64); batch and head counts from 1 to 16;
 // strided q/k/v/o views into a packed QKV projection; chained launches with and without
-// programmatic dependent launch; bad requests refused; the SASS holds HGMMA (wgmma) instructions. Each run: fresh seeded inputs, output
-// poisoned first, every element written, per-row error < 2e-3, empty rows exactly zero
-// (mha_test_util.h). On another GPU or without one the GPU tests skip and say why.
+// programmatic dependent launch; a tile's blocks split over CTAs, eagerly and in CUDA graphs;
+// bad requests refused; the SASS holds HGMMA (wgmma) instructions. Each run: fresh seeded
+// inputs, output poisoned first, every element written, per-row error < 2e-3, empty rows
+// exactly zero (mha_test_util.h). On another GPU or without one the GPU tests skip and say why.
+#include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -21,6 +24,7 @@
 #include "gpu_test_util.h"
 #include "kernels/attention/block_sparse_attention.h"
 #include "kernels/attention_hopper/hopper_attention.h"
+#include "kernels/attention_hopper/hopper_chunk.h"
 #include "mha_test_util.h"
 
 namespace {
@@ -83,6 +87,32 @@ TEST(HopperConfig, TileModelCountsTheKernelsCtasPerSm) {
   EXPECT_EQ(k::HopperAttentionCtasPerSm(64, 64, 64), 4);
   EXPECT_EQ(k::HopperAttentionCtasPerSm(96, 64, 64), 0);
   EXPECT_EQ(stof::engine::HopperTileCtasPerSm(64, 64, 192), 0);
+}
+
+// The chunks of a tile's visited blocks (a split over CTAs): in order they give back every
+// block once, part blocks before full blocks, with sizes differing by at most one.
+TEST(HopperConfig, ChunksCoverTheVisitedBlocksOnceInOrder) {
+  using stof::kernels::detail::BlockRanges;
+  using stof::kernels::detail::ChunkOfBlocks;
+  for (int parts : {0, 1, 3, 8})
+    for (int fulls : {0, 1, 5})
+      for (int chunks = 1; chunks <= 7; ++chunks) {
+        const BlockRanges all{100, parts, 200, fulls};
+        std::vector<int> order;  // part j as 100 + j, full j as 200 + j
+        int smallest = 1 << 30, largest = 0;
+        for (int c = 0; c < chunks; ++c) {
+          const BlockRanges r = ChunkOfBlocks(all, c, chunks);
+          for (int j = 0; j < r.parts; ++j) order.push_back(r.part_begin + j);
+          for (int j = 0; j < r.fulls; ++j) order.push_back(r.full_begin + j);
+          smallest = std::min(smallest, r.parts + r.fulls);
+          largest = std::max(largest, r.parts + r.fulls);
+        }
+        std::vector<int> want;
+        for (int j = 0; j < parts; ++j) want.push_back(100 + j);
+        for (int j = 0; j < fulls; ++j) want.push_back(200 + j);
+        EXPECT_EQ(order, want) << parts << " parts, " << fulls << " fulls, " << chunks;
+        EXPECT_LE(largest - smallest, 1);
+      }
 }
 
 TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusOPlusBarriers) {
@@ -260,6 +290,111 @@ TEST(GpuHopperAttentionShapes, PersistentGridMatchesReference) {
         }
       }
     }
+  }
+}
+
+// A tile's visited blocks split over 2, 3 and 5 CTAs and merged by the last chunk to finish
+// (hopper_split.cuh), on a full and a persistent grid: the output matches the reference on
+// masks with emptied rows and whole empty tiles (chunks without a block) and on the empty
+// mask. Every case reuses the merge's arrival counters, so a launch that did not leave them
+// at zero would break the next. The 128-row tiles are not built to split: they fall back.
+TEST(GpuHopperAttentionShapes, SplitBlocksMatchReference) {
+  STOF_REQUIRE_HOPPER();
+  RestoreOverrides restore;
+  for (int splits : {2, 3, 5}) {
+    for (int persistent : {0, 1}) {
+      k::HopperLaunchOverrides o;
+      o.kv_splits = splits;
+      o.persistent = persistent;
+      k::SetHopperLaunchOverrides(o);
+      for (const std::string m : {"causal", "bigbird", "banded", "empty"}) {
+        auto mask = HopperTestMask(m == "banded" ? "bigbird" : m, 1000);
+        ASSERT_TRUE(mask.IsOk()) << mask.Message();
+        if (m == "banded") {
+          for (int64_t r = 128; r < 384; ++r) mask->SetRange(r, 0, 1000, false);
+          for (int64_t r = 700; r < 703; ++r) mask->SetRange(r, 0, 1000, false);
+        }
+        for (int64_t d : {64, 128}) {
+          CheckHopper(*mask, st::MhaWorkload(2, 3, 1000, d), 17 * splits + persistent,
+                      m + " L1000 B2 H3 d" + std::to_string(d) + " splits " +
+                          std::to_string(splits) + " persistent " + std::to_string(persistent));
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+// A split launch captured into a CUDA graph. On a stream without the merge's workspace the
+// capture cannot allocate one, so the graph must hold the kernel that does not merge (run 56
+// captured the merging one with no workspace: an illegal address on replay); after an eager
+// launch on the stream made the workspace, the graph holds the split. Each graph is replayed
+// twice (the second reuses the arrival counters the first left at zero) and matches the
+// reference.
+TEST(GpuHopperAttentionShapes, SplitLaunchesInCudaGraphs) {
+  STOF_REQUIRE_HOPPER();
+  CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  RestoreOverrides restore;
+  k::HopperLaunchOverrides o;
+  o.kv_splits = 2;
+  k::SetHopperLaunchOverrides(o);
+  auto mask = st::MakeMask("bigbird", 1000);
+  ASSERT_TRUE(mask.IsOk());
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  for (int64_t d : {64, 128}) {
+    SCOPED_TRACE("d " + std::to_string(d));
+    const Workload w = st::MhaWorkload(2, 3, 1000, d);
+    const int64_t elements = w.batch * w.heads * w.seq_len * d;
+    const st::MhaInputs in = st::RandomInputs(elements, 31 + d);
+    std::vector<float> ref;
+    ASSERT_TRUE(st::ThreadedReference(in, w, *mask, ref).IsOk());
+    const auto empty_row = st::EmptyRows(*mask);
+    st::DeviceMhaBuffers buf(*backend, elements);
+    ASSERT_TRUE(buf.Ok());
+    ASSERT_TRUE(buf.Upload(in).IsOk());
+    MhaCall call;
+    call.workload = w;
+    call.mask = &*mask;
+    call.config = HopperConfig(64, 64);
+    call.q = buf.Q(), call.k = buf.K(), call.v = buf.V(), call.o = buf.O();
+    // An eager launch on the default stream first: it uploads the layout, which a capture
+    // could not.
+    ASSERT_TRUE(backend->RunMha(call).IsOk());
+    ASSERT_TRUE(backend->Synchronize().IsOk());
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    call.stream = stream;
+    for (bool workspace : {false, true}) {
+      SCOPED_TRACE(workspace ? "workspace made before the capture" : "no workspace");
+      if (workspace) {
+        ASSERT_TRUE(backend->RunMha(call).IsOk());
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      }
+      ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+      const auto run = backend->RunMha(call);
+      cudaGraph_t graph = nullptr;
+      ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+      ASSERT_TRUE(run.IsOk()) << run.Message();
+      EXPECT_EQ(k::HopperSplitWorkspaceBytes(device, stream) > 0, workspace)
+          << "the capture itself must not make the workspace";
+      cudaGraphExec_t exec = nullptr;
+      ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+      for (int replay = 0; replay < 2; ++replay) {
+        st::CheckMhaRun(*backend, buf, [&]() -> stof::engine::Status {
+          if (cudaGraphLaunch(exec, stream) != cudaSuccess)
+            return stof::engine::MakeError("cudaGraphLaunch failed");
+          return stof::engine::Status::Ok();
+        }, ref, w, empty_row, nullptr);
+        if (HasFatalFailure()) break;
+      }
+      cudaGraphExecDestroy(exec);
+      cudaGraphDestroy(graph);
+      if (HasFatalFailure()) break;
+    }
+    cudaStreamDestroy(stream);
+    if (HasFatalFailure()) return;
   }
 }
 

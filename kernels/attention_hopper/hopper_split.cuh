@@ -1,0 +1,96 @@
+// The merge of a tile's chunks when its visited blocks are split over several CTAs
+// (HopperAttentionParams::kv_splits): every chunk's consumer warpgroup leaves its partial state
+// (unnormalised O, running max and partial sum per thread) in global memory and counts itself;
+// the last of the chunks to arrive merges the others into its registers, as the online softmax
+// merges blocks, and goes on to the normal epilogue. Nobody waits for anybody: a chunk that is
+// not last is done once it has arrived. Part of hopper_attention_kernel.cuh.
+// Layout of one partial (one consumer warpgroup of one chunk): kOAcc / 4 + 1 float4 per thread,
+// vector j of thread i at [j][i] (a warp's stores and loads are contiguous): O's accumulators
+// in fragment order, then (max row g, max row g + 8, sum row g, sum row g + 8). The same thread
+// of another chunk holds the same rows and O columns (the fragment layout does not depend on
+// the keys), so partials merge thread by thread; the per-thread sums are partial over the quad
+// and become full sums in FragmentSoftmax::Finish, after the merge, as without a split.
+// Ordering: stores, __threadfence, the warpgroup's barrier, one atomicAdd (the threadFence
+// reduction pattern); the last one's loads follow its atomic, a barrier and a __threadfence,
+// and bypass L1 (ld.global.cg).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/attention_hopper/hopper_attention_params.h"
+#include "kernels/common/fragment_softmax.cuh"
+#include "kernels/common/hopper/warpgroup.cuh"
+
+namespace stof::kernels::detail {
+
+template <class T>
+struct SplitPartials {
+  static constexpr int kVecs = T::kOAcc / 4 + 1;
+  float4* base;
+  int thread;  // within the warpgroup
+  __device__ __forceinline__ float4* At(int64_t slot, int j) const {
+    return base + (slot * kVecs + j) * hopper::kWarpgroupThreads + thread;
+  }
+};
+
+// Returns true when this warpgroup holds the merged state of all `splits` chunks of item
+// `base_item` (in `o` and `softmax`) and must store the output; false when another chunk will.
+// `item` is this chunk's item (base_item * splits + chunk); `flag` this consumer's shared flag;
+// `barrier_id` a named barrier private to the warpgroup.
+template <class T>
+__device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, float (&o)[T::kOAcc],
+                                              common::FragmentSoftmax<T::kSAcc>& softmax,
+                                              int64_t item, int base_item, int chunk,
+                                              int consumer, int thread, volatile int* flag,
+                                              int barrier_id) {
+  const SplitPartials<T> parts{reinterpret_cast<float4*>(p.split_partials), thread};
+  constexpr int kMl = SplitPartials<T>::kVecs - 1;  // the (max, sum) vector
+  const int64_t mine = item * T::kConsumers + consumer;
+#pragma unroll
+  for (int j = 0; j < T::kOAcc / 4; ++j)
+    __stcg(parts.At(mine, j), make_float4(o[4 * j], o[4 * j + 1], o[4 * j + 2], o[4 * j + 3]));
+  __stcg(parts.At(mine, kMl), make_float4(softmax.row_max[0], softmax.row_max[1],
+                                          softmax.row_sum[0], softmax.row_sum[1]));
+  __threadfence();
+  hopper::NamedBarrierSync(barrier_id, hopper::kWarpgroupThreads);
+  if (thread == 0) {
+    int32_t* const counter = p.split_arrivals + base_item * T::kConsumers + consumer;
+    const bool last = atomicAdd(counter, 1) == p.kv_splits - 1;
+    if (last) atomicExch(counter, 0);  // every chunk has arrived: ready for the next launch
+    *flag = last ? 1 : 0;
+  }
+  hopper::NamedBarrierSync(barrier_id, hopper::kWarpgroupThreads);
+  if (*flag == 0) return false;
+  __threadfence();
+  // Merge chunk by chunk: the larger max wins, both sides rescaled to it (a row that is empty
+  // in both keeps max -inf and subtracts 0, so no -inf - -inf arises).
+  const float scale = p.scale_log2;
+  for (int c = 0; c < p.kv_splits; ++c) {
+    if (c == chunk) continue;
+    const int64_t slot = (static_cast<int64_t>(base_item) * p.kv_splits + c) * T::kConsumers +
+                         consumer;
+    const float4 ml = __ldcg(parts.At(slot, kMl));
+    const float their_max[2] = {ml.x, ml.y}, their_sum[2] = {ml.z, ml.w};
+    float mine_f[2], theirs_f[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float mx = fmaxf(softmax.row_max[h], their_max[h]);
+      const float b = mx == common::NegInf() ? 0.f : mx * scale;
+      mine_f[h] = common::FastExp2(softmax.row_max[h] * scale - b);
+      theirs_f[h] = common::FastExp2(their_max[h] * scale - b);
+      softmax.row_max[h] = mx;
+      softmax.row_sum[h] = softmax.row_sum[h] * mine_f[h] + their_sum[h] * theirs_f[h];
+    }
+#pragma unroll
+    for (int j = 0; j < T::kOAcc / 4; ++j) {
+      const float4 v = __ldcg(parts.At(slot, j));
+      o[4 * j] = o[4 * j] * mine_f[0] + v.x * theirs_f[0];
+      o[4 * j + 1] = o[4 * j + 1] * mine_f[0] + v.y * theirs_f[0];
+      o[4 * j + 2] = o[4 * j + 2] * mine_f[1] + v.z * theirs_f[1];
+      o[4 * j + 3] = o[4 * j + 3] * mine_f[1] + v.w * theirs_f[1];
+    }
+  }
+  return true;
+}
+
+}  // namespace stof::kernels::detail
