@@ -20,20 +20,11 @@
 namespace {
 
 namespace fs = std::filesystem;
-using stof::engine::DecodeJsonMask;
-using stof::engine::DecodeNpy;
-using stof::engine::DecodePng;
-using stof::engine::EncodeNpy;
-using stof::engine::EncodePng;
-using stof::engine::Generate;
-using stof::engine::LoadMask;
-using stof::engine::Mask;
-using stof::engine::MaskSpec;
-using stof::engine::SaveMask;
+namespace se = stof::engine;
 
-Mask RandomMask(int64_t rows, int64_t cols, uint64_t seed) {
+se::Mask RandomMask(int64_t rows, int64_t cols, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  auto m = Mask::Create(rows, cols);
+  auto m = se::Mask::Create(rows, cols);
   const uint64_t density = rng() % 100;  // percent
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) {
@@ -109,12 +100,12 @@ std::vector<Elem> ElementsFor(char kind, size_t size) {
 
 // A rows x cols array of `descr` whose element (r, c) is elems[(r * 7 + c * 3) % n], and the
 // mask it must decode to.
-std::pair<std::string, Mask> MakeNpy(const std::string& descr, int64_t rows, int64_t cols,
-                                     bool fortran, int major = 1) {
+std::pair<std::string, se::Mask> MakeNpy(const std::string& descr, int64_t rows, int64_t cols,
+                                         bool fortran, int major = 1) {
   const bool big = descr[0] == '>';
   const size_t size = static_cast<size_t>(descr[2] - '0');
   const std::vector<Elem> elems = ElementsFor(descr[1], size);
-  auto expected = Mask::Create(rows, cols);
+  auto expected = se::Mask::Create(rows, cols);
   auto at = [&](int64_t r, int64_t c) { return elems[static_cast<size_t>(r * 7 + c * 3) % elems.size()]; };
   std::string data;
   const int64_t outer = fortran ? cols : rows, inner = fortran ? rows : cols;
@@ -169,7 +160,7 @@ class MaskIo : public ::testing::Test {
     ExpectPathError(p, problem);
   }
   void ExpectPathError(const std::string& p, const std::string& problem) {
-    auto r = LoadMask(p);
+    auto r = se::LoadMask(p);
     ASSERT_FALSE(r.IsOk()) << p;
     EXPECT_NE(r.Message().find(p), std::string::npos) << r.Message();
     EXPECT_NE(r.Message().find(problem), std::string::npos)
@@ -184,14 +175,14 @@ class MaskIo : public ::testing::Test {
 TEST_F(MaskIo, FileRoundTripsAreExact) {
   uint64_t seed = 1;
   for (int64_t L : {1, 7, 63, 64, 65, 100, 130, 257}) {
-    const Mask m = RandomMask(L, L, seed++);
+    const se::Mask m = RandomMask(L, L, seed++);
     for (const char* ext : {".png", ".npy", ".json"}) {
       std::string name = "m";  // appends, not "m" + ...: GCC 12 -Wrestrict false positive
       name += std::to_string(L);
       name += ext;
       const std::string p = Path(name);
-      ASSERT_TRUE(SaveMask(p, m).IsOk()) << p;
-      auto back = LoadMask(p);
+      ASSERT_TRUE(se::SaveMask(p, m).IsOk()) << p;
+      auto back = se::LoadMask(p);
       ASSERT_TRUE(back.IsOk()) << back.Message();
       EXPECT_EQ(back->mask, m) << p;
       EXPECT_FALSE(back->has_spec);
@@ -201,28 +192,28 @@ TEST_F(MaskIo, FileRoundTripsAreExact) {
 
 TEST_F(MaskIo, InMemoryRoundTripsKeepNonSquareShapes) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{3, 200}, {129, 5}, {64, 65}}) {
-    const Mask m = RandomMask(rows, cols, static_cast<uint64_t>(rows * 1000 + cols));
-    auto png = EncodePng(m);
+    const se::Mask m = RandomMask(rows, cols, static_cast<uint64_t>(rows * 1000 + cols));
+    auto png = se::EncodePng(m);
     ASSERT_TRUE(png.IsOk());
-    auto from_png = DecodePng(*png, "m.png");
+    auto from_png = se::DecodePng(*png, "m.png");
     ASSERT_TRUE(from_png.IsOk()) << from_png.Message();
     EXPECT_EQ(*from_png, m);
-    auto from_npy = DecodeNpy(EncodeNpy(m), "m.npy");
+    auto from_npy = se::DecodeNpy(se::EncodeNpy(m), "m.npy");
     ASSERT_TRUE(from_npy.IsOk()) << from_npy.Message();
     EXPECT_EQ(*from_npy, m);
   }
 }
 
 TEST_F(MaskIo, JsonSpecRoundTripRegenerates) {
-  MaskSpec spec;
+  se::MaskSpec spec;
   spec.pattern = "bigbird";
   spec.seq_len = 300;
   spec.seed = 9;
-  auto m = Generate(spec);
+  auto m = se::Generate(spec);
   ASSERT_TRUE(m.IsOk());
   const std::string p = Path("bb.json");
-  ASSERT_TRUE(SaveMask(p, *m, &spec).IsOk());
-  auto back = LoadMask(p);
+  ASSERT_TRUE(se::SaveMask(p, *m, &spec).IsOk());
+  auto back = se::LoadMask(p);
   ASSERT_TRUE(back.IsOk()) << back.Message();
   EXPECT_TRUE(back->has_spec);
   EXPECT_EQ(back->spec, spec);
@@ -230,14 +221,14 @@ TEST_F(MaskIo, JsonSpecRoundTripRegenerates) {
 
   // A spec that does not produce the mask is refused rather than saved.
   spec.seed = 10;
-  auto bad = SaveMask(Path("bad.json"), *m, &spec);
+  auto bad = se::SaveMask(Path("bad.json"), *m, &spec);
   ASSERT_FALSE(bad.IsOk());
   EXPECT_NE(bad.Message().find("does not regenerate the mask"), std::string::npos) << bad.Message();
 }
 
 TEST_F(MaskIo, SavedNpyIsStandardBoolCOrder) {
-  const Mask m = RandomMask(5, 5, 3);
-  const std::string bytes = EncodeNpy(m);
+  const se::Mask m = RandomMask(5, 5, 3);
+  const std::string bytes = se::EncodeNpy(m);
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
   EXPECT_NE(bytes.find("'descr': '|b1', 'fortran_order': False, 'shape': (5, 5)"), std::string::npos);
   EXPECT_EQ(bytes.size() % 64, 25u % 64);  // header padded to 64, then 25 one-byte elements
@@ -253,7 +244,7 @@ TEST_F(MaskIo, NpyEveryDtypeBothOrdersAndByteOrders) {
   for (const std::string& d : descrs) {
     for (bool fortran : {false, true}) {
       auto [bytes, expected] = MakeNpy(d, 6, 11, fortran);
-      auto m = DecodeNpy(bytes, "t.npy");
+      auto m = se::DecodeNpy(bytes, "t.npy");
       ASSERT_TRUE(m.IsOk()) << d << ": " << m.Message();
       EXPECT_EQ(*m, expected) << d << (fortran ? " F" : " C");
       EXPECT_GT(expected.Count(), 0) << d;
@@ -265,12 +256,12 @@ TEST_F(MaskIo, NpyEveryDtypeBothOrdersAndByteOrders) {
 TEST_F(MaskIo, NpyVersions2And3AndFileLoad) {
   for (int major : {2, 3}) {
     auto [bytes, expected] = MakeNpy("<f4", 9, 9, false, major);
-    auto m = DecodeNpy(bytes, "v.npy");
+    auto m = se::DecodeNpy(bytes, "v.npy");
     ASSERT_TRUE(m.IsOk()) << m.Message();
     EXPECT_EQ(*m, expected);
   }
   auto [bytes, expected] = MakeNpy("<f8", 70, 70, true);
-  auto loaded = LoadMask(Write("f.npy", bytes));
+  auto loaded = se::LoadMask(Write("f.npy", bytes));
   ASSERT_TRUE(loaded.IsOk()) << loaded.Message();
   EXPECT_EQ(loaded->mask, expected);
 }
@@ -290,7 +281,7 @@ TEST_F(MaskIo, PngChannelLayoutsIgnoreAlpha) {
       {4, {0, 0, 0, 255, 0, 0, 1, 0, 5, 0, 0, 255, 0, 0, 0, 0, 0, 3, 0, 0, 9, 9, 9, 9}},
   };
   for (const Case& c : cases) {
-    auto m = DecodePng(WritePng(3, 2, c.comp, c.px), "p.png");
+    auto m = se::DecodePng(WritePng(3, 2, c.comp, c.px), "p.png");
     ASSERT_TRUE(m.IsOk()) << m.Message();
     ASSERT_EQ(m->Rows(), 2);
     ASSERT_EQ(m->Cols(), 3);
@@ -308,9 +299,9 @@ TEST_F(MaskIo, Png16BitKeepsSmallValues) {
       0xd3, 0x36, 0x20, 0x00, 0x00, 0x00, 0x12, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60,
       0x60, 0x60, 0x60, 0x84, 0x62, 0x28, 0xf8, 0xff, 0x1f, 0x00, 0x03, 0x30, 0x02, 0x01, 0xc7,
       0x4a, 0xc2, 0x54, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
-  auto m = DecodePng(std::string(reinterpret_cast<const char*>(kPng), sizeof kPng), "g16.png");
+  auto m = se::DecodePng(std::string(reinterpret_cast<const char*>(kPng), sizeof kPng), "g16.png");
   ASSERT_TRUE(m.IsOk()) << m.Message();
-  auto want = Mask::Create(3, 3);
+  auto want = se::Mask::Create(3, 3);
   want->Set(0, 1);
   want->Set(1, 0);
   want->Set(2, 2);
@@ -353,7 +344,7 @@ TEST_F(MaskIo, BrokenNpyFilesNameFileAndProblem) {
 TEST_F(MaskIo, BrokenPngFilesNameFileAndProblem) {
   ExpectLoadError("empty.png", "", "not a PNG: the file is empty");
   ExpectLoadError("garbage.png", "definitely not an image", "not a PNG: missing the PNG signature");
-  auto png = EncodePng(RandomMask(40, 40, 5));
+  auto png = se::EncodePng(RandomMask(40, 40, 5));
   ASSERT_TRUE(png.IsOk());
   ExpectLoadError("trunc.png", png->substr(0, png->size() / 2), "PNG: decode failed");
   ExpectLoadError("sig_only.png", png->substr(0, 8), "PNG: cannot read the header");
@@ -387,7 +378,7 @@ TEST_F(MaskIo, PngOverTheDecodeLimitNamesTheSizeAndTheLimit) {
   ExpectLoadError("gray_at_limit.png", PngHeader(32768, 32768, 8, 0), "PNG: decode failed");
   // Beyond L = 32768 the mask's own limit speaks first.
   ExpectLoadError("wide.png", PngHeader(40000, 40000, 8, 0), "40000 x 40000");
-  auto r = LoadMask(Write("rgb2.png", PngHeader(20000, 20000, 8, 2)));
+  auto r = se::LoadMask(Write("rgb2.png", PngHeader(20000, 20000, 8, 2)));
   ASSERT_FALSE(r.IsOk());
   EXPECT_NE(r.Message().find("save the mask as an 8-bit grayscale PNG or as .npy"), std::string::npos)
       << r.Message();
@@ -422,9 +413,9 @@ TEST_F(MaskIo, BrokenJsonFilesNameFileAndProblem) {
                       "runs": {"rows": 2, "cols": 3, "runs": [[0, 1], [2, 1]]}})",
                   "not square: 2 x 3");
   // In memory the run-length form may be non-square.
-  auto ok = DecodeJsonMask(R"({"format": "stof-mask", "version": 1,
+  auto ok = se::DecodeJsonMask(R"({"format": "stof-mask", "version": 1,
                                "runs": {"rows": 2, "cols": 3, "runs": [[0, 1], [1, 2]]}})",
-                           "mem.json");
+                               "mem.json");
   ASSERT_TRUE(ok.IsOk()) << ok.Message();
   EXPECT_EQ(ok->mask.Count(), 3);
 }
@@ -440,12 +431,12 @@ TEST_F(MaskIo, FileSystemErrorsNameTheFile) {
   ExpectLoadError("mask.bmp", "BM", "unknown mask format '.bmp'; expected .png, .npy or .json");
   ExpectLoadError("noext", "x", "no file extension; expected .png, .npy or .json");
 
-  const Mask m = RandomMask(4, 4, 1);
-  auto s = SaveMask(Path("no/such/dir/m.png"), m);
+  const se::Mask m = RandomMask(4, 4, 1);
+  auto s = se::SaveMask(Path("no/such/dir/m.png"), m);
   ASSERT_FALSE(s.IsOk());
   EXPECT_EQ(s.Message(), Path("no/such/dir/m.png") + ": cannot create a file in " + Path("no/such/dir") +
                              ": No such file or directory");
-  auto empty = SaveMask(Path("e.npy"), Mask());
+  auto empty = se::SaveMask(Path("e.npy"), se::Mask());
   ASSERT_FALSE(empty.IsOk());
   EXPECT_NE(empty.Message().find("empty"), std::string::npos) << empty.Message();
 }

@@ -31,17 +31,8 @@
 
 namespace {
 
-using stof::engine::Activation;
-using stof::kernels::AllGemmChainParams;
-using stof::kernels::CheckGemmChainArgs;
-using stof::kernels::CheckGemmChainParams;
-using stof::kernels::GemmChainArgs;
-using stof::kernels::GemmChainParams;
-using stof::kernels::GemmChainParamsName;
-using stof::kernels::GemmChainSharedBytes;
-using stof::kernels::kHopperSmemPerBlock;
-using stof::kernels::LaunchGemmChain;
-using stof::kernels::SupportedGemmChainParams;
+namespace se = stof::engine;
+namespace sk = stof::kernels;
 namespace st = stof::testing;
 
 // Tolerance: |out - ref| <= kRelTol |ref| + kAbsTol max|ref of that batch|.
@@ -61,12 +52,12 @@ constexpr int64_t kGuard = 256;       // poisoned elements after E: nothing may 
 
 struct ChainCase {
   std::string name;
-  GemmChainArgs shape;  // batch, m, n, k, h, strides, act (pointers unset)
+  sk::GemmChainArgs shape;  // batch, m, n, k, h, strides, act (pointers unset)
   bool bias1 = false, bias2 = false;
 };
 
 ChainCase Case(std::string name, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t h,
-               Activation act = Activation::kNone, bool bias1 = false, bool bias2 = false) {
+               se::Activation act = se::Activation::kNone, bool bias1 = false, bool bias2 = false) {
   ChainCase c;
   c.name = std::move(name);
   c.shape.batch = batch;
@@ -91,7 +82,7 @@ std::vector<ChainCase> TableII() {
 }
 
 // BERT-base FFN at B * L = 256 rows: E = act(A W1 + b1) W2 + b2.
-ChainCase Ffn(Activation act) {
+ChainCase Ffn(se::Activation act) {
   return Case(std::string("ffn_") + stof::engine::ActivationName(act), 1, 256, 3072, 768, 768,
               act, true, true);
 }
@@ -122,7 +113,7 @@ struct ChainData {
 ChainData MakeData(const ChainCase& c, uint64_t seed) {
   ChainData x;
   x.c = c;
-  const GemmChainArgs& s = c.shape;
+  const sk::GemmChainArgs& s = c.shape;
   uint64_t state = seed * 0x2545F4914F6CDD1Dull + 7;
   x.a = Fill(Span(s.batch, s.stride_a, s.m * s.k), 1.0, state);
   x.b = Fill(Span(s.batch, s.stride_b, s.k * s.n), 3.0 / std::sqrt(double(s.k)), state);
@@ -147,7 +138,7 @@ ChainData MakeData(const ChainCase& c, uint64_t seed) {
                                           nullptr, cm.data(), rows, s.n, s.k);
         for (float& v : cm) v = st::HalfToFloat(st::FloatToHalf(v));  // the kernel's fp16 C
         stof::engine::cpu::LinearEpilogue(cm.data(), d, x.c.bias2 ? x.bias2.f.data() : nullptr,
-                                          Activation::kNone, nullptr,
+                                          se::Activation::kNone, nullptr,
                                           x.ref.data() + (bi * s.m + r0) * s.h, rows, s.h, s.n);
       });
       if (static_cast<int64_t>(threads.size()) >= hw) {
@@ -179,8 +170,8 @@ struct DeviceChain {
     if (!e.Ok()) return ::testing::AssertionFailure() << "allocation failed";
     return ::testing::AssertionSuccess();
   }
-  GemmChainArgs Args(const ChainData& x) const {
-    GemmChainArgs g = x.c.shape;
+  sk::GemmChainArgs Args(const ChainData& x) const {
+    sk::GemmChainArgs g = x.c.shape;
     g.a = a.Ptr();
     g.b = b.Ptr();
     g.d = d.Ptr();
@@ -195,15 +186,15 @@ struct DeviceChain {
 };
 
 // One checked run of `p`: E poisoned, launched, synchronised, compared.
-void CheckRun(const ChainData& x, DeviceChain& dev, const GemmChainParams& p) {
-  const GemmChainArgs& s = x.c.shape;
+void CheckRun(const ChainData& x, DeviceChain& dev, const sk::GemmChainParams& p) {
+  const sk::GemmChainArgs& s = x.c.shape;
   SCOPED_TRACE(x.c.name + " (batch " + std::to_string(s.batch) + ", m " + std::to_string(s.m) +
                ", n " + std::to_string(s.n) + ", k " + std::to_string(s.k) + ", h " +
                std::to_string(s.h) + ", act " + stof::engine::ActivationName(s.act) +
                (x.c.bias1 ? ", bias1" : "") + (x.c.bias2 ? ", bias2" : "") + ") at " +
-               GemmChainParamsName(p));
+               sk::GemmChainParamsName(p));
   ASSERT_TRUE(dev.e.Poison().IsOk());
-  auto run = LaunchGemmChain(dev.Args(x), p, nullptr);
+  auto run = sk::LaunchGemmChain(dev.Args(x), p, nullptr);
   ASSERT_TRUE(run.IsOk()) << run.Message();
   auto downloaded = dev.e.Download(dev.e_elems);  // synchronises first
   ASSERT_TRUE(downloaded.IsOk()) << downloaded.Message();
@@ -261,9 +252,9 @@ void CheckCase(const ChainCase& c, uint64_t seed, bool default_only) {
   const ChainData x = MakeData(c, seed);
   DeviceChain dev(x);
   ASSERT_TRUE(dev.Upload(x));
-  const auto params = SupportedGemmChainParams(dev.Args(x), SmemOptin());
+  const auto params = sk::SupportedGemmChainParams(dev.Args(x), SmemOptin());
   ASSERT_FALSE(params.empty()) << c.name << ": no supported params";
-  for (const GemmChainParams& p : params) {
+  for (const sk::GemmChainParams& p : params) {
     CheckRun(x, dev, p);
     if (default_only) break;
   }
@@ -290,24 +281,24 @@ TEST(GemmChain, EverySupportedParams) {
   // Ragged tiles everywhere: m = 100 (last m tile partial), n = 208, k = 80, h = 144 (none a
   // multiple of 64, so the last n, k and h tiles are partial: zero-filled loads, guarded
   // bias reads, no stores past h), with both biases and GELU.
-  CheckCase(Case("ragged_tiles", 1, 100, 208, 80, 144, Activation::kGelu, true, true), 24,
+  CheckCase(Case("ragged_tiles", 1, 100, 208, 80, 144, se::Activation::kGelu, true, true), 24,
             false);
 }
 
 TEST(GemmChain, FfnGeluBiasesEverySupportedParams) {
   STOF_REQUIRE_GPU();
-  CheckCase(Ffn(Activation::kGelu), 31, false);
+  CheckCase(Ffn(se::Activation::kGelu), 31, false);
 }
 
 TEST(GemmChain, FfnRelu) {
   STOF_REQUIRE_GPU();
-  CheckCase(Ffn(Activation::kRelu), 32, true);
+  CheckCase(Ffn(se::Activation::kRelu), 32, true);
 }
 
 TEST(GemmChain, BatchWithSharedWeights) {
   STOF_REQUIRE_GPU();
   // Three sequences of 96 rows through one FFN: W1 and W2 (b, d) shared with stride 0.
-  ChainCase c = Case("shared_weights", 3, 96, 512, 256, 256, Activation::kGelu, true, true);
+  ChainCase c = Case("shared_weights", 3, 96, 512, 256, 256, se::Activation::kGelu, true, true);
   c.shape.stride_b = 0;
   c.shape.stride_d = 0;
   CheckCase(c, 41, false);
@@ -320,7 +311,7 @@ TEST(GemmChain, BatchWithSharedWeights) {
 TEST(GemmChain, PaddedBatchStrides) {
   STOF_REQUIRE_GPU();
   // Gaps between batches in A, B, D and E; E's gaps must keep their poison.
-  ChainCase c = Case("padded_strides", 3, 80, 256, 128, 128, Activation::kRelu, true, false);
+  ChainCase c = Case("padded_strides", 3, 80, 256, 128, 128, se::Activation::kRelu, true, false);
   c.shape.stride_a = 80 * 128 + 64;
   c.shape.stride_b = 128 * 256 + 8;
   c.shape.stride_d = 256 * 128 + 256;
@@ -332,8 +323,8 @@ TEST(GemmChain, RaggedRows) {
   STOF_REQUIRE_GPU();
   // m = 1: only bm = 16 fits (a decode step through an FFN); m = 100: the last m tile holds
   // 4, 36 or 100 rows depending on bm.
-  CheckCase(Case("m1", 1, 1, 512, 256, 256, Activation::kGelu, true, true), 61, false);
-  CheckCase(Case("m100", 1, 100, 512, 256, 256, Activation::kGelu, true, true), 62, false);
+  CheckCase(Case("m1", 1, 1, 512, 256, 256, se::Activation::kGelu, true, true), 61, false);
+  CheckCase(Case("m100", 1, 100, 512, 256, 256, se::Activation::kGelu, true, true), 62, false);
   CheckCase(Case("m100_g7", 2, 100, 512, 128, 128), 63, false);
 }
 
@@ -343,10 +334,10 @@ TEST(GemmChain, LaunchRejectsBadParams) {
   const ChainData x = MakeData(TableII()[0], 71);  // G1: h = 64
   DeviceChain dev(x);
   ASSERT_TRUE(dev.Upload(x));
-  auto s = LaunchGemmChain(dev.Args(x), GemmChainParams{64, 64, 64, 256, 8}, nullptr);
+  auto s = sk::LaunchGemmChain(dev.Args(x), sk::GemmChainParams{64, 64, 64, 256, 8}, nullptr);
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "params.bh")) << s.Message();
-  s = LaunchGemmChain(dev.Args(x), GemmChainParams{48, 64, 32, 64, 4}, nullptr);
+  s = sk::LaunchGemmChain(dev.Args(x), sk::GemmChainParams{48, 64, 32, 64, 4}, nullptr);
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "params:")) << s.Message();
 }
@@ -354,9 +345,9 @@ TEST(GemmChain, LaunchRejectsBadParams) {
 // ---- host only (no GPU needed) ----
 
 // A valid G7-like call with fake (aligned, never dereferenced) pointers.
-GemmChainArgs ValidArgs() {
+sk::GemmChainArgs ValidArgs() {
   alignas(16) static char fake[64];
-  GemmChainArgs a;
+  sk::GemmChainArgs a;
   a.m = 512;
   a.n = 512;
   a.k = 128;
@@ -368,19 +359,19 @@ GemmChainArgs ValidArgs() {
   return a;
 }
 
-void ExpectArgError(const GemmChainArgs& a, const std::string& field) {
-  auto s = CheckGemmChainArgs(a);
+void ExpectArgError(const sk::GemmChainArgs& a, const std::string& field) {
+  auto s = sk::CheckGemmChainArgs(a);
   ASSERT_FALSE(s.IsOk()) << "expected an error naming " << field;
   EXPECT_TRUE(Contains(s.Message(), "gemm_chain: " + field + ":")) << s.Message();
   // LaunchGemmChain checks the arguments before touching the device.
-  auto l = LaunchGemmChain(a, GemmChainParams{}, nullptr);
+  auto l = sk::LaunchGemmChain(a, sk::GemmChainParams{}, nullptr);
   ASSERT_FALSE(l.IsOk());
   EXPECT_EQ(l.Message(), s.Message());
 }
 
 TEST(GemmChainHost, BadArgsNameTheField) {
-  ASSERT_TRUE(CheckGemmChainArgs(ValidArgs()).IsOk());
-  GemmChainArgs a = ValidArgs();
+  ASSERT_TRUE(sk::CheckGemmChainArgs(ValidArgs()).IsOk());
+  sk::GemmChainArgs a = ValidArgs();
   a.h = 100;  // not a multiple of 16
   ExpectArgError(a, "h");
   a = ValidArgs();
@@ -419,71 +410,72 @@ TEST(GemmChainHost, BadArgsNameTheField) {
   a.stride_b = -2;
   ExpectArgError(a, "stride_b");
   a = ValidArgs();
-  a.act = static_cast<Activation>(7);
+  a.act = static_cast<se::Activation>(7);
   ExpectArgError(a, "act");
 }
 
 TEST(GemmChainHost, BadParamsNameTheField) {
-  const GemmChainArgs a = ValidArgs();  // m = n = 512, k = h = 128
-  auto expect = [&](const GemmChainParams& p, const std::string& field, int64_t smem) {
-    auto s = CheckGemmChainParams(a, p, smem);
-    ASSERT_FALSE(s.IsOk()) << GemmChainParamsName(p) << ": expected an error naming " << field;
+  const sk::GemmChainArgs a = ValidArgs();  // m = n = 512, k = h = 128
+  auto expect = [&](const sk::GemmChainParams& p, const std::string& field, int64_t smem) {
+    auto s = sk::CheckGemmChainParams(a, p, smem);
+    ASSERT_FALSE(s.IsOk()) << sk::GemmChainParamsName(p) << ": expected an error naming " << field;
     EXPECT_TRUE(Contains(s.Message(), "gemm_chain: " + field + ":")) << s.Message();
   };
-  expect({48, 64, 64, 128, 4}, "params", kHopperSmemPerBlock);  // multiple of 16, not instantiated
-  expect({64, 64, 20, 128, 4}, "params.bk", kHopperSmemPerBlock);
-  expect({64, 64, 64, 128, 2}, "params.warps", kHopperSmemPerBlock);
-  expect({64, 64, 64, 256, 8}, "params.bh", kHopperSmemPerBlock);  // bh 256 > h 128
+  expect({48, 64, 64, 128, 4}, "params",
+         sk::kHopperSmemPerBlock);  // multiple of 16, not instantiated
+  expect({64, 64, 20, 128, 4}, "params.bk", sk::kHopperSmemPerBlock);
+  expect({64, 64, 64, 128, 2}, "params.warps", sk::kHopperSmemPerBlock);
+  expect({64, 64, 64, 256, 8}, "params.bh", sk::kHopperSmemPerBlock);  // bh 256 > h 128
   expect({64, 64, 128, 128, 4}, "params", 100000);  // needs 115712 bytes
-  GemmChainArgs one = a;
+  sk::GemmChainArgs one = a;
   one.m = 1;  // only bm = 16 fits
-  auto s = CheckGemmChainParams(one, {32, 64, 64, 128, 4}, kHopperSmemPerBlock);
+  auto s = sk::CheckGemmChainParams(one, {32, 64, 64, 128, 4}, sk::kHopperSmemPerBlock);
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "params.bm")) << s.Message();
-  GemmChainArgs small_k = a;
+  sk::GemmChainArgs small_k = a;
   small_k.k = 32;
-  s = CheckGemmChainParams(small_k, {64, 64, 64, 128, 4}, kHopperSmemPerBlock);
+  s = sk::CheckGemmChainParams(small_k, {64, 64, 64, 128, 4}, sk::kHopperSmemPerBlock);
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "params.bk")) << s.Message();
-  EXPECT_TRUE(CheckGemmChainParams(a, {64, 64, 128, 128, 4}, kHopperSmemPerBlock).IsOk());
+  EXPECT_TRUE(sk::CheckGemmChainParams(a, {64, 64, 128, 128, 4}, sk::kHopperSmemPerBlock).IsOk());
 }
 
 TEST(GemmChainHost, SupportedListsCoverTheTargetShapes) {
   std::vector<ChainCase> cases = TableII();
-  cases.push_back(Ffn(Activation::kGelu));
-  cases.push_back(Case("ffn_b8_l512", 1, 4096, 3072, 768, 768, Activation::kGelu, true, true));
+  cases.push_back(Ffn(se::Activation::kGelu));
+  cases.push_back(Case("ffn_b8_l512", 1, 4096, 3072, 768, 768, se::Activation::kGelu, true, true));
   cases.push_back(Case("m1", 1, 1, 512, 256, 256));
   for (const ChainCase& c : cases) {
-    const auto list = SupportedGemmChainParams(c.shape, kHopperSmemPerBlock);
+    const auto list = sk::SupportedGemmChainParams(c.shape, sk::kHopperSmemPerBlock);
     ASSERT_FALSE(list.empty()) << c.name;
-    for (const GemmChainParams& p : list) {
-      auto s = CheckGemmChainParams(c.shape, p, kHopperSmemPerBlock);
-      EXPECT_TRUE(s.IsOk()) << c.name << " " << GemmChainParamsName(p) << ": " << s.Message();
+    for (const sk::GemmChainParams& p : list) {
+      auto s = sk::CheckGemmChainParams(c.shape, p, sk::kHopperSmemPerBlock);
+      EXPECT_TRUE(s.IsOk()) << c.name << " " << sk::GemmChainParamsName(p) << ": " << s.Message();
     }
     std::string names;
-    for (const GemmChainParams& p : list) {
+    for (const sk::GemmChainParams& p : list) {
       names += ' ';  // not " " + string&&: GCC 12 -Wrestrict false positive
-      names += GemmChainParamsName(p);
+      names += sk::GemmChainParamsName(p);
     }
     std::printf("%s:%s\n", c.name.c_str(), names.c_str());  // the default first
   }
   // The FFN needs bh < h: GEMM 1 is recomputed.
-  for (const GemmChainParams& p : SupportedGemmChainParams(Ffn(Activation::kGelu).shape,
-                                                           kHopperSmemPerBlock))
+  for (const sk::GemmChainParams& p :
+       sk::SupportedGemmChainParams(Ffn(se::Activation::kGelu).shape, sk::kHopperSmemPerBlock))
     EXPECT_LT(p.bh, 768);
   // An invalid shape has no supported params.
-  GemmChainArgs bad = TableII()[0].shape;
+  sk::GemmChainArgs bad = TableII()[0].shape;
   bad.h = 100;
-  EXPECT_TRUE(SupportedGemmChainParams(bad, kHopperSmemPerBlock).empty());
+  EXPECT_TRUE(sk::SupportedGemmChainParams(bad, sk::kHopperSmemPerBlock).empty());
 }
 
 // The test's threaded, strided reference against plain loops (so a GPU failure is the kernel's).
 TEST(GemmChainHost, ReferenceMatchesPlainLoops) {
-  ChainCase c = Case("tiny", 2, 37, 32, 48, 16, Activation::kGelu, true, true);
+  ChainCase c = Case("tiny", 2, 37, 32, 48, 16, se::Activation::kGelu, true, true);
   c.shape.stride_a = 37 * 48 + 40;
   c.shape.stride_b = 0;
   const ChainData x = MakeData(c, 5);
-  const GemmChainArgs& s = c.shape;
+  const sk::GemmChainArgs& s = c.shape;
   double worst = 0;
   for (int64_t bi = 0; bi < s.batch; ++bi) {
     for (int64_t r = 0; r < s.m; ++r) {
@@ -511,24 +503,24 @@ TEST(GemmChainHost, ReferenceMatchesPlainLoops) {
 
 TEST(GemmChainHost, SharedBytesFormula) {
   // 2 * [2 bm (bk + 8) + 2 bk (bn + 8) + bm (bn + 8) + 2 bn (bh + 8)] (docs).
-  EXPECT_EQ(GemmChainSharedBytes({64, 64, 32, 64, 4}),
+  EXPECT_EQ(sk::GemmChainSharedBytes({64, 64, 32, 64, 4}),
             2 * (2 * 64 * 40 + 2 * 32 * 72 + 64 * 72 + 2 * 64 * 72));  // 47104
-  EXPECT_EQ(GemmChainSharedBytes({64, 64, 128, 128, 4}), 115712);
-  EXPECT_EQ(GemmChainSharedBytes({16, 64, 64, 256, 4}), 92928);
+  EXPECT_EQ(sk::GemmChainSharedBytes({64, 64, 128, 128, 4}), 115712);
+  EXPECT_EQ(sk::GemmChainSharedBytes({16, 64, 64, 256, 4}), 92928);
   // Not instantiated but well formed: still answered (the engine's model explores).
-  EXPECT_EQ(GemmChainSharedBytes({128, 128, 32, 128, 8}),
+  EXPECT_EQ(sk::GemmChainSharedBytes({128, 128, 32, 128, 8}),
             2 * (2 * 128 * 40 + 2 * 32 * 136 + 128 * 136 + 2 * 128 * 136));
-  EXPECT_EQ(GemmChainSharedBytes({64, 64, 32, 48, 4}), 0);  // 2 x 2 warps: bh / 2 = 24 columns
-  EXPECT_EQ(GemmChainSharedBytes({64, 64, 24, 64, 4}), 0);  // bk not a multiple of 16
-  EXPECT_EQ(GemmChainSharedBytes({64, 64, 32, 64, 2}), 0);  // 2 warps
-  for (const GemmChainParams& p : AllGemmChainParams()) {
-    EXPECT_GT(GemmChainSharedBytes(p), 0) << GemmChainParamsName(p);
-    EXPECT_LE(GemmChainSharedBytes(p), kHopperSmemPerBlock) << GemmChainParamsName(p);
+  EXPECT_EQ(sk::GemmChainSharedBytes({64, 64, 32, 48, 4}), 0);  // 2 x 2 warps: bh / 2 = 24 columns
+  EXPECT_EQ(sk::GemmChainSharedBytes({64, 64, 24, 64, 4}), 0);  // bk not a multiple of 16
+  EXPECT_EQ(sk::GemmChainSharedBytes({64, 64, 32, 64, 2}), 0);  // 2 warps
+  for (const sk::GemmChainParams& p : sk::AllGemmChainParams()) {
+    EXPECT_GT(sk::GemmChainSharedBytes(p), 0) << sk::GemmChainParamsName(p);
+    EXPECT_LE(sk::GemmChainSharedBytes(p), sk::kHopperSmemPerBlock) << sk::GemmChainParamsName(p);
   }
   // The struct's default is instantiated.
-  EXPECT_NE(std::find(AllGemmChainParams().begin(), AllGemmChainParams().end(),
-                      GemmChainParams{}),
-            AllGemmChainParams().end());
+  EXPECT_NE(std::find(sk::AllGemmChainParams().begin(), sk::AllGemmChainParams().end(),
+                      sk::GemmChainParams{}),
+            sk::AllGemmChainParams().end());
 }
 
 }  // namespace

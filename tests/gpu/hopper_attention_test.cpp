@@ -253,18 +253,41 @@ TEST(GpuHopperAttentionShapes, BatchAndHeadsFromOneToSixteen) {
   }
 }
 
-// A persistent grid of a few CTAs, each taking many work items from the scheduler in both
-// launch orders (empty items among them: bigbird with two bands of rows emptied, and the empty
-// mask), so the load rings' and Q's phases carry over from item to item, and the output
-// staging is reused. One CTA walks them all at cap 1. The layout cache hands the same layout
-// (and its work counter) to every round, so a counter not reset by the launch before would
-// leave items uncomputed (poisoned output).
 // Puts the launch overrides back as they were when the test ends.
 struct RestoreOverrides {
   k::HopperLaunchOverrides saved = k::GetHopperLaunchOverrides();
   ~RestoreOverrides() { k::SetHopperLaunchOverrides(saved); }
 };
 
+// CheckHopper under launch overrides `o` on masks that stress the scheduler: causal, bigbird,
+// bigbird with whole Q tiles emptied at BLOCK_M 64 and 128 (rows 128-383 and 640-767) between
+// tiles with work and three rows emptied inside a tile (900-902), and the empty mask; d 64
+// and 128, L1000 B2 H3. Restores nothing: callers hold a RestoreOverrides.
+void CheckHopperUnderOverrides(const k::HopperLaunchOverrides& o, uint64_t seed,
+                               const std::string& label) {
+  k::SetHopperLaunchOverrides(o);
+  for (const std::string m : {"causal", "bigbird", "banded", "empty"}) {
+    auto mask = HopperTestMask(m == "banded" ? "bigbird" : m, 1000);
+    ASSERT_TRUE(mask.IsOk()) << mask.Message();
+    if (m == "banded") {
+      for (int64_t r = 128; r < 384; ++r) mask->SetRange(r, 0, 1000, false);
+      for (int64_t r = 640; r < 768; ++r) mask->SetRange(r, 0, 1000, false);
+      for (int64_t r = 900; r < 903; ++r) mask->SetRange(r, 0, 1000, false);
+    }
+    for (int64_t d : {64, 128}) {
+      CheckHopper(*mask, st::MhaWorkload(2, 3, 1000, d), seed,
+                  m + " L1000 B2 H3 d" + std::to_string(d) + " " + label);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+// A persistent grid of a few CTAs, each taking many work items from the scheduler in both
+// launch orders (empty items among them: bigbird with two bands of rows emptied, and the empty
+// mask), so the load rings' and Q's phases carry over from item to item, and the output
+// staging is reused. One CTA walks them all at cap 1. The layout cache hands the same layout
+// (and its work counter) to every round, so a counter not reset by the launch before would
+// leave items uncomputed (poisoned output).
 TEST(GpuHopperAttentionShapes, PersistentGridMatchesReference) {
   STOF_REQUIRE_HOPPER();
   RestoreOverrides restore;
@@ -273,22 +296,9 @@ TEST(GpuHopperAttentionShapes, PersistentGridMatchesReference) {
       k::HopperLaunchOverrides o;
       o.order = order;
       o.max_ctas = cap;
-      k::SetHopperLaunchOverrides(o);
-      for (const std::string m : {"causal", "bigbird", "banded", "empty"}) {
-        auto mask = HopperTestMask(m == "banded" ? "bigbird" : m, 1000);
-        ASSERT_TRUE(mask.IsOk()) << mask.Message();
-        if (m == "banded") {
-          // Whole Q tiles empty at BLOCK_M 64 and 128 between tiles with work.
-          for (int64_t r = 128; r < 384; ++r) mask->SetRange(r, 0, 1000, false);
-          for (int64_t r = 640; r < 768; ++r) mask->SetRange(r, 0, 1000, false);
-        }
-        for (int64_t d : {64, 128}) {
-          CheckHopper(*mask, st::MhaWorkload(2, 3, 1000, d), 31 * cap + order,
-                      m + " L1000 B2 H3 d" + std::to_string(d) + " ctas " +
-                          std::to_string(cap) + " order " + std::to_string(order));
-          if (HasFatalFailure()) return;
-        }
-      }
+      CheckHopperUnderOverrides(o, 31 * cap + order,
+                                "ctas " + std::to_string(cap) + " order " + std::to_string(order));
+      if (HasFatalFailure()) return;
     }
   }
 }
@@ -306,21 +316,10 @@ TEST(GpuHopperAttentionShapes, SplitBlocksMatchReference) {
       k::HopperLaunchOverrides o;
       o.kv_splits = splits;
       o.persistent = persistent;
-      k::SetHopperLaunchOverrides(o);
-      for (const std::string m : {"causal", "bigbird", "banded", "empty"}) {
-        auto mask = HopperTestMask(m == "banded" ? "bigbird" : m, 1000);
-        ASSERT_TRUE(mask.IsOk()) << mask.Message();
-        if (m == "banded") {
-          for (int64_t r = 128; r < 384; ++r) mask->SetRange(r, 0, 1000, false);
-          for (int64_t r = 700; r < 703; ++r) mask->SetRange(r, 0, 1000, false);
-        }
-        for (int64_t d : {64, 128}) {
-          CheckHopper(*mask, st::MhaWorkload(2, 3, 1000, d), 17 * splits + persistent,
-                      m + " L1000 B2 H3 d" + std::to_string(d) + " splits " +
-                          std::to_string(splits) + " persistent " + std::to_string(persistent));
-          if (HasFatalFailure()) return;
-        }
-      }
+      CheckHopperUnderOverrides(o, 17 * splits + persistent,
+                                "splits " + std::to_string(splits) + " persistent " +
+                                    std::to_string(persistent));
+      if (HasFatalFailure()) return;
     }
   }
 }

@@ -22,30 +22,24 @@
 
 namespace {
 
-using stof::engine::DType;
-using stof::engine::Mask;
-using stof::engine::MaskSpec;
-using stof::engine::MhaCall;
-using stof::engine::MhaConfig;
-using stof::engine::MhaKernel;
-using stof::engine::Workload;
-using stof::kernels::CudaBackend;
+namespace se = stof::engine;
+namespace sk = stof::kernels;
 namespace st = stof::testing;
 
 using st::MakeMask;
 using st::RandomElements;
 using st::SharedBackend;
 
-std::string ConfigName(const MhaConfig& c) {
-  if (c.kernel == MhaKernel::kRowWise) return "row_wise";
+std::string ConfigName(const se::MhaConfig& c) {
+  if (c.kernel == se::MhaKernel::kRowWise) return "row_wise";
   return "block_wise " + std::to_string(c.block_m) + "x" + std::to_string(c.block_n) + " warps " +
          std::to_string(c.num_warps);
 }
 
-std::vector<MhaConfig> ConfigsFor(int64_t d, int64_t L, int64_t smem_limit) {
-  std::vector<MhaConfig> out;
-  MhaConfig row;
-  row.kernel = MhaKernel::kRowWise;
+std::vector<se::MhaConfig> ConfigsFor(int64_t d, int64_t L, int64_t smem_limit) {
+  std::vector<se::MhaConfig> out;
+  se::MhaConfig row;
+  row.kernel = se::MhaKernel::kRowWise;
   out.push_back(row);
   // At L = 4096 a subset: each BLOCK_N, each BLOCK_M, split 1, 2, 4 and 8 (all feasible at
   // d = 128 on a 227 KiB device; Eq. 2's usual pick 16x16 with 4 warps is among them).
@@ -54,8 +48,8 @@ std::vector<MhaConfig> ConfigsFor(int64_t d, int64_t L, int64_t smem_limit) {
       {128, 128, 8}, {128, 32, 8}, {16, 128, 1}};
   for (const auto& c : stof::kernels::SupportedBlockSparseConfigs(d, smem_limit)) {
     if (L >= 4096 && std::find(subset.begin(), subset.end(), c) == subset.end()) continue;
-    MhaConfig m;
-    m.kernel = MhaKernel::kBlockWise;
+    se::MhaConfig m;
+    m.kernel = se::MhaKernel::kBlockWise;
     m.block_m = c.block_m;
     m.block_n = c.block_n;
     m.num_warps = c.num_warps;
@@ -65,9 +59,10 @@ std::vector<MhaConfig> ConfigsFor(int64_t d, int64_t L, int64_t smem_limit) {
 }
 
 // Runs every configuration on one (mask, workload) and checks each against one reference.
-void CheckAllConfigs(const Mask& mask, const Workload& w, const std::vector<MhaConfig>& configs,
-                     uint64_t seed, const std::string& label) {
-  CudaBackend* backend = SharedBackend();
+void CheckAllConfigs(const se::Mask& mask, const se::Workload& w,
+                     const std::vector<se::MhaConfig>& configs, uint64_t seed,
+                     const std::string& label) {
+  sk::CudaBackend* backend = SharedBackend();
   ASSERT_NE(backend, nullptr) << "CudaBackend::Create failed";
   const int64_t elements = w.batch * w.heads * w.seq_len * w.head_dim;
   const st::MhaInputs in = st::RandomInputs(elements, seed);
@@ -82,9 +77,9 @@ void CheckAllConfigs(const Mask& mask, const Workload& w, const std::vector<MhaC
   ASSERT_TRUE(buf.Upload(in).IsOk());
   double worst_row = 0, worst_global = 0;
   std::string worst_config;
-  for (const MhaConfig& c : configs) {
+  for (const se::MhaConfig& c : configs) {
     SCOPED_TRACE(label + " " + ConfigName(c));
-    MhaCall call;
+    se::MhaCall call;
     call.workload = w;
     call.mask = &mask;
     call.config = c;
@@ -127,13 +122,13 @@ TEST_P(GpuMhaCorrectness, MatchesReference) {
   const MhaCase& c = GetParam();
   auto mask = MakeMask(c.mask, c.seq_len);
   ASSERT_TRUE(mask.IsOk()) << mask.Message();
-  Workload w;
+  se::Workload w;
   w.batch = c.seq_len >= 4096 ? 1 : 2;
   w.heads = c.seq_len >= 4096 ? 2 : 3;
   w.seq_len = c.seq_len;
   w.head_dim = c.head_dim;
-  w.dtype = DType::kF16;
-  CudaBackend* backend = SharedBackend();
+  w.dtype = se::DType::kF16;
+  sk::CudaBackend* backend = SharedBackend();
   ASSERT_NE(backend, nullptr);
   const auto configs = ConfigsFor(c.head_dim, c.seq_len, backend->Device().smem_per_block_bytes);
   const uint64_t seed = std::hash<std::string>{}(MhaCaseName(c));
@@ -147,10 +142,10 @@ INSTANTIATE_TEST_SUITE_P(Masks, GpuMhaCorrectness, ::testing::ValuesIn(AllCases(
 TEST(GpuMhaEdge, EmptyMaskGivesZeros) {
   STOF_REQUIRE_GPU();
   for (int64_t d : {64, 128}) {
-    auto mask = Mask::Create(200, 200);
+    auto mask = se::Mask::Create(200, 200);
     ASSERT_TRUE(mask.IsOk());
-    Workload w{2, 200, 3, d, DType::kF16};
-    CudaBackend* backend = SharedBackend();
+    se::Workload w{2, 200, 3, d, se::DType::kF16};
+    sk::CudaBackend* backend = SharedBackend();
     ASSERT_NE(backend, nullptr);
     CheckAllConfigs(*mask, w, ConfigsFor(d, 200, backend->Device().smem_per_block_bytes), 5,
                     "empty_L200_d" + std::to_string(d));
@@ -162,13 +157,13 @@ TEST(GpuMhaEdge, TinySequences) {
   STOF_REQUIRE_GPU();
   for (int64_t L : {1, 17, 40}) {
     for (int64_t d : {64, 128}) {
-      MaskSpec s;
+      se::MaskSpec s;
       s.pattern = "causal";
       s.seq_len = L;
       auto mask = stof::engine::Generate(s);
       ASSERT_TRUE(mask.IsOk()) << mask.Message();
-      Workload w{2, L, 3, d, DType::kF16};
-      CudaBackend* backend = SharedBackend();
+      se::Workload w{2, L, 3, d, se::DType::kF16};
+      sk::CudaBackend* backend = SharedBackend();
       ASSERT_NE(backend, nullptr);
       CheckAllConfigs(*mask, w, ConfigsFor(d, L, backend->Device().smem_per_block_bytes),
                       static_cast<uint64_t>(L * 1000 + d),
@@ -182,7 +177,7 @@ TEST(GpuMhaEdge, TinySequences) {
 TEST(GpuMhaSmall, AllConfigsRaggedL100) {
   STOF_REQUIRE_GPU();
   for (int64_t d : {64, 128}) {
-    MaskSpec lf;
+    se::MaskSpec lf;
     lf.pattern = "longformer";
     lf.seq_len = 100;
     lf.width = 9;
@@ -190,11 +185,11 @@ TEST(GpuMhaSmall, AllConfigsRaggedL100) {
     auto a = stof::engine::Generate(lf);
     auto b = RandomElements(100, 0.05, 21);
     ASSERT_TRUE(a.IsOk() && b.IsOk());
-    auto mask = Mask::Or(*a, *b);
+    auto mask = se::Mask::Or(*a, *b);
     ASSERT_TRUE(mask.IsOk());
     mask->SetRange(50, 0, 100, false);  // one empty row
-    Workload w{1, 100, 2, d, DType::kF16};
-    CudaBackend* backend = SharedBackend();
+    se::Workload w{1, 100, 2, d, se::DType::kF16};
+    sk::CudaBackend* backend = SharedBackend();
     ASSERT_NE(backend, nullptr);
     CheckAllConfigs(*mask, w, ConfigsFor(d, 100, backend->Device().smem_per_block_bytes), 77,
                     "small_L100_d" + std::to_string(d));

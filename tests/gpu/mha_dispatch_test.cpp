@@ -15,15 +15,8 @@
 
 namespace {
 
-using stof::engine::DType;
-using stof::engine::MhaCall;
-using stof::engine::MhaKernel;
-using stof::engine::Workload;
-using stof::kernels::BlockSparseConfig;
-using stof::kernels::BlockSparseRowsPerWarp;
-using stof::kernels::BlockSparseSmemBytes;
-using stof::kernels::CheckBlockSparseConfig;
-using stof::kernels::SupportedBlockSparseConfigs;
+namespace se = stof::engine;
+namespace sk = stof::kernels;
 
 bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
@@ -31,51 +24,51 @@ bool Contains(const std::string& s, const std::string& part) {
 
 TEST(MhaDispatch, SupportedSetFollowsTheRules) {
   for (int64_t d : {64, 128}) {
-    const auto supported = SupportedBlockSparseConfigs(d);
+    const auto supported = sk::SupportedBlockSparseConfigs(d);
     for (int64_t bm : {16, 32, 64, 128})
       for (int64_t bn : {16, 32, 64, 128})
         for (int64_t w : {1, 2, 4, 8}) {
           const bool listed = std::find(supported.begin(), supported.end(),
-                                        BlockSparseConfig{bm, bn, w}) != supported.end();
+                                        sk::BlockSparseConfig{bm, bn, w}) != supported.end();
           // 16 rows per warp (any split), or 32 rows per warp at d = 64, BLOCK_N <= 64.
           const bool warps_fit = w >= bm / 16 || (d == 64 && bn <= 64 && w == bm / 32);
-          const bool rules = warps_fit && static_cast<int64_t>(BlockSparseSmemBytes(
+          const bool rules = warps_fit && static_cast<int64_t>(sk::BlockSparseSmemBytes(
                                               d, bm, bn, w)) <= stof::kernels::kHopperSmemPerBlock;
           EXPECT_EQ(listed, rules) << d << " " << bm << "x" << bn << " w" << w;
-          EXPECT_EQ(CheckBlockSparseConfig(d, bm, bn, w).IsOk(), listed)
+          EXPECT_EQ(sk::CheckBlockSparseConfig(d, bm, bn, w).IsOk(), listed)
               << d << " " << bm << "x" << bn << " w" << w;
         }
   }
   // On a 227 KiB device: 45 combinations at d = 64 (36 with 16 rows per warp, 9 with 32),
   // 30 at d = 128 (docs/kernels.md).
-  EXPECT_EQ(SupportedBlockSparseConfigs(64).size(), 45u);
-  EXPECT_EQ(SupportedBlockSparseConfigs(128).size(), 30u);
+  EXPECT_EQ(sk::SupportedBlockSparseConfigs(64).size(), 45u);
+  EXPECT_EQ(sk::SupportedBlockSparseConfigs(128).size(), 30u);
   // What Eq. 2 usually picks (16x16, 4 warps) and MhaConfig's default (64x64, 4 warps).
-  EXPECT_TRUE(CheckBlockSparseConfig(64, 16, 16, 4).IsOk());
-  EXPECT_TRUE(CheckBlockSparseConfig(128, 16, 16, 4).IsOk());
-  EXPECT_TRUE(CheckBlockSparseConfig(64, 64, 64, 4).IsOk());
-  EXPECT_TRUE(CheckBlockSparseConfig(128, 128, 128, 8).IsOk());
+  EXPECT_TRUE(sk::CheckBlockSparseConfig(64, 16, 16, 4).IsOk());
+  EXPECT_TRUE(sk::CheckBlockSparseConfig(128, 16, 16, 4).IsOk());
+  EXPECT_TRUE(sk::CheckBlockSparseConfig(64, 64, 64, 4).IsOk());
+  EXPECT_TRUE(sk::CheckBlockSparseConfig(128, 128, 128, 8).IsOk());
 }
 
 TEST(MhaDispatch, SharedMemoryFormula) {
   // Q 64 x 72 halves + 2 stages x (K, V) x 64 x 72 halves, in bytes.
-  EXPECT_EQ(BlockSparseSmemBytes(64, 64, 64, 4), 64u * 72 * 2 + 2u * 2 * 64 * 72 * 2);
+  EXPECT_EQ(sk::BlockSparseSmemBytes(64, 64, 64, 4), 64u * 72 * 2 + 2u * 2 * 64 * 72 * 2);
   // split 4 at 16 x 16, d = 128: the K/V stages (4 groups) outweigh the merge area.
-  EXPECT_EQ(BlockSparseSmemBytes(128, 16, 16, 4), 16u * 136 * 2 + 2u * 2 * 4 * 16 * 136 * 2);
+  EXPECT_EQ(sk::BlockSparseSmemBytes(128, 16, 16, 4), 16u * 136 * 2 + 2u * 2 * 4 * 16 * 136 * 2);
   // split 2 at 64 x 16, d = 64: the merge area (2 x 64 rows of 72 floats + max/sum) is larger.
-  EXPECT_EQ(BlockSparseSmemBytes(64, 64, 16, 8), 64u * 72 * 2 + 2u * 64 * (72 * 4 + 8));
+  EXPECT_EQ(sk::BlockSparseSmemBytes(64, 64, 16, 8), 64u * 72 * 2 + 2u * 64 * (72 * 4 + 8));
   // 32 rows per warp: one group, the same tiles as 16 rows per warp with 4 warps.
-  EXPECT_EQ(BlockSparseSmemBytes(64, 64, 64, 2), BlockSparseSmemBytes(64, 64, 64, 4));
-  EXPECT_EQ(BlockSparseRowsPerWarp(64, 64, 64, 2), 32);
-  EXPECT_EQ(BlockSparseRowsPerWarp(64, 64, 64, 4), 16);
-  EXPECT_EQ(BlockSparseSmemBytes(64, 64, 128, 2), 0u);   // 32 rows per warp needs BLOCK_N <= 64
-  EXPECT_EQ(BlockSparseSmemBytes(128, 64, 64, 2), 0u);   // and head_dim 64
-  EXPECT_EQ(BlockSparseSmemBytes(64, 128, 64, 2), 0u);   // fewer warps than 32-row slabs
-  EXPECT_EQ(BlockSparseSmemBytes(96, 64, 64, 4), 0u);
+  EXPECT_EQ(sk::BlockSparseSmemBytes(64, 64, 64, 2), sk::BlockSparseSmemBytes(64, 64, 64, 4));
+  EXPECT_EQ(sk::BlockSparseRowsPerWarp(64, 64, 64, 2), 32);
+  EXPECT_EQ(sk::BlockSparseRowsPerWarp(64, 64, 64, 4), 16);
+  EXPECT_EQ(sk::BlockSparseSmemBytes(64, 64, 128, 2), 0u);  // 32 rows per warp needs BLOCK_N <= 64
+  EXPECT_EQ(sk::BlockSparseSmemBytes(128, 64, 64, 2), 0u);  // and head_dim 64
+  EXPECT_EQ(sk::BlockSparseSmemBytes(64, 128, 64, 2), 0u);  // fewer warps than 32-row slabs
+  EXPECT_EQ(sk::BlockSparseSmemBytes(96, 64, 64, 4), 0u);
 }
 
 TEST(MhaDispatch, UnsupportedCombinationsSayWhyAndListTheSupported) {
-  auto warps = CheckBlockSparseConfig(64, 128, 64, 2);
+  auto warps = sk::CheckBlockSparseConfig(64, 128, 64, 2);
   ASSERT_FALSE(warps.IsOk());
   EXPECT_TRUE(Contains(warps.Message(), "BLOCK_M 128, BLOCK_N 64, num_warps 2, head_dim 64"))
       << warps.Message();
@@ -85,22 +78,22 @@ TEST(MhaDispatch, UnsupportedCombinationsSayWhyAndListTheSupported) {
   EXPECT_TRUE(Contains(warps.Message(), "128x{16,32,64,128} warps 8")) << warps.Message();
   EXPECT_TRUE(Contains(warps.Message(), "128x{16,32,64} warps 4")) << warps.Message();
 
-  auto bn = CheckBlockSparseConfig(64, 64, 256, 4);
+  auto bn = sk::CheckBlockSparseConfig(64, 64, 256, 4);
   ASSERT_FALSE(bn.IsOk());
   EXPECT_TRUE(Contains(bn.Message(), "BLOCK_N must be one of 16, 32, 64, 128")) << bn.Message();
 
-  auto d = CheckBlockSparseConfig(96, 64, 64, 4);
+  auto d = sk::CheckBlockSparseConfig(96, 64, 64, 4);
   ASSERT_FALSE(d.IsOk());
   EXPECT_TRUE(Contains(d.Message(), "head_dim must be 64 or 128")) << d.Message();
 
-  auto smem = CheckBlockSparseConfig(128, 16, 128, 8);  // 8 groups x 128 keys x 2 stages
+  auto smem = sk::CheckBlockSparseConfig(128, 16, 128, 8);  // 8 groups x 128 keys x 2 stages
   ASSERT_FALSE(smem.IsOk());
   EXPECT_TRUE(Contains(smem.Message(), "bytes of shared memory, the limit is 232448"))
       << smem.Message();
 
   // A smaller device (A100: 163 KiB) loses the largest tiles.
-  EXPECT_TRUE(CheckBlockSparseConfig(128, 128, 128, 8, 232448).IsOk());
-  EXPECT_FALSE(CheckBlockSparseConfig(128, 128, 128, 8, 166912).IsOk());
+  EXPECT_TRUE(sk::CheckBlockSparseConfig(128, 128, 128, 8, 232448).IsOk());
+  EXPECT_FALSE(sk::CheckBlockSparseConfig(128, 128, 128, 8, 166912).IsOk());
 }
 
 // ---- with a GPU ------------------------------------------------------------------------------
@@ -111,17 +104,17 @@ TEST(GpuMhaBackend, RefusesBadCallsWithTheField) {
   ASSERT_TRUE(created.IsOk()) << created.Message();
   auto& backend = **created;
   EXPECT_TRUE(Contains(backend.Name(), "cuda:0 (")) << backend.Name();
-  EXPECT_TRUE(backend.Supports(DType::kF16));
-  EXPECT_FALSE(backend.Supports(DType::kF32));
+  EXPECT_TRUE(backend.Supports(se::DType::kF16));
+  EXPECT_FALSE(backend.Supports(se::DType::kF32));
   stof::engine::MaskSpec spec;
   spec.pattern = "bigbird";
   spec.seq_len = 256;
   auto mask = stof::engine::Generate(spec);
   ASSERT_TRUE(mask.IsOk());
-  Workload w{1, 256, 2, 64, DType::kF16};
+  se::Workload w{1, 256, 2, 64, se::DType::kF16};
   stof::testing::DeviceMhaBuffers buf(backend, 2 * 256 * 128);  // room for head_dim 128 too
   ASSERT_TRUE(buf.Ok());
-  MhaCall call;
+  se::MhaCall call;
   call.workload = w;
   call.mask = &*mask;
   call.q = buf.Q();
@@ -129,20 +122,20 @@ TEST(GpuMhaBackend, RefusesBadCallsWithTheField) {
   call.v = buf.V();
   call.o = buf.O();
 
-  MhaCall f32 = call;
-  f32.workload.dtype = DType::kF32;
+  se::MhaCall f32 = call;
+  f32.workload.dtype = se::DType::kF32;
   auto s = backend.RunMha(f32);
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "workload.dtype: the cuda backend supports f16 only"))
       << s.Message();
 
-  MhaCall d96 = call;
+  se::MhaCall d96 = call;
   d96.workload.head_dim = 96;
   s = backend.RunMha(d96);
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "workload.head_dim")) << s.Message();
 
-  MhaCall warps = call;
+  se::MhaCall warps = call;
   warps.config.block_m = 128;
   warps.config.num_warps = 2;  // fewer than BLOCK_M / 32
   s = backend.RunMha(warps);
@@ -150,16 +143,16 @@ TEST(GpuMhaBackend, RefusesBadCallsWithTheField) {
   EXPECT_TRUE(Contains(s.Message(), "mha call: config: block-wise MHA: unsupported"))
       << s.Message();
 
-  MhaCall no_mask = call;
+  se::MhaCall no_mask = call;
   no_mask.mask = nullptr;
   EXPECT_FALSE(backend.RunMha(no_mask).IsOk());
 
-  MhaCall misaligned = call;
+  se::MhaCall misaligned = call;
   misaligned.q = static_cast<const char*>(call.q) + 2;
   s = backend.RunMha(misaligned);
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "16-byte aligned")) << s.Message();
-  misaligned.config.kernel = MhaKernel::kRowWise;
+  misaligned.config.kernel = se::MhaKernel::kRowWise;
   s = backend.RunMha(misaligned);
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "16-byte aligned")) << s.Message();
@@ -180,8 +173,8 @@ TEST(GpuMhaBackend, LayoutsAreBuiltOncePerMaskAndBlockSize) {
   ASSERT_TRUE(mask.IsOk());
   stof::testing::DeviceMhaBuffers buf(backend, 2 * 512 * 64);
   ASSERT_TRUE(buf.Ok());
-  MhaCall call;
-  call.workload = Workload{1, 512, 2, 64, DType::kF16};
+  se::MhaCall call;
+  call.workload = se::Workload{1, 512, 2, 64, se::DType::kF16};
   call.mask = &*mask;
   call.q = buf.Q();
   call.k = buf.K();
@@ -190,7 +183,7 @@ TEST(GpuMhaBackend, LayoutsAreBuiltOncePerMaskAndBlockSize) {
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(backend.RunMha(call).IsOk());
   call.config.num_warps = 8;  // same layout, another kernel shape
   ASSERT_TRUE(backend.RunMha(call).IsOk());
-  call.config.kernel = MhaKernel::kRowWise;
+  call.config.kernel = se::MhaKernel::kRowWise;
   ASSERT_TRUE(backend.RunMha(call).IsOk());
   ASSERT_TRUE(backend.RunMha(call).IsOk());
   ASSERT_TRUE(backend.Synchronize().IsOk());

@@ -22,14 +22,8 @@
 
 namespace {
 
-using stof::engine::DType;
-using stof::engine::Mask;
-using stof::engine::Workload;
-using stof::kernels::ChooseMhaConfig;
-using stof::kernels::MhaKernelRequest;
-using stof::kernels::MhaRequest;
-using stof::kernels::NativeMha;
-using stof::kernels::PreparedMha;
+namespace se = stof::engine;
+namespace sk = stof::kernels;
 namespace st = stof::testing;
 
 bool Contains(const std::string& s, const std::string& part) {
@@ -37,24 +31,26 @@ bool Contains(const std::string& s, const std::string& part) {
 }
 
 // B x H heads of L x d, fp16.
-Workload Shape(int64_t B, int64_t H, int64_t L, int64_t d) { return st::MhaWorkload(B, H, L, d); }
+se::Workload Shape(int64_t B, int64_t H, int64_t L, int64_t d) {
+  return st::MhaWorkload(B, H, L, d);
+}
 
 // Native choice and PreparedMha for (mask, w) on the shared backend's device.
-stof::engine::Expected<std::unique_ptr<PreparedMha>> PrepareNative(const Mask& mask,
-                                                                  const Workload& w) {
-  auto c = ChooseMhaConfig(mask, w, st::SharedBackend()->Device(),
-                           MhaRequest{MhaKernelRequest::kNative, 0, 0, 0});
+stof::engine::Expected<std::unique_ptr<sk::PreparedMha>> PrepareNative(const se::Mask& mask,
+                                                                       const se::Workload& w) {
+  auto c = sk::ChooseMhaConfig(mask, w, st::SharedBackend()->Device(),
+                               sk::MhaRequest{sk::MhaKernelRequest::kNative, 0, 0, 0});
   if (!c.IsOk()) return c.ToStatus();
-  return PreparedMha::Create(mask, w, *c);
+  return sk::PreparedMha::Create(mask, w, *c);
 }
 
 // One checked native run of `w` (fresh inputs, the reference) on a plan prepared for
 // `prepared_for` (default: w itself).
-void CheckNative(const Mask& mask, const Workload& w, uint64_t seed, const std::string& label,
-                 const Workload* prepared_for = nullptr) {
+void CheckNative(const se::Mask& mask, const se::Workload& w, uint64_t seed,
+                 const std::string& label, const se::Workload* prepared_for = nullptr) {
   stof::kernels::CudaBackend* backend = st::SharedBackend();
   ASSERT_NE(backend, nullptr) << "CudaBackend::Create failed";
-  const Workload& pw = prepared_for ? *prepared_for : w;
+  const se::Workload& pw = prepared_for ? *prepared_for : w;
   auto p = PrepareNative(mask, pw);
   ASSERT_TRUE(p.IsOk()) << p.Message();
   ASSERT_TRUE((*p)->Choice().native);
@@ -68,7 +64,7 @@ void CheckNative(const Mask& mask, const Workload& w, uint64_t seed, const std::
   st::DeviceMhaBuffers buf(*backend, elements);
   ASSERT_TRUE(buf.Ok()) << "device allocation failed";
   ASSERT_TRUE(buf.Upload(in).IsOk());
-  const PreparedMha& mha = **p;
+  const sk::PreparedMha& mha = **p;
   st::MhaError e;
   st::CheckMhaRun(
       *backend, buf, [&] { return mha.Launch(w, buf.Q(), buf.K(), buf.V(), buf.O(), nullptr); },
@@ -98,7 +94,7 @@ TEST_P(GpuNativeMha, MatchesReference) {
   const st::MhaCase& c = GetParam();
   auto mask = st::MakeMask(c.mask, c.seq_len);
   ASSERT_TRUE(mask.IsOk()) << mask.Message();
-  const Workload w = Shape(2, c.seq_len >= 4096 ? 2 : 3, c.seq_len, c.head_dim);
+  const se::Workload w = Shape(2, c.seq_len >= 4096 ? 2 : 3, c.seq_len, c.head_dim);
   const std::string name = st::MhaCaseName(c);
   CheckNative(*mask, w, std::hash<std::string>{}("native " + name), name);
 }
@@ -132,9 +128,9 @@ TEST(GpuNativeMhaEdge, EmptyRowsGiveZeros) {
   ASSERT_NE(backend, nullptr);
   for (int64_t L : {200, 256}) {
     for (int64_t d : {64, 128}) {
-      auto mask = Mask::Create(L, L);
+      auto mask = se::Mask::Create(L, L);
       ASSERT_TRUE(mask.IsOk());
-      const Workload w = Shape(2, 3, L, d);
+      const se::Workload w = Shape(2, 3, L, d);
       const std::string label = "empty_L" + std::to_string(L) + "_d" + std::to_string(d);
       SCOPED_TRACE(label);
       // Every row is empty, so CheckMhaRun's "empty rows exactly 0" covers every element.
@@ -154,7 +150,7 @@ TEST(GpuNativeMhaEdge, FewerHeadsThanPrepared) {
   ASSERT_NE(st::SharedBackend(), nullptr);
   auto mask = st::MakeMask("longformer", 1024);
   ASSERT_TRUE(mask.IsOk());
-  const Workload prepared_for = Shape(4, 6, 1024, 128);
+  const se::Workload prepared_for = Shape(4, 6, 1024, 128);
   CheckNative(*mask, Shape(1, 5, 1024, 128), 31, "longformer_L1024_d128_B1_H5_of_B4_H6",
               &prepared_for);
   auto p = PrepareNative(*mask, prepared_for);
@@ -171,43 +167,43 @@ TEST(GpuNativeMhaEdge, RefusesBadInput) {
   ASSERT_TRUE(mask.IsOk());
 
   // Head dim 96: refused by the choice and by NativeMha itself.
-  auto c96 = ChooseMhaConfig(*mask, Shape(2, 3, 128, 96), backend->Device(),
-                             MhaRequest{MhaKernelRequest::kNative, 0, 0, 0});
+  auto c96 = sk::ChooseMhaConfig(*mask, Shape(2, 3, 128, 96), backend->Device(),
+                                 sk::MhaRequest{sk::MhaKernelRequest::kNative, 0, 0, 0});
   ASSERT_FALSE(c96.IsOk());
   EXPECT_TRUE(Contains(c96.Message(), "head_dim")) << c96.Message();
-  auto n96 = NativeMha::Create(*mask, Shape(2, 3, 128, 96));
+  auto n96 = sk::NativeMha::Create(*mask, Shape(2, 3, 128, 96));
   ASSERT_FALSE(n96.IsOk());
   EXPECT_TRUE(Contains(n96.Message(), "head_dim")) << n96.Message();
   // f32.
-  Workload f32 = Shape(2, 3, 128, 64);
-  f32.dtype = DType::kF32;
-  auto nf = NativeMha::Create(*mask, f32);
+  se::Workload f32 = Shape(2, 3, 128, 64);
+  f32.dtype = se::DType::kF32;
+  auto nf = sk::NativeMha::Create(*mask, f32);
   ASSERT_FALSE(nf.IsOk());
   EXPECT_TRUE(Contains(nf.Message(), "dtype")) << nf.Message();
   // Mask size mismatch.
-  auto nm = NativeMha::Create(*mask, Shape(2, 3, 256, 64));
+  auto nm = sk::NativeMha::Create(*mask, Shape(2, 3, 256, 64));
   ASSERT_FALSE(nm.IsOk());
   EXPECT_TRUE(Contains(nm.Message(), "mask")) << nm.Message();
   stof::kernels::MhaChoice native{};
   native.native = true;
-  auto pm = PreparedMha::Create(*mask, Shape(2, 3, 256, 64), native);
+  auto pm = sk::PreparedMha::Create(*mask, Shape(2, 3, 256, 64), native);
   EXPECT_FALSE(pm.IsOk());
 
   // A workspace that cannot be had: the message names its size.
-  const Workload huge = Shape(65536, 64, 4096, 64);  // 65536*64*4096^2*2 bytes = 128 TiB
-  auto big_mask = Mask::Create(4096, 4096);
+  const se::Workload huge = Shape(65536, 64, 4096, 64);  // 65536*64*4096^2*2 bytes = 128 TiB
+  auto big_mask = se::Mask::Create(4096, 4096);
   ASSERT_TRUE(big_mask.IsOk());
-  auto nh = NativeMha::Create(*big_mask, huge);
+  auto nh = sk::NativeMha::Create(*big_mask, huge);
   ASSERT_FALSE(nh.IsOk());
   EXPECT_TRUE(Contains(nh.Message(), "workspace")) << nh.Message();
-  EXPECT_TRUE(Contains(nh.Message(), std::to_string(NativeMha::WorkspaceBytesFor(huge))))
+  EXPECT_TRUE(Contains(nh.Message(), std::to_string(sk::NativeMha::WorkspaceBytesFor(huge))))
       << nh.Message();
   // The failed allocation left no error behind: a normal plan still works.
-  auto ok = NativeMha::Create(*mask, Shape(2, 3, 128, 64));
+  auto ok = sk::NativeMha::Create(*mask, Shape(2, 3, 128, 64));
   ASSERT_TRUE(ok.IsOk()) << ok.Message();
 
   // Launch: another L or d, null pointers.
-  const Workload w = Shape(2, 3, 128, 64);
+  const se::Workload w = Shape(2, 3, 128, 64);
   const int64_t elements = w.batch * w.heads * w.seq_len * w.head_dim;
   st::DeviceMhaBuffers buf(*backend, elements);
   ASSERT_TRUE(buf.Ok());
@@ -219,26 +215,26 @@ TEST(GpuNativeMhaEdge, RefusesBadInput) {
 TEST(NativeMhaChoice, RequestAndWorkspaceSize) {
   auto r = stof::kernels::ParseMhaKernelRequest("native");
   ASSERT_TRUE(r.IsOk()) << r.Message();
-  EXPECT_EQ(*r, MhaKernelRequest::kNative);
+  EXPECT_EQ(*r, sk::MhaKernelRequest::kNative);
   EXPECT_STREQ(stof::kernels::MhaKernelRequestName(*r), "native");
-  EXPECT_EQ(*stof::kernels::ParseMhaKernelRequest("auto"), MhaKernelRequest::kAuto);
-  EXPECT_EQ(*stof::kernels::ParseMhaKernelRequest("row_wise"), MhaKernelRequest::kRowWise);
-  EXPECT_EQ(*stof::kernels::ParseMhaKernelRequest("block_wise"), MhaKernelRequest::kBlockWise);
+  EXPECT_EQ(*stof::kernels::ParseMhaKernelRequest("auto"), sk::MhaKernelRequest::kAuto);
+  EXPECT_EQ(*stof::kernels::ParseMhaKernelRequest("row_wise"), sk::MhaKernelRequest::kRowWise);
+  EXPECT_EQ(*stof::kernels::ParseMhaKernelRequest("block_wise"), sk::MhaKernelRequest::kBlockWise);
   auto bad = stof::kernels::ParseMhaKernelRequest("eager");
   ASSERT_FALSE(bad.IsOk());
   EXPECT_TRUE(Contains(bad.Message(), "native")) << bad.Message();
 
   // 16 x 12 x 4096^2 fp16 = 6.4 GB (docs/kernels.md).
-  EXPECT_EQ(NativeMha::WorkspaceBytesFor(Shape(16, 12, 4096, 64)), int64_t{6442450944});
-  EXPECT_EQ(NativeMha::WorkspaceBytesFor(Shape(int64_t{1} << 40, int64_t{1} << 20, 32768, 64)),
+  EXPECT_EQ(sk::NativeMha::WorkspaceBytesFor(Shape(16, 12, 4096, 64)), int64_t{6442450944});
+  EXPECT_EQ(sk::NativeMha::WorkspaceBytesFor(Shape(int64_t{1} << 40, int64_t{1} << 20, 32768, 64)),
             -1);
 
   auto dev = stof::engine::FindBuiltinDevice("h100");
   ASSERT_TRUE(dev.IsOk()) << dev.Message();
   auto mask = st::MakeMask("bigbird", 1024);
   ASSERT_TRUE(mask.IsOk());
-  auto c = ChooseMhaConfig(*mask, Shape(8, 12, 1024, 64), *dev,
-                           MhaRequest{MhaKernelRequest::kNative, 64, 64, 4});
+  auto c = sk::ChooseMhaConfig(*mask, Shape(8, 12, 1024, 64), *dev,
+                               sk::MhaRequest{sk::MhaKernelRequest::kNative, 64, 64, 4});
   ASSERT_TRUE(c.IsOk()) << c.Message();
   EXPECT_TRUE(c->native);
   EXPECT_STREQ(stof::kernels::MhaChoiceKernelName(*c), "native");
@@ -246,7 +242,7 @@ TEST(NativeMhaChoice, RequestAndWorkspaceSize) {
   EXPECT_EQ(c->config.block_m, 0);
   EXPECT_TRUE(Contains(c->note, "ignored")) << c->note;
   // Eq. 1 never picks it.
-  auto a = ChooseMhaConfig(*mask, Shape(8, 12, 1024, 64), *dev, MhaRequest{});
+  auto a = sk::ChooseMhaConfig(*mask, Shape(8, 12, 1024, 64), *dev, sk::MhaRequest{});
   ASSERT_TRUE(a.IsOk());
   EXPECT_FALSE(a->native);
 }

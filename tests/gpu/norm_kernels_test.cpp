@@ -30,14 +30,7 @@
 
 namespace {
 
-using stof::kernels::CheckNormArgs;
-using stof::kernels::CheckNormParams;
-using stof::kernels::DefaultNormParams;
-using stof::kernels::kNormMaxCols;
-using stof::kernels::LaunchBiasAddNorm;
-using stof::kernels::NormArgs;
-using stof::kernels::NormParams;
-using stof::kernels::SupportedNormParams;
+namespace sk = stof::kernels;
 namespace st = stof::testing;
 
 constexpr double kRel = 1e-3;
@@ -54,7 +47,7 @@ struct NormCase {
   int sum_out = 0;
 };
 
-std::string ParamsText(const NormParams& p) {
+std::string ParamsText(const sk::NormParams& p) {
   return "rows_per_block " + std::to_string(p.rows_per_block) + ", threads_per_row " +
          std::to_string(p.threads_per_row);
 }
@@ -69,7 +62,7 @@ std::string CaseText(const NormCase& c) {
 }
 
 // One checked run of `c` at `params`.
-void RunNorm(const NormCase& c, const NormParams& params, uint64_t seed) {
+void RunNorm(const NormCase& c, const sk::NormParams& params, uint64_t seed) {
   const std::string label = CaseText(c) + " (" + ParamsText(params) + ")";
   SCOPED_TRACE(label);
   const int64_t n = c.rows * c.cols;
@@ -125,7 +118,7 @@ void RunNorm(const NormCase& c, const NormParams& params, uint64_t seed) {
   ASSERT_TRUE(dbeta.Upload(beta).IsOk());
   ASSERT_TRUE(dout.Poison().IsOk());
 
-  NormArgs a;
+  sk::NormArgs a;
   a.rows = c.rows;
   a.cols = c.cols;
   a.x = dx.At(c.misalign);
@@ -136,7 +129,7 @@ void RunNorm(const NormCase& c, const NormParams& params, uint64_t seed) {
   a.eps = eps;
   a.out = c.in_place ? dx.At(c.misalign) : dout.At(c.misalign);
   a.sum_out = c.sum_out == 1 ? dsum.Ptr() : c.sum_out == 2 ? dres.Ptr() : nullptr;
-  const auto s = LaunchBiasAddNorm(a, params, nullptr);
+  const auto s = sk::LaunchBiasAddNorm(a, params, nullptr);
   ASSERT_TRUE(s.IsOk()) << s.Message();
   if (c.sum_out) {
     auto sum = (c.sum_out == 1 ? dsum : dres).Download(n);
@@ -154,7 +147,9 @@ void RunNorm(const NormCase& c, const NormParams& params, uint64_t seed) {
   }
 }
 
-void RunNormDefault(const NormCase& c, uint64_t seed) { RunNorm(c, DefaultNormParams(c.cols), seed); }
+void RunNormDefault(const NormCase& c, uint64_t seed) {
+  RunNorm(c, sk::DefaultNormParams(c.cols), seed);
+}
 
 // 1001 is ragged (not a multiple of 8: the scalar path); 1000 = 125 x 8 is not.
 const int64_t kCols[] = {64, 512, 768, 1000, 1001, 1024, 4096};
@@ -174,9 +169,9 @@ TEST(GpuNorm, EverySupportedParams) {
   STOF_REQUIRE_GPU();
   uint64_t seed = 100;
   for (int64_t cols : {768, 64, 512, 1000, 1001, 1024, 4096}) {
-    const auto all = SupportedNormParams(cols);
+    const auto all = sk::SupportedNormParams(cols);
     ASSERT_FALSE(all.empty()) << "cols " << cols;
-    for (const NormParams& p : all)
+    for (const sk::NormParams& p : all)
       for (bool ln : {true, false}) {
         if (!ln && cols != 768) continue;  // RMSNorm at every setting for 768 only
         RunNorm({.rows = 333, .cols = cols, .layer_norm = ln}, p, seed++);
@@ -232,7 +227,7 @@ TEST(GpuNorm, UnalignedPointersTakeScalarPath) {
 TEST(GpuNorm, LongRows) {
   STOF_REQUIRE_GPU();
   uint64_t seed = 600;
-  for (int64_t cols : {int64_t{8192}, int64_t{12345}, kNormMaxCols})
+  for (int64_t cols : {int64_t{8192}, int64_t{12345}, sk::kNormMaxCols})
     for (bool ln : {true, false})
       RunNormDefault({.rows = 65, .cols = cols, .layer_norm = ln}, seed++);
 }
@@ -251,22 +246,22 @@ TEST(GpuNorm, ConstantRows) {
 // ---- host only (no GPU needed) ----
 
 TEST(NormHost, DefaultsAreDocumentedAndSupported) {
-  EXPECT_EQ(DefaultNormParams(512).threads_per_row, 32);
-  EXPECT_EQ(DefaultNormParams(768).threads_per_row, 32);
-  EXPECT_EQ(DefaultNormParams(1024).threads_per_row, 64);
-  EXPECT_EQ(DefaultNormParams(4096).threads_per_row, 256);
-  for (int64_t cols : std::vector<int64_t>{1, 7, 8, 64, 100, 512, 768, 1000, 1024, 3072, 4096,
-                                           1001, 5000, 8192, 12345, kNormMaxCols}) {
+  EXPECT_EQ(sk::DefaultNormParams(512).threads_per_row, 32);
+  EXPECT_EQ(sk::DefaultNormParams(768).threads_per_row, 32);
+  EXPECT_EQ(sk::DefaultNormParams(1024).threads_per_row, 64);
+  EXPECT_EQ(sk::DefaultNormParams(4096).threads_per_row, 256);
+  for (int64_t cols : std::vector<int64_t>{1, 7, 8, 64, 100, 512, 768, 1000, 1024, 3072, 4096, 1001,
+                                           5000, 8192, 12345, sk::kNormMaxCols}) {
     SCOPED_TRACE("cols " + std::to_string(cols));
-    const auto all = SupportedNormParams(cols);
+    const auto all = sk::SupportedNormParams(cols);
     ASSERT_FALSE(all.empty());
-    const NormParams def = DefaultNormParams(cols);
+    const sk::NormParams def = sk::DefaultNormParams(cols);
     EXPECT_EQ(all.front().rows_per_block, def.rows_per_block);
     EXPECT_EQ(all.front().threads_per_row, def.threads_per_row);
-    NormArgs a;
+    sk::NormArgs a;
     a.cols = cols;
-    for (const NormParams& p : all) {
-      const auto s = CheckNormParams(a, p);
+    for (const sk::NormParams& p : all) {
+      const auto s = sk::CheckNormParams(a, p);
       EXPECT_TRUE(s.IsOk()) << ParamsText(p) << ": " << s.Message();
     }
     for (size_t i = 0; i < all.size(); ++i)
@@ -276,26 +271,26 @@ TEST(NormHost, DefaultsAreDocumentedAndSupported) {
             << "duplicate " << ParamsText(all[i]);
   }
   // The tuner has a real choice at the hidden sizes that matter.
-  for (int64_t cols : {512, 768, 1024}) EXPECT_GE(SupportedNormParams(cols).size(), 4u);
-  EXPECT_TRUE(SupportedNormParams(0).empty());
-  EXPECT_TRUE(SupportedNormParams(kNormMaxCols + 1).empty());
+  for (int64_t cols : {512, 768, 1024}) EXPECT_GE(sk::SupportedNormParams(cols).size(), 4u);
+  EXPECT_TRUE(sk::SupportedNormParams(0).empty());
+  EXPECT_TRUE(sk::SupportedNormParams(sk::kNormMaxCols + 1).empty());
 }
 
 TEST(NormHost, RowsZeroLaunchesNothing) {
   const st::ArgPointers p;
-  NormArgs a;
+  sk::NormArgs a;
   a.rows = 0;
   a.cols = 768;
   a.x = p[0];
   a.gamma = p[1];
   a.out = p[2];
-  const auto s = LaunchBiasAddNorm(a, DefaultNormParams(768), nullptr);
+  const auto s = sk::LaunchBiasAddNorm(a, sk::DefaultNormParams(768), nullptr);
   EXPECT_TRUE(s.IsOk()) << s.Message();
 }
 
 TEST(NormHost, BadArgsNameTheField) {
   const st::ArgPointers p;
-  NormArgs good;
+  sk::NormArgs good;
   good.rows = 4;
   good.cols = 768;
   good.x = p[0];
@@ -304,45 +299,48 @@ TEST(NormHost, BadArgsNameTheField) {
   good.gamma = p[3];
   good.beta = p[4];
   good.out = p[5];
-  ASSERT_TRUE(CheckNormArgs(good).IsOk()) << CheckNormArgs(good).Message();
-  const NormParams def = DefaultNormParams(768);
+  ASSERT_TRUE(sk::CheckNormArgs(good).IsOk()) << sk::CheckNormArgs(good).Message();
+  const sk::NormParams def = sk::DefaultNormParams(768);
   auto bad = [&](auto edit) {
-    NormArgs a = good;
+    sk::NormArgs a = good;
     edit(a);
-    return LaunchBiasAddNorm(a, def, nullptr);
+    return sk::LaunchBiasAddNorm(a, def, nullptr);
   };
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.x = nullptr; }), "bias_add_norm", "x");
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.gamma = nullptr; }), "bias_add_norm", "gamma");
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.out = nullptr; }), "bias_add_norm", "out");
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.cols = 0; }), "bias_add_norm", "cols");
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.cols = -5; }), "bias_add_norm", "cols");
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.cols = kNormMaxCols + 1; }), "cols",
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.x = nullptr; }), "bias_add_norm", "x");
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.gamma = nullptr; }), "bias_add_norm",
+                          "gamma");
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.out = nullptr; }), "bias_add_norm", "out");
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.cols = 0; }), "bias_add_norm", "cols");
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.cols = -5; }), "bias_add_norm", "cols");
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.cols = sk::kNormMaxCols + 1; }), "cols",
                           "16384");
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.rows = -1; }), "bias_add_norm", "rows");
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.eps = 0.f; }), "eps");
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.eps = -1e-5f; }), "eps");
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.eps = NAN; }), "eps");
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.rows = int64_t{1} << 62; }), "rows * cols");
-  STOF_EXPECT_ERROR_NAMES(bad([](NormArgs& a) { a.sum_out = a.out; }), "bias_add_norm",
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.rows = -1; }), "bias_add_norm", "rows");
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.eps = 0.f; }), "eps");
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.eps = -1e-5f; }), "eps");
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.eps = NAN; }), "eps");
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.rows = int64_t{1} << 62; }), "rows * cols");
+  STOF_EXPECT_ERROR_NAMES(bad([](sk::NormArgs& a) { a.sum_out = a.out; }), "bias_add_norm",
                           "sum_out");
   // Optional inputs may be null; sum_out may be the residual (updated in place).
-  NormArgs res_stream = good;
+  sk::NormArgs res_stream = good;
   res_stream.sum_out = const_cast<void*>(good.residual);
-  EXPECT_TRUE(CheckNormArgs(res_stream).IsOk());
-  NormArgs opt = good;
+  EXPECT_TRUE(sk::CheckNormArgs(res_stream).IsOk());
+  sk::NormArgs opt = good;
   opt.bias = opt.residual = opt.beta = nullptr;
-  EXPECT_TRUE(CheckNormArgs(opt).IsOk());
+  EXPECT_TRUE(sk::CheckNormArgs(opt).IsOk());
 }
 
 TEST(NormHost, BadParamsNameTheField) {
   const st::ArgPointers p;
-  NormArgs a;
+  sk::NormArgs a;
   a.rows = 4;
   a.cols = 768;
   a.x = p[0];
   a.gamma = p[1];
   a.out = p[2];
-  auto launch = [&](int rpb, int tpr) { return LaunchBiasAddNorm(a, NormParams{rpb, tpr}, nullptr); };
+  auto launch = [&](int rpb, int tpr) {
+    return sk::LaunchBiasAddNorm(a, sk::NormParams{rpb, tpr}, nullptr);
+  };
   STOF_EXPECT_ERROR_NAMES(launch(8, 48), "params.threads_per_row", "power of two");
   STOF_EXPECT_ERROR_NAMES(launch(8, 0), "params.threads_per_row");
   STOF_EXPECT_ERROR_NAMES(launch(8, 2), "params.threads_per_row");
@@ -354,10 +352,10 @@ TEST(NormHost, BadParamsNameTheField) {
   STOF_EXPECT_ERROR_NAMES(launch(64, 32), "params.rows_per_block");  // 2048 threads
   STOF_EXPECT_ERROR_NAMES(launch(3, 16), "params.rows_per_block", "whole warps");
   // 16384 columns over 1024 threads is 16 each: at most 512 threads per block then.
-  a.cols = kNormMaxCols;
+  a.cols = sk::kNormMaxCols;
   STOF_EXPECT_ERROR_NAMES(launch(1, 1024), "params.rows_per_block");
-  EXPECT_TRUE(CheckNormParams(a, NormParams{1, 512}).IsOk());
-  EXPECT_TRUE(CheckNormParams(a, NormParams{1, 256}).IsOk());
+  EXPECT_TRUE(sk::CheckNormParams(a, sk::NormParams{1, 512}).IsOk());
+  EXPECT_TRUE(sk::CheckNormParams(a, sk::NormParams{1, 256}).IsOk());
 }
 
 }  // namespace

@@ -31,48 +31,42 @@
 
 namespace {
 
-using stof::engine::DType;
-using stof::engine::Mask;
-using stof::engine::Workload;
-using stof::kernels::ChooseMhaConfig;
-using stof::kernels::MhaKernelRequest;
-using stof::kernels::MhaRequest;
-using stof::kernels::PreparedMha;
-using stof::kernels::RecomposedMha;
-using stof::kernels::RecomposeParams;
-using stof::kernels::RecomposeVariant;
+namespace se = stof::engine;
+namespace sk = stof::kernels;
 namespace st = stof::testing;
 
-constexpr RecomposeVariant kVariants[] = {RecomposeVariant::kDecomposed,
-                                          RecomposeVariant::kRecomposed};
+constexpr sk::RecomposeVariant kVariants[] = {sk::RecomposeVariant::kDecomposed,
+                                              sk::RecomposeVariant::kRecomposed};
 
 bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
 // B x H heads of L x d, fp16.
-Workload Shape(int64_t B, int64_t H, int64_t L, int64_t d) { return st::MhaWorkload(B, H, L, d); }
+se::Workload Shape(int64_t B, int64_t H, int64_t L, int64_t d) {
+  return st::MhaWorkload(B, H, L, d);
+}
 
-std::string ParamText(RecomposeVariant v, const RecomposeParams& p) {
+std::string ParamText(sk::RecomposeVariant v, const sk::RecomposeParams& p) {
   return std::string(stof::kernels::RecomposeVariantName(v)) + " T" + std::to_string(p.sub_len) +
          " BM" + std::to_string(p.block_m);
 }
 
 // Every (T, BM) the current device supports for the variant at head_dim d.
-std::vector<RecomposeParams> DeviceParams(int64_t d, RecomposeVariant v) {
+std::vector<sk::RecomposeParams> DeviceParams(int64_t d, sk::RecomposeVariant v) {
   return stof::kernels::SupportedRecomposeParams(
       d, v, st::SharedBackend()->Device().smem_per_block_bytes);
 }
 
 // Inputs, reference and device buffers of one (mask, workload), shared by every variant run.
 struct Problem {
-  Workload w;
+  se::Workload w;
   st::MhaInputs in;
   std::vector<float> ref;
   std::vector<uint8_t> empty_row;
 };
 
-void MakeProblem(const Mask& mask, const Workload& w, uint64_t seed, Problem& p) {
+void MakeProblem(const se::Mask& mask, const se::Workload& w, uint64_t seed, Problem& p) {
   p.w = w;
   p.in = st::RandomInputs(w.batch * w.heads * w.seq_len * w.head_dim, seed);
   auto rs = st::ThreadedReference(p.in, w, mask, p.ref);
@@ -82,16 +76,16 @@ void MakeProblem(const Mask& mask, const Workload& w, uint64_t seed, Problem& p)
 
 // One checked run of `v` with `params` on `prob` (plan prepared for `prepared_for`, default
 // the problem's workload).
-void CheckVariant(const Mask& mask, const Problem& prob, RecomposeVariant v,
-                  const RecomposeParams& params, const std::string& label,
-                  const Workload* prepared_for = nullptr) {
+void CheckVariant(const se::Mask& mask, const Problem& prob, sk::RecomposeVariant v,
+                  const sk::RecomposeParams& params, const std::string& label,
+                  const se::Workload* prepared_for = nullptr) {
   stof::kernels::CudaBackend* backend = st::SharedBackend();
   ASSERT_NE(backend, nullptr) << "CudaBackend::Create failed";
   const std::string what = label + " " + ParamText(v, params);
   SCOPED_TRACE(what);
-  auto r = RecomposedMha::Create(mask, prepared_for ? *prepared_for : prob.w, v, params);
+  auto r = sk::RecomposedMha::Create(mask, prepared_for ? *prepared_for : prob.w, v, params);
   ASSERT_TRUE(r.IsOk()) << r.Message();
-  const RecomposedMha& mha = **r;
+  const sk::RecomposedMha& mha = **r;
   const int64_t elements = prob.w.batch * prob.w.heads * prob.w.seq_len * prob.w.head_dim;
   st::DeviceMhaBuffers buf(*backend, elements);
   ASSERT_TRUE(buf.Ok()) << "device allocation failed";
@@ -109,15 +103,15 @@ void CheckVariant(const Mask& mask, const Problem& prob, RecomposeVariant v,
 }
 
 // Both variants with every supported (T, BM) on one (mask, workload).
-void CheckAllVariants(const Mask& mask, const Workload& w, uint64_t seed,
+void CheckAllVariants(const se::Mask& mask, const se::Workload& w, uint64_t seed,
                       const std::string& label) {
   Problem prob;
   MakeProblem(mask, w, seed, prob);
   if (::testing::Test::HasFatalFailure()) return;
-  for (RecomposeVariant v : kVariants) {
-    const std::vector<RecomposeParams> params = DeviceParams(w.head_dim, v);
+  for (sk::RecomposeVariant v : kVariants) {
+    const std::vector<sk::RecomposeParams> params = DeviceParams(w.head_dim, v);
     ASSERT_FALSE(params.empty());
-    for (const RecomposeParams& p : params) CheckVariant(mask, prob, v, p, label);
+    for (const sk::RecomposeParams& p : params) CheckVariant(mask, prob, v, p, label);
   }
 }
 
@@ -172,12 +166,12 @@ TEST(GpuRecomposedMhaEdge, EmptyMaskGivesZeros) {
   ASSERT_NE(st::SharedBackend(), nullptr);
   for (int64_t L : {200, 256}) {
     for (int64_t d : {64, 128}) {
-      auto mask = Mask::Create(L, L);
+      auto mask = se::Mask::Create(L, L);
       ASSERT_TRUE(mask.IsOk());
       const std::string label = "empty_L" + std::to_string(L) + "_d" + std::to_string(d);
       CheckAllVariants(*mask, Shape(2, 3, L, d), 5, label);
-      auto sdf = RecomposedMha::Create(*mask, Shape(2, 3, L, d), RecomposeVariant::kRecomposed,
-                                       RecomposeParams{});
+      auto sdf = sk::RecomposedMha::Create(
+          *mask, Shape(2, 3, L, d), sk::RecomposeVariant::kRecomposed, sk::RecomposeParams{});
       ASSERT_TRUE(sdf.IsOk()) << sdf.Message();
       EXPECT_EQ((*sdf)->TilesPerHead(), 0);
     }
@@ -190,13 +184,13 @@ TEST(GpuRecomposedMhaEdge, FewerHeadsThanPrepared) {
   ASSERT_NE(st::SharedBackend(), nullptr);
   auto mask = st::MakeMask("longformer", 1024);
   ASSERT_TRUE(mask.IsOk());
-  const Workload prepared_for = Shape(4, 6, 1024, 128);
+  const se::Workload prepared_for = Shape(4, 6, 1024, 128);
   Problem prob;
   MakeProblem(*mask, Shape(1, 5, 1024, 128), 31, prob);
-  for (RecomposeVariant v : kVariants) {
-    CheckVariant(*mask, prob, v, RecomposeParams{}, "longformer_L1024_d128_B1_H5_of_B4_H6",
+  for (sk::RecomposeVariant v : kVariants) {
+    CheckVariant(*mask, prob, v, sk::RecomposeParams{}, "longformer_L1024_d128_B1_H5_of_B4_H6",
                  &prepared_for);
-    auto r = RecomposedMha::Create(*mask, prepared_for, v, RecomposeParams{});
+    auto r = sk::RecomposedMha::Create(*mask, prepared_for, v, sk::RecomposeParams{});
     ASSERT_TRUE(r.IsOk()) << r.Message();
     st::ExpectRefusesMoreHeads(**r, Shape(5, 6, 1024, 128));
   }
@@ -210,29 +204,30 @@ TEST(GpuRecomposedMhaEdge, ThroughPreparedMha) {
   ASSERT_NE(backend, nullptr);
   auto mask = st::MakeMask("bigbird", 1024);
   ASSERT_TRUE(mask.IsOk());
-  const Workload w = Shape(2, 3, 1024, 64);
+  const se::Workload w = Shape(2, 3, 1024, 64);
   Problem prob;
   MakeProblem(*mask, w, 77, prob);
   const int64_t elements = w.batch * w.heads * w.seq_len * w.head_dim;
   st::DeviceMhaBuffers buf(*backend, elements);
   ASSERT_TRUE(buf.Ok());
   ASSERT_TRUE(buf.Upload(prob.in).IsOk());
-  for (MhaKernelRequest k : {MhaKernelRequest::kDecomposed, MhaKernelRequest::kRecomposed}) {
+  for (sk::MhaKernelRequest k :
+       {sk::MhaKernelRequest::kDecomposed, sk::MhaKernelRequest::kRecomposed}) {
     SCOPED_TRACE(stof::kernels::MhaKernelRequestName(k));
-    auto c = ChooseMhaConfig(*mask, w, backend->Device(), MhaRequest{k, 64, 128, 0});
+    auto c = sk::ChooseMhaConfig(*mask, w, backend->Device(), sk::MhaRequest{k, 64, 128, 0});
     ASSERT_TRUE(c.IsOk()) << c.Message();
     ASSERT_TRUE(c->recompose);
     EXPECT_EQ(c->recompose_params.block_m, 64);
     EXPECT_EQ(c->recompose_params.sub_len, 128);
-    auto p = PreparedMha::Create(*mask, w, *c);
+    auto p = sk::PreparedMha::Create(*mask, w, *c);
     ASSERT_TRUE(p.IsOk()) << p.Message();
     ASSERT_NE((*p)->Recomposed(), nullptr);
     EXPECT_EQ((*p)->DeviceBytes(), (*p)->Recomposed()->DeviceBytes());
-    if (k == MhaKernelRequest::kRecomposed) {
+    if (k == sk::MhaKernelRequest::kRecomposed) {
       EXPECT_EQ((*p)->ValidBlocks(), (*p)->Recomposed()->TilesPerHead());
       EXPECT_LE((*p)->KernelFlops(w), 4.0 * 6 * 64 * 1024.0 * 1024.0);
     }
-    const PreparedMha& mha = **p;
+    const sk::PreparedMha& mha = **p;
     st::CheckMhaRun(
         *backend, buf, [&] { return mha.Launch(w, buf.Q(), buf.K(), buf.V(), buf.O(), nullptr); },
         prob.ref, w, prob.empty_row, nullptr);
@@ -250,7 +245,7 @@ std::vector<T> CopyBack(stof::kernels::CudaBackend& backend, const void* src, in
 }
 
 // x = (q_i . k_j) / sqrt(d) * log2(e) of head bh, in double, [L][L].
-std::vector<double> ScoresBase2(const st::MhaInputs& in, const Workload& w, int64_t bh) {
+std::vector<double> ScoresBase2(const st::MhaInputs& in, const se::Workload& w, int64_t bh) {
   const int64_t L = w.seq_len, d = w.head_dim;
   const float* q = in.qf.data() + bh * L * d;
   const float* k = in.kf.data() + bh * L * d;
@@ -266,22 +261,22 @@ std::vector<double> ScoresBase2(const st::MhaInputs& in, const Workload& w, int6
 }
 
 // Checks m', d', r' (and SDF's x', SD's P) of one launch of `v` with `params`.
-void CheckIntermediates(const Mask& mask, const Problem& prob, RecomposeVariant v,
-                        const RecomposeParams& params) {
+void CheckIntermediates(const se::Mask& mask, const Problem& prob, sk::RecomposeVariant v,
+                        const sk::RecomposeParams& params) {
   stof::kernels::CudaBackend* backend = st::SharedBackend();
   SCOPED_TRACE(ParamText(v, params));
-  const Workload& w = prob.w;
+  const se::Workload& w = prob.w;
   const int64_t L = w.seq_len, bm = params.block_m, T = params.sub_len;
   const int64_t heads = w.batch * w.heads;
-  auto r = RecomposedMha::Create(mask, w, v, params);
+  auto r = sk::RecomposedMha::Create(mask, w, v, params);
   ASSERT_TRUE(r.IsOk()) << r.Message();
-  const RecomposedMha& mha = **r;
+  const sk::RecomposedMha& mha = **r;
 
   // The tiles each block row owns: SD every kb, SDF the BlockLayout's load list at BM x T.
   const int64_t block_rows = (L + bm - 1) / bm, subs = (L + T - 1) / T;
   std::vector<int64_t> row_begin(static_cast<size_t>(block_rows + 1));
   std::vector<int64_t> tile_col;
-  if (v == RecomposeVariant::kDecomposed) {
+  if (v == sk::RecomposeVariant::kDecomposed) {
     for (int64_t qb = 0; qb <= block_rows; ++qb) row_begin[static_cast<size_t>(qb)] = qb * subs;
     for (int64_t qb = 0; qb < block_rows; ++qb)
       for (int64_t kb = 0; kb < subs; ++kb) tile_col.push_back(kb);
@@ -305,7 +300,7 @@ void CheckIntermediates(const Mask& mask, const Problem& prob, RecomposeVariant 
   // Poisoned: an entry the kernels should have written but did not reads as NaN.
   ASSERT_TRUE(stof::kernels::PoisonBuffer(ws.stats, static_cast<size_t>(ws.stats_bytes)).IsOk());
   ASSERT_TRUE(stof::kernels::PoisonBuffer(ws.r_factors, static_cast<size_t>(ws.r_bytes)).IsOk());
-  if (v == RecomposeVariant::kRecomposed) {
+  if (v == sk::RecomposeVariant::kRecomposed) {
     ASSERT_TRUE(stof::kernels::PoisonBuffer(ws.x, static_cast<size_t>(ws.x_bytes)).IsOk());
   }
   st::CheckMhaRun(
@@ -313,10 +308,9 @@ void CheckIntermediates(const Mask& mask, const Problem& prob, RecomposeVariant 
       prob.ref, w, prob.empty_row, nullptr);
   const std::vector<float> stats = CopyBack<float>(*backend, ws.stats, heads * tiles * bm * 8);
   const std::vector<float> rf = CopyBack<float>(*backend, ws.r_factors, heads * tiles * bm * 4);
-  const std::vector<uint16_t> x =
-      CopyBack<uint16_t>(*backend, ws.x,
-                         v == RecomposeVariant::kDecomposed ? heads * L * L * 2
-                                                            : heads * tiles * bm * T * 2);
+  const std::vector<uint16_t> x = CopyBack<uint16_t>(
+      *backend, ws.x,
+      v == sk::RecomposeVariant::kDecomposed ? heads * L * L * 2 : heads * tiles * bm * T * 2);
 
   const double inf = std::numeric_limits<double>::infinity();
   int64_t checked_rows = 0, masked_subs = 0;
@@ -360,7 +354,7 @@ void CheckIntermediates(const Mask& mask, const Problem& prob, RecomposeVariant 
         row_sum += rg * dg;
         // SDF: x' of this row of the tile = 2^(x - m') where attended, 0 elsewhere (also past
         // L), against the kernel's own m' so that only the exponent and fp16 rounding count.
-        if (v == RecomposeVariant::kRecomposed) {
+        if (v == sk::RecomposeVariant::kRecomposed) {
           for (int64_t c = 0; c < T; ++c) {
             const int64_t j = kb * T + c;
             const double got = st::HalfToFloat(
@@ -381,7 +375,7 @@ void CheckIntermediates(const Mask& mask, const Problem& prob, RecomposeVariant 
         worst_sum = std::max(worst_sum, std::fabs(row_sum - 1.0));
       }
       // SD: after GS the buffer holds P = softmax (0 where masked and on empty rows).
-      if (v == RecomposeVariant::kDecomposed) {
+      if (v == sk::RecomposeVariant::kDecomposed) {
         for (int64_t j = 0; j < L; ++j) {
           const double got = st::HalfToFloat(x[static_cast<size_t>((bh * L + i) * L + j)]);
           const double want =
@@ -395,11 +389,12 @@ void CheckIntermediates(const Mask& mask, const Problem& prob, RecomposeVariant 
       ++checked_rows;
     }
   }
-  std::printf("[ recompose ] intermediates %s: %lld rows, %lld fully masked sub-vectors; worst "
-              "|m' - ref| %.2e, d' rel %.2e, |sum r'd' - 1| %.2e, %s %.2e\n",
-              ParamText(v, params).c_str(), static_cast<long long>(checked_rows),
-              static_cast<long long>(masked_subs), worst_m, worst_d, worst_sum,
-              v == RecomposeVariant::kDecomposed ? "|P - softmax|" : "|x' - 2^(x - m')|", worst_x);
+  std::printf(
+      "[ recompose ] intermediates %s: %lld rows, %lld fully masked sub-vectors; worst "
+      "|m' - ref| %.2e, d' rel %.2e, |sum r'd' - 1| %.2e, %s %.2e\n",
+      ParamText(v, params).c_str(), static_cast<long long>(checked_rows),
+      static_cast<long long>(masked_subs), worst_m, worst_d, worst_sum,
+      v == sk::RecomposeVariant::kDecomposed ? "|P - softmax|" : "|x' - 2^(x - m')|", worst_x);
   EXPECT_GT(masked_subs, 0) << "the case should exercise fully masked sub-vectors";
 }
 
@@ -412,8 +407,8 @@ TEST(GpuRecomposedMhaEdge, IntermediateStatistics) {
   ASSERT_TRUE(mask.IsOk());
   Problem prob;
   MakeProblem(*mask, Shape(1, 2, 512, 64), 99, prob);
-  for (RecomposeVariant v : kVariants)
-    for (const RecomposeParams& p : DeviceParams(64, v)) CheckIntermediates(*mask, prob, v, p);
+  for (sk::RecomposeVariant v : kVariants)
+    for (const sk::RecomposeParams& p : DeviceParams(64, v)) CheckIntermediates(*mask, prob, v, p);
 }
 
 // Bad inputs come back as errors naming the field; nothing crashes.
@@ -423,29 +418,31 @@ TEST(GpuRecomposedMhaEdge, RefusesBadInput) {
   ASSERT_NE(backend, nullptr);
   auto mask = st::MakeMask("causal", 128);
   ASSERT_TRUE(mask.IsOk());
-  for (RecomposeVariant v : kVariants) {
+  for (sk::RecomposeVariant v : kVariants) {
     SCOPED_TRACE(stof::kernels::RecomposeVariantName(v));
-    auto t32 = RecomposedMha::Create(*mask, Shape(2, 3, 128, 64), v, RecomposeParams{32, 64});
+    auto t32 =
+        sk::RecomposedMha::Create(*mask, Shape(2, 3, 128, 64), v, sk::RecomposeParams{32, 64});
     ASSERT_FALSE(t32.IsOk());
     EXPECT_TRUE(Contains(t32.Message(), "sub_len")) << t32.Message();
-    auto bm96 = RecomposedMha::Create(*mask, Shape(2, 3, 128, 64), v, RecomposeParams{64, 96});
+    auto bm96 =
+        sk::RecomposedMha::Create(*mask, Shape(2, 3, 128, 64), v, sk::RecomposeParams{64, 96});
     ASSERT_FALSE(bm96.IsOk());
     EXPECT_TRUE(Contains(bm96.Message(), "block_m")) << bm96.Message();
-    auto d96 = RecomposedMha::Create(*mask, Shape(2, 3, 128, 96), v, RecomposeParams{});
+    auto d96 = sk::RecomposedMha::Create(*mask, Shape(2, 3, 128, 96), v, sk::RecomposeParams{});
     ASSERT_FALSE(d96.IsOk());
     EXPECT_TRUE(Contains(d96.Message(), "head_dim")) << d96.Message();
-    Workload f32 = Shape(2, 3, 128, 64);
-    f32.dtype = DType::kF32;
-    auto nf = RecomposedMha::Create(*mask, f32, v, RecomposeParams{});
+    se::Workload f32 = Shape(2, 3, 128, 64);
+    f32.dtype = se::DType::kF32;
+    auto nf = sk::RecomposedMha::Create(*mask, f32, v, sk::RecomposeParams{});
     ASSERT_FALSE(nf.IsOk());
     EXPECT_TRUE(Contains(nf.Message(), "dtype")) << nf.Message();
-    auto nm = RecomposedMha::Create(*mask, Shape(2, 3, 256, 64), v, RecomposeParams{});
+    auto nm = sk::RecomposedMha::Create(*mask, Shape(2, 3, 256, 64), v, sk::RecomposeParams{});
     ASSERT_FALSE(nm.IsOk());
     EXPECT_TRUE(Contains(nm.Message(), "mask")) << nm.Message();
 
-    auto ok = RecomposedMha::Create(*mask, Shape(2, 3, 128, 64), v, RecomposeParams{});
+    auto ok = sk::RecomposedMha::Create(*mask, Shape(2, 3, 128, 64), v, sk::RecomposeParams{});
     ASSERT_TRUE(ok.IsOk()) << ok.Message();
-    const Workload w = Shape(2, 3, 128, 64);
+    const se::Workload w = Shape(2, 3, 128, 64);
     st::DeviceMhaBuffers buf(*backend, w.batch * w.heads * w.seq_len * w.head_dim);
     ASSERT_TRUE(buf.Ok());
     st::ExpectLaunchRefusals(**ok, w, buf);  // L 64, d 128, null q
@@ -455,21 +452,21 @@ TEST(GpuRecomposedMhaEdge, RefusesBadInput) {
     EXPECT_TRUE(Contains(odd.Message(), "aligned")) << odd.Message();
   }
   // Through the choice: an unsupported T names the field.
-  auto c = ChooseMhaConfig(*mask, Shape(2, 3, 128, 64), backend->Device(),
-                           MhaRequest{MhaKernelRequest::kRecomposed, 64, 32, 0});
+  auto c = sk::ChooseMhaConfig(*mask, Shape(2, 3, 128, 64), backend->Device(),
+                               sk::MhaRequest{sk::MhaKernelRequest::kRecomposed, 64, 32, 0});
   ASSERT_FALSE(c.IsOk());
   EXPECT_TRUE(Contains(c.Message(), "sub_len")) << c.Message();
   // A workspace that cannot be had: the message names its size.
-  const Workload huge = Shape(65536, 64, 4096, 64);
-  auto big_mask = Mask::Create(4096, 4096);
+  const se::Workload huge = Shape(65536, 64, 4096, 64);
+  auto big_mask = se::Mask::Create(4096, 4096);
   ASSERT_TRUE(big_mask.IsOk());
-  auto nh = RecomposedMha::Create(*big_mask, huge, RecomposeVariant::kDecomposed,
-                                  RecomposeParams{});
+  auto nh = sk::RecomposedMha::Create(*big_mask, huge, sk::RecomposeVariant::kDecomposed,
+                                      sk::RecomposeParams{});
   ASSERT_FALSE(nh.IsOk());
   EXPECT_TRUE(Contains(nh.Message(), "workspace")) << nh.Message();
   // The failed allocation left no error behind.
-  auto again = RecomposedMha::Create(*mask, Shape(2, 3, 128, 64), RecomposeVariant::kDecomposed,
-                                     RecomposeParams{});
+  auto again = sk::RecomposedMha::Create(*mask, Shape(2, 3, 128, 64),
+                                         sk::RecomposeVariant::kDecomposed, sk::RecomposeParams{});
   ASSERT_TRUE(again.IsOk()) << again.Message();
   ASSERT_TRUE(backend->Synchronize().IsOk());
 }
@@ -479,16 +476,16 @@ TEST(GpuRecomposedMhaEdge, RefusesBadInput) {
 TEST(RecomposeParamsHost, CheckAndSupportedSet) {
   using stof::kernels::CheckRecomposeParams;
   using stof::kernels::SupportedRecomposeParams;
-  for (RecomposeVariant v : kVariants) {
-    EXPECT_TRUE(CheckRecomposeParams(RecomposeParams{}, 64, v).IsOk());
-    auto t = CheckRecomposeParams(RecomposeParams{96, 64}, 64, v);
+  for (sk::RecomposeVariant v : kVariants) {
+    EXPECT_TRUE(CheckRecomposeParams(sk::RecomposeParams{}, 64, v).IsOk());
+    auto t = CheckRecomposeParams(sk::RecomposeParams{96, 64}, 64, v);
     ASSERT_FALSE(t.IsOk());
     EXPECT_TRUE(Contains(t.Message(), "params.sub_len")) << t.Message();
     EXPECT_TRUE(Contains(t.Message(), "96")) << t.Message();
-    auto b = CheckRecomposeParams(RecomposeParams{64, 32}, 64, v);
+    auto b = CheckRecomposeParams(sk::RecomposeParams{64, 32}, 64, v);
     ASSERT_FALSE(b.IsOk());
     EXPECT_TRUE(Contains(b.Message(), "params.block_m")) << b.Message();
-    auto d = CheckRecomposeParams(RecomposeParams{}, 80, v);
+    auto d = CheckRecomposeParams(sk::RecomposeParams{}, 80, v);
     ASSERT_FALSE(d.IsOk());
     EXPECT_TRUE(Contains(d.Message(), "head_dim")) << d.Message();
     // On an H100 every (T, BM) in {64, 128}^2 fits at both head sizes.
@@ -498,36 +495,40 @@ TEST(RecomposeParamsHost, CheckAndSupportedSet) {
   }
   // SDF's GEMM kernels need shared memory: T 128, BM 128, d 128 takes 137 KiB (two stages of
   // a 128 x 136 x' tile and a 128 x 136 V tile): not on a 99 KiB device. SD needs none.
-  const RecomposeParams big{128, 128};
-  EXPECT_EQ(stof::kernels::RecomposeSmemBytes(big, 128, RecomposeVariant::kRecomposed), 140288);
-  EXPECT_EQ(stof::kernels::RecomposeSmemBytes(big, 128, RecomposeVariant::kDecomposed), 0);
-  auto s = CheckRecomposeParams(big, 128, RecomposeVariant::kRecomposed, 101376);
+  const sk::RecomposeParams big{128, 128};
+  EXPECT_EQ(stof::kernels::RecomposeSmemBytes(big, 128, sk::RecomposeVariant::kRecomposed), 140288);
+  EXPECT_EQ(stof::kernels::RecomposeSmemBytes(big, 128, sk::RecomposeVariant::kDecomposed), 0);
+  auto s = CheckRecomposeParams(big, 128, sk::RecomposeVariant::kRecomposed, 101376);
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "shared memory")) << s.Message();
-  EXPECT_TRUE(CheckRecomposeParams(big, 128, RecomposeVariant::kDecomposed, 101376).IsOk());
-  EXPECT_EQ(SupportedRecomposeParams(128, RecomposeVariant::kRecomposed, 101376).size(), 2u);
+  EXPECT_TRUE(CheckRecomposeParams(big, 128, sk::RecomposeVariant::kDecomposed, 101376).IsOk());
+  EXPECT_EQ(SupportedRecomposeParams(128, sk::RecomposeVariant::kRecomposed, 101376).size(), 2u);
 }
 
 TEST(RecomposeParamsHost, WorkspaceBytes) {
   // SD, B 16, H 12, L 4096, T 64, BM 64: S 16*12*4096^2*2 = 6 GiB, plus (m', d') and r' of
   // 64 x 64 tiles x 64 rows per head = 4096 * 4096 entries per head: 12 bytes each.
-  const Workload w = Shape(16, 12, 4096, 64);
+  const se::Workload w = Shape(16, 12, 4096, 64);
   const int64_t entries = int64_t{16} * 12 * 4096 * 4096 / 64;
-  EXPECT_EQ(RecomposedMha::WorkspaceBytesFor(w, RecomposeVariant::kDecomposed, RecomposeParams{}),
+  EXPECT_EQ(sk::RecomposedMha::WorkspaceBytesFor(w, sk::RecomposeVariant::kDecomposed,
+                                                 sk::RecomposeParams{}),
             int64_t{6442450944} + entries * 12);
   // SDF, dense bound: x' of every tile (= L^2 per head) plus the same statistics.
-  EXPECT_EQ(RecomposedMha::WorkspaceBytesFor(w, RecomposeVariant::kRecomposed, RecomposeParams{}),
+  EXPECT_EQ(sk::RecomposedMha::WorkspaceBytesFor(w, sk::RecomposeVariant::kRecomposed,
+                                                 sk::RecomposeParams{}),
             int64_t{6442450944} + entries * 12);
   // Ragged L = 100 at T 128, BM 64: 2 x 1 tiles of 64 x 128 per head: x' 32768 bytes, 128
   // (m', d') pairs 1024, 128 r' 512.
-  EXPECT_EQ(RecomposedMha::WorkspaceBytesFor(Shape(1, 1, 100, 64), RecomposeVariant::kRecomposed,
-                                             RecomposeParams{128, 64}),
-            32768 + 1024 + 512);
   EXPECT_EQ(
-      RecomposedMha::WorkspaceBytesFor(w, RecomposeVariant::kRecomposed, RecomposeParams{32, 64}),
-      -1);
-  EXPECT_EQ(RecomposedMha::WorkspaceBytesFor(Shape(int64_t{1} << 40, int64_t{1} << 20, 32768, 64),
-                                             RecomposeVariant::kDecomposed, RecomposeParams{}),
+      sk::RecomposedMha::WorkspaceBytesFor(Shape(1, 1, 100, 64), sk::RecomposeVariant::kRecomposed,
+                                           sk::RecomposeParams{128, 64}),
+      32768 + 1024 + 512);
+  EXPECT_EQ(sk::RecomposedMha::WorkspaceBytesFor(w, sk::RecomposeVariant::kRecomposed,
+                                                 sk::RecomposeParams{32, 64}),
+            -1);
+  EXPECT_EQ(sk::RecomposedMha::WorkspaceBytesFor(
+                Shape(int64_t{1} << 40, int64_t{1} << 20, 32768, 64),
+                sk::RecomposeVariant::kDecomposed, sk::RecomposeParams{}),
             -1);
 }
 
@@ -537,8 +538,8 @@ TEST(RecomposeParamsHost, KernelRequests) {
     ASSERT_TRUE(r.IsOk()) << r.Message();
     EXPECT_STREQ(stof::kernels::MhaKernelRequestName(*r), name);
   }
-  EXPECT_EQ(*stof::kernels::ParseMhaKernelRequest("sd"), MhaKernelRequest::kDecomposed);
-  EXPECT_EQ(*stof::kernels::ParseMhaKernelRequest("sdf"), MhaKernelRequest::kRecomposed);
+  EXPECT_EQ(*stof::kernels::ParseMhaKernelRequest("sd"), sk::MhaKernelRequest::kDecomposed);
+  EXPECT_EQ(*stof::kernels::ParseMhaKernelRequest("sdf"), sk::MhaKernelRequest::kRecomposed);
   auto bad = stof::kernels::ParseMhaKernelRequest("sdx");
   ASSERT_FALSE(bad.IsOk());
   EXPECT_TRUE(Contains(bad.Message(), "sdf")) << bad.Message();
@@ -548,24 +549,25 @@ TEST(RecomposeParamsHost, KernelRequests) {
   ASSERT_TRUE(dev.IsOk()) << dev.Message();
   auto mask = st::MakeMask("bigbird", 1024);
   ASSERT_TRUE(mask.IsOk());
-  const Workload w = Shape(8, 12, 1024, 64);
-  auto sd = ChooseMhaConfig(*mask, w, *dev, MhaRequest{MhaKernelRequest::kDecomposed, 0, 0, 0});
+  const se::Workload w = Shape(8, 12, 1024, 64);
+  auto sd = sk::ChooseMhaConfig(*mask, w, *dev,
+                                sk::MhaRequest{sk::MhaKernelRequest::kDecomposed, 0, 0, 0});
   ASSERT_TRUE(sd.IsOk()) << sd.Message();
   EXPECT_TRUE(sd->recompose);
   EXPECT_FALSE(sd->native);
-  EXPECT_EQ(sd->recompose_variant, RecomposeVariant::kDecomposed);
-  EXPECT_EQ(sd->recompose_params, RecomposeParams{});
+  EXPECT_EQ(sd->recompose_variant, sk::RecomposeVariant::kDecomposed);
+  EXPECT_EQ(sd->recompose_params, sk::RecomposeParams{});
   EXPECT_STREQ(stof::kernels::MhaChoiceKernelName(*sd), "sd");
   EXPECT_EQ(sd->params_source, "default");
-  auto sdf =
-      ChooseMhaConfig(*mask, w, *dev, MhaRequest{MhaKernelRequest::kRecomposed, 128, 64, 4});
+  auto sdf = sk::ChooseMhaConfig(*mask, w, *dev,
+                                 sk::MhaRequest{sk::MhaKernelRequest::kRecomposed, 128, 64, 4});
   ASSERT_TRUE(sdf.IsOk()) << sdf.Message();
   EXPECT_STREQ(stof::kernels::MhaChoiceKernelName(*sdf), "sdf");
   EXPECT_EQ(sdf->recompose_params.block_m, 128);
   EXPECT_EQ(sdf->recompose_params.sub_len, 64);
   EXPECT_EQ(sdf->params_source, "user");
   EXPECT_TRUE(Contains(sdf->note, "ignored")) << sdf->note;
-  auto a = ChooseMhaConfig(*mask, w, *dev, MhaRequest{});
+  auto a = sk::ChooseMhaConfig(*mask, w, *dev, sk::MhaRequest{});
   ASSERT_TRUE(a.IsOk());
   EXPECT_FALSE(a->recompose);
 }
