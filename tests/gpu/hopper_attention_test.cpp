@@ -563,9 +563,9 @@ TEST(GpuHopperAttentionShapes, BadRequestsAreRefusedWithAMessage) {
 }
 
 // The kernels run on the tensor cores' warpgroup path: their SASS holds HGMMA instructions
-// (cuobjdump on this test binary, which links the kernels statically; 15 kernels: 2 head
-// sizes x 2 BLOCK_N x 3 schedules at BLOCK_M 128, and the serial schedule of the three
-// BLOCK_M 64 tiles).
+// (cuobjdump on this test binary, which links the kernels statically; 18 kernels: 2 head
+// sizes x 2 BLOCK_N x 3 schedules at BLOCK_M 128, and the serial and split schedules of the
+// three BLOCK_M 64 tiles; 304 HGMMA in runs 56 and 58).
 TEST(GpuHopperAttentionShapes, SassUsesWarpgroupMma) {
   STOF_REQUIRE_HOPPER();
   char exe[4096] = {0};
