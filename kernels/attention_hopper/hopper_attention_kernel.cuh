@@ -82,7 +82,7 @@ __device__ __forceinline__ void ScoresToA(const float (&s)[T::kSAcc],
 //    cores still compute P_{i-1} V_{i-1}; only the rescale of O waits for that product.
 //  kPingpong: kOverlap, and the two warpgroups take turns issuing their GEMMs (named barriers),
 //    so one's softmax always meets the other's GEMMs.
-// kSplitChunks (a flag on the schedule): the tile's blocks are split over several CTAs and
+// kSplitChunks (a flag on the schedule): heavy tiles' blocks are split over several CTAs and
 // merged (hopper_split.cuh); built for the 64-row kernels (serial), where small grids run, as
 // separate kernels, so the others keep their registers.
 enum HopperSchedule { kSerial = 0, kOverlap = 1, kPingpong = 3, kSplitChunks = 4 };
@@ -217,18 +217,18 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
 
   // Q is free for the next item once every GEMM reading it has completed, or, when the output
   // is staged in Q's rows, once the TMA store has read them.
-  // With the tile's blocks split over several CTAs, the last chunk to finish merges the others
-  // and stores; the rest are done (hopper_split.cuh). The item's numbers are read again from
-  // the work slot (still this item's until Q is released) rather than kept in registers
-  // through the loop.
+  // With a heavy tile's blocks split over several CTAs, the last of its chunks to finish merges
+  // the others and stores; the rest are done (hopper_split.cuh). The chunk's numbers are read
+  // again from the work slot (still this item's until Q is released) rather than kept in
+  // registers through the loop.
   bool store = true;
   if constexpr (kSplit) {
-    const volatile HopperWorkItem* slot = sm.Work();
-    const int64_t item = slot->x;
-    const int base_item = slot->base, chunk = slot->chunk;
+    const int piece = static_cast<const volatile HopperWorkItem*>(sm.Work())->piece;
     if constexpr (T::kSeparateO) release(sm.QEmpty());
-    store = CombineChunks<T>(p, o, softmax, item, base_item, chunk, consumer, thread_in_wg,
-                             sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
+    if (piece != 0)
+      store = CombineChunks<T>(p, o, softmax, w.tile, w.batch * p.heads + w.head, PieceChunk(piece),
+                               PieceChunks(piece), PieceSlot(piece), consumer, thread_in_wg,
+                               sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
   } else if constexpr (T::kSeparateO) {
     release(sm.QEmpty());
   }
@@ -265,7 +265,8 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
   // The producer resolves its first item (dependent global loads) while the barriers are
   // initialised.
   HopperWorkItem first{};
-  if (threadIdx.x == T::kProducerThread) first = HopperWorkItem::Make(p, blockIdx.x);
+  constexpr bool kUnits = (kSchedule & kSplitChunks) != 0;
+  if (threadIdx.x == T::kProducerThread) first = HopperWorkItem::Make<kUnits>(p, blockIdx.x);
   if (threadIdx.x == 0) sm.InitBarriers();
   __syncthreads();
 
@@ -287,7 +288,8 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
     // kernel parameters. Q, K, V, O and the work counter wait for that kernel. The consumers
     // start on q_full, after this wait.
     hopper::WaitPriorGrids();
-    for (HopperWorkItem w = first; w.Valid(p); w = HopperWorkItem::Make(p, NextWorkItem(p))) {
+    for (HopperWorkItem w = first; w.Valid(p);
+         w = HopperWorkItem::Make<kUnits>(p, NextWorkItem(p))) {
       ProduceTile<T>(sm, &q_map, &k_map, &v_map, p, w, at);
       at.Advance<T>(w.list.Count());
     }
@@ -313,29 +315,6 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
 #endif
 }
 
-// A launch whose tiles' blocks split over p.kv_splits CTAs: takes the merge's workspace of
-// (device, stream) and sets `launch`'s split fields and item count (chunks), returning true;
-// false, with `launch` unsplit, when the variant has no split kernel (`built`), kv_splits is
-// 1, the chunks would pass 2^31 or the workspace would have to grow during a stream capture.
-template <class T>
-engine::Expected<bool> PrepareSplit(const HopperAttentionParams& p, bool built, int device,
-                                    void* stream, HopperAttentionParams& launch) {
-  launch.kv_splits = 1;
-  const int64_t total = p.items * p.kv_splits;
-  if (!built || p.kv_splits <= 1 || total > int64_t{0x7fffffff}) return false;
-  const size_t partial_bytes = static_cast<size_t>(total) * T::kConsumers *
-                               hopper::kWarpgroupThreads * (T::kOAcc / 4 + 1) * 16;
-  const size_t counter_bytes = static_cast<size_t>(p.items) * T::kConsumers * 4;
-  STOF_ASSIGN_OR_RETURN(const HopperSplitBuffers buffers,
-                        HopperSplitWorkspace(device, stream, partial_bytes, counter_bytes));
-  if (buffers.partials == nullptr) return false;
-  launch.kv_splits = p.kv_splits;
-  launch.split_partials = buffers.partials;
-  launch.split_arrivals = buffers.arrivals;
-  launch.items = total;
-  return true;
-}
-
 template <int kHeadDim, int kBlockN, int kBlockM>
 engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
                                             const HopperTensorMaps& maps, int device,
@@ -348,7 +327,7 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   // experiments; all three pass the GPU tests. With one consumer (BLOCK_M 64) pingpong is
   // overlap, and where the overlap does not fit the registers of kCtasPerSm CTAs (it spills:
   // kOverlapFitsRegisters) only the serial schedule is built.
-  constexpr bool kOverlapBuilt = T::kConsumers == 2 || T::kOverlapFitsRegisters;
+  constexpr bool kOverlapBuilt = T::kOverlapBuilt;
   constexpr int kTurnsOrOverlap = T::kConsumers == 2 ? kPingpong : kOverlap;
   static const int schedule = [] {
     if (!kOverlapBuilt) return static_cast<int>(kSerial);
@@ -356,22 +335,21 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
     const int v = e ? std::atoi(e) : kTurnsOrOverlap;
     return v == kSerial || v == kOverlap ? v : kTurnsOrOverlap;
   }();
-  // The split kernels: 64-row variants only (one consumer, serial schedule). The kernel is
-  // chosen after the workspace: a launch that cannot split (no workspace during a stream
-  // capture) must run a kernel that does not merge (run 56 ran the merging kernel with no
-  // workspace in a CUDA graph and wrote through a null pointer).
-  constexpr bool kSplitBuilt = T::kConsumers == 1 && !kOverlapBuilt;
+  // A split launch (p.units set by the host, which asked T::kSplitBuilt) runs the merging
+  // kernel, any other launch one that does not merge: run 56 captured the merging kernel for
+  // a launch that had fallen back to whole tiles and wrote through a null workspace.
+  const bool split = p.units != nullptr;
   HopperAttentionParams launch = p;
-  STOF_ASSIGN_OR_RETURN(const bool split,
-                        PrepareSplit<T>(p, kSplitBuilt, device, stream, launch));
   auto* kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial>;
   if constexpr (kOverlapBuilt) {
     if (schedule == kOverlap) kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kOverlap>;
     if (schedule == kTurnsOrOverlap)
       kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kTurnsOrOverlap>;
   }
-  if constexpr (kSplitBuilt) {
+  if constexpr (T::kSplitBuilt) {
     if (split) kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial | kSplitChunks>;
+  } else if (split) {
+    return engine::MakeError("block-wise MHA (Hopper kernel): no split kernel for this tile");
   }
   const int variant = schedule | (split ? kSplitChunks : 0);  // caches below, per kernel
   // The opt-in dynamic shared memory is a per-device function attribute: set once per device.
