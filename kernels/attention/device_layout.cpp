@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -88,6 +89,10 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
   // The split launch's units: heavy tiles cut into chunks (hopper_chunk.h).
   std::vector<int32_t> counts(heavy_first.size());
   for (size_t r = 0; r < counts.size(); ++r) counts[r] = load_row_ptr[r + 1] - load_row_ptr[r];
+  // STOF_HOPPER_SPLIT_CUT=n sets the cut of layouts that do not ask for one (experiments).
+  if (split_cut <= 0) {
+    if (const char* e = std::getenv("STOF_HOPPER_SPLIT_CUT")) split_cut = std::atoi(e);
+  }
   const detail::HopperUnitPlan plan = detail::PlanHopperUnits(counts, heavy_first, split_cut);
   std::vector<int32_t> units;
   units.reserve(plan.units.size() * 2);
