@@ -64,6 +64,17 @@ struct HopperUnitPlan {
   int32_t cut = 0;                // the blocks per chunk aimed at
 };
 
+// Where a split launch's merge keeps its state (hopper_split.cuh), per (batch, head) `bh`
+// of `heads_total`: the partials of chunk slot `slot` at SplitPartialIndex ([heads_total]
+// [split_slots]), the arrival counter of Q tile `tile` at SplitArrivalIndex ([heads_total]
+// [q_tiles]); each entry holds one per consumer warpgroup.
+STOF_HOST_DEVICE inline int64_t SplitPartialIndex(int bh, int split_slots, int slot) {
+  return static_cast<int64_t>(bh) * split_slots + slot;
+}
+STOF_HOST_DEVICE inline int64_t SplitArrivalIndex(int bh, int q_tiles, int tile) {
+  return static_cast<int64_t>(bh) * q_tiles + tile;
+}
+
 // At most this many chunks per tile (a tile of more blocks gets longer chunks; PackPiece has
 // room for 32).
 inline constexpr int kMaxHopperChunks = 16;

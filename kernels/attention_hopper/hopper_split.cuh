@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "kernels/attention_hopper/hopper_attention_params.h"
+#include "kernels/attention_hopper/hopper_chunk.h"
 #include "kernels/common/fragment_softmax.cuh"
 #include "kernels/common/hopper/warpgroup.cuh"
 
@@ -46,7 +47,7 @@ __device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, fl
                                               int thread, volatile int* flag, int barrier_id) {
   const SplitPartials<T> parts{reinterpret_cast<float4*>(p.split_partials), thread};
   constexpr int kMl = SplitPartials<T>::kVecs - 1;  // the (max, sum) vector
-  const int64_t slot0 = static_cast<int64_t>(bh) * p.split_slots + slot - chunk;
+  const int64_t slot0 = SplitPartialIndex(bh, p.split_slots, slot - chunk);
   const int64_t mine = (slot0 + chunk) * T::kConsumers + consumer;
 #pragma unroll
   for (int j = 0; j < T::kOAcc / 4; ++j)
@@ -57,7 +58,7 @@ __device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, fl
   hopper::NamedBarrierSync(barrier_id, hopper::kWarpgroupThreads);
   if (thread == 0) {
     int32_t* const counter =
-        p.split_arrivals + (static_cast<int64_t>(bh) * p.q_tiles + tile) * T::kConsumers + consumer;
+        p.split_arrivals + SplitArrivalIndex(bh, p.q_tiles, tile) * T::kConsumers + consumer;
     const bool last = atomicAdd(counter, 1) == chunks - 1;
     if (last) atomicExch(counter, 0);  // every chunk has arrived: ready for the next launch
     *flag = last ? 1 : 0;

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -170,6 +171,44 @@ TEST(HopperConfig, UnitsCutHeavyTilesOnly) {
   check({100, 0, 1}, {0, 2, 1}, 1, 1, 16);
   // Empty tiles (count 0) stay whole; an all-empty layout keeps the minimum cut.
   check({0, 0}, {0, 1}, 0, 4, 0);
+}
+
+// The merge's state of a split launch, over every (batch, head) and unit of a plan: each
+// chunk of a split tile owns one partial entry, none shared, all inside [heads_total]
+// [split_slots]; the chunks of one (tile, head) share one arrival counter, which no other
+// (tile, head) uses, inside [heads_total][q_tiles] (the sizes PrepareSplit allocates).
+TEST(HopperConfig, SplitStateHasOneEntryPerChunkAndTile) {
+  namespace d = stof::kernels::detail;
+  const std::vector<int32_t> counts = {40, 3, 0, 25, 4, 4, 9};
+  const std::vector<int32_t> order = {0, 3, 6, 4, 5, 1, 2};
+  const int q_tiles = static_cast<int>(counts.size()), heads_total = 5;
+  const d::HopperUnitPlan plan = d::PlanHopperUnits(counts, order, 4);
+  ASSERT_EQ(plan.split_slots, 10 + 7 + 3);  // 40, 25 and 9 blocks at 4 per chunk
+  std::vector<int> partial_uses(static_cast<size_t>(heads_total * plan.split_slots), 0);
+  std::map<int64_t, std::pair<int, int>> arrival_owner;  // index -> (bh, tile)
+  std::map<std::pair<int, int>, int> arrivals;           // (bh, tile) -> chunks counted
+  for (int bh = 0; bh < heads_total; ++bh) {
+    for (const d::HopperUnit& u : plan.units) {
+      const int32_t piece = d::PackPiece(u.chunk, u.chunks, u.slot);
+      if (piece == 0) continue;  // whole tile: no merge
+      const int chunk = d::PieceChunk(piece), slot = d::PieceSlot(piece);
+      // The kernel's own arithmetic: this chunk's entry is slot0 + chunk.
+      const int64_t mine = d::SplitPartialIndex(bh, plan.split_slots, slot - chunk) + chunk;
+      ASSERT_GE(mine, 0);
+      ASSERT_LT(mine, static_cast<int64_t>(partial_uses.size()));
+      ++partial_uses[static_cast<size_t>(mine)];
+      const int64_t a = d::SplitArrivalIndex(bh, q_tiles, u.tile);
+      ASSERT_GE(a, 0);
+      ASSERT_LT(a, int64_t{heads_total} * q_tiles);
+      const auto owner = arrival_owner.emplace(a, std::make_pair(bh, u.tile)).first->second;
+      EXPECT_EQ(owner, std::make_pair(bh, u.tile)) << "arrival counter " << a << " shared";
+      ++arrivals[{bh, u.tile}];
+    }
+  }
+  for (size_t i = 0; i < partial_uses.size(); ++i) EXPECT_EQ(partial_uses[i], 1) << "entry " << i;
+  for (const auto& [key, n] : arrivals)
+    EXPECT_EQ(n, (counts[static_cast<size_t>(key.second)] + plan.cut - 1) / plan.cut)
+        << "bh " << key.first << " tile " << key.second;
 }
 
 // A unit's chunk, chunk count and slot survive the packing into one int (0 = a whole tile).
