@@ -162,7 +162,8 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
                                      const engine::MhaStrides& kv_strides,
                                      const engine::MhaStrides& o_strides, float scale) {
   const std::string what = "block-wise MHA (Hopper kernel): ";
-  STOF_RETURN_IF_ERROR(CheckFusedMhaWorkload(w, layout.SeqLen(), what));
+  STOF_RETURN_IF_ERROR(CheckFusedMhaWorkload(w, layout.SeqLen(), what, /*bf16_too=*/true));
+  const bool bf16 = w.dtype == engine::DType::kBF16;
   auto dev = QueryLaunchDevice();
   if (!dev.IsOk()) return dev.ToStatus();
   const int64_t warps = layout.BlockM() == 64 ? kHopperAttentionWarps64 : kHopperAttentionWarps;
@@ -234,6 +235,7 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
     if (!st.IsOk()) return st.ToStatus();
     hopper::TensorView4d view;
     view.base = base;
+    view.bf16 = bf16;
     view.cols = w.head_dim, view.rows = w.seq_len, view.heads = w.heads, view.batch = w.batch;
     view.row_stride = st->row_stride, view.head_stride = st->head_stride;
     view.batch_stride = st->batch_stride;
@@ -252,7 +254,10 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
     using T = decltype(traits);
     detail::HopperAttentionParams run = p;
     STOF_RETURN_IF_ERROR(PrepareSplit<T>(layout, forced.split, stream, run));
-    return detail::LaunchHopperAttentionVariant<T::kHeadDim, T::kBlockN, T::kBlockM>(
+    if (bf16)
+      return detail::LaunchHopperAttentionVariant<T::kHeadDim, T::kBlockN, T::kBlockM, true>(
+          run, maps, dev->device, stream);
+    return detail::LaunchHopperAttentionVariant<T::kHeadDim, T::kBlockN, T::kBlockM, false>(
         run, maps, dev->device, stream);
   };
   // CheckHopperAttentionConfig above accepted the variant, so the table has it.

@@ -49,7 +49,7 @@ __device__ __forceinline__ void GemmQK(float (&s)[T::kSAcc], uint32_t q, uint32_
     const uint32_t off = (kk % 4) * 32;  // the 16-column slice inside a 128-byte row
     const uint64_t da = hopper::MakeSmemDesc(q + (kk / 4) * T::kQPanelBytes + off, 16, 1024);
     const uint64_t db = hopper::MakeSmemDesc(k + (kk / 4) * T::kKvPanelBytes + off, 16, 1024);
-    hopper::Wgmma<T::kBlockN>::SS(s, da, db, kk > 0 ? 1 : 0);
+    hopper::Wgmma<T::kBlockN, T::kBf16>::SS(s, da, db, kk > 0 ? 1 : 0);
   }
   hopper::WgmmaCommit();
 }
@@ -62,7 +62,7 @@ __device__ __forceinline__ void GemmPV(float (&o)[T::kOAcc], const uint32_t (&a)
 #pragma unroll
   for (int k = 0; k < T::kBlockN / 16; ++k) {
     const uint64_t db = hopper::MakeSmemDesc(v + k * 16 * T::kRowBytes, T::kKvPanelBytes, 1024);
-    hopper::Wgmma<T::kHeadDim>::RS(o, a[k], db);
+    hopper::Wgmma<T::kHeadDim, T::kBf16>::RS(o, a[k], db);
   }
   hopper::WgmmaCommit();
 }
@@ -71,7 +71,8 @@ template <class T>
 __device__ __forceinline__ void ScoresToA(const float (&s)[T::kSAcc],
                                           uint32_t (&a)[T::kBlockN / 16][4]) {
 #pragma unroll
-  for (int k = 0; k < T::kBlockN / 16; ++k) common::AccumToA(s, k, a[k]);
+  for (int k = 0; k < T::kBlockN / 16; ++k)
+    common::AccumToA<T::kSAcc, T::kBf16>(s, k, a[k]);
 }
 
 // Consumer schedules (measured in docs/kernels-hopper.md):
@@ -85,7 +86,8 @@ __device__ __forceinline__ void ScoresToA(const float (&s)[T::kSAcc],
 // kSplitChunks (a flag on the schedule): heavy tiles' blocks are split over several CTAs and
 // merged (hopper_split.cuh); built for the 64-row kernels (serial), where small grids run, as
 // separate kernels, so the others keep their registers.
-enum HopperSchedule { kSerial = 0, kOverlap = 1, kPingpong = 3, kSplitChunks = 4 };
+// kBf16Elems (a flag on the schedule): bf16 operands, the same kernel otherwise.
+enum HopperSchedule { kSerial = 0, kOverlap = 1, kPingpong = 3, kSplitChunks = 4, kBf16Elems = 8 };
 
 constexpr int kEpilogueBarrier = 1;  // + consumer: a warpgroup's own barrier (epilogue)
 constexpr int kTurnBarrier = 3;      // + consumer: "your turn to issue GEMMs" (pingpong)
@@ -100,7 +102,7 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
                                             const HopperPipelineState& at) {
   const HopperBlockList& list = w.list;
   constexpr bool kOverlapped = (kSchedule & kOverlap) != 0;
-  constexpr bool kTurns = kSchedule == kPingpong && T::kConsumers == 2;
+  constexpr bool kTurns = (kSchedule & kPingpong) == kPingpong && T::kConsumers == 2;
   constexpr bool kSplit = (kSchedule & kSplitChunks) != 0;
   const int thread_in_wg = static_cast<int>(threadIdx.x) % hopper::kWarpgroupThreads;
   const int warp_in_wg = thread_in_wg / 32;
@@ -257,7 +259,7 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
                           const __grid_constant__ CUtensorMap o_map,
                           const HopperAttentionParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM>;
+  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, (kSchedule & kBf16Elems) != 0>;
   extern __shared__ unsigned char smem_raw[];
   const HopperSmem<T> sm{reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023})};
@@ -299,7 +301,7 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
   } else {
     if constexpr (T::kWideProducer) hopper::SetMaxRegsInc<T::kConsumerRegs>();
     const int consumer = T::ConsumerOf(warp);
-    if (kSchedule == kPingpong && T::kConsumers == 2 && consumer == 1)
+    if ((kSchedule & kPingpong) == kPingpong && T::kConsumers == 2 && consumer == 1)
       hopper::NamedBarrierArrive(kTurnBarrier, 256);
     // Launched early (programmatic dependent launch), the consumers sleep here rather than
     // poll q_full, so they take no issue slots from the previous kernel's last CTAs on the SM.
@@ -315,11 +317,12 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
 #endif
 }
 
-template <int kHeadDim, int kBlockN, int kBlockM>
+template <int kHeadDim, int kBlockN, int kBlockM, bool kBf16>
 engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
                                             const HopperTensorMaps& maps, int device,
                                             void* stream) {
-  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM>;
+  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, kBf16>;
+  constexpr int kE = kBf16 ? kBf16Elems : 0;  // the element flag of every kernel below
   // Pingpong by default: measured side by side (H100, 2026-11-24, `stof bench mha --block
   // 128x128 --warps 12`, L4096 B4 H12, median us, serial / overlap / pingpong): full d64
   // 505.3 / 533.2 / 472.9, causal d64 302.5 / 324.4 / 282.9, full d128 715.1 / 646.7 / 632.6,
@@ -340,14 +343,16 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   // a launch that had fallen back to whole tiles and wrote through a null workspace.
   const bool split = p.units != nullptr;
   HopperAttentionParams launch = p;
-  auto* kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial>;
+  auto* kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial | kE>;
   if constexpr (kOverlapBuilt) {
-    if (schedule == kOverlap) kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kOverlap>;
+    if (schedule == kOverlap)
+      kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kOverlap | kE>;
     if (schedule == kTurnsOrOverlap)
-      kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kTurnsOrOverlap>;
+      kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kTurnsOrOverlap | kE>;
   }
   if constexpr (T::kSplitBuilt) {
-    if (split) kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial | kSplitChunks>;
+    if (split)
+      kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial | kSplitChunks | kE>;
   } else if (split) {
     return engine::MakeError("block-wise MHA (Hopper kernel): no split kernel for this tile");
   }
@@ -402,5 +407,13 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   STOF_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, maps.q, maps.k, maps.v, maps.o, launch));
   return engine::Status::Ok();
 }
+
+// The explicit instantiations of one variant (fp16 and bf16), for hopper_attention_d64.cu and
+// _d128.cu.
+#define STOF_HOPPER_VARIANT(D, BN, BM)                                                       \
+  template engine::Status LaunchHopperAttentionVariant<D, BN, BM, false>(                    \
+      const HopperAttentionParams&, const HopperTensorMaps&, int, void*);                    \
+  template engine::Status LaunchHopperAttentionVariant<D, BN, BM, true>(                     \
+      const HopperAttentionParams&, const HopperTensorMaps&, int, void*)
 
 }  // namespace stof::kernels::detail

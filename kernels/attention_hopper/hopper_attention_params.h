@@ -86,7 +86,8 @@ struct HopperTensorMaps {
 //                                         in its rows of Q, which then stays busy until stored)
 //   barriers: q_full, q_empty, k_full[stages], v_full[stages], k_empty[stages], v_empty[stages]
 //   the current work item (kWorkSlotBytes: written by the producer before it completes q_full)
-template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128>
+// kBf16_: Q, K, V and O in bf16 (P too, for its GEMM), else fp16; the same sizes and roles.
+template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128, bool kBf16_ = false>
 struct HopperAttentionTraits {
   static_assert(kHeadDim_ == 64 || kHeadDim_ == 128, "head_dim: 64 or 128");
   static_assert(kBlockN_ == 64 || kBlockN_ == 128, "BLOCK_N: 64 or 128");
@@ -95,6 +96,7 @@ struct HopperAttentionTraits {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockN = kBlockN_;
   static constexpr int kBlockM = kBlockM_;
+  static constexpr bool kBf16 = kBf16_;
   static constexpr int kConsumers = kBlockM / 64;  // warpgroups of 64 rows
   static constexpr bool kWideProducer = kConsumers == 2;  // a producer warpgroup + setmaxnreg
   static constexpr int kProducerWarps = kWideProducer ? 4 : 1;
@@ -178,8 +180,9 @@ struct HopperAttentionTraits {
   static constexpr int kProducerThread = kWideProducer ? 0 : 128;
 };
 
-// Launches one variant on `stream` (cudaStream_t) of the current device `device`.
-template <int kHeadDim, int kBlockN, int kBlockM>
+// Launches one variant on `stream` (cudaStream_t) of the current device `device`; kBf16:
+// bf16 operands (the tensor maps must say so), else fp16.
+template <int kHeadDim, int kBlockN, int kBlockM, bool kBf16>
 engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
                                             const HopperTensorMaps& maps, int device,
                                             void* stream);

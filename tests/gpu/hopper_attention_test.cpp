@@ -257,13 +257,6 @@ TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusOPlusBarriers) {
 
 // ---- on an sm_90 GPU ---------------------------------------------------------------------------
 
-#define STOF_REQUIRE_HOPPER()                                                    \
-  do {                                                                           \
-    STOF_REQUIRE_GPU();                                                          \
-    auto stof_dev_ = k::CheckHopperDevice();                                     \
-    if (!stof_dev_.IsOk()) GTEST_SKIP() << "SKIPPED: " << stof_dev_.Message();   \
-  } while (0)
-
 MhaConfig HopperConfig(int64_t block_m, int64_t block_n) {
   MhaConfig c;
   c.kernel = MhaKernel::kBlockWise;
@@ -719,9 +712,9 @@ TEST(GpuHopperAttentionShapes, BadRequestsAreRefusedWithAMessage) {
 }
 
 // The kernels run on the tensor cores' warpgroup path: their SASS holds HGMMA instructions
-// (cuobjdump on this test binary, which links the kernels statically; 15 kernels: 2 head
-// sizes x 2 BLOCK_N x 3 schedules at BLOCK_M 128, and the serial schedule of the three
-// BLOCK_M 64 tiles).
+// (cuobjdump on this test binary, which links the kernels statically; 36 kernels: 2 head
+// sizes x 2 BLOCK_N x 3 schedules at BLOCK_M 128, the serial and split schedules of the three
+// BLOCK_M 64 tiles, each in fp16 and bf16). The bf16 ones are counted apart (printed).
 TEST(GpuHopperAttentionShapes, SassUsesWarpgroupMma) {
   STOF_REQUIRE_HOPPER();
   char exe[4096] = {0};
@@ -731,15 +724,19 @@ TEST(GpuHopperAttentionShapes, SassUsesWarpgroupMma) {
   const std::string cmd = "PATH=$PATH:/usr/local/cuda/bin cuobjdump --dump-sass '" +
                           std::string(exe) +
                           "' 2>/dev/null | awk '/Function :/ { f = ($0 ~ /HopperAttentionKernel/) }"
-                          " f && /HGMMA/ { n++ } END { if (NR) print n + 0 }'";
+                          " f && /HGMMA/ { n++; if (/BF16/) b++ }"
+                          " END { if (NR) print n + 0, b + 0 }'";
   FILE* f = popen(cmd.c_str(), "r");
   ASSERT_NE(f, nullptr);
   char line[64] = {0};
   const bool got = fgets(line, sizeof line, f) != nullptr;
   pclose(f);
-  const long count = got ? std::strtol(line, nullptr, 10) : 0;
+  char* rest = nullptr;
+  const long count = got ? std::strtol(line, &rest, 10) : 0;
+  const long bf16 = got ? std::strtol(rest, nullptr, 10) : 0;
   if (!got) GTEST_SKIP() << "SKIPPED: cuobjdump gave no output";
-  std::printf("[ hopper ] HGMMA instructions in the Hopper attention kernels: %ld\n", count);
+  std::printf("[ hopper ] HGMMA instructions in the Hopper attention kernels: %ld (%ld BF16)\n",
+              count, bf16);
   EXPECT_GT(count, 0);
 }
 
