@@ -37,6 +37,7 @@ namespace {
 struct BenchArgs {
   MaskSourceOptions source;
   int64_t batch = 8, heads = 12, head_dim = 64;
+  std::string dtype = "f16";  // or bf16 (the Hopper kernel only)
   std::string kernel = "auto";
   std::string block;
   int64_t warps = 0;
@@ -125,7 +126,7 @@ engine::Expected<BenchProblem> ParseBenchProblem(const BenchArgs& a) {
   w.heads = a.heads;
   w.seq_len = mask.Rows();
   w.head_dim = a.head_dim;
-  w.dtype = engine::DType::kF16;
+  w.dtype = a.dtype == "bf16" ? engine::DType::kBF16 : engine::DType::kF16;
   STOF_RETURN_IF_ERROR(w.Validate("workload"));
   if (w.head_dim != 64 && w.head_dim != 128)
     return engine::Error{"--dim: the sparse MHA kernels support 64 or 128, got " +
@@ -139,9 +140,10 @@ void PrintChoiceText(const BenchProblem& pb, const kernels::PreparedMha& mha,
   const engine::Workload& w = pb.workload;
   std::printf("mask        %s (nnz %lld, density %s)\n", pb.source.label.c_str(),
               static_cast<long long>(mha.Nnz()), Percent(pb.source.mask.Density()).c_str());
-  std::printf("workload    batch %lld, heads %lld, L %lld, d %lld, f16\n",
+  std::printf("workload    batch %lld, heads %lld, L %lld, d %lld, %s\n",
               static_cast<long long>(w.batch), static_cast<long long>(w.heads),
-              static_cast<long long>(w.seq_len), static_cast<long long>(w.head_dim));
+              static_cast<long long>(w.seq_len), static_cast<long long>(w.head_dim),
+              engine::DTypeName(w.dtype));
   std::printf("device      %s (%d SMs, L2 %s)\n", backend.Name().c_str(), spec.sm_count,
               FormatBytes(static_cast<double>(spec.l2_bytes)).c_str());
   if (const kernels::RecomposedMha* rec = mha.Recomposed())
@@ -231,7 +233,7 @@ nlohmann::json BenchJson(const BenchReport& r) {
                    {"heads", w.heads},
                    {"seq_len", w.seq_len},
                    {"head_dim", w.head_dim},
-                   {"dtype", "f16"}};
+                   {"dtype", engine::DTypeName(w.dtype)}};
   j["device"] = {{"name", r.backend.Name()},
                  {"sm_count", r.spec.sm_count},
                  {"l2_bytes", r.spec.l2_bytes},
@@ -454,6 +456,10 @@ static void AddMhaOptions(CLI::App* m, BenchArgs* args) {
                 "(--block 128x64 or 128x128) or 5 (--block 64x64, or 64x128 at --dim 64) "
                 "(default: Eq. 2's best that the kernel supports)")
       ->check(OneOf({"1", "2", "4", "8", "5", "12"}));
+  m->add_option("--dtype", args->dtype,
+                "Element type of q, k, v and o: f16, or bf16 (the Hopper kernel only, sm_90)")
+      ->capture_default_str()
+      ->check(OneOf({"f16", "bf16"}));
   m->add_option("--input-seed", args->input_seed, "Seed of the random inputs")
       ->capture_default_str()
       ->check(SeedValue());

@@ -64,7 +64,7 @@ engine::Expected<MhaBenchCheck> ReferenceCheck(kernels::CudaBackend& backend,
   const engine::Workload& w = c.workload;
   const int64_t elems = w.batch * w.heads * w.seq_len * w.head_dim;
   const size_t bytes = static_cast<size_t>(elems) * 2;
-  const kernels::MhaInputs in = kernels::RandomInputs(elems, seed);
+  const kernels::MhaInputs in = kernels::RandomInputs(elems, seed, w.dtype);
 
   engine::BackendBuffers bufs(backend);
   void* ptr[4];
@@ -82,7 +82,7 @@ engine::Expected<MhaBenchCheck> ReferenceCheck(kernels::CudaBackend& backend,
   STOF_RETURN_IF_ERROR(mha.Launch(w, ptr[0], ptr[1], ptr[2], ptr[3], nullptr));
   STOF_RETURN_IF_ERROR(backend.Synchronize());
   c.kernel_ms = MsSince(t0);
-  auto bad = kernels::CountNonFinite(ptr[3], elems, engine::DType::kF16);
+  auto bad = kernels::CountNonFinite(ptr[3], elems, w.dtype);
   if (!bad.IsOk()) return engine::Error{"reference check: " + bad.Message()};
   c.non_finite = *bad;
   std::vector<uint16_t> out(static_cast<size_t>(elems));
@@ -161,6 +161,7 @@ engine::Expected<std::unique_ptr<MhaInputSets>> MhaInputSets::Create(
     uint64_t input_seed) {
   std::unique_ptr<MhaInputSets> in(new MhaInputSets(backend));
   in->elems_ = w.batch * w.heads * w.seq_len * w.head_dim;
+  in->dtype_ = w.dtype;
   const size_t tensor_bytes = static_cast<size_t>(in->elems_) * 2;
   MhaBenchRotation& rot = in->rot_;
   rot.set_bytes = 4 * static_cast<int64_t>(tensor_bytes);
@@ -176,9 +177,12 @@ engine::Expected<std::unique_ptr<MhaInputSets>> MhaInputSets::Create(
                          FormatBytes(static_cast<double>(rot.set_bytes)) + "; " +
                          FormatBytes(static_cast<double>(mem.free_bytes)) + " free)"};
   rot.total_bytes = rot.sets * rot.set_bytes;
-  const std::vector<uint16_t> hq = kernels::RandomHalves(in->elems_, input_seed * 7 + 11);
-  const std::vector<uint16_t> hk = kernels::RandomHalves(in->elems_, input_seed * 7 + 12);
-  const std::vector<uint16_t> hv = kernels::RandomHalves(in->elems_, input_seed * 7 + 13);
+  const std::vector<uint16_t> hq =
+      kernels::RandomValues16(in->elems_, input_seed * 7 + 11, w.dtype);
+  const std::vector<uint16_t> hk =
+      kernels::RandomValues16(in->elems_, input_seed * 7 + 12, w.dtype);
+  const std::vector<uint16_t> hv =
+      kernels::RandomValues16(in->elems_, input_seed * 7 + 13, w.dtype);
   for (int64_t i = 0; i < rot.sets; ++i) {
     Set s{};
     void** ptrs[4] = {&s.q, &s.k, &s.v, &s.o};
@@ -211,7 +215,7 @@ engine::Expected<int64_t> MhaInputSets::CountNonFinite() const {
   int64_t total = 0;
   for (size_t i = 0; i < written_; ++i) {
     STOF_ASSIGN_OR_RETURN(auto bad,
-                          kernels::CountNonFinite(sets_[i].o, elems_, engine::DType::kF16));
+                          kernels::CountNonFinite(sets_[i].o, elems_, dtype_));
     total += bad;
   }
   return total;

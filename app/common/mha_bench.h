@@ -95,6 +95,7 @@ class MhaInputSets {
   size_t next_ = 0;
   size_t written_ = 0;  // sets written by some launch: min(launches, sets)
   int64_t elems_ = 0;
+  engine::DType dtype_ = engine::DType::kF16;
   MhaBenchRotation rot_;
 };
 

@@ -1,6 +1,7 @@
-// fp16 <-> fp32 on the host (IEEE binary16 bits in a uint16_t), round to nearest even. Used
-// wherever host code prepares or reads fp16 device data: the layer runner's weights
-// (engine/run), the GPU tests and `stof bench` (through kernels/util/mha_check.h). Header-only.
+// fp16 and bf16 <-> fp32 on the host (IEEE binary16 / bfloat16 bits in a uint16_t), round to
+// nearest even. Used wherever host code prepares or reads 16-bit device data: the layer
+// runner's weights (engine/run), the GPU tests and `stof bench` (through
+// kernels/util/mha_check.h). Header-only.
 #pragma once
 
 #include <bit>
@@ -48,5 +49,18 @@ inline float HalfToFloat(uint16_t h) {
 
 // f rounded to the nearest fp16 value, as a float: what a device sees after an fp16 upload.
 inline float RoundToHalf(float f) { return HalfToFloat(FloatToHalf(f)); }
+
+// fp32 -> bf16 bits (the upper half of the fp32 bits), round to nearest even; NaN stays a
+// quiet NaN, overflow rounds to inf as the hardware's cvt.rn.bf16 does.
+inline uint16_t FloatToBf16(float f) {
+  const uint32_t x = std::bit_cast<uint32_t>(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
+  const uint32_t round = 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>((x + round) >> 16);
+}
+
+inline float Bf16ToFloat(uint16_t b) {
+  return std::bit_cast<float>(static_cast<uint32_t>(b) << 16);
+}
 
 }  // namespace stof::engine

@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include "kernels/attention_hopper/hopper_chunk.h"
 #include "kernels/cuda_check.h"
 
 namespace stof::kernels {
@@ -47,18 +49,18 @@ engine::Expected<void*> UploadBytes(const void* host, size_t bytes) {
 // ---- DeviceBlockLayout ------------------------------------------------------------------------
 
 engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Create(
-    const engine::Mask& mask, int64_t block_m, int64_t block_n) {
+    const engine::Mask& mask, int64_t block_m, int64_t block_n, int32_t split_cut) {
   const auto t0 = Clock::now();
   auto layout = engine::BlockLayout::Build(mask, block_m, block_n);
   if (!layout.IsOk()) return engine::Error{layout.Message()};
   const double build_ms = MsSince(t0);
-  auto dev = Upload(*layout);
+  auto dev = Upload(*layout, split_cut);
   if (dev.IsOk()) (*dev)->m_timing.host_build_ms = build_ms;
   return dev;
 }
 
 engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
-    const engine::BlockLayout& layout) {
+    const engine::BlockLayout& layout, int32_t split_cut) {
   if (layout.LoadRowPtr().empty()) {
     return engine::Error{"device block layout: layout: empty (never built)"};
   }
@@ -84,10 +86,28 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
     return load_row_ptr[a + 1] - load_row_ptr[a] > load_row_ptr[b + 1] - load_row_ptr[b];
   });
   const std::vector<int32_t> work_counter(2, 0);
-  const std::vector<int32_t>* arrays[] = {&layout.LoadRowPtr(), &layout.LoadColIdx(),
+  // The split launch's units: heavy tiles cut into chunks (hopper_chunk.h).
+  std::vector<int32_t> counts(heavy_first.size());
+  for (size_t r = 0; r < counts.size(); ++r) counts[r] = load_row_ptr[r + 1] - load_row_ptr[r];
+  // STOF_HOPPER_SPLIT_CUT=n sets the cut of layouts that do not ask for one (experiments).
+  if (split_cut <= 0) {
+    if (const char* e = std::getenv("STOF_HOPPER_SPLIT_CUT")) split_cut = std::atoi(e);
+  }
+  const detail::HopperUnitPlan plan = detail::PlanHopperUnits(counts, heavy_first, split_cut);
+  std::vector<int32_t> units;
+  units.reserve(plan.units.size() * 2);
+  for (const detail::HopperUnit& u : plan.units) {
+    units.push_back(u.tile);
+    units.push_back(detail::PackPiece(u.chunk, u.chunks, u.slot));
+  }
+  d->m_unit_count = static_cast<int64_t>(plan.units.size());
+  d->m_split_slots = plan.split_slots;
+  d->m_split_cut = plan.cut;
+  const std::vector<int32_t>* arrays[] = {&layout.LoadRowPtr(),  &layout.LoadColIdx(),
                                           &layout.LoadPartIdx(), &layout.PartRowPtr(),
-                                          &layout.PartColIdx(), &layout.FullRowPtr(),
-                                          &layout.FullColIdx(), &heavy_first, &work_counter};
+                                          &layout.PartColIdx(),  &layout.FullRowPtr(),
+                                          &layout.FullColIdx(),  &heavy_first,
+                                          &work_counter,         &units};
   const size_t bitmap_bytes = bitmaps.size() * sizeof(uint64_t);
   size_t total = bitmap_bytes;
   for (const auto* a : arrays) total += a->size() * sizeof(int32_t);
@@ -117,12 +137,56 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
   d->m_full_col_idx = int_array(6);
   d->m_heavy_first = int_array(7);
   d->m_work_counter = const_cast<int32_t*>(int_array(8));
+  d->m_units = int_array(9);
   d->m_timing.upload_ms = MsSince(t0);
   return d;
 }
 
+engine::Expected<DeviceBlockLayout::SplitScratch> DeviceBlockLayout::SplitWorkspace(
+    size_t counter_bytes, size_t partial_bytes, void* stream) const {
+  std::lock_guard<std::mutex> lock(m_split_mutex);
+  const size_t counters = (counter_bytes + 255) / 256 * 256;  // partials 256-byte aligned
+  if (m_split_base == nullptr || m_split_counter_bytes < counters ||
+      m_split_partial_bytes < partial_bytes) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    STOF_CUDA_TRY(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capture));
+    if (capture != cudaStreamCaptureStatusNone) return SplitScratch{};
+    const size_t want_counters = std::max(counters, m_split_counter_bytes);
+    const size_t want_partials = std::max(partial_bytes, m_split_partial_bytes);
+    if (m_split_base != nullptr) {
+      // Launches on any stream may still use it.
+      STOF_CUDA_TRY(cudaDeviceSynchronize());
+      STOF_CUDA_TRY(cudaFree(m_split_base));
+      m_split_base = nullptr;
+      m_split_counter_bytes = m_split_partial_bytes = 0;
+    }
+    void* base = nullptr;
+    STOF_CUDA_TRY(cudaMalloc(&base, want_counters + want_partials));
+    const cudaError_t e = cudaMemset(base, 0, want_counters);
+    if (e != cudaSuccess) {
+      cudaFree(base);
+      return CudaError(e, "cudaMemset(base, 0, want_counters)", __FILE__, __LINE__);
+    }
+    m_split_base = base;
+    m_split_counter_bytes = want_counters;
+    m_split_partial_bytes = want_partials;
+  }
+  SplitScratch out;
+  out.arrivals = static_cast<int32_t*>(m_split_base);
+  out.partials =
+      reinterpret_cast<float*>(static_cast<unsigned char*>(m_split_base) + m_split_counter_bytes);
+  return out;
+}
+
+size_t DeviceBlockLayout::SplitWorkspaceBytes() const {
+  std::lock_guard<std::mutex> lock(m_split_mutex);
+  return m_split_counter_bytes + m_split_partial_bytes;
+}
+
 DeviceBlockLayout::~DeviceBlockLayout() {
-  if (m_base != nullptr) cudaFree(m_base);  // errors here have nowhere to go; the memory is lost
+  // Errors here have nowhere to go; the memory is lost.
+  if (m_base != nullptr) cudaFree(m_base);
+  if (m_split_base != nullptr) cudaFree(m_split_base);
 }
 
 // ---- DeviceRowLayout --------------------------------------------------------------------------

@@ -2,12 +2,12 @@
 // every launch: DeviceBlockLayout (a BlockLayout's load CSR, part indices, part and full CSRs
 // and part bitmaps, for the block-wise kernels) and DeviceRowLayout (per-row column lists, for
 // the row-wise kernel), plus DeviceLayoutCache, which CudaBackend uses to build each of them
-// once per (mask hash, size, block size). CUDA-free header; device pointers are plain typed pointers
-// that host code must not dereference.
-// Invariants: a layout owns exactly one device allocation, freed by its destructor (on the
-// device that was current at upload); its arrays are immutable after Upload; cached layouts
-// are shared_ptr<const ...>, so an entry evicted from the cache stays valid for any caller
-// still holding it.
+// once per (mask hash, size, block size). CUDA-free header; device pointers are plain typed
+// pointers that host code must not dereference.
+// Invariants: a layout owns one device allocation for its arrays (immutable after Upload) and,
+// once a split launch asked for it, one for the split's scratch, both freed by its destructor
+// (on the device that was current at upload); cached layouts are shared_ptr<const ...>, so an
+// entry evicted from the cache stays valid for any caller still holding it.
 #pragma once
 
 #include <cstddef>
@@ -34,12 +34,15 @@ struct LayoutPrepTiming {
 class DeviceBlockLayout {
  public:
   // Builds the BlockLayout of `mask` at block_m x block_n on the host, then uploads it.
+  // `split_cut`: the blocks per chunk of the Hopper kernel's split units (HopperUnits); 0
+  // picks the default rule (PlanHopperUnits), n > 0 forces n (tests).
   static engine::Expected<std::unique_ptr<DeviceBlockLayout>> Create(const engine::Mask& mask,
                                                                      int64_t block_m,
-                                                                     int64_t block_n);
+                                                                     int64_t block_n,
+                                                                     int32_t split_cut = 0);
   // Uploads an existing layout (host_build_ms stays 0).
   static engine::Expected<std::unique_ptr<DeviceBlockLayout>> Upload(
-      const engine::BlockLayout& layout);
+      const engine::BlockLayout& layout, int32_t split_cut = 0);
   ~DeviceBlockLayout();
   DeviceBlockLayout(const DeviceBlockLayout&) = delete;
   DeviceBlockLayout& operator=(const DeviceBlockLayout&) = delete;
@@ -74,6 +77,29 @@ class DeviceBlockLayout {
   // CTA of a launch sets both back to zero. The only device state kernels write, so launches
   // that use one layout must be ordered (one stream, or events between streams).
   int32_t* WorkCounter() const { return m_work_counter; }
+  // The Hopper kernel's work units when heavy tiles are split over CTAs (PlanHopperUnits in
+  // kernels/attention_hopper/hopper_chunk.h): [HopperUnitCount()][2] int32 (tile and the
+  // packed chunk, chunks and slot: PackPiece), heavy first; HopperSplitSlots() chunks of split
+  // tiles, 0 when no tile has more than HopperSplitCut() blocks (then a split launch would not
+  // differ).
+  const int32_t* HopperUnits() const { return m_units; }
+  int64_t HopperUnitCount() const { return m_unit_count; }
+  int32_t HopperSplitSlots() const { return m_split_slots; }
+  int32_t HopperSplitCut() const { return m_split_cut; }
+
+  // Scratch of the split's merge: `counter_bytes` of arrival counters (zero between
+  // launches: every launch leaves them so) and `partial_bytes` of partial results, in one
+  // allocation kept with the layout. Grown when too small, but not while `stream` (a
+  // cudaStream_t) is being captured into a CUDA graph: then both pointers are null and the
+  // launch must not split. Growing frees the old allocation after a device synchronisation.
+  // Like WorkCounter, the launches that use one layout must be ordered.
+  struct SplitScratch {
+    int32_t* arrivals = nullptr;
+    float* partials = nullptr;
+  };
+  engine::Expected<SplitScratch> SplitWorkspace(size_t counter_bytes, size_t partial_bytes,
+                                                void* stream) const;
+  size_t SplitWorkspaceBytes() const;  // 0 before a split launch made it
 
  private:
   DeviceBlockLayout() = default;
@@ -91,7 +117,14 @@ class DeviceBlockLayout {
   const int32_t* m_full_col_idx = nullptr;
   const int32_t* m_heavy_first = nullptr;
   int32_t* m_work_counter = nullptr;
+  const int32_t* m_units = nullptr;
+  int64_t m_unit_count = 0;
+  int32_t m_split_slots = 0, m_split_cut = 0;
   LayoutPrepTiming m_timing;
+  // The split's scratch (SplitWorkspace): grown on demand by const launches.
+  mutable std::mutex m_split_mutex;
+  mutable void* m_split_base = nullptr;
+  mutable size_t m_split_counter_bytes = 0, m_split_partial_bytes = 0;
 };
 
 class DeviceRowLayout {

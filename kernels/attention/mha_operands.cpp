@@ -25,10 +25,13 @@ engine::Expected<OperandStrides> ResolveOperandStrides(const engine::MhaStrides&
 }
 
 engine::Status CheckFusedMhaWorkload(const engine::Workload& w, int64_t layout_seq_len,
-                                     const std::string& what) {
+                                     const std::string& what, bool bf16_too) {
   STOF_RETURN_IF_ERROR(w.Validate(what + "workload"));
-  if (w.dtype != engine::DType::kF16)
-    return engine::MakeError(what + "workload.dtype: only f16 is supported, got " +
+  if (w.dtype == engine::DType::kBF16 && !bf16_too)
+    return engine::MakeError(what + "workload.dtype: bf16 runs on the Hopper kernel only (sm_90, "
+                                    "num_warps 5 or 12), this kernel takes f16");
+  if (w.dtype != engine::DType::kF16 && w.dtype != engine::DType::kBF16)
+    return engine::MakeError(what + "workload.dtype: f16 or bf16 expected, got " +
                              engine::DTypeName(w.dtype));
   if (layout_seq_len != w.seq_len)
     return engine::MakeError(what + "layout: built for L = " + std::to_string(layout_seq_len) +

@@ -27,9 +27,10 @@ engine::Expected<OperandStrides> ResolveOperandStrides(const engine::MhaStrides&
                                                        const std::string& what,
                                                        const char* name);
 
-// The checks every fused launch starts with: a valid f16 workload and a layout built for its L.
+// The checks every fused launch starts with: a valid f16 workload (or bf16, where the kernel
+// has it: `bf16_too`) and a layout built for its L.
 engine::Status CheckFusedMhaWorkload(const engine::Workload& w, int64_t layout_seq_len,
-                                     const std::string& what);
+                                     const std::string& what, bool bf16_too = false);
 
 // The current device and its opt-in shared memory per block.
 struct LaunchDevice {

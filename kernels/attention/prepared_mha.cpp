@@ -95,14 +95,59 @@ engine::Expected<MhaChoice> PreferHopperTile(const engine::Mask& mask,
 
 }  // namespace
 
+namespace {
+
+// bf16 runs on the Hopper kernel only: the block-wise choice as for fp16 (the same element
+// size, so the same Eq. 1 / Eq. 2 inputs), then the Hopper tile model's configuration where
+// that choice is a portable one.
+engine::Expected<MhaChoice> ChooseBf16Config(const engine::Mask& mask,
+                                             const engine::Workload& workload,
+                                             const engine::DeviceSpec& device,
+                                             const MhaRequest& request) {
+  if (request.kernel != MhaKernelRequest::kAuto &&
+      request.kernel != MhaKernelRequest::kBlockWise)
+    return engine::MakeError(std::string("workload.dtype: bf16 runs on the block-wise Hopper "
+                                         "kernel only (sm_90); the ") +
+                             MhaKernelRequestName(request.kernel) + " kernel takes f16");
+  engine::Workload as_f16 = workload;
+  as_f16.dtype = engine::DType::kF16;
+  MhaRequest block_wise = request;
+  block_wise.kernel = MhaKernelRequest::kBlockWise;
+  STOF_ASSIGN_OR_RETURN(MhaChoice c, ChooseMhaConfig(mask, as_f16, device, block_wise));
+  c.kernel_source = request.kernel == MhaKernelRequest::kAuto ? "bf16" : "user";
+  if (engine::IsHopperMhaWarps(c.config.num_warps)) return c;
+  if (request.block_m != 0 || request.num_warps != 0)
+    return engine::MakeError("workload.dtype: bf16 runs on the Hopper kernel only: num_warps 5 "
+                             "(BLOCK_M 64) or 12 (BLOCK_M 128), got " +
+                             ConfigText(c.config.block_m, c.config.block_n, c.config.num_warps));
+  STOF_ASSIGN_OR_RETURN(const engine::HopperTileEstimate e,
+                        engine::EstimateHopperTile(mask, as_f16, device, c.config));
+  if (!e.eligible)
+    return engine::MakeError("workload.dtype: bf16 runs on the Hopper kernel only: " +
+                             e.why_not);
+  c.note = "bf16: the Hopper kernel " +
+           ConfigText(e.hopper.block_m, e.hopper.block_n, e.hopper.num_warps) +
+           " (the tile model's pick; only the Hopper kernel takes bf16) instead of " +
+           ConfigText(c.config.block_m, c.config.block_n, c.config.num_warps);
+  c.config = e.hopper;
+  c.params_source = "hopper tile model";
+  c.fell_back = false;
+  return c;
+}
+
+}  // namespace
+
 engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
                                             const engine::Workload& workload,
                                             const engine::DeviceSpec& device,
                                             const MhaRequest& request) {
   STOF_RETURN_IF_ERROR(workload.Validate("workload"));
+  if (workload.dtype == engine::DType::kBF16)
+    return ChooseBf16Config(mask, workload, device, request);
   if (workload.dtype != engine::DType::kF16)
-    return engine::MakeError(std::string("workload.dtype: the sparse MHA kernels support f16 "
-                                         "only, got ") + engine::DTypeName(workload.dtype));
+    return engine::MakeError(std::string("workload.dtype: the sparse MHA kernels take f16 (and, "
+                                         "on the Hopper kernel, bf16), got ") +
+                             engine::DTypeName(workload.dtype));
   if (workload.head_dim != 64 && workload.head_dim != 128)
     return engine::MakeError("workload.head_dim: the sparse MHA kernels support 64 or 128, got " +
                              Str(workload.head_dim));

@@ -5,12 +5,8 @@
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdlib>
-#include <map>
-#include <mutex>
 #include <string>
-#include <utility>
 
 #include "engine/core/text_format.h"
 #include "kernels/attention/device_layout.h"
@@ -33,15 +29,15 @@ const char* kSupported =
 
 // The overrides; the environment sets their first value (STOF_HOPPER_ORDER=0 / 1,
 // STOF_HOPPER_PERSISTENT=0 / 1: one CTA per item / as many CTAs as are co-resident,
-// STOF_HOPPER_PDL=0 / 1: plain / programmatic dependent launch, STOF_HOPPER_SPLIT=n: each
-// tile's blocks split over n CTAs).
+// STOF_HOPPER_PDL=0 / 1: plain / programmatic dependent launch, STOF_HOPPER_SPLIT=0 / 1:
+// whole tiles / heavy tiles split over CTAs).
 HopperLaunchOverrides& Overrides() {
   static HopperLaunchOverrides o = [] {
     HopperLaunchOverrides v;
     if (const char* e = std::getenv("STOF_HOPPER_ORDER")) v.order = std::atoi(e) == 0 ? 0 : 1;
     if (const char* e = std::getenv("STOF_HOPPER_PERSISTENT")) v.persistent = std::atoi(e) != 0;
     if (const char* e = std::getenv("STOF_HOPPER_PDL")) v.dependent_launch = std::atoi(e) != 0;
-    if (const char* e = std::getenv("STOF_HOPPER_SPLIT")) v.kv_splits = std::atoi(e);
+    if (const char* e = std::getenv("STOF_HOPPER_SPLIT")) v.split = std::atoi(e) != 0;
     return v;
   }();
   return o;
@@ -65,61 +61,34 @@ R WithHopperVariant(int64_t d, int64_t bm, int64_t bn, R none, F&& f) {
   return none;
 }
 
-}  // namespace
-
-namespace {
-
-// The chunk merge's workspaces, one buffer per (device, stream): the arrival counters
-// (256-byte aligned), then the partials. Grown by freeing the old one after the stream has
-// drained; counters zeroed when allocated (every launch leaves them at zero).
-struct SplitBuffer {
-  void* ptr = nullptr;
-  size_t counter_bytes = 0, partial_bytes = 0;
-};
-std::mutex g_split_mutex;
-std::map<std::pair<int, void*>, SplitBuffer> g_split_buffers;
-
-}  // namespace
-
-namespace detail {
-
-engine::Expected<HopperSplitBuffers> HopperSplitWorkspace(int device, void* stream,
-                                                          size_t partial_bytes,
-                                                          size_t counter_bytes) {
-  std::lock_guard<std::mutex> lock(g_split_mutex);
-  SplitBuffer& b = g_split_buffers[{device, stream}];
-  const size_t counters = (counter_bytes + 255) / 256 * 256;
-  if (b.ptr == nullptr || b.counter_bytes < counters || b.partial_bytes < partial_bytes) {
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    STOF_CUDA_TRY(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capture));
-    if (capture != cudaStreamCaptureStatusNone) return HopperSplitBuffers{};
-    const size_t want_counters = std::max(counters, b.counter_bytes);
-    const size_t want_partials = std::max(partial_bytes, b.partial_bytes);
-    if (b.ptr != nullptr) {
-      STOF_CUDA_TRY(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
-      STOF_CUDA_TRY(cudaFree(b.ptr));
-      b = SplitBuffer{};
-    }
-    void* ptr = nullptr;
-    STOF_CUDA_TRY(cudaMalloc(&ptr, want_counters + want_partials));
-    b.ptr = ptr;
-    b.counter_bytes = want_counters;
-    b.partial_bytes = want_partials;
-    STOF_CUDA_TRY(cudaMemsetAsync(ptr, 0, want_counters, static_cast<cudaStream_t>(stream)));
-  }
-  HopperSplitBuffers out;
-  out.arrivals = static_cast<int32_t*>(b.ptr);
-  out.partials = reinterpret_cast<float*>(static_cast<unsigned char*>(b.ptr) + b.counter_bytes);
-  return out;
+// A split launch: heavy tiles' blocks over several CTAs (the layout's HopperUnits, merged by
+// hopper_split.cuh), when `split` is 1, the tile has a split kernel (T::kSplitBuilt), the
+// launch runs heavy first, some tile is heavy, and the layout's scratch is large enough or can
+// grow (not during a stream capture). Otherwise `p` is left as is: whole tiles.
+template <class T>
+engine::Status PrepareSplit(const DeviceBlockLayout& layout, int split, void* stream,
+                            detail::HopperAttentionParams& p) {
+  if (split != 1 || !T::kSplitBuilt || p.order != 1 || layout.HopperSplitSlots() == 0)
+    return engine::Status::Ok();
+  const int64_t items = layout.HopperUnitCount() * p.heads_total;
+  if (items > int64_t{0x7fffffff}) return engine::Status::Ok();
+  // Per consumer thread (128 per warpgroup) kOAcc / 4 float4 of O and one of (max, sum).
+  const size_t per_slot = static_cast<size_t>(T::kConsumers) * 128 * (T::kOAcc / 4 + 1) * 16;
+  const size_t heads = static_cast<size_t>(p.heads_total);
+  const size_t partial_bytes = heads * static_cast<size_t>(layout.HopperSplitSlots()) * per_slot;
+  const size_t counter_bytes = heads * static_cast<size_t>(p.q_tiles) * T::kConsumers * 4;
+  STOF_ASSIGN_OR_RETURN(const DeviceBlockLayout::SplitScratch scratch,
+                        layout.SplitWorkspace(counter_bytes, partial_bytes, stream));
+  if (scratch.partials == nullptr) return engine::Status::Ok();
+  p.units = layout.HopperUnits();
+  p.split_slots = layout.HopperSplitSlots();
+  p.split_partials = scratch.partials;
+  p.split_arrivals = scratch.arrivals;
+  p.items = items;
+  return engine::Status::Ok();
 }
 
-}  // namespace detail
-
-size_t HopperSplitWorkspaceBytes(int device, void* stream) {
-  std::lock_guard<std::mutex> lock(g_split_mutex);
-  const auto it = g_split_buffers.find({device, stream});
-  return it == g_split_buffers.end() ? 0 : it->second.counter_bytes + it->second.partial_bytes;
-}
+}  // namespace
 
 void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides) { Overrides() = overrides; }
 HopperLaunchOverrides GetHopperLaunchOverrides() { return Overrides(); }
@@ -193,7 +162,8 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
                                      const engine::MhaStrides& kv_strides,
                                      const engine::MhaStrides& o_strides, float scale) {
   const std::string what = "block-wise MHA (Hopper kernel): ";
-  STOF_RETURN_IF_ERROR(CheckFusedMhaWorkload(w, layout.SeqLen(), what));
+  STOF_RETURN_IF_ERROR(CheckFusedMhaWorkload(w, layout.SeqLen(), what, /*bf16_too=*/true));
+  const bool bf16 = w.dtype == engine::DType::kBF16;
   auto dev = QueryLaunchDevice();
   if (!dev.IsOk()) return dev.ToStatus();
   const int64_t warps = layout.BlockM() == 64 ? kHopperAttentionWarps64 : kHopperAttentionWarps;
@@ -253,9 +223,6 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   // and bigbird L4096 B16 at 451.4 against 391.1. docs/kernels-hopper.md, "Starting before
   // the previous kernel ends".
   p.dependent_launch = forced.dependent_launch;
-  // A tile's blocks split over several CTAs, merged by the last (hopper_split.cuh): only when
-  // forced for now (tests, experiments); at most 16 chunks.
-  p.kv_splits = forced.kv_splits > 1 ? (forced.kv_splits < 16 ? forced.kv_splits : 16) : 1;
   auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);
   if (!scale_log2.IsOk()) return scale_log2.ToStatus();
   p.scale_log2 = *scale_log2;
@@ -268,6 +235,7 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
     if (!st.IsOk()) return st.ToStatus();
     hopper::TensorView4d view;
     view.base = base;
+    view.bf16 = bf16;
     view.cols = w.head_dim, view.rows = w.seq_len, view.heads = w.heads, view.batch = w.batch;
     view.row_stride = st->row_stride, view.head_stride = st->head_stride;
     view.batch_stride = st->batch_stride;
@@ -280,10 +248,17 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   STOF_RETURN_IF_ERROR(map(v, kv_strides, "v", box_n, &maps.v));
   STOF_RETURN_IF_ERROR(map(o, o_strides, "o", 64, &maps.o));
 
-  const auto launch = [&](auto traits) {
+  // Heavy tiles split over CTAs: only when forced for now (tests, experiments; runs 57-58
+  // measured the earlier form, docs/kernels-hopper.md).
+  const auto launch = [&](auto traits) -> engine::Status {
     using T = decltype(traits);
-    return detail::LaunchHopperAttentionVariant<T::kHeadDim, T::kBlockN, T::kBlockM>(
-        p, maps, dev->device, stream);
+    detail::HopperAttentionParams run = p;
+    STOF_RETURN_IF_ERROR(PrepareSplit<T>(layout, forced.split, stream, run));
+    if (bf16)
+      return detail::LaunchHopperAttentionVariant<T::kHeadDim, T::kBlockN, T::kBlockM, true>(
+          run, maps, dev->device, stream);
+    return detail::LaunchHopperAttentionVariant<T::kHeadDim, T::kBlockN, T::kBlockM, false>(
+        run, maps, dev->device, stream);
   };
   // CheckHopperAttentionConfig above accepted the variant, so the table has it.
   return WithHopperVariant(w.head_dim, layout.BlockM(), layout.BlockN(),

@@ -58,13 +58,13 @@ struct HopperLaunchOverrides {
   int persistent = -1;    // 0: one CTA per work item, 1: one wave of CTAs looping over them
   int64_t max_ctas = 0;   // n > 0: a persistent grid of at most n CTAs (tests)
   int dependent_launch = -1;  // 0: plain, 1: programmatic dependent launch (-1: one wave)
-  int kv_splits = 0;          // n > 1: each tile's visited blocks split over n CTAs, merged
+  // 0: whole tiles; 1: heavy tiles' blocks split over CTAs (the layout's HopperUnits) where
+  // the tile has a split kernel (BLOCK_M 64) and the launch is heavy first. -1: the rule
+  // (for now: whole tiles; docs/kernels-hopper.md).
+  int split = -1;
 };
 void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides);
 HopperLaunchOverrides GetHopperLaunchOverrides();
-// Bytes of the chunk merge's workspace held for (device, stream), 0 when none: a split
-// launch makes it (outside a stream capture) and keeps it for the process (tests).
-size_t HopperSplitWorkspaceBytes(int device, void* stream);
 
 // O = softmax(mask(Q K^T scale)) V as LaunchBlockSparseAttention (block_sparse_attention.h)
 // describes it, on the Hopper kernel: `layout` at BLOCK_M x BLOCK_N; q, k, v, o device pointers

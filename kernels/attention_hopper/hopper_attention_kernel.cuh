@@ -49,7 +49,7 @@ __device__ __forceinline__ void GemmQK(float (&s)[T::kSAcc], uint32_t q, uint32_
     const uint32_t off = (kk % 4) * 32;  // the 16-column slice inside a 128-byte row
     const uint64_t da = hopper::MakeSmemDesc(q + (kk / 4) * T::kQPanelBytes + off, 16, 1024);
     const uint64_t db = hopper::MakeSmemDesc(k + (kk / 4) * T::kKvPanelBytes + off, 16, 1024);
-    hopper::Wgmma<T::kBlockN>::SS(s, da, db, kk > 0 ? 1 : 0);
+    hopper::Wgmma<T::kBlockN, T::kBf16>::SS(s, da, db, kk > 0 ? 1 : 0);
   }
   hopper::WgmmaCommit();
 }
@@ -62,7 +62,7 @@ __device__ __forceinline__ void GemmPV(float (&o)[T::kOAcc], const uint32_t (&a)
 #pragma unroll
   for (int k = 0; k < T::kBlockN / 16; ++k) {
     const uint64_t db = hopper::MakeSmemDesc(v + k * 16 * T::kRowBytes, T::kKvPanelBytes, 1024);
-    hopper::Wgmma<T::kHeadDim>::RS(o, a[k], db);
+    hopper::Wgmma<T::kHeadDim, T::kBf16>::RS(o, a[k], db);
   }
   hopper::WgmmaCommit();
 }
@@ -71,7 +71,8 @@ template <class T>
 __device__ __forceinline__ void ScoresToA(const float (&s)[T::kSAcc],
                                           uint32_t (&a)[T::kBlockN / 16][4]) {
 #pragma unroll
-  for (int k = 0; k < T::kBlockN / 16; ++k) common::AccumToA(s, k, a[k]);
+  for (int k = 0; k < T::kBlockN / 16; ++k)
+    common::AccumToA<T::kSAcc, T::kBf16>(s, k, a[k]);
 }
 
 // Consumer schedules (measured in docs/kernels-hopper.md):
@@ -82,10 +83,11 @@ __device__ __forceinline__ void ScoresToA(const float (&s)[T::kSAcc],
 //    cores still compute P_{i-1} V_{i-1}; only the rescale of O waits for that product.
 //  kPingpong: kOverlap, and the two warpgroups take turns issuing their GEMMs (named barriers),
 //    so one's softmax always meets the other's GEMMs.
-// kSplitChunks (a flag on the schedule): the tile's blocks are split over several CTAs and
+// kSplitChunks (a flag on the schedule): heavy tiles' blocks are split over several CTAs and
 // merged (hopper_split.cuh); built for the 64-row kernels (serial), where small grids run, as
 // separate kernels, so the others keep their registers.
-enum HopperSchedule { kSerial = 0, kOverlap = 1, kPingpong = 3, kSplitChunks = 4 };
+// kBf16Elems (a flag on the schedule): bf16 operands, the same kernel otherwise.
+enum HopperSchedule { kSerial = 0, kOverlap = 1, kPingpong = 3, kSplitChunks = 4, kBf16Elems = 8 };
 
 constexpr int kEpilogueBarrier = 1;  // + consumer: a warpgroup's own barrier (epilogue)
 constexpr int kTurnBarrier = 3;      // + consumer: "your turn to issue GEMMs" (pingpong)
@@ -100,7 +102,7 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
                                             const HopperPipelineState& at) {
   const HopperBlockList& list = w.list;
   constexpr bool kOverlapped = (kSchedule & kOverlap) != 0;
-  constexpr bool kTurns = kSchedule == kPingpong && T::kConsumers == 2;
+  constexpr bool kTurns = (kSchedule & kPingpong) == kPingpong && T::kConsumers == 2;
   constexpr bool kSplit = (kSchedule & kSplitChunks) != 0;
   const int thread_in_wg = static_cast<int>(threadIdx.x) % hopper::kWarpgroupThreads;
   const int warp_in_wg = thread_in_wg / 32;
@@ -217,18 +219,18 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
 
   // Q is free for the next item once every GEMM reading it has completed, or, when the output
   // is staged in Q's rows, once the TMA store has read them.
-  // With the tile's blocks split over several CTAs, the last chunk to finish merges the others
-  // and stores; the rest are done (hopper_split.cuh). The item's numbers are read again from
-  // the work slot (still this item's until Q is released) rather than kept in registers
-  // through the loop.
+  // With a heavy tile's blocks split over several CTAs, the last of its chunks to finish merges
+  // the others and stores; the rest are done (hopper_split.cuh). The chunk's numbers are read
+  // again from the work slot (still this item's until Q is released) rather than kept in
+  // registers through the loop.
   bool store = true;
   if constexpr (kSplit) {
-    const volatile HopperWorkItem* slot = sm.Work();
-    const int64_t item = slot->x;
-    const int base_item = slot->base, chunk = slot->chunk;
+    const int piece = static_cast<const volatile HopperWorkItem*>(sm.Work())->piece;
     if constexpr (T::kSeparateO) release(sm.QEmpty());
-    store = CombineChunks<T>(p, o, softmax, item, base_item, chunk, consumer, thread_in_wg,
-                             sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
+    if (piece != 0)
+      store = CombineChunks<T>(p, o, softmax, w.tile, w.batch * p.heads + w.head, PieceChunk(piece),
+                               PieceChunks(piece), PieceSlot(piece), consumer, thread_in_wg,
+                               sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
   } else if constexpr (T::kSeparateO) {
     release(sm.QEmpty());
   }
@@ -257,7 +259,7 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
                           const __grid_constant__ CUtensorMap o_map,
                           const HopperAttentionParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM>;
+  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, (kSchedule & kBf16Elems) != 0>;
   extern __shared__ unsigned char smem_raw[];
   const HopperSmem<T> sm{reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023})};
@@ -265,7 +267,8 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
   // The producer resolves its first item (dependent global loads) while the barriers are
   // initialised.
   HopperWorkItem first{};
-  if (threadIdx.x == T::kProducerThread) first = HopperWorkItem::Make(p, blockIdx.x);
+  constexpr bool kUnits = (kSchedule & kSplitChunks) != 0;
+  if (threadIdx.x == T::kProducerThread) first = HopperWorkItem::Make<kUnits>(p, blockIdx.x);
   if (threadIdx.x == 0) sm.InitBarriers();
   __syncthreads();
 
@@ -287,7 +290,8 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
     // kernel parameters. Q, K, V, O and the work counter wait for that kernel. The consumers
     // start on q_full, after this wait.
     hopper::WaitPriorGrids();
-    for (HopperWorkItem w = first; w.Valid(p); w = HopperWorkItem::Make(p, NextWorkItem(p))) {
+    for (HopperWorkItem w = first; w.Valid(p);
+         w = HopperWorkItem::Make<kUnits>(p, NextWorkItem(p))) {
       ProduceTile<T>(sm, &q_map, &k_map, &v_map, p, w, at);
       at.Advance<T>(w.list.Count());
     }
@@ -297,7 +301,7 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
   } else {
     if constexpr (T::kWideProducer) hopper::SetMaxRegsInc<T::kConsumerRegs>();
     const int consumer = T::ConsumerOf(warp);
-    if (kSchedule == kPingpong && T::kConsumers == 2 && consumer == 1)
+    if ((kSchedule & kPingpong) == kPingpong && T::kConsumers == 2 && consumer == 1)
       hopper::NamedBarrierArrive(kTurnBarrier, 256);
     // Launched early (programmatic dependent launch), the consumers sleep here rather than
     // poll q_full, so they take no issue slots from the previous kernel's last CTAs on the SM.
@@ -313,34 +317,12 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
 #endif
 }
 
-// A launch whose tiles' blocks split over p.kv_splits CTAs: takes the merge's workspace of
-// (device, stream) and sets `launch`'s split fields and item count (chunks), returning true;
-// false, with `launch` unsplit, when the variant has no split kernel (`built`), kv_splits is
-// 1, the chunks would pass 2^31 or the workspace would have to grow during a stream capture.
-template <class T>
-engine::Expected<bool> PrepareSplit(const HopperAttentionParams& p, bool built, int device,
-                                    void* stream, HopperAttentionParams& launch) {
-  launch.kv_splits = 1;
-  const int64_t total = p.items * p.kv_splits;
-  if (!built || p.kv_splits <= 1 || total > int64_t{0x7fffffff}) return false;
-  const size_t partial_bytes = static_cast<size_t>(total) * T::kConsumers *
-                               hopper::kWarpgroupThreads * (T::kOAcc / 4 + 1) * 16;
-  const size_t counter_bytes = static_cast<size_t>(p.items) * T::kConsumers * 4;
-  STOF_ASSIGN_OR_RETURN(const HopperSplitBuffers buffers,
-                        HopperSplitWorkspace(device, stream, partial_bytes, counter_bytes));
-  if (buffers.partials == nullptr) return false;
-  launch.kv_splits = p.kv_splits;
-  launch.split_partials = buffers.partials;
-  launch.split_arrivals = buffers.arrivals;
-  launch.items = total;
-  return true;
-}
-
-template <int kHeadDim, int kBlockN, int kBlockM>
+template <int kHeadDim, int kBlockN, int kBlockM, bool kBf16>
 engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
                                             const HopperTensorMaps& maps, int device,
                                             void* stream) {
-  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM>;
+  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, kBf16>;
+  constexpr int kE = kBf16 ? kBf16Elems : 0;  // the element flag of every kernel below
   // Pingpong by default: measured side by side (H100, 2026-11-24, `stof bench mha --block
   // 128x128 --warps 12`, L4096 B4 H12, median us, serial / overlap / pingpong): full d64
   // 505.3 / 533.2 / 472.9, causal d64 302.5 / 324.4 / 282.9, full d128 715.1 / 646.7 / 632.6,
@@ -348,7 +330,7 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   // experiments; all three pass the GPU tests. With one consumer (BLOCK_M 64) pingpong is
   // overlap, and where the overlap does not fit the registers of kCtasPerSm CTAs (it spills:
   // kOverlapFitsRegisters) only the serial schedule is built.
-  constexpr bool kOverlapBuilt = T::kConsumers == 2 || T::kOverlapFitsRegisters;
+  constexpr bool kOverlapBuilt = T::kOverlapBuilt;
   constexpr int kTurnsOrOverlap = T::kConsumers == 2 ? kPingpong : kOverlap;
   static const int schedule = [] {
     if (!kOverlapBuilt) return static_cast<int>(kSerial);
@@ -356,22 +338,23 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
     const int v = e ? std::atoi(e) : kTurnsOrOverlap;
     return v == kSerial || v == kOverlap ? v : kTurnsOrOverlap;
   }();
-  // The split kernels: 64-row variants only (one consumer, serial schedule). The kernel is
-  // chosen after the workspace: a launch that cannot split (no workspace during a stream
-  // capture) must run a kernel that does not merge (run 56 ran the merging kernel with no
-  // workspace in a CUDA graph and wrote through a null pointer).
-  constexpr bool kSplitBuilt = T::kConsumers == 1 && !kOverlapBuilt;
+  // A split launch (p.units set by the host, which asked T::kSplitBuilt) runs the merging
+  // kernel, any other launch one that does not merge: run 56 captured the merging kernel for
+  // a launch that had fallen back to whole tiles and wrote through a null workspace.
+  const bool split = p.units != nullptr;
   HopperAttentionParams launch = p;
-  STOF_ASSIGN_OR_RETURN(const bool split,
-                        PrepareSplit<T>(p, kSplitBuilt, device, stream, launch));
-  auto* kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial>;
+  auto* kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial | kE>;
   if constexpr (kOverlapBuilt) {
-    if (schedule == kOverlap) kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kOverlap>;
+    if (schedule == kOverlap)
+      kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kOverlap | kE>;
     if (schedule == kTurnsOrOverlap)
-      kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kTurnsOrOverlap>;
+      kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kTurnsOrOverlap | kE>;
   }
-  if constexpr (kSplitBuilt) {
-    if (split) kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial | kSplitChunks>;
+  if constexpr (T::kSplitBuilt) {
+    if (split)
+      kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial | kSplitChunks | kE>;
+  } else if (split) {
+    return engine::MakeError("block-wise MHA (Hopper kernel): no split kernel for this tile");
   }
   const int variant = schedule | (split ? kSplitChunks : 0);  // caches below, per kernel
   // The opt-in dynamic shared memory is a per-device function attribute: set once per device.
@@ -424,5 +407,13 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   STOF_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, maps.q, maps.k, maps.v, maps.o, launch));
   return engine::Status::Ok();
 }
+
+// The explicit instantiations of one variant (fp16 and bf16), for hopper_attention_d64.cu and
+// _d128.cu.
+#define STOF_HOPPER_VARIANT(D, BN, BM)                                                       \
+  template engine::Status LaunchHopperAttentionVariant<D, BN, BM, false>(                    \
+      const HopperAttentionParams&, const HopperTensorMaps&, int, void*);                    \
+  template engine::Status LaunchHopperAttentionVariant<D, BN, BM, true>(                     \
+      const HopperAttentionParams&, const HopperTensorMaps&, int, void*)
 
 }  // namespace stof::kernels::detail

@@ -45,14 +45,17 @@ struct HopperAttentionParams {
   // Host side only: 0 launches one CTA per item; -1 a persistent grid of as many CTAs as are
   // co-resident on the device; n > 0 at most n CTAs (tests).
   int64_t max_ctas = 0;
-  // A tile's visited blocks split over kv_splits CTAs (chunks, HopperBlockList::Chunk), for
-  // grids too small to fill the GPU: item x is chunk x % kv_splits of (tile, batch, head)
-  // item x / kv_splits. Each chunk writes its consumer's unnormalised O and (max, sum) per
-  // thread to `split_partials` ([items][consumers][kOAcc / 4 + 1][128] float4), then counts
-  // itself in `split_arrivals` ([items / kv_splits][consumers], zero between launches); the
-  // last chunk to arrive merges the others' into its own and stores the output
-  // (CombineChunks, hopper_split.cuh) and sets the counter back to zero.
-  int kv_splits = 1;
+  // A split launch: heavy tiles' visited blocks cut into chunks, each chunk a work item of its
+  // own. `units` ([unit_count][2] int32: tile, PackPiece(chunk, chunks, slot); heavy first;
+  // DeviceBlockLayout::HopperUnits) replaces tile_order: item x is unit x / heads_total of
+  // (batch, head) x % heads_total, and items = unit_count * heads_total. A chunk of a split
+  // tile (chunks > 1) writes its consumer's unnormalised O and (max, sum) per thread to
+  // `split_partials` ([heads_total][split_slots][consumers][kOAcc / 4 + 1][128] float4), then
+  // counts itself in `split_arrivals` ([heads_total][q_tiles][consumers], zero between
+  // launches); the last chunk of the tile to arrive merges the others' partials into its own,
+  // stores the output (CombineChunks, hopper_split.cuh) and sets the counter back to zero.
+  const int32_t* units = nullptr;  // null: no split, items are whole tiles
+  int split_slots = 0;
   float* split_partials = nullptr;
   int32_t* split_arrivals = nullptr;
   // Host side only: 1 launches with programmatic dependent launch (grid_dependency.cuh), 0
@@ -83,7 +86,8 @@ struct HopperTensorMaps {
 //                                         in its rows of Q, which then stays busy until stored)
 //   barriers: q_full, q_empty, k_full[stages], v_full[stages], k_empty[stages], v_empty[stages]
 //   the current work item (kWorkSlotBytes: written by the producer before it completes q_full)
-template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128>
+// kBf16_: Q, K, V and O in bf16 (P too, for its GEMM), else fp16; the same sizes and roles.
+template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128, bool kBf16_ = false>
 struct HopperAttentionTraits {
   static_assert(kHeadDim_ == 64 || kHeadDim_ == 128, "head_dim: 64 or 128");
   static_assert(kBlockN_ == 64 || kBlockN_ == 128, "BLOCK_N: 64 or 128");
@@ -92,6 +96,7 @@ struct HopperAttentionTraits {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockN = kBlockN_;
   static constexpr int kBlockM = kBlockM_;
+  static constexpr bool kBf16 = kBf16_;
   static constexpr int kConsumers = kBlockM / 64;  // warpgroups of 64 rows
   static constexpr bool kWideProducer = kConsumers == 2;  // a producer warpgroup + setmaxnreg
   static constexpr int kProducerWarps = kWideProducer ? 4 : 1;
@@ -122,6 +127,11 @@ struct HopperAttentionTraits {
   // (127, 92 and, 64 x 64 at d 128, 125 registers), and the other CTAs on the SM fill the
   // tensor cores during a consumer's softmax.
   static constexpr bool kOverlapFitsRegisters = 65536 / (kThreads * kCtasPerSm) >= 160;
+  // The schedules built: the overlapped ones where they fit (two consumers, or the registers
+  // above), and the chunk-merging split kernels (hopper_split.cuh) for the 64-row tiles that
+  // run serial only, where small grids and heavy B1 rows run.
+  static constexpr bool kOverlapBuilt = kConsumers == 2 || kOverlapFitsRegisters;
+  static constexpr bool kSplitBuilt = kConsumers == 1 && !kOverlapBuilt;
   static constexpr int kPanels = kHeadDim / 64;
   static constexpr int kRowBytes = 128;      // one panel row: 64 fp16
   static constexpr int kQPanelBytes = kBlockM * kRowBytes;
@@ -170,20 +180,9 @@ struct HopperAttentionTraits {
   static constexpr int kProducerThread = kWideProducer ? 0 : 128;
 };
 
-// The chunk merge's workspace of (device, stream): `partial_bytes` of partials and
-// `counter_bytes` of arrival counters (zero), grown when too small and kept for the process
-// (hopper_attention.cpp). Both null when it would have to grow while `stream` is being
-// captured into a CUDA graph: the launch then does not split.
-struct HopperSplitBuffers {
-  float* partials = nullptr;
-  int32_t* arrivals = nullptr;
-};
-engine::Expected<HopperSplitBuffers> HopperSplitWorkspace(int device, void* stream,
-                                                          size_t partial_bytes,
-                                                          size_t counter_bytes);
-
-// Launches one variant on `stream` (cudaStream_t) of the current device `device`.
-template <int kHeadDim, int kBlockN, int kBlockM>
+// Launches one variant on `stream` (cudaStream_t) of the current device `device`; kBf16:
+// bf16 operands (the tensor maps must say so), else fp16.
+template <int kHeadDim, int kBlockN, int kBlockM, bool kBf16>
 engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
                                             const HopperTensorMaps& maps, int device,
                                             void* stream);

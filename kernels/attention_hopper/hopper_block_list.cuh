@@ -26,7 +26,7 @@ struct HopperBlockList {
   }
   __device__ __forceinline__ int Count() const { return parts + fulls; }
   // Chunk `chunk` of `chunks` of these blocks in visited order (hopper_chunk.h), as a list of
-  // its own: a tile's blocks split over several CTAs (HopperAttentionParams::kv_splits).
+  // its own: a heavy tile's blocks split over several CTAs (HopperAttentionParams::units).
   __device__ __forceinline__ HopperBlockList Chunk(int chunk, int chunks) const {
     const BlockRanges c = ChunkOfBlocks(BlockRanges{part_begin, parts, full_begin, fulls},
                                         chunk, chunks);

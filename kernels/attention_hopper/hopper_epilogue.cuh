@@ -1,9 +1,9 @@
-// The epilogue of the Hopper attention kernel: a consumer warpgroup normalises its 64 output
-// rows, converts them to fp16 into its own rows of the O tile (or of the Q tile, free once its
+// The epilogue of the Hopper attention kernel: a consumer warpgroup normalises its 64 output rows,
+// converts them to fp16 (or bf16) into its own rows of the O tile (or of the Q tile, free once its
 // last S = Q K^T has completed, where smem has no room for O) in the 128-byte-swizzled panel
-// layout, and one thread stores them with TMA, which skips rows at or past L. That thread
-// waits until the store has read the rows, so they are free again when this returns.
-// Part of hopper_attention_kernel.cuh.
+// layout, and one thread stores them with TMA, which skips rows at or past L. That thread waits
+// until the store has read the rows, so they are free again when this returns. Part of
+// hopper_attention_kernel.cuh.
 #pragma once
 
 #include <cuda.h>
@@ -35,7 +35,8 @@ __device__ __forceinline__ void StoreOutputRows(const float (&o)[T::kOAcc], unsi
       const int r = row + 8 * h;
       unsigned char* dst = stage + panel * T::kQPanelBytes + r * T::kRowBytes +
                            ((chunk ^ (r & 7)) << 4) + 4 * t;
-      *reinterpret_cast<uint32_t*>(dst) = common::PackHalf2(o[4 * j + 2 * h], o[4 * j + 2 * h + 1]);
+      *reinterpret_cast<uint32_t*>(dst) =
+          common::PackPair<T::kBf16>(o[4 * j + 2 * h], o[4 * j + 2 * h + 1]);
     }
   }
   hopper::FenceProxyAsyncShared();

@@ -1,6 +1,7 @@
 // The scheduler of the Hopper attention kernel: which work item (a Q tile of one (batch,
 // head)) a CTA computes next. Items are numbered in the launch order
-// (HopperAttentionParams::order: tile-major, or heavy first); CTA c starts with item c, and on
+// (HopperAttentionParams::order: tile-major, or heavy first; in a split launch the layout's
+// work units, heavy tiles cut into chunks, heavy first); CTA c starts with item c, and on
 // a persistent grid (fewer CTAs than items) takes the next unstarted item from an atomic
 // counter until none is left, so items start in launch order, as the hardware would start the
 // CTAs of a full grid, without a CTA's start-up and with the next item's loads overlapping the
@@ -19,33 +20,39 @@ namespace stof::kernels::detail {
 struct HopperWorkItem {
   int64_t x;  // index in the launch order; >= items: no more work
   int tile, head, batch;
-  int base;   // the (Q tile, batch, head) item: x / kv_splits
-  int chunk;  // which chunk of its visited blocks (x % kv_splits)
+  // Split launches (HopperAttentionParams::units): which chunk of the tile's visited blocks,
+  // of how many, and its partial slot, packed (PackPiece in hopper_chunk.h; 0: the whole
+  // tile).
+  int piece;
   HopperBlockList list;
   int first_column = 0;  // block column of the first visited block
 
-  // Item x, or the end when x >= items (nothing is read then).
-  __device__ __forceinline__ static HopperWorkItem Make(const HopperAttentionParams& p,
-                                                        int64_t x) {
+  // Item x, or the end when x >= items (nothing is read then). kUnits: the kernel may run a
+  // split launch (p.units); the other kernels compile without that path.
+  template <bool kUnits>
+  __device__ __forceinline__ static HopperWorkItem Make(const HopperAttentionParams& p, int64_t x) {
     if (x >= p.items) return End(p);
     HopperWorkItem w;
     w.x = x;
+    w.piece = 0;
     // x < items < 2^31 (checked at launch): 32-bit division, not the 64-bit routine.
-    // With kv_splits > 1 the chunks of one (tile, batch, head) are consecutive items.
-    const unsigned splits = static_cast<unsigned>(p.kv_splits);
     const unsigned ux = static_cast<unsigned>(x);
-    const unsigned base = splits > 1 ? ux / splits : ux;
-    w.base = static_cast<int>(base);
-    w.chunk = static_cast<int>(ux - base * splits);
-    const unsigned per_rank = static_cast<unsigned>(p.order == 1 ? p.heads_total : p.q_tiles);
-    const unsigned major = base / per_rank;
-    const int minor = static_cast<int>(base - major * per_rank);
-    w.tile = p.order == 1 ? __ldg(p.tile_order + major) : minor;
-    const int bh = p.order == 1 ? minor : static_cast<int>(major);
+    const bool split = kUnits && p.units != nullptr;
+    const bool heavy_first = p.order == 1 || split;
+    const unsigned per_rank = static_cast<unsigned>(heavy_first ? p.heads_total : p.q_tiles);
+    const unsigned major = ux / per_rank;
+    const int minor = static_cast<int>(ux - major * per_rank);
+    if (split) {
+      w.tile = __ldg(p.units + 2 * major);
+      w.piece = __ldg(p.units + 2 * major + 1);
+    } else {
+      w.tile = heavy_first ? __ldg(p.tile_order + major) : minor;
+    }
+    const int bh = heavy_first ? minor : static_cast<int>(major);
     w.head = bh % p.heads;
     w.batch = bh / p.heads;
     w.list = HopperBlockList::ForTile(p, w.tile);
-    if (splits > 1) w.list = w.list.Chunk(w.chunk, p.kv_splits);
+    if (w.piece != 0) w.list = w.list.Chunk(PieceChunk(w.piece), PieceChunks(w.piece));
     w.first_column = w.list.Count() > 0 ? w.list.Column(p, 0) : 0;
     return w;
   }
@@ -70,8 +77,7 @@ struct HopperWorkItem {
     w.tile = __shfl_sync(0xffffffffu, tile, 0);
     w.head = __shfl_sync(0xffffffffu, head, 0);
     w.batch = __shfl_sync(0xffffffffu, batch, 0);
-    w.base = __shfl_sync(0xffffffffu, base, 0);
-    w.chunk = __shfl_sync(0xffffffffu, chunk, 0);
+    w.piece = __shfl_sync(0xffffffffu, piece, 0);
     w.list.part_begin = __shfl_sync(0xffffffffu, list.part_begin, 0);
     w.list.parts = __shfl_sync(0xffffffffu, list.parts, 0);
     w.list.full_begin = __shfl_sync(0xffffffffu, list.full_begin, 0);

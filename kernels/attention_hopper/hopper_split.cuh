@@ -1,5 +1,5 @@
 // The merge of a tile's chunks when its visited blocks are split over several CTAs
-// (HopperAttentionParams::kv_splits): every chunk's consumer warpgroup leaves its partial state
+// (HopperAttentionParams::units): every chunk's consumer warpgroup leaves its partial state
 // (unnormalised O, running max and partial sum per thread) in global memory and counts itself;
 // the last of the chunks to arrive merges the others into its registers, as the online softmax
 // merges blocks, and goes on to the normal epilogue. Nobody waits for anybody: a chunk that is
@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "kernels/attention_hopper/hopper_attention_params.h"
+#include "kernels/attention_hopper/hopper_chunk.h"
 #include "kernels/common/fragment_softmax.cuh"
 #include "kernels/common/hopper/warpgroup.cuh"
 
@@ -33,19 +34,21 @@ struct SplitPartials {
   }
 };
 
-// Returns true when this warpgroup holds the merged state of all `splits` chunks of item
-// `base_item` (in `o` and `softmax`) and must store the output; false when another chunk will.
-// `item` is this chunk's item (base_item * splits + chunk); `flag` this consumer's shared flag;
-// `barrier_id` a named barrier private to the warpgroup.
+// Returns true when this warpgroup holds the merged state of all `chunks` chunks of its tile
+// (in `o` and `softmax`) and must store the output; false when another chunk will. `tile`,
+// `bh` (batch * heads + head), `chunk`, `chunks` and `slot` (this chunk's partial slot; the
+// tile's chunks have slots slot - chunk .. slot - chunk + chunks - 1) come from the work item;
+// `flag` is this consumer's shared flag; `barrier_id` a named barrier private to the
+// warpgroup.
 template <class T>
 __device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, float (&o)[T::kOAcc],
-                                              common::FragmentSoftmax<T::kSAcc>& softmax,
-                                              int64_t item, int base_item, int chunk,
-                                              int consumer, int thread, volatile int* flag,
-                                              int barrier_id) {
+                                              common::FragmentSoftmax<T::kSAcc>& softmax, int tile,
+                                              int bh, int chunk, int chunks, int slot, int consumer,
+                                              int thread, volatile int* flag, int barrier_id) {
   const SplitPartials<T> parts{reinterpret_cast<float4*>(p.split_partials), thread};
   constexpr int kMl = SplitPartials<T>::kVecs - 1;  // the (max, sum) vector
-  const int64_t mine = item * T::kConsumers + consumer;
+  const int64_t slot0 = SplitPartialIndex(bh, p.split_slots, slot - chunk);
+  const int64_t mine = (slot0 + chunk) * T::kConsumers + consumer;
 #pragma unroll
   for (int j = 0; j < T::kOAcc / 4; ++j)
     __stcg(parts.At(mine, j), make_float4(o[4 * j], o[4 * j + 1], o[4 * j + 2], o[4 * j + 3]));
@@ -54,8 +57,9 @@ __device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, fl
   __threadfence();
   hopper::NamedBarrierSync(barrier_id, hopper::kWarpgroupThreads);
   if (thread == 0) {
-    int32_t* const counter = p.split_arrivals + base_item * T::kConsumers + consumer;
-    const bool last = atomicAdd(counter, 1) == p.kv_splits - 1;
+    int32_t* const counter =
+        p.split_arrivals + SplitArrivalIndex(bh, p.q_tiles, tile) * T::kConsumers + consumer;
+    const bool last = atomicAdd(counter, 1) == chunks - 1;
     if (last) atomicExch(counter, 0);  // every chunk has arrived: ready for the next launch
     *flag = last ? 1 : 0;
   }
@@ -65,11 +69,10 @@ __device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, fl
   // Merge chunk by chunk: the larger max wins, both sides rescaled to it (a row that is empty
   // in both keeps max -inf and subtracts 0, so no -inf - -inf arises).
   const float scale = p.scale_log2;
-  for (int c = 0; c < p.kv_splits; ++c) {
+  for (int c = 0; c < chunks; ++c) {
     if (c == chunk) continue;
-    const int64_t slot = (static_cast<int64_t>(base_item) * p.kv_splits + c) * T::kConsumers +
-                         consumer;
-    const float4 ml = __ldcg(parts.At(slot, kMl));
+    const int64_t other = (slot0 + c) * T::kConsumers + consumer;
+    const float4 ml = __ldcg(parts.At(other, kMl));
     const float their_max[2] = {ml.x, ml.y}, their_sum[2] = {ml.z, ml.w};
     float mine_f[2], theirs_f[2];
 #pragma unroll
@@ -83,7 +86,7 @@ __device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, fl
     }
 #pragma unroll
     for (int j = 0; j < T::kOAcc / 4; ++j) {
-      const float4 v = __ldcg(parts.At(slot, j));
+      const float4 v = __ldcg(parts.At(other, j));
       o[4 * j] = o[4 * j] * mine_f[0] + v.x * theirs_f[0];
       o[4 * j + 1] = o[4 * j + 1] * mine_f[0] + v.y * theirs_f[0];
       o[4 * j + 2] = o[4 * j + 2] * mine_f[1] + v.z * theirs_f[1];

@@ -112,13 +112,17 @@ engine::Expected<engine::Mask> MaskFromBytes(const uint8_t* bytes, int64_t L) {
   return m;
 }
 
-engine::Expected<engine::Workload> MakeWorkload(int64_t B, int64_t H, int64_t L, int64_t d) {
+engine::Expected<engine::Workload> MakeWorkload(int64_t B, int64_t H, int64_t L, int64_t d,
+                                                int dtype) {
+  if (dtype != STOF_DTYPE_F16 && dtype != STOF_DTYPE_BF16)
+    return engine::MakeError("dtype: expected STOF_DTYPE_F16 (0) or STOF_DTYPE_BF16 (1), got " +
+                             std::to_string(dtype));
   engine::Workload w;
   w.batch = B;
   w.heads = H;
   w.seq_len = L;
   w.head_dim = d;
-  w.dtype = engine::DType::kF16;
+  w.dtype = dtype == STOF_DTYPE_BF16 ? engine::DType::kBF16 : engine::DType::kF16;
   STOF_RETURN_IF_ERROR(w.Validate("workload"));
   // Checked here too (ChooseMhaConfig does) so a bad shape is refused before any CUDA call.
   if (d != 64 && d != 128)
@@ -137,10 +141,11 @@ struct CallInputs {
 
 engine::Expected<CallInputs> ParseCallInputs(const uint8_t* mask_host, int64_t B, int64_t H,
                                              int64_t L, int64_t d, int kernel, int64_t block_m,
-                                             int64_t block_n, int64_t num_warps) {
+                                             int64_t block_n, int64_t num_warps,
+                                             int dtype = STOF_DTYPE_F16) {
   auto request = MakeRequest(kernel, block_m, block_n, num_warps);
   if (!request.IsOk()) return engine::Error{request.Message()};
-  auto w = MakeWorkload(B, H, L, d);
+  auto w = MakeWorkload(B, H, L, d, dtype);
   if (!w.IsOk()) return engine::Error{w.Message()};
   auto mask = MaskFromBytes(mask_host, L);
   if (!mask.IsOk()) return engine::Error{mask.Message()};
@@ -249,10 +254,19 @@ int stof_mha(const void* q, const void* k, const void* v, void* o, int64_t B, in
 int stof_prepare(const uint8_t* mask_host, int64_t B, int64_t H, int64_t L, int64_t d,
                  int kernel, int64_t block_m, int64_t block_n, int64_t num_warps, int device,
                  stof_plan** plan, char* err, size_t err_len) {
+  return stof_prepare_dtype(mask_host, B, H, L, d, STOF_DTYPE_F16, kernel, block_m, block_n,
+                            num_warps, device, plan, err, err_len);
+}
+
+int stof_prepare_dtype(const uint8_t* mask_host, int64_t B, int64_t H, int64_t L, int64_t d,
+                       int dtype, int kernel, int64_t block_m, int64_t block_n,
+                       int64_t num_warps, int device, stof_plan** plan, char* err,
+                       size_t err_len) {
   return Guard(err, err_len, [&]() -> int {
     if (plan == nullptr) return Report({STOF_ERR_INVALID, "plan: must not be null"}, err, err_len);
     *plan = nullptr;
-    auto in = ParseCallInputs(mask_host, B, H, L, d, kernel, block_m, block_n, num_warps);
+    auto in =
+        ParseCallInputs(mask_host, B, H, L, d, kernel, block_m, block_n, num_warps, dtype);
     if (!in.IsOk()) return Report({STOF_ERR_INVALID, in.Message()}, err, err_len);
     auto dev = ResolveDevice(device);
     if (!dev.IsOk()) return Report({STOF_ERR_CUDA, dev.Message()}, err, err_len);

@@ -44,10 +44,12 @@
 extern "C" {
 #endif
 
-#define STOF_CAPI_VERSION 3 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
+#define STOF_CAPI_VERSION 4 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
                                only: no function or layout changed); 3: stof_run_views (strided
                                views, another batch / head count, a score scale; the python/
-                               package uses it), added only: no function or layout changed */
+                               package uses it), added only: no function or layout changed;
+                               4: stof_prepare_dtype and STOF_DTYPE_* (bf16 on the Hopper
+                               kernel), added only */
 
 enum {
   STOF_OK = 0,
@@ -64,6 +66,10 @@ enum {
   STOF_KERNEL_SD = 4,
   STOF_KERNEL_SDF = 5
 };
+
+/* Element types of q, k, v and o (stof_prepare_dtype). bf16 runs on the block-wise Hopper
+ * kernel only (sm_90): other requests and other GPUs are refused with STOF_ERR_INVALID. */
+enum { STOF_DTYPE_F16 = 0, STOF_DTYPE_BF16 = 1 };
 
 /* A mask prepared for one workload: the kernel choice and its device layout (built and
  * uploaded once). Opaque. */
@@ -86,6 +92,13 @@ STOF_CAPI_EXPORT int stof_prepare(const uint8_t* mask_host, int64_t B, int64_t H
                                   int64_t d, int kernel, int64_t block_m, int64_t block_n,
                                   int64_t num_warps, int device, stof_plan** plan, char* err,
                                   size_t err_len);
+
+/* stof_prepare for operands of element type `dtype` (STOF_DTYPE_*; since version 4):
+ * stof_prepare is this with STOF_DTYPE_F16. */
+STOF_CAPI_EXPORT int stof_prepare_dtype(const uint8_t* mask_host, int64_t B, int64_t H, int64_t L,
+                                        int64_t d, int dtype, int kernel, int64_t block_m,
+                                        int64_t block_n, int64_t num_warps, int device,
+                                        stof_plan** plan, char* err, size_t err_len);
 
 /* Launches the prepared plan on `stream` for the prepared B, H, L, d: no mask work. */
 STOF_CAPI_EXPORT int stof_run(const stof_plan* plan, const void* q, const void* k, const void* v,

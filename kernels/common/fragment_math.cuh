@@ -25,6 +25,23 @@ __device__ __forceinline__ uint32_t PackHalf2(float lo, float hi) {
   return r;
 }
 
+// The same as .bf16x2 (the Hopper kernel's bf16 path).
+__device__ __forceinline__ uint32_t PackBf162(float lo, float hi) {
+  uint32_t r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// PackBf162 when kBf16, else PackHalf2.
+template <bool kBf16>
+__device__ __forceinline__ uint32_t PackPair(float lo, float hi) {
+  if constexpr (kBf16) {
+    return PackBf162(lo, hi);
+  } else {
+    return PackHalf2(lo, hi);
+  }
+}
+
 // The sum of `x` over the 4 lanes of a quad (lanes 4g..4g+3), which hold disjoint columns of
 // the same accumulator rows; every lane gets it.
 __device__ __forceinline__ float QuadSum(float x) {

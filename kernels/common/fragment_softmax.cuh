@@ -80,13 +80,14 @@ __device__ __forceinline__ void ScaleRows(float (&o)[kAcc], const float (&f)[2])
   }
 }
 
-// The accumulators of 16 consecutive columns (k-slice `k`) as the A fragment of the next MMA.
-template <int kAcc>
+// The accumulators of 16 consecutive columns (k-slice `k`) as the A fragment of the next MMA,
+// in fp16 or (kBf16) bf16.
+template <int kAcc, bool kBf16 = false>
 __device__ __forceinline__ void AccumToA(const float (&s)[kAcc], int k, uint32_t (&a)[4]) {
-  a[0] = PackHalf2(s[8 * k], s[8 * k + 1]);
-  a[1] = PackHalf2(s[8 * k + 2], s[8 * k + 3]);
-  a[2] = PackHalf2(s[8 * k + 4], s[8 * k + 5]);
-  a[3] = PackHalf2(s[8 * k + 6], s[8 * k + 7]);
+  a[0] = PackPair<kBf16>(s[8 * k], s[8 * k + 1]);
+  a[1] = PackPair<kBf16>(s[8 * k + 2], s[8 * k + 3]);
+  a[2] = PackPair<kBf16>(s[8 * k + 4], s[8 * k + 5]);
+  a[3] = PackPair<kBf16>(s[8 * k + 6], s[8 * k + 7]);
 }
 
 }  // namespace stof::kernels::common

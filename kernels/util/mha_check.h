@@ -1,14 +1,14 @@
-// Host-side checking of MHA kernels against the fp32 CPU reference: fp16 <-> fp32 on the host,
-// seeded random fp16 inputs, the threaded reference and the error metric. Used by the GPU tests
+// Host-side checking of MHA kernels against the fp32 CPU reference: seeded random fp16 (or
+// bf16) inputs, the threaded reference and the error metric. Used by the GPU tests
 // (tests/gpu/mha_test_util.h) and `stof bench|profile mha` (app/cli/cmd_bench.cpp), so both
 // judge a kernel by the same rule. CUDA-free, header-only.
 //
-// Error metric (docs/kernels.md): per query row, max_c |out - ref| / max(max_c |ref|, 1e-3),
-// the worst over all rows must stay below kMhaTolerance = 2e-3. Normalising per row (not by
-// the global max) keeps long rows, whose outputs are small averages, as strict as short ones:
-// a dropped or extra key in a 4096-key row moves it by ~1e-4 absolute, invisible against a
-// global max near 1 but ~5e-3 of its own row's scale. Expected error: fp16 rounding of the
-// output (<= 4.9e-4 of a value) plus fp16 rounding of P before P V (~1e-4 of the row scale).
+// Error metric (docs/kernels.md): per query row, max_c |out - ref| / max(max_c |ref|, 1e-3), the
+// worst over all rows must stay below kMhaTolerance = 2e-3 (bf16: kMhaToleranceBf16). Normalising
+// per row (not by the global max) keeps long rows, whose outputs are small averages, as strict as
+// short ones: a dropped or extra key in a 4096-key row moves it by ~1e-4 absolute, invisible
+// against a global max near 1 but ~5e-3 of its own row's scale. Expected error: fp16 rounding of
+// the output (<= 4.9e-4 of a value) plus fp16 rounding of P before P V (~1e-4 of the row scale).
 // The global form max |out - ref| / max |ref| is reported alongside.
 #pragma once
 
@@ -30,11 +30,29 @@
 namespace stof::kernels {
 
 inline constexpr double kMhaTolerance = 2e-3;
+// bf16 keeps 8 significant bits against fp16's 11: its rounding of the output and of P is 4x
+// coarser (unit roundoff 2^-9 against 2^-11), so 4x the fp16 tolerance, plus a little.
+inline constexpr double kMhaToleranceBf16 = 1e-2;
 inline constexpr double kMhaRowFloor = 1e-3;
 
-// fp16 <-> fp32 on the host live in the engine (engine/core/half.h); kept under these names.
+// The tolerance of a workload's element type.
+inline double MhaTolerance(engine::DType dtype) {
+  return dtype == engine::DType::kBF16 ? kMhaToleranceBf16 : kMhaTolerance;
+}
+
+// fp16 / bf16 <-> fp32 on the host live in the engine (engine/core/half.h).
+using engine::Bf16ToFloat;
+using engine::FloatToBf16;
 using engine::FloatToHalf;
 using engine::HalfToFloat;
+
+// A 16-bit element of `dtype` (bf16, else fp16) as a float, and back.
+inline float Bits16ToFloat(uint16_t x, engine::DType dtype) {
+  return dtype == engine::DType::kBF16 ? Bf16ToFloat(x) : HalfToFloat(x);
+}
+inline uint16_t FloatToBits16(float f, engine::DType dtype) {
+  return dtype == engine::DType::kBF16 ? FloatToBf16(f) : FloatToHalf(f);
+}
 
 // splitmix64: the same stream on every platform.
 inline uint64_t SplitMix64(uint64_t& state) {
@@ -44,14 +62,15 @@ inline uint64_t SplitMix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-// q, k, v uniform in [-1, 1) rounded to fp16; the fp32 copies hold the rounded values, so
-// the reference sees exactly what the kernel sees.
+// q, k, v uniform in [-1, 1) rounded to fp16 (or bf16); the fp32 copies hold the rounded
+// values, so the reference sees exactly what the kernel sees.
 struct MhaInputs {
   std::vector<uint16_t> q, k, v;
   std::vector<float> qf, kf, vf;
 };
 
-inline MhaInputs RandomInputs(int64_t elements, uint64_t seed) {
+inline MhaInputs RandomInputs(int64_t elements, uint64_t seed,
+                              engine::DType dtype = engine::DType::kF16) {
   MhaInputs in;
   uint64_t state = seed * 0x2545F4914F6CDD1Dull + 1;
   auto fill = [&](std::vector<uint16_t>& h, std::vector<float>& f) {
@@ -59,8 +78,8 @@ inline MhaInputs RandomInputs(int64_t elements, uint64_t seed) {
     f.resize(static_cast<size_t>(elements));
     for (int64_t i = 0; i < elements; ++i) {
       const double u = static_cast<double>(SplitMix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
-      h[static_cast<size_t>(i)] = FloatToHalf(static_cast<float>(2.0 * u - 1.0));
-      f[static_cast<size_t>(i)] = HalfToFloat(h[static_cast<size_t>(i)]);
+      h[static_cast<size_t>(i)] = FloatToBits16(static_cast<float>(2.0 * u - 1.0), dtype);
+      f[static_cast<size_t>(i)] = Bits16ToFloat(h[static_cast<size_t>(i)], dtype);
     }
   };
   fill(in.q, in.qf);
@@ -120,7 +139,7 @@ inline MhaError CompareMha(const std::vector<uint16_t>& out, const std::vector<f
     double row_max = 0, row_err = 0;
     int64_t col = 0;
     for (int64_t c = 0; c < d; ++c) {
-      const double o = HalfToFloat(ro[c]);
+      const double o = Bits16ToFloat(ro[c], w.dtype);
       const double diff = std::fabs(o - rr[c]);
       row_max = std::max(row_max, std::fabs(static_cast<double>(rr[c])));
       if (!(diff <= row_err)) {  // also catches NaN
@@ -142,7 +161,7 @@ inline MhaError CompareMha(const std::vector<uint16_t>& out, const std::vector<f
       e.row_err = rel;
       e.worst_row = r;
       e.worst_col = col;
-      e.worst_out = HalfToFloat(ro[col]);
+      e.worst_out = Bits16ToFloat(ro[col], w.dtype);
       e.worst_ref = rr[col];
     }
   }
@@ -150,13 +169,15 @@ inline MhaError CompareMha(const std::vector<uint16_t>& out, const std::vector<f
   return e;
 }
 
-// `n` fp16 values uniform in [-1, 1) (seeded), for inputs that need no fp32 copy (timing).
-inline std::vector<uint16_t> RandomHalves(int64_t n, uint64_t seed) {
+// `n` fp16 (or bf16) values uniform in [-1, 1) (seeded), for inputs that need no fp32 copy
+// (timing).
+inline std::vector<uint16_t> RandomValues16(int64_t n, uint64_t seed,
+                                            engine::DType dtype = engine::DType::kF16) {
   std::vector<uint16_t> h(static_cast<size_t>(n));
   uint64_t state = seed * 0x2545F4914F6CDD1Dull + 1;
   for (auto& x : h) {
     const double u = static_cast<double>(SplitMix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
-    x = FloatToHalf(static_cast<float>(2.0 * u - 1.0));
+    x = FloatToBits16(static_cast<float>(2.0 * u - 1.0), dtype);
   }
   return h;
 }

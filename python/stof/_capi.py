@@ -19,6 +19,7 @@ BUILD_TREE_PATH = os.path.join(_REPO_ROOT, "build", "kernels", "libstof_capi.so"
 # The C API's kernel numbers (stof_capi.h).
 KERNELS = {"auto": 0, "row_wise": 1, "block_wise": 2, "native": 3, "sd": 4, "sdf": 5}
 KERNEL_NAMES = {v: k for k, v in KERNELS.items()}
+DTYPES = {"f16": 0, "bf16": 1}  # STOF_DTYPE_* (C API version 4)
 _ERR_LEN = 1024
 
 
@@ -72,6 +73,11 @@ def _declare(lib):
         lib.stof_run_views.restype = ctypes.c_int
         lib.stof_run_views.argtypes = [_p, _p, _p, _p, _p, _i64, _i64, _i64p, _i64p, _i64p,
                                        ctypes.c_float, _p, ctypes.c_char_p, ctypes.c_size_t]
+    if lib.stof_capi_version() >= 4:
+        lib.stof_prepare_dtype.restype = ctypes.c_int
+        lib.stof_prepare_dtype.argtypes = [_p, _i64, _i64, _i64, _i64, ctypes.c_int,
+                                           ctypes.c_int, _i64, _i64, _i64, ctypes.c_int,
+                                           ctypes.POINTER(_p), ctypes.c_char_p, ctypes.c_size_t]
 
 
 def load():
@@ -117,11 +123,17 @@ class PreparedPlan:
     device. Released when garbage-collected or by close()."""
 
     def __init__(self, mask_bytes, B, H, L, d, device, kernel="auto", block_m=0, block_n=0,
-                 num_warps=0):
-        """mask_bytes: a C-contiguous numpy uint8 array of L*L (nonzero = attend)."""
+                 num_warps=0, dtype="f16"):
+        """mask_bytes: a C-contiguous numpy uint8 array of L*L (nonzero = attend). dtype: "f16"
+        or "bf16" (the Hopper kernel only; C API version 4)."""
         lib = load()
         if kernel not in KERNELS:
             raise StofError(f"kernel: expected one of {', '.join(KERNELS)}, got {kernel!r}")
+        if dtype not in DTYPES:
+            raise StofError(f"dtype: expected one of {', '.join(DTYPES)}, got {dtype!r}")
+        if dtype != "f16" and version() < 4:
+            raise StofError(f"dtype {dtype}: the library is C API version {version()}, bf16 "
+                            f"needs version 4 (rebuild libstof_capi.so)")
         if mask_bytes.size != L * L or not mask_bytes.flags["C_CONTIGUOUS"]:
             raise StofError(f"mask: expected {L}x{L} contiguous bytes, got {mask_bytes.shape}")
         self._lib = lib
@@ -129,9 +141,17 @@ class PreparedPlan:
         self.shape = (B, H, L, d)
         self.device = device
         err = ctypes.create_string_buffer(_ERR_LEN)
-        code = lib.stof_prepare(mask_bytes.ctypes.data, B, H, L, d, KERNELS[kernel], block_m,
-                                block_n, num_warps, device, ctypes.byref(self._h), err, _ERR_LEN)
-        _check(code, err, f"stof_prepare (B={B}, H={H}, L={L}, d={d}, device {device})")
+        self.dtype = dtype
+        if dtype == "f16":
+            code = lib.stof_prepare(mask_bytes.ctypes.data, B, H, L, d, KERNELS[kernel], block_m,
+                                    block_n, num_warps, device, ctypes.byref(self._h), err,
+                                    _ERR_LEN)
+        else:
+            code = lib.stof_prepare_dtype(mask_bytes.ctypes.data, B, H, L, d, DTYPES[dtype],
+                                          KERNELS[kernel], block_m, block_n, num_warps, device,
+                                          ctypes.byref(self._h), err, _ERR_LEN)
+        of = "" if dtype == "f16" else f", {dtype}"
+        _check(code, err, f"stof_prepare (B={B}, H={H}, L={L}, d={d}{of}, device {device})")
         self.kernel, self.block_m, self.block_n, self.num_warps, self.text = self._choice()
 
     def _choice(self):

@@ -1,12 +1,13 @@
-"""stof.attention: sparse multi-head attention on STOF's kernels for fp16 CUDA tensors, as the
-torch.library custom op stof::attention (with a fake implementation, so torch.compile
-(fullgraph=True) traces it without graph breaks and CUDA graphs capture its launch), and the
-cache of prepared layouts (stof.clear_cache).
+"""stof.attention: sparse multi-head attention on STOF's kernels for fp16 (and, on the Hopper
+kernel, bf16) CUDA tensors, as the torch.library custom op stof::attention (with a fake
+implementation, so torch.compile (fullgraph=True) traces it without graph breaks and CUDA
+graphs capture its launch), and the cache of prepared layouts (stof.clear_cache).
 
 Cache: one prepared plan (_capi.PreparedPlan: kernel choice + device layout) per (mask content
-key, kernel request, B, H, L, d, device index); the mask content key is a blake2b digest of the
-mask's bits and size (Mask.key). Building a plan uploads the layout, which CUDA-graph capture
-forbids: run a call once before capturing. Used by hf.py and user code; imports torch.
+key, kernel request, B, H, L, d, device index, dtype); the mask content key is a blake2b
+digest of the mask's bits and size (Mask.key). Building a plan uploads the layout, which
+CUDA-graph capture forbids: run a call once before capturing. Used by hf.py and user code;
+imports torch.
 """
 
 import math
@@ -21,6 +22,7 @@ from ._capi import StofError
 LAYOUTS = ("bhld", "blhd")
 _cache = {}
 _cache_lock = threading.Lock()
+DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}  # the C API's names
 _checked_plans = set()
 
 
@@ -39,13 +41,14 @@ def clear_cache():
 
 
 def cache_info():
-    """The cached keys: (mask key, kernel, block_m, block_n, num_warps, B, H, L, d, device)."""
+    """The cached keys: (mask key, kernel, block_m, block_n, num_warps, B, H, L, d, device,
+    dtype)."""
     with _cache_lock:
         return list(_cache)
 
 
-def _prepared(mask_key, req, B, H, L, d, device_index):
-    key = (mask_key,) + tuple(req) + (B, H, L, d, device_index)
+def _prepared(mask_key, req, B, H, L, d, device_index, dtype="f16"):
+    key = (mask_key,) + tuple(req) + (B, H, L, d, device_index, dtype)
     with _cache_lock:
         p = _cache.get(key)
     if p is not None:
@@ -56,10 +59,21 @@ def _prepared(mask_key, req, B, H, L, d, device_index):
                         f"which forbids the upload: run the call once before capturing")
     mask = lookup(mask_key)
     kernel, bm, bn, nw = req
-    p = _capi.PreparedPlan(mask.bytes_u8(), B, H, L, d, device_index, kernel, bm, bn, nw)
+    p = _capi.PreparedPlan(mask.bytes_u8(), B, H, L, d, device_index, kernel, bm, bn, nw,
+                           dtype)
     with _cache_lock:
         _cache.setdefault(key, p)
         return _cache[key]
+
+
+_warned = set()
+
+
+def _warn_once(key, text):
+    if key not in _warned:
+        _warned.add(key)
+        import warnings
+        warnings.warn(text, stacklevel=3)
 
 
 def _views(t, layout):
@@ -89,7 +103,8 @@ def _attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key: s
     else:
         B, L, H, d = q.shape
     dev = q.device.index if q.device.index is not None else torch.cuda.current_device()
-    plan = _prepared(mask_key, (kernel, block_m, block_n, num_warps), B, H, L, d, dev)
+    plan = _prepared(mask_key, (kernel, block_m, block_n, num_warps), B, H, L, d, dev,
+                     DTYPES[q.dtype])
     stream = torch.cuda.current_stream(q.device).cuda_stream
     out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     if plan.kernel == "block_wise" and _capi.has_views():
@@ -132,11 +147,12 @@ def _check(q, k, v, layout):
         if not t.is_cuda:
             raise StofError(f"stof.attention: {name}: expected a CUDA tensor, got device "
                             f"{t.device}")
-        if t.dtype == torch.bfloat16:
-            raise StofError(f"stof.attention: {name}: bf16 is not supported: the STOF kernels "
-                            f"are fp16 only (cast to torch.float16)")
-        if t.dtype != torch.float16:
-            raise StofError(f"stof.attention: {name}: expected torch.float16, got {t.dtype}")
+        if t.dtype not in DTYPES:
+            raise StofError(f"stof.attention: {name}: expected torch.float16 or torch.bfloat16 "
+                            f"(bf16 on the Hopper kernel, sm_90), got {t.dtype}")
+        if t.dtype != q.dtype:
+            raise StofError(f"stof.attention: {name}: expected q's dtype {q.dtype}, got "
+                            f"{t.dtype}")
     if k.shape != q.shape or v.shape != q.shape:
         raise StofError(f"stof.attention: q, k, v: expected equal shapes (self-attention, "
                         f"no GQA), got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
@@ -155,9 +171,10 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
               _block=(0, 0, 0)):
     """softmax(mask(Q K^T * scale)) V on STOF's sparse kernels.
 
-    q, k, v: fp16 CUDA tensors, [B, H, L, d] (layout="bhld") or [B, L, H, d] ("blhd"), d 64 or
-    128; strided views are read in place by the block-wise kernel. mask: a stof.Mask, a bool
-    [L, L] tensor / numpy array, or a mask file path; None with no plan = full attention.
+    q, k, v: fp16 or bf16 (the Hopper kernel only, sm_90) CUDA tensors, [B, H, L, d]
+    (layout="bhld") or [B, L, H, d] ("blhd"), d 64 or 128; strided views are read in place
+    by the block-wise kernel. mask: a stof.Mask, a bool [L, L] tensor / numpy array, or a mask
+    file path; None with no plan = full attention.
     plan: a stof.Plan or a plan file path: its mask (unless mask is given) and MHA kernel
     choice; warns (once per plan and shape) when run on another device or shape.
     scale: None = 1/sqrt(d). kernel: "auto" (Eq. 1 / Eq. 2), "row_wise",
@@ -193,6 +210,13 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     if mask.seq_len != L:
         raise StofError(f"stof.attention: mask: L = {mask.seq_len} ({mask.source}), q has "
                         f"L = {L}")
+    if q.dtype == torch.bfloat16 and int(req[3]) not in (0, 5, 12):
+        # Only the Hopper kernel (5 or 12 warps) takes bf16: a plan's portable configuration
+        # gives way to the Hopper kernel's own choice (said once per configuration).
+        _warn_once(("bf16", tuple(req)), f"stof.attention: bf16 runs on the Hopper kernel only; "
+                   f"the requested {req[0]} {req[1]}x{req[2]} with {req[3]} warps is replaced "
+                   f"by its own choice")
+        req = ("block_wise", 0, 0, 0)
     s = 0.0 if scale is None else float(scale)
     return torch.ops.stof.attention(q, k, v, mask.key, layout, s, req[0], int(req[1]),
                                     int(req[2]), int(req[3]))

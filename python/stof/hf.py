@@ -165,8 +165,12 @@ def _unsupported(module, query, key, attention_mask, dropout, kwargs):
     d = query.shape[-1]
     if not query.is_cuda:
         return f"tensors on {query.device} (the kernels need CUDA)"
-    if query.dtype != torch.float16:
-        return f"dtype {query.dtype} (the kernels are fp16 only)"
+    if query.dtype == torch.bfloat16:
+        if torch.cuda.get_device_capability(query.device) != (9, 0):
+            return f"dtype {query.dtype} on {torch.cuda.get_device_name(query.device)} (bf16 " \
+                   f"runs on the Hopper kernel only, sm_90)"
+    elif query.dtype != torch.float16:
+        return f"dtype {query.dtype} (the kernels take fp16, and bf16 on sm_90)"
     if d not in (64, 128):
         return f"head_dim {d} (the kernels support 64 and 128)"
     if dropout and module.training:
@@ -210,7 +214,7 @@ def stof_attention_forward(module, query, key, value, attention_mask, dropout=0.
     if sparse is not None and sparse.seq_len != L:
         raise ValueError(f"stof attention: the mask set by stof.hf.use_mask is L = "
                          f"{sparse.seq_len}, the model runs L = {L}")
-    q, k, v = query.to(torch.float16), key.to(torch.float16), value.to(torch.float16)
+    q, k, v = query, key.to(query.dtype), value.to(query.dtype)
     s = scaling if scaling is not None else d ** -0.5
     kernel, bm, bn, nw = choice
     # As sdpa_attention_forward decides without a mask: the argument, else the layer's

@@ -481,7 +481,8 @@ numeric=(
   "profile ladder|--pattern bigbird --seq 512|--head-dim|0" "profile ladder|--pattern bigbird --seq 512|--runs|0"
   "bench mha|--pattern bigbird --seq 128|--runs|49" "bench mha|--pattern bigbird --seq 128|--warmup|0"
   "bench mha|--pattern bigbird --seq 128|--warps|3" "bench mha|--pattern bigbird --seq 128|--input-seed|-1"
-  "bench mha|--pattern bigbird --seq 128|--dim|0" "bench chain||--repeats|0"
+  "bench mha|--pattern bigbird --seq 128|--dim|0"
+  "bench mha|--pattern bigbird --seq 128|--dtype|f32" "bench chain||--repeats|0"
 )
 for c in "${numeric[@]}"; do
   IFS='|' read -r sub args opt val <<<"$c"

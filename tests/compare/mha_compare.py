@@ -16,13 +16,14 @@ What it runs, in ONE process, on identical masks and identical inputs per config
            scale + mask + softmax kernel, cuBLAS P V, i.e. eager's steps in our code, with a
            B*H*L*L fp16 workspace; kernel 3 of the C API, version >= 2)
 Masks come from our generators: `stof mask --pattern NAME --seq L --out FILE.npy`, np.load.
-Inputs: fp16 [B, H, L, d], uniform in [-1, 1), fresh per configuration (seeded).
+Inputs: fp16 [B, H, L, d] (--dtype bf16: bf16 for every method, ours on the Hopper kernel),
+uniform in [-1, 1), fresh per configuration (seeded).
 
 Checks before timing: every method's output on input set 0 against eager fp32 math on batch
 element 0 (all heads), metric of our GPU tests (docs/kernels.md): per query row
-max|out - ref| / max(max|ref|, 1e-3), worst row; must be < 2e-3 for ours and Flex (a failing
-method is not timed; its error is recorded); recorded for the others. Our output is poisoned
-(NaN) first and must hold no NaN.
+max|out - ref| / max(max|ref|, 1e-3), worst row; must be < 2e-3 (bf16: 1e-2) for ours and
+Flex (a failing method is not timed; its error is recorded); recorded for the others. Our
+output is poisoned (NaN) first and must hold no NaN.
 
 Timing (the same for every method): warm-up, then torch.cuda.Event pairs around each call, back
 to back, median of --runs (>= 50); calls rotate over input sets (Q, K, V, O) whose total size
@@ -89,6 +90,7 @@ SEQS = [128, 256, 512, 1024, 2048, 4096]
 BATCHES = [1, 8, 16]
 HEADS = 12
 TOLERANCE = 2e-3        # per-row relative error, as the GPU tests
+TOLERANCE_BF16 = 1e-2   # the same for bf16 (kernels/util/mha_check.h: 4x coarser rounding)
 ROW_FLOOR = 1e-3
 CHECKED_STRICT = ("ours", "flex")  # method-name prefixes whose check failure skips timing
 MEMORY_MARGIN = 4 << 30  # bytes left free beside the rotating sets for the methods' temporaries
@@ -201,11 +203,20 @@ class Stof:
         L.stof_release.restype = None
         self.err = ctypes.create_string_buffer(2048)
         self.version = L.stof_capi_version()
+        if self.version >= 4:
+            L.stof_prepare_dtype.argtypes = [vp, i64, i64, i64, i64, i32, i32, i64, i64, i64,
+                                             i32, ctypes.POINTER(vp), cp, sz]
+            L.stof_prepare_dtype.restype = i32
 
-    def prepare(self, mask_u8, B, H, L, d, kernel=0, bm=0, bn=0, warps=0):
+    def prepare(self, mask_u8, B, H, L, d, kernel=0, bm=0, bn=0, warps=0, bf16=False):
         plan = ctypes.c_void_p()
-        rc = self.lib.stof_prepare(mask_u8.ctypes.data, B, H, L, d, kernel, bm, bn, warps, -1,
-                                   ctypes.byref(plan), self.err, len(self.err))
+        if bf16:  # STOF_DTYPE_BF16 (C API version 4)
+            rc = self.lib.stof_prepare_dtype(mask_u8.ctypes.data, B, H, L, d, 1, kernel, bm, bn,
+                                             warps, -1, ctypes.byref(plan), self.err,
+                                             len(self.err))
+        else:
+            rc = self.lib.stof_prepare(mask_u8.ctypes.data, B, H, L, d, kernel, bm, bn, warps,
+                                       -1, ctypes.byref(plan), self.err, len(self.err))
         if rc != 0:
             raise RuntimeError(self.err.value.decode())
         return plan
@@ -294,7 +305,7 @@ def row_error(out, ref):
 # ---- peers ----------------------------------------------------------------------------------
 
 
-def make_sets(B, H, L, d, l2_bytes, gen, max_bytes):
+def make_sets(B, H, L, d, l2_bytes, gen, max_bytes, dtype=torch.float16):
     elems = B * H * L * d
     set_bytes = 4 * elems * 2
     wanted = max(2, math.ceil(2 * l2_bytes / set_bytes))
@@ -305,7 +316,7 @@ def make_sets(B, H, L, d, l2_bytes, gen, max_bytes):
     sets = []
     for _ in range(n):
         q, k, v = (torch.rand((B, H, L, d), generator=gen, device="cuda", dtype=torch.float32)
-                   .mul_(2).sub_(1).half() for _ in range(3))
+                   .mul_(2).sub_(1).to(dtype) for _ in range(3))
         o = torch.empty_like(q)
         sets.append((q, k, v, o))
     return sets, {"set_bytes": set_bytes, "sets_wanted": wanted, "sets": n,
@@ -332,7 +343,10 @@ def run_config(cfg, args, ctx):
     budget = max(0, free_memory() - MEMORY_MARGIN) // 4  # the sets take at most a quarter
     gen = torch.Generator(device="cuda")
     gen.manual_seed(args.seed * 1000003 + zlib.crc32(res["name"].encode()))
-    sets, rot = make_sets(B, H, L, d, ctx["l2_bytes"], gen, budget)
+    bf16 = args.dtype == "bf16"
+    tolerance = TOLERANCE_BF16 if bf16 else TOLERANCE
+    sets, rot = make_sets(B, H, L, d, ctx["l2_bytes"], gen, budget,
+                          torch.bfloat16 if bf16 else torch.float16)
     res["rotation"] = rot
     q0, k0, v0, _ = sets[0]
     ref = reference_fp32(q0[:1], k0[:1], v0[:1], mask_t)
@@ -353,11 +367,11 @@ def run_config(cfg, args, ctx):
             worst, glob, _ = row_error(out[:1], ref)
             nan = int(torch.isnan(out).sum().item())  # over every batch element
             entry["check"] = {"row_err": worst, "global_err": glob, "nan": nan,
-                              "passed": nan == 0 and worst < TOLERANCE}
+                              "passed": nan == 0 and worst < tolerance}
             del out
             if check_strict and not entry["check"]["passed"]:
                 entry["skipped"] = (f"reference check failed: row error {worst:.3e}, "
-                                    f"{nan} NaN (tolerance {TOLERANCE})")
+                                    f"{nan} NaN (tolerance {tolerance})")
             else:
                 entry["latency"] = time_method(fn, sets, args.warmup, args.runs)
                 if args.cuda_graph:
@@ -388,7 +402,7 @@ def run_config(cfg, args, ctx):
         holder = {}
 
         def setup_ours(kernel=kernel, bm=bm, bn=bn, w=w, holder=holder):
-            plan = ctx["stof"].prepare(mask_u8, B, H, L, d, kernel, bm, bn, w)
+            plan = ctx["stof"].prepare(mask_u8, B, H, L, d, kernel, bm, bn, w, bf16)
             holder["plan"] = plan
             info = {"choice": ctx["stof"].choice(plan), "plan": ctx["stof"].info(plan)}
             for (_, _, _, o) in sets:
@@ -607,6 +621,9 @@ def main():
                          "baseline), sd, sdf (softmax decomposition, + fusion), BMxBNxWARPS; "
                          "comma list")
     ap.add_argument("--seed", type=int, default=1, help="input seed")
+    ap.add_argument("--dtype", choices=("f16", "bf16"), default="f16",
+                    help="element type of q, k, v for every method (bf16: ours on the Hopper "
+                         "kernel only, libstof_capi version >= 4)")
     ap.add_argument("--time-budget", type=float, default=0,
                     help="seconds after which no new configuration starts (0 = no limit)")
     ap.add_argument("--out", default="", help="raw results JSON (rewritten per configuration)")
@@ -637,6 +654,9 @@ def main():
     l2_bytes = env["l2_bytes"]
     ctx = {"stof": stof, "l2_bytes": l2_bytes, "methods": methods,
            "ours": parse_ours(args.ours), "flex_state": FlexState()}
+    if args.dtype == "bf16" and stof.version < 4:
+        sys.exit(f"mha_compare: --dtype bf16 needs libstof_capi version >= 4, {args.lib} is "
+                 f"version {stof.version} (rebuild)")
     if any(kernel == 3 for _, (kernel, _, _, _) in ctx["ours"]) and stof.version < 2:
         sys.exit(f"mha_compare: --ours native needs libstof_capi version >= 2, {args.lib} is "
                  f"version {stof.version} (rebuild)")
@@ -652,7 +672,7 @@ def main():
         **env,
         "stof_capi_version": stof.version,
         "args": vars(args),
-        "heads": HEADS, "tolerance": TOLERANCE,
+        "heads": HEADS, "tolerance": TOLERANCE_BF16 if args.dtype == "bf16" else TOLERANCE,
         "timing": "torch.cuda.Event pair per call, back to back; median of runs; rotating sets"
                   + ("; graph_latency: CUDA-graph replays of one call per set, median per call"
                      if args.cuda_graph else ""),

@@ -9,12 +9,15 @@
 // bad requests refused; the SASS holds HGMMA (wgmma) instructions. Each run: fresh seeded
 // inputs, output poisoned first, every element written, per-row error < 2e-3, empty rows
 // exactly zero (mha_test_util.h). On another GPU or without one the GPU tests skip and say why.
+#include "kernels/attention_hopper/hopper_attention.h"
+
 #include <cuda_runtime.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -23,7 +26,7 @@
 #include "engine/select/hopper_select.h"
 #include "gpu_test_util.h"
 #include "kernels/attention/block_sparse_attention.h"
-#include "kernels/attention_hopper/hopper_attention.h"
+#include "kernels/attention/device_layout.h"
 #include "kernels/attention_hopper/hopper_chunk.h"
 #include "mha_test_util.h"
 
@@ -115,6 +118,113 @@ TEST(HopperConfig, ChunksCoverTheVisitedBlocksOnceInOrder) {
       }
 }
 
+// The work units of a split launch: every tile once, in heavy-first order; a heavy tile's
+// chunks together, covering its blocks once (ChunkOfBlocks); the split tiles' chunks numbered
+// 0, 1, ... in unit order; the default cut max(4, ceil(2 x mean)); at most 16 chunks.
+TEST(HopperConfig, UnitsCutHeavyTilesOnly) {
+  using stof::kernels::detail::BlockRanges;
+  using stof::kernels::detail::ChunkOfBlocks;
+  using stof::kernels::detail::HopperUnitPlan;
+  using stof::kernels::detail::PlanHopperUnits;
+  const auto check = [](const std::vector<int32_t>& counts, const std::vector<int32_t>& order,
+                        int32_t cut, int32_t want_cut, int32_t want_slots) {
+    SCOPED_TRACE("cut " + std::to_string(cut));
+    const HopperUnitPlan plan = PlanHopperUnits(counts, order, cut);
+    EXPECT_EQ(plan.cut, want_cut);
+    EXPECT_EQ(plan.split_slots, want_slots);
+    size_t at = 0;
+    int32_t next_slot = 0;
+    for (int32_t tile : order) {
+      ASSERT_LT(at, plan.units.size());
+      const int32_t chunks = plan.units[at].chunks;
+      const int32_t count = counts[static_cast<size_t>(tile)];
+      EXPECT_EQ(chunks,
+                std::min<int32_t>(count > want_cut ? (count + want_cut - 1) / want_cut : 1, 16))
+          << "tile " << tile;
+      int32_t covered = 0;
+      for (int32_t c = 0; c < chunks; ++c, ++at) {
+        ASSERT_LT(at, plan.units.size());
+        const auto& u = plan.units[at];
+        EXPECT_EQ(u.tile, tile);
+        EXPECT_EQ(u.chunk, c);
+        EXPECT_EQ(u.chunks, chunks);
+        EXPECT_EQ(u.slot, chunks > 1 ? next_slot++ : -1);
+        const BlockRanges r = ChunkOfBlocks(BlockRanges{0, count, 0, 0}, c, chunks);
+        EXPECT_EQ(r.part_begin, covered);
+        covered += r.parts;
+      }
+      EXPECT_EQ(covered, count);
+    }
+    EXPECT_EQ(at, plan.units.size());
+  };
+  // A global-row tile among band tiles (Longformer at 64 x 64, L 1024): mean 61 / 16,
+  // so the default cut is 2 x 3.7 -> 8 and only the 16-block tile splits, in two.
+  std::vector<int32_t> counts(16, 3);
+  counts[0] = 16;
+  std::vector<int32_t> order(16);
+  for (int32_t t = 0; t < 16; ++t) order[static_cast<size_t>(t)] = t;
+  check(counts, order, 0, 8, 2);
+  check(counts, order, 2, 2, 8 + 15 * 2);  // 16 -> 8 chunks, each 3 -> 2
+  check(counts, order, 1, 1, 16 + 15 * 3);
+  // Dense and uniform rows never split by default; a 100-block tile at cut 1 stops at 16.
+  check(std::vector<int32_t>(8, 32), {7, 6, 5, 4, 3, 2, 1, 0}, 0, 64, 0);
+  check({100, 0, 1}, {0, 2, 1}, 1, 1, 16);
+  // Empty tiles (count 0) stay whole; an all-empty layout keeps the minimum cut.
+  check({0, 0}, {0, 1}, 0, 4, 0);
+}
+
+// The merge's state of a split launch, over every (batch, head) and unit of a plan: each
+// chunk of a split tile owns one partial entry, none shared, all inside [heads_total]
+// [split_slots]; the chunks of one (tile, head) share one arrival counter, which no other
+// (tile, head) uses, inside [heads_total][q_tiles] (the sizes PrepareSplit allocates).
+TEST(HopperConfig, SplitStateHasOneEntryPerChunkAndTile) {
+  namespace d = stof::kernels::detail;
+  const std::vector<int32_t> counts = {40, 3, 0, 25, 4, 4, 9};
+  const std::vector<int32_t> order = {0, 3, 6, 4, 5, 1, 2};
+  const int q_tiles = static_cast<int>(counts.size()), heads_total = 5;
+  const d::HopperUnitPlan plan = d::PlanHopperUnits(counts, order, 4);
+  ASSERT_EQ(plan.split_slots, 10 + 7 + 3);  // 40, 25 and 9 blocks at 4 per chunk
+  std::vector<int> partial_uses(static_cast<size_t>(heads_total * plan.split_slots), 0);
+  std::map<int64_t, std::pair<int, int>> arrival_owner;  // index -> (bh, tile)
+  std::map<std::pair<int, int>, int> arrivals;           // (bh, tile) -> chunks counted
+  for (int bh = 0; bh < heads_total; ++bh) {
+    for (const d::HopperUnit& u : plan.units) {
+      const int32_t piece = d::PackPiece(u.chunk, u.chunks, u.slot);
+      if (piece == 0) continue;  // whole tile: no merge
+      const int chunk = d::PieceChunk(piece), slot = d::PieceSlot(piece);
+      // The kernel's own arithmetic: this chunk's entry is slot0 + chunk.
+      const int64_t mine = d::SplitPartialIndex(bh, plan.split_slots, slot - chunk) + chunk;
+      ASSERT_GE(mine, 0);
+      ASSERT_LT(mine, static_cast<int64_t>(partial_uses.size()));
+      ++partial_uses[static_cast<size_t>(mine)];
+      const int64_t a = d::SplitArrivalIndex(bh, q_tiles, u.tile);
+      ASSERT_GE(a, 0);
+      ASSERT_LT(a, int64_t{heads_total} * q_tiles);
+      const auto owner = arrival_owner.emplace(a, std::make_pair(bh, u.tile)).first->second;
+      EXPECT_EQ(owner, std::make_pair(bh, u.tile)) << "arrival counter " << a << " shared";
+      ++arrivals[{bh, u.tile}];
+    }
+  }
+  for (size_t i = 0; i < partial_uses.size(); ++i) EXPECT_EQ(partial_uses[i], 1) << "entry " << i;
+  for (const auto& [key, n] : arrivals)
+    EXPECT_EQ(n, (counts[static_cast<size_t>(key.second)] + plan.cut - 1) / plan.cut)
+        << "bh " << key.first << " tile " << key.second;
+}
+
+// A unit's chunk, chunk count and slot survive the packing into one int (0 = a whole tile).
+TEST(HopperConfig, PiecesPackAndUnpack) {
+  namespace d = stof::kernels::detail;
+  EXPECT_EQ(d::PackPiece(0, 1, -1), 0);
+  for (int32_t chunks = 1; chunks <= 16; ++chunks)
+    for (int32_t chunk = 0; chunk < chunks; ++chunk)
+      for (int32_t slot : {-1, 0, 1, 777, 1 << 20}) {
+        const int32_t v = d::PackPiece(chunk, chunks, slot);
+        EXPECT_EQ(d::PieceChunk(v), chunk);
+        EXPECT_EQ(d::PieceChunks(v), chunks);
+        EXPECT_EQ(d::PieceSlot(v), slot);
+      }
+}
+
 TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusOPlusBarriers) {
   // Q BLOCK_M x d, kStages x (K + V) of BLOCK_N x d, an O tile as large as Q (where it fits),
   // fp16; 8 bytes per barrier (q full / empty, 4 per stage), 64 for the work item, 1024 of
@@ -147,13 +257,6 @@ TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusOPlusBarriers) {
 
 // ---- on an sm_90 GPU ---------------------------------------------------------------------------
 
-#define STOF_REQUIRE_HOPPER()                                                    \
-  do {                                                                           \
-    STOF_REQUIRE_GPU();                                                          \
-    auto stof_dev_ = k::CheckHopperDevice();                                     \
-    if (!stof_dev_.IsOk()) GTEST_SKIP() << "SKIPPED: " << stof_dev_.Message();   \
-  } while (0)
-
 MhaConfig HopperConfig(int64_t block_m, int64_t block_n) {
   MhaConfig c;
   c.kernel = MhaKernel::kBlockWise;
@@ -175,19 +278,31 @@ std::string TileName(std::pair<int64_t, int64_t> t) {
   return std::to_string(t.first) + "x" + std::to_string(t.second);
 }
 
-// The three configurations on one (mask, workload) against one reference.
+// Seeded inputs of `w` on the device, their fp32 reference on `mask` and its empty rows:
+// what a checked run needs. `ok` is false when the reference or the upload failed.
+struct CheckedCase {
+  CheckedCase(CudaBackend& backend, const Mask& mask, const Workload& w, uint64_t seed)
+      : in(st::RandomInputs(w.batch * w.heads * w.seq_len * w.head_dim, seed)),
+        empty_row(st::EmptyRows(mask)),
+        buf(backend, w.batch * w.heads * w.seq_len * w.head_dim) {
+    ok = st::ThreadedReference(in, w, mask, ref).IsOk() && buf.Ok() && buf.Upload(in).IsOk();
+  }
+  st::MhaInputs in;
+  std::vector<float> ref;
+  std::vector<uint8_t> empty_row;
+  st::DeviceMhaBuffers buf;
+  bool ok = false;
+};
+
+// The configurations on one (mask, workload) against one reference.
 void CheckHopper(const Mask& mask, const Workload& w, uint64_t seed, const std::string& label) {
   CudaBackend* backend = st::SharedBackend();
   ASSERT_NE(backend, nullptr);
-  const int64_t elements = w.batch * w.heads * w.seq_len * w.head_dim;
-  const st::MhaInputs in = st::RandomInputs(elements, seed);
-  std::vector<float> ref;
-  auto rs = st::ThreadedReference(in, w, mask, ref);
-  ASSERT_TRUE(rs.IsOk()) << rs.Message();
-  const auto empty_row = st::EmptyRows(mask);
-  st::DeviceMhaBuffers buf(*backend, elements);
-  ASSERT_TRUE(buf.Ok());
-  ASSERT_TRUE(buf.Upload(in).IsOk());
+  CheckedCase c(*backend, mask, w, seed);
+  ASSERT_TRUE(c.ok);
+  const st::DeviceMhaBuffers& buf = c.buf;
+  const std::vector<float>& ref = c.ref;
+  const auto& empty_row = c.empty_row;
   for (const auto& tile : kHopperTiles) {
     if (!TileRuns(tile, w.head_dim)) continue;
     SCOPED_TRACE(label + " " + TileName(tile));
@@ -259,21 +374,28 @@ struct RestoreOverrides {
   ~RestoreOverrides() { k::SetHopperLaunchOverrides(saved); }
 };
 
-// CheckHopper under launch overrides `o` on masks that stress the scheduler: causal, bigbird,
-// bigbird with whole Q tiles emptied at BLOCK_M 64 and 128 (rows 128-383 and 640-767) between
-// tiles with work and three rows emptied inside a tile (900-902), and the empty mask; d 64
-// and 128, L1000 B2 H3. Restores nothing: callers hold a RestoreOverrides.
+// The masks that stress the scheduler, at L 1000: causal, bigbird, "banded" (bigbird with
+// whole Q tiles emptied at BLOCK_M 64 and 128, rows 128-383 and 640-767, between tiles with
+// work, and three rows emptied inside a tile, 900-902) and the empty mask.
+const char* const kSchedulerMasks[] = {"causal", "bigbird", "banded", "empty"};
+stof::engine::Expected<Mask> SchedulerTestMask(const std::string& name) {
+  auto mask = HopperTestMask(name == "banded" ? "bigbird" : name, 1000);
+  if (mask.IsOk() && name == "banded") {
+    for (int64_t r = 128; r < 384; ++r) mask->SetRange(r, 0, 1000, false);
+    for (int64_t r = 640; r < 768; ++r) mask->SetRange(r, 0, 1000, false);
+    for (int64_t r = 900; r < 903; ++r) mask->SetRange(r, 0, 1000, false);
+  }
+  return mask;
+}
+
+// CheckHopper under launch overrides `o` on the scheduler masks, d 64 and 128, L1000 B2 H3.
+// Restores nothing: callers hold a RestoreOverrides.
 void CheckHopperUnderOverrides(const k::HopperLaunchOverrides& o, uint64_t seed,
                                const std::string& label) {
   k::SetHopperLaunchOverrides(o);
-  for (const std::string m : {"causal", "bigbird", "banded", "empty"}) {
-    auto mask = HopperTestMask(m == "banded" ? "bigbird" : m, 1000);
+  for (const std::string m : kSchedulerMasks) {
+    auto mask = SchedulerTestMask(m);
     ASSERT_TRUE(mask.IsOk()) << mask.Message();
-    if (m == "banded") {
-      for (int64_t r = 128; r < 384; ++r) mask->SetRange(r, 0, 1000, false);
-      for (int64_t r = 640; r < 768; ++r) mask->SetRange(r, 0, 1000, false);
-      for (int64_t r = 900; r < 903; ++r) mask->SetRange(r, 0, 1000, false);
-    }
     for (int64_t d : {64, 128}) {
       CheckHopper(*mask, st::MhaWorkload(2, 3, 1000, d), seed,
                   m + " L1000 B2 H3 d" + std::to_string(d) + " " + label);
@@ -303,89 +425,116 @@ TEST(GpuHopperAttentionShapes, PersistentGridMatchesReference) {
   }
 }
 
-// A tile's visited blocks split over 2, 3 and 5 CTAs and merged by the last chunk to finish
-// (hopper_split.cuh), on a full and a persistent grid: the output matches the reference on
-// masks with emptied rows and whole empty tiles (chunks without a block) and on the empty
-// mask. Every case reuses the merge's arrival counters, so a launch that did not leave them
-// at zero would break the next. The 128-row tiles are not built to split: they fall back.
+// One launch of `layout` (64-row tiles) through LaunchHopperAttention on `stream`: the path
+// the backend takes, on a layout of the test's own (the backend's cache holds layouts at the
+// default split cut).
+stof::engine::Status LaunchOwnLayout(const k::DeviceBlockLayout& layout, const Workload& w,
+                                     const st::DeviceMhaBuffers& buf, cudaStream_t stream) {
+  return k::LaunchHopperAttention(w, layout, buf.Q(), buf.K(), buf.V(), buf.O(), stream,
+                                  MhaStrides{}, MhaStrides{}, MhaStrides{}, 0.0f);
+}
+
+// Heavy tiles' blocks split over CTAs (forced on, heavy-first order) with the layout's chunks
+// cut at 1, 2 and 3 blocks (at 1 every tile of two or more blocks splits, up to 16 chunks), on
+// a full and a persistent grid, every 64-row tile, d 64 and 128: the output matches the
+// reference on the scheduler masks of CheckHopperUnderOverrides (emptied rows, whole empty
+// tiles, the empty mask). The layout's scratch must exist after a launch whose layout has
+// split tiles (the launch did split), and every case reuses the arrival counters, so a launch
+// that did not leave them at zero would break the next. The 128-row tiles have no split
+// kernel; the backend's launches of them stay whole (PersistentGridMatchesReference).
 TEST(GpuHopperAttentionShapes, SplitBlocksMatchReference) {
   STOF_REQUIRE_HOPPER();
+  CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
   RestoreOverrides restore;
-  for (int splits : {2, 3, 5}) {
-    for (int persistent : {0, 1}) {
-      k::HopperLaunchOverrides o;
-      o.kv_splits = splits;
-      o.persistent = persistent;
-      CheckHopperUnderOverrides(o, 17 * splits + persistent,
-                                "splits " + std::to_string(splits) + " persistent " +
-                                    std::to_string(persistent));
-      if (HasFatalFailure()) return;
+  for (const std::string m : kSchedulerMasks) {
+    auto mask = SchedulerTestMask(m);
+    ASSERT_TRUE(mask.IsOk()) << mask.Message();
+    for (int64_t d : {64, 128}) {
+      const Workload w = st::MhaWorkload(2, 3, 1000, d);
+      CheckedCase c(*backend, *mask, w, 41 + d);
+      ASSERT_TRUE(c.ok);
+      for (const auto& tile : kHopperTiles) {
+        if (tile.first != 64 || !TileRuns(tile, d)) continue;
+        for (int32_t cut : {1, 2, 3}) {
+          auto layout = k::DeviceBlockLayout::Create(*mask, 64, tile.second, cut);
+          ASSERT_TRUE(layout.IsOk()) << layout.Message();
+          if (m != "empty") {
+            EXPECT_GT((*layout)->HopperSplitSlots(), 0) << "nothing to split";
+          }
+          for (int persistent : {0, 1}) {
+            SCOPED_TRACE(m + " L1000 B2 H3 d" + std::to_string(d) + " " + TileName(tile) + " cut " +
+                         std::to_string(cut) + " persistent " + std::to_string(persistent));
+            k::HopperLaunchOverrides o;
+            o.split = 1;
+            o.order = 1;
+            o.persistent = persistent;
+            k::SetHopperLaunchOverrides(o);
+            st::CheckMhaRun(
+                *backend, c.buf, [&] { return LaunchOwnLayout(**layout, w, c.buf, nullptr); },
+                c.ref, w, c.empty_row, nullptr);
+            if (HasFatalFailure()) return;
+            if ((*layout)->HopperSplitSlots() > 0) {
+              EXPECT_GT((*layout)->SplitWorkspaceBytes(), 0u) << "the launch did not split";
+            }
+          }
+        }
+      }
     }
   }
 }
 
-// A split launch captured into a CUDA graph. On a stream without the merge's workspace the
-// capture cannot allocate one, so the graph must hold the kernel that does not merge (run 56
-// captured the merging one with no workspace: an illegal address on replay); after an eager
-// launch on the stream made the workspace, the graph holds the split. Each graph is replayed
-// twice (the second reuses the arrival counters the first left at zero) and matches the
-// reference.
+// A split launch captured into a CUDA graph on another stream than the eager launches, as
+// torch.cuda.graph does. Before any eager launch the layout has no scratch and a capture
+// cannot allocate one, so the graph must hold the kernel that does not merge (run 56 captured
+// the merging one without scratch: an illegal address on replay). After an eager launch on
+// the default stream made the scratch, the capture splits. Each graph is replayed twice (the
+// second reuses the arrival counters the first left at zero) and matches the reference.
 TEST(GpuHopperAttentionShapes, SplitLaunchesInCudaGraphs) {
   STOF_REQUIRE_HOPPER();
   CudaBackend* backend = st::SharedBackend();
   ASSERT_NE(backend, nullptr);
   RestoreOverrides restore;
   k::HopperLaunchOverrides o;
-  o.kv_splits = 2;
+  o.split = 1;
+  o.order = 1;
   k::SetHopperLaunchOverrides(o);
   auto mask = st::MakeMask("bigbird", 1000);
   ASSERT_TRUE(mask.IsOk());
-  int device = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
   for (int64_t d : {64, 128}) {
     SCOPED_TRACE("d " + std::to_string(d));
     const Workload w = st::MhaWorkload(2, 3, 1000, d);
-    const int64_t elements = w.batch * w.heads * w.seq_len * d;
-    const st::MhaInputs in = st::RandomInputs(elements, 31 + d);
-    std::vector<float> ref;
-    ASSERT_TRUE(st::ThreadedReference(in, w, *mask, ref).IsOk());
-    const auto empty_row = st::EmptyRows(*mask);
-    st::DeviceMhaBuffers buf(*backend, elements);
-    ASSERT_TRUE(buf.Ok());
-    ASSERT_TRUE(buf.Upload(in).IsOk());
-    MhaCall call;
-    call.workload = w;
-    call.mask = &*mask;
-    call.config = HopperConfig(64, 64);
-    call.q = buf.Q(), call.k = buf.K(), call.v = buf.V(), call.o = buf.O();
-    // An eager launch on the default stream first: it uploads the layout, which a capture
-    // could not.
-    ASSERT_TRUE(backend->RunMha(call).IsOk());
-    ASSERT_TRUE(backend->Synchronize().IsOk());
+    CheckedCase c(*backend, *mask, w, 31 + d);
+    ASSERT_TRUE(c.ok);
+    auto layout = k::DeviceBlockLayout::Create(*mask, 64, 64, 2);
+    ASSERT_TRUE(layout.IsOk()) << layout.Message();
+    ASSERT_GT((*layout)->HopperSplitSlots(), 0);
     cudaStream_t stream = nullptr;
     ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-    call.stream = stream;
-    for (bool workspace : {false, true}) {
-      SCOPED_TRACE(workspace ? "workspace made before the capture" : "no workspace");
-      if (workspace) {
-        ASSERT_TRUE(backend->RunMha(call).IsOk());
-        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    for (bool scratch : {false, true}) {
+      SCOPED_TRACE(scratch ? "scratch made before the capture" : "no scratch");
+      if (scratch) {
+        ASSERT_TRUE(LaunchOwnLayout(**layout, w, c.buf, nullptr).IsOk());
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       }
       ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-      const auto run = backend->RunMha(call);
+      const auto run = LaunchOwnLayout(**layout, w, c.buf, stream);
       cudaGraph_t graph = nullptr;
       ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
       ASSERT_TRUE(run.IsOk()) << run.Message();
-      EXPECT_EQ(k::HopperSplitWorkspaceBytes(device, stream) > 0, workspace)
-          << "the capture itself must not make the workspace";
+      EXPECT_EQ((*layout)->SplitWorkspaceBytes() > 0, scratch)
+          << "the capture itself must not make the scratch";
       cudaGraphExec_t exec = nullptr;
       ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
       for (int replay = 0; replay < 2; ++replay) {
-        st::CheckMhaRun(*backend, buf, [&]() -> stof::engine::Status {
-          if (cudaGraphLaunch(exec, stream) != cudaSuccess)
-            return stof::engine::MakeError("cudaGraphLaunch failed");
-          return stof::engine::Status::Ok();
-        }, ref, w, empty_row, nullptr);
+        st::CheckMhaRun(
+            *backend, c.buf,
+            [&]() -> stof::engine::Status {
+              if (cudaGraphLaunch(exec, stream) != cudaSuccess)
+                return stof::engine::MakeError("cudaGraphLaunch failed");
+              return stof::engine::Status::Ok();
+            },
+            c.ref, w, c.empty_row, nullptr);
         if (HasFatalFailure()) break;
       }
       cudaGraphExecDestroy(exec);
@@ -563,9 +712,10 @@ TEST(GpuHopperAttentionShapes, BadRequestsAreRefusedWithAMessage) {
 }
 
 // The kernels run on the tensor cores' warpgroup path: their SASS holds HGMMA instructions
-// (cuobjdump on this test binary, which links the kernels statically; 18 kernels: 2 head
-// sizes x 2 BLOCK_N x 3 schedules at BLOCK_M 128, and the serial and split schedules of the
-// three BLOCK_M 64 tiles; 304 HGMMA in runs 56 and 58).
+// (cuobjdump on this test binary, which links the kernels statically; 36 kernels: 2 head
+// sizes x 2 BLOCK_N x 3 schedules at BLOCK_M 128, the serial and split schedules of the three
+// BLOCK_M 64 tiles, each in fp16 and bf16; 608 HGMMA in run 64, 304 of them BF16). The bf16
+// ones are counted apart (printed).
 TEST(GpuHopperAttentionShapes, SassUsesWarpgroupMma) {
   STOF_REQUIRE_HOPPER();
   char exe[4096] = {0};
@@ -575,15 +725,19 @@ TEST(GpuHopperAttentionShapes, SassUsesWarpgroupMma) {
   const std::string cmd = "PATH=$PATH:/usr/local/cuda/bin cuobjdump --dump-sass '" +
                           std::string(exe) +
                           "' 2>/dev/null | awk '/Function :/ { f = ($0 ~ /HopperAttentionKernel/) }"
-                          " f && /HGMMA/ { n++ } END { if (NR) print n + 0 }'";
+                          " f && /HGMMA/ { n++; if (/BF16/) b++ }"
+                          " END { if (NR) print n + 0, b + 0 }'";
   FILE* f = popen(cmd.c_str(), "r");
   ASSERT_NE(f, nullptr);
   char line[64] = {0};
   const bool got = fgets(line, sizeof line, f) != nullptr;
   pclose(f);
-  const long count = got ? std::strtol(line, nullptr, 10) : 0;
+  char* rest = nullptr;
+  const long count = got ? std::strtol(line, &rest, 10) : 0;
+  const long bf16 = got ? std::strtol(rest, nullptr, 10) : 0;
   if (!got) GTEST_SKIP() << "SKIPPED: cuobjdump gave no output";
-  std::printf("[ hopper ] HGMMA instructions in the Hopper attention kernels: %ld\n", count);
+  std::printf("[ hopper ] HGMMA instructions in the Hopper attention kernels: %ld (%ld BF16)\n",
+              count, bf16);
   EXPECT_GT(count, 0);
 }
 

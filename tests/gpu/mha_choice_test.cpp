@@ -1,8 +1,9 @@
 // ChooseMhaConfig and PreparedMha (kernels/attention/prepared_mha.h), what `stof bench mha` and
 // the C API run. The MhaChoice tests are host-only (the built-in H100 spec; no GPU needed):
 // Eq. 1 / Eq. 2 decide unless overridden, the result is always in the block-wise kernel's
-// supported set, a fallback is flagged and explained. The GpuPreparedMha test needs a device:
-// a prepared launch gives the same bits as CudaBackend::RunMha on the same configuration.
+// supported set, a fallback is flagged and explained; bf16 takes the Hopper kernel or is
+// refused. The GpuPreparedMha tests need a device: a prepared launch gives the same bits as
+// CudaBackend::RunMha on the same configuration, and bf16 matches the reference on sm_90.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -199,6 +200,93 @@ TEST(MhaChoice, OverridesAreHonouredOrRefused) {
 
 // A prepared launch (no cache, no hashing) writes the same bits as RunMha, for a block-wise
 // choice and the row-wise kernel, and for a batch other than the prepared one.
+// bf16 runs on the Hopper kernel only: on sm_90 the choice is a Hopper configuration on every
+// paper-grid mask (where the fp16 choice is portable or row-wise, the tile model's Hopper
+// pick, said in the note); another GPU, another kernel request or a portable override is
+// refused with a message that names bf16 and the reason.
+TEST(MhaChoice, Bf16ChoosesTheHopperKernelOrRefuses) {
+  const DeviceSpec dev = H100();
+  for (const char* pattern : {"sliding_window", "longformer", "bigbird", "full", "causal"})
+    for (int64_t L : {128, 1024, 4096})
+      for (int64_t d : {64, 128}) {
+        Workload w = Shape(1, L, d);
+        w.dtype = stof::engine::DType::kBF16;
+        auto c = ChooseMhaConfig(PatternMask(pattern, L), w, dev, MhaRequest{});
+        ASSERT_TRUE(c.IsOk()) << pattern << " L" << L << " d" << d << ": " << c.Message();
+        EXPECT_EQ(c->config.kernel, MhaKernel::kBlockWise);
+        EXPECT_TRUE(stof::engine::IsHopperMhaWarps(c->config.num_warps))
+            << pattern << " L" << L << " d" << d << ": " << c->config.num_warps << " warps";
+        EXPECT_TRUE(Supported(*c, d, dev));
+      }
+  Workload w = Shape(1, 1024, 64);
+  w.dtype = stof::engine::DType::kBF16;
+  const Mask m = PatternMask("bigbird", 1024);
+  DeviceSpec sm80 = dev;
+  sm80.cc_major = 8;
+  const auto refused = [&](const DeviceSpec& d, const MhaRequest& r, const char* why) {
+    auto c = ChooseMhaConfig(m, w, d, r);
+    ASSERT_FALSE(c.IsOk()) << why;
+    EXPECT_NE(c.Message().find("bf16"), std::string::npos) << c.Message();
+    EXPECT_NE(c.Message().find(why), std::string::npos) << c.Message();
+  };
+  refused(sm80, MhaRequest{}, "Hopper");
+  refused(dev, MhaRequest{MhaKernelRequest::kRowWise, 0, 0, 0}, "row_wise");
+  refused(dev, MhaRequest{MhaKernelRequest::kBlockWise, 64, 64, 4}, "num_warps 5");
+  // A Hopper override is kept.
+  auto kept = ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kBlockWise, 64, 64, 5});
+  ASSERT_TRUE(kept.IsOk()) << kept.Message();
+  EXPECT_EQ(kept->config.num_warps, 5);
+}
+
+// bf16 through a prepared plan (the C API's path) on every Hopper tile the choice can make:
+// the output against the fp32 reference of the bf16-rounded inputs (bf16 tolerance), with
+// strided-free packed operands; the plan refuses an fp16 workload.
+TEST(GpuPreparedMha, Bf16MatchesReference) {
+  STOF_REQUIRE_HOPPER();
+  auto backend = stof::kernels::CudaBackend::Create(0);
+  ASSERT_TRUE(backend.IsOk()) << backend.Message();
+  for (const char* pattern : {"bigbird", "causal"}) {
+    const Mask m = PatternMask(pattern, 1000);
+    for (int64_t d : {64, 128}) {
+      for (MhaRequest r : {MhaRequest{MhaKernelRequest::kBlockWise, 128, 64, 12},
+                           MhaRequest{MhaKernelRequest::kBlockWise, 128, 128, 12},
+                           MhaRequest{MhaKernelRequest::kBlockWise, 64, 64, 5},
+                           MhaRequest{MhaKernelRequest::kBlockWise, 64, 128, 5}}) {
+        if (d == 128 && r.block_m == 64 && r.block_n == 128) continue;  // not built
+        Workload w = Shape(2, 1000, d);
+        w.heads = 3;
+        w.dtype = stof::engine::DType::kBF16;
+        SCOPED_TRACE(std::string(pattern) + " d" + std::to_string(d) + " " +
+                     std::to_string(r.block_m) + "x" + std::to_string(r.block_n));
+        auto c = ChooseMhaConfig(m, w, (*backend)->Device(), r);
+        ASSERT_TRUE(c.IsOk()) << c.Message();
+        auto p = stof::kernels::PreparedMha::Create(m, w, *c);
+        ASSERT_TRUE(p.IsOk()) << p.Message();
+        const int64_t elems = w.batch * w.heads * w.seq_len * w.head_dim;
+        const auto in = stof::testing::RandomInputs(elems, 11 + d, w.dtype);
+        std::vector<float> ref;
+        ASSERT_TRUE(stof::testing::ThreadedReference(in, w, m, ref).IsOk());
+        stof::testing::DeviceMhaBuffers buf(**backend, elems);
+        ASSERT_TRUE(buf.Ok());
+        ASSERT_TRUE(buf.Upload(in).IsOk());
+        stof::testing::MhaError e;
+        const auto launch = [&] {
+          return (*p)->Launch(w, buf.Q(), buf.K(), buf.V(), buf.O(), nullptr);
+        };
+        stof::testing::CheckMhaRun(**backend, buf, launch, ref, w, stof::testing::EmptyRows(m),
+                                   &e);
+        if (HasFatalFailure()) return;
+        std::printf("[ bf16 ] %s d%lld %lldx%lld: worst row error %.2e, global %.2e\n", pattern,
+                    static_cast<long long>(d), static_cast<long long>(r.block_m),
+                    static_cast<long long>(r.block_n), e.row_err, e.global_err);
+        Workload f16 = w;
+        f16.dtype = stof::engine::DType::kF16;
+        EXPECT_FALSE((*p)->Launch(f16, buf.Q(), buf.K(), buf.V(), buf.O(), nullptr).IsOk());
+      }
+    }
+  }
+}
+
 TEST(GpuPreparedMha, MatchesRunMha) {
   STOF_REQUIRE_GPU();
   auto backend = stof::kernels::CudaBackend::Create(0);

@@ -20,9 +20,18 @@
 #include "engine/core/workload.h"
 #include "engine/mask/mask.h"
 #include "engine/mask/mask_spec.h"
+#include "kernels/attention_hopper/hopper_attention.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/util/finite_check.h"
 #include "kernels/util/mha_check.h"
+
+// Skips the test, saying why, unless the current device runs the Hopper kernel (sm_90).
+#define STOF_REQUIRE_HOPPER()                                                           \
+  do {                                                                                  \
+    STOF_REQUIRE_GPU();                                                                 \
+    auto stof_dev_ = ::stof::kernels::CheckHopperDevice();                              \
+    if (!stof_dev_.IsOk()) GTEST_SKIP() << "SKIPPED: " << stof_dev_.Message();          \
+  } while (0)
 
 namespace stof::testing {
 
@@ -139,7 +148,7 @@ inline std::string MhaCaseParamName(const ::testing::TestParamInfo<MhaCase>& inf
 
 // One checked run: O poisoned (NaN), `launch` enqueued and synchronised, then no non-finite
 // element (every one written, nothing NaN), the per-row error against `ref` below
-// kMhaTolerance and rows with nothing attended exactly zero. `error` receives the metric.
+// MhaTolerance(w.dtype) and rows with nothing attended exactly zero. `error` receives the metric.
 inline void CheckMhaRun(kernels::CudaBackend& backend, const DeviceMhaBuffers& buf,
                         const std::function<engine::Status()>& launch,
                         const std::vector<float>& ref, const engine::Workload& w,
@@ -150,13 +159,13 @@ inline void CheckMhaRun(kernels::CudaBackend& backend, const DeviceMhaBuffers& b
   ASSERT_TRUE(run.IsOk()) << run.Message();
   auto sync = backend.Synchronize();
   ASSERT_TRUE(sync.IsOk()) << sync.Message();
-  auto bad = kernels::CountNonFinite(buf.O(), elements, engine::DType::kF16);
+  auto bad = kernels::CountNonFinite(buf.O(), elements, w.dtype);
   ASSERT_TRUE(bad.IsOk()) << bad.Message();
   EXPECT_EQ(*bad, 0) << "non-finite or unwritten outputs";
   std::vector<uint16_t> out(static_cast<size_t>(elements));
   ASSERT_TRUE(backend.CopyToHost(out.data(), buf.O(), out.size() * 2).IsOk());
   const MhaError e = CompareMha(out, ref, w, empty_row);
-  EXPECT_LT(e.row_err, kMhaTolerance)
+  EXPECT_LT(e.row_err, kernels::MhaTolerance(w.dtype))
       << "worst row " << e.worst_row << " (query " << e.worst_row % w.seq_len << ", bh "
       << e.worst_row / w.seq_len << ") col " << e.worst_col << ": out " << e.worst_out << " ref "
       << e.worst_ref << "; global error " << e.global_err;

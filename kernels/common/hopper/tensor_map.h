@@ -13,9 +13,11 @@
 
 namespace stof::kernels::hopper {
 
-// A fp16 tensor addressed as base + b * batch + h * head + r * row + c (strides in elements).
+// A 2-byte tensor (fp16, or bf16 when `bf16`) addressed as base + b * batch + h * head +
+// r * row + c (strides in elements).
 struct TensorView4d {
   const void* base = nullptr;
+  bool bf16 = false;
   int64_t cols = 0, rows = 0, heads = 0, batch = 0;
   int64_t row_stride = 0, head_stride = 0, batch_stride = 0;
 };

@@ -1,6 +1,6 @@
 // wgmma helpers (sm_90a): shared-memory matrix descriptors for the 128-byte swizzle, the
-// fence / commit / wait of asynchronous warpgroup MMAs, and m64nNk16 fp16 -> fp32 MMAs with
-// both operands in shared memory (SS) or A in registers (RS), for N = 64 and 128. Used by
+// fence / commit / wait of asynchronous warpgroup MMAs, and m64nNk16 fp16 or bf16 -> fp32 MMAs
+// with both operands in shared memory (SS) or A in registers (RS), for N = 64 and 128. Used by
 // the Hopper attention kernel (kernels/attention_hopper/): S = Q K^T is SS, O += P V is RS.
 //
 // Shared-memory layout (PTX ISA, "Shared Memory Matrix Layout"; docs/kernels-hopper.md):
@@ -61,78 +61,76 @@ __device__ __forceinline__ void FenceOperands(float (&r)[kN]) {
   for (int i = 0; i < kN; ++i) FenceOperand(r[i]);
 }
 
-// m64nNk16, fp16 inputs, fp32 accumulators d[N / 2] per thread. SS: D = A B (accumulate 0)
-// or D += A B, A K-major and B K-major in shared memory. RS: D += A B, A from registers, B
-// N-major in shared memory.
-template <int kN>
+// m64nNk16, fp16 (kBf16: bf16) inputs, fp32 accumulators d[N / 2] per thread. SS: D = A B
+// (accumulate 0) or D += A B, A K-major and B K-major in shared memory. RS: D += A B, A from
+// registers, B N-major in shared memory.
+template <int kN, bool kBf16 = false>
 struct Wgmma;
 
-template <>
-struct Wgmma<64> {
-  static __device__ __forceinline__ void SS(float (&d)[32], uint64_t desc_a, uint64_t desc_b,
-                                            int accumulate) {
-    asm volatile(
-        "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
-        " wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16\n"
-        " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"
-        " %32, %33, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-  }
-  static __device__ __forceinline__ void RS(float (&d)[32], const uint32_t (&a)[4],
-                                            uint64_t desc_b) {
-    asm volatile(
-        "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
-        " wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16\n"
-        " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"
-        " {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
-  }
-};
+// One definition per N, spelled out once and stamped for fp16 and bf16 (the PTX type is the
+// only difference). STOF_WGMMA_ACC8(i): the read-write operands d[i] .. d[i + 7].
+#define STOF_WGMMA_ACC8(i)                                                                  \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define STOF_WGMMA_64(TYPE, BF16)  \
+template <>  \
+struct Wgmma<64, BF16> {  \
+  static __device__ __forceinline__ void SS(float (&d)[32], uint64_t desc_a, uint64_t desc_b,  \
+                                            int accumulate) {  \
+    asm volatile(  \
+        "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"  \
+        " wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE "\n"  \
+        " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"  \
+        " %32, %33, p, 1, 1, 0, 0;\n}\n"  \
+        : STOF_WGMMA_ACC8(0), STOF_WGMMA_ACC8(8), STOF_WGMMA_ACC8(16), STOF_WGMMA_ACC8(24)  \
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));  \
+  }  \
+  static __device__ __forceinline__ void RS(float (&d)[32], const uint32_t (&a)[4],  \
+                                            uint64_t desc_b) {  \
+    asm volatile(  \
+        "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"  \
+        " wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE "\n"  \
+        " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"  \
+        " {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"  \
+        : STOF_WGMMA_ACC8(0), STOF_WGMMA_ACC8(8), STOF_WGMMA_ACC8(16), STOF_WGMMA_ACC8(24)  \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));  \
+  }  \
+}
 
-template <>
-struct Wgmma<128> {
-  static __device__ __forceinline__ void SS(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
-                                            int accumulate) {
-    asm volatile(
-        "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"
-        " wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16\n"
-        " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n"
-        " %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-  }
-  static __device__ __forceinline__ void RS(float (&d)[64], const uint32_t (&a)[4],
-                                            uint64_t desc_b) {
-    asm volatile(
-        "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
-        " wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16\n"
-        " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n"
-        " {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
-  }
-};
+#define STOF_WGMMA_128(TYPE, BF16)  \
+template <>  \
+struct Wgmma<128, BF16> {  \
+  static __device__ __forceinline__ void SS(float (&d)[64], uint64_t desc_a, uint64_t desc_b,  \
+                                            int accumulate) {  \
+    asm volatile(  \
+        "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"  \
+        " wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE "\n"  \
+        " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n"  \
+        " %64, %65, p, 1, 1, 0, 0;\n}\n"  \
+        : STOF_WGMMA_ACC8(0), STOF_WGMMA_ACC8(8), STOF_WGMMA_ACC8(16), STOF_WGMMA_ACC8(24),  \
+          STOF_WGMMA_ACC8(32), STOF_WGMMA_ACC8(40), STOF_WGMMA_ACC8(48), STOF_WGMMA_ACC8(56)  \
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));  \
+  }  \
+  static __device__ __forceinline__ void RS(float (&d)[64], const uint32_t (&a)[4],  \
+                                            uint64_t desc_b) {  \
+    asm volatile(  \
+        "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"  \
+        " wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE "\n"  \
+        " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n"  \
+        " {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"  \
+        : STOF_WGMMA_ACC8(0), STOF_WGMMA_ACC8(8), STOF_WGMMA_ACC8(16), STOF_WGMMA_ACC8(24),  \
+          STOF_WGMMA_ACC8(32), STOF_WGMMA_ACC8(40), STOF_WGMMA_ACC8(48), STOF_WGMMA_ACC8(56)  \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));  \
+  }  \
+}
+
+STOF_WGMMA_64("f16", false);
+STOF_WGMMA_64("bf16", true);
+STOF_WGMMA_128("f16", false);
+STOF_WGMMA_128("bf16", true);
+
+#undef STOF_WGMMA_64
+#undef STOF_WGMMA_128
+#undef STOF_WGMMA_ACC8
 
 }  // namespace stof::kernels::hopper
