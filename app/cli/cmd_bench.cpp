@@ -87,7 +87,8 @@ int ProfileMhaRun(const std::string& cmd, const ProfileArgs& p, MhaInputSets& se
   r.notes.push_back(std::string("kernel: ") + kernels::MhaChoiceKernelName(c) +
                     ChoiceDetail(c));
   r.notes.push_back("reference check before measuring: worst row error " +
-                    Fmt("%.3e", check.row_err) + " (tolerance 2e-3), passed");
+                    Fmt("%.3e", check.row_err) + " (tolerance " + Fmt("%.0e", check.tolerance) +
+                    "), passed");
   auto bad = sets.CountNonFinite();
   if (!bad.IsOk()) return Fail(cmd, bad.Message());
   const std::string check_note =
@@ -179,12 +180,13 @@ void PrintChoiceText(const BenchProblem& pb, const kernels::PreparedMha& mha,
 }
 
 void PrintCheckText(const MhaBenchCheck& chk) {
-  std::printf("check       %s: batch 1, %lld head(s), worst row error %s (tolerance %s), "
-              "global %s, %lld non-finite, %lld non-zero empty rows\n",
-              chk.passed ? "passed" : "FAILED", static_cast<long long>(chk.workload.heads),
-              Fmt("%.3e", chk.row_err).c_str(), Fmt("%.0e", MhaBenchTolerance()).c_str(),
-              Fmt("%.3e", chk.global_err).c_str(), static_cast<long long>(chk.non_finite),
-              static_cast<long long>(chk.nonzero_empty_rows));
+  std::printf(
+      "check       %s: batch 1, %lld head(s), worst row error %s (tolerance %s), "
+      "global %s, %lld non-finite, %lld non-zero empty rows\n",
+      chk.passed ? "passed" : "FAILED", static_cast<long long>(chk.workload.heads),
+      Fmt("%.3e", chk.row_err).c_str(), Fmt("%.0e", chk.tolerance).c_str(),
+      Fmt("%.3e", chk.global_err).c_str(), static_cast<long long>(chk.non_finite),
+      static_cast<long long>(chk.nonzero_empty_rows));
   std::fflush(stdout);
 }
 

@@ -49,6 +49,7 @@ struct MhaBenchCheck {
   double worst_out = 0, worst_ref = 0;
   int64_t non_finite = 0, nonzero_empty_rows = 0;
   double kernel_ms = 0, reference_ms = 0;
+  double tolerance = 0;  // of the workload's element type (kernels::MhaTolerance)
   bool passed = false;
 };
 engine::Expected<MhaBenchCheck> ReferenceCheck(kernels::CudaBackend& backend,
@@ -56,7 +57,6 @@ engine::Expected<MhaBenchCheck> ReferenceCheck(kernels::CudaBackend& backend,
                                                const engine::Mask& mask,
                                                const engine::Workload& full, uint64_t seed);
 nlohmann::json CheckJson(const MhaBenchCheck& c);
-double MhaBenchTolerance();  // the reference check's tolerance (kernels/util/mha_check.h)
 
 // Step 4.
 struct MhaBenchCeilings {

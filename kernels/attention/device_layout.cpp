@@ -103,6 +103,7 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
   d->m_unit_count = static_cast<int64_t>(plan.units.size());
   d->m_split_slots = plan.split_slots;
   d->m_split_cut = plan.cut;
+  d->m_max_tile_blocks = heavy_first.empty() ? 0 : counts[static_cast<size_t>(heavy_first[0])];
   const std::vector<int32_t>* arrays[] = {&layout.LoadRowPtr(),  &layout.LoadColIdx(),
                                           &layout.LoadPartIdx(), &layout.PartRowPtr(),
                                           &layout.PartColIdx(),  &layout.FullRowPtr(),

@@ -86,6 +86,7 @@ class DeviceBlockLayout {
   int64_t HopperUnitCount() const { return m_unit_count; }
   int32_t HopperSplitSlots() const { return m_split_slots; }
   int32_t HopperSplitCut() const { return m_split_cut; }
+  int64_t MaxTileBlocks() const { return m_max_tile_blocks; }  // visited blocks, heaviest tile
 
   // Scratch of the split's merge: `counter_bytes` of arrival counters (zero between
   // launches: every launch leaves them so) and `partial_bytes` of partial results, in one
@@ -120,6 +121,7 @@ class DeviceBlockLayout {
   const int32_t* m_units = nullptr;
   int64_t m_unit_count = 0;
   int32_t m_split_slots = 0, m_split_cut = 0;
+  int64_t m_max_tile_blocks = 0;
   LayoutPrepTiming m_timing;
   // The split's scratch (SplitWorkspace): grown on demand by const launches.
   mutable std::mutex m_split_mutex;

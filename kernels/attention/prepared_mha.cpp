@@ -16,6 +16,7 @@
 #include "engine/select/hopper_select.h"
 #include "kernels/attention/block_sparse_attention.h"
 #include "kernels/attention/row_sparse_attention.h"
+#include "kernels/attention_hopper/hopper_attention.h"
 
 namespace stof::kernels {
 
@@ -334,6 +335,8 @@ engine::Expected<std::unique_ptr<PreparedMha>> PreparedMha::Create(const engine:
   } else {
     auto block = DeviceBlockLayout::Create(mask, choice.config.block_m, choice.config.block_n);
     if (!block.IsOk()) return block.ToStatus();
+    if (IsHopperAttentionRequest(choice.config.num_warps))
+      STOF_RETURN_IF_ERROR(ReserveHopperSplitWorkspace(workload, **block));
     p->m_block = std::shared_ptr<const DeviceBlockLayout>(std::move(*block));
   }
   return p;

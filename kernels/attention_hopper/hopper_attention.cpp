@@ -12,6 +12,7 @@
 #include "kernels/attention/device_layout.h"
 #include "kernels/attention/mha_operands.h"
 #include "kernels/attention_hopper/hopper_attention_params.h"
+#include "kernels/attention_hopper/hopper_chunk.h"
 #include "kernels/common/hopper/tensor_map.h"
 #include "kernels/cuda_check.h"
 
@@ -30,7 +31,7 @@ const char* kSupported =
 // The overrides; the environment sets their first value (STOF_HOPPER_ORDER=0 / 1,
 // STOF_HOPPER_PERSISTENT=0 / 1: one CTA per item / as many CTAs as are co-resident,
 // STOF_HOPPER_PDL=0 / 1: plain / programmatic dependent launch, STOF_HOPPER_SPLIT=0 / 1:
-// whole tiles / heavy tiles split over CTAs).
+// whole tiles / heavy tiles split over CTAs, the default).
 HopperLaunchOverrides& Overrides() {
   static HopperLaunchOverrides o = [] {
     HopperLaunchOverrides v;
@@ -61,24 +62,48 @@ R WithHopperVariant(int64_t d, int64_t bm, int64_t bn, R none, F&& f) {
   return none;
 }
 
-// A split launch: heavy tiles' blocks over several CTAs (the layout's HopperUnits, merged by
-// hopper_split.cuh), when `split` is 1, the tile has a split kernel (T::kSplitBuilt), the
-// launch runs heavy first, some tile is heavy, and the layout's scratch is large enough or can
-// grow (not during a stream capture). Otherwise `p` is left as is: whole tiles.
+// The split's scratch for `heads_total` heads of `layout` on variant T: per consumer thread
+// (128 per warpgroup) kOAcc / 4 float4 of O and one of (max, sum) per partial slot, and one
+// arrival counter per consumer of each (head, Q tile).
+struct SplitBytes {
+  size_t counters = 0, partials = 0;
+};
 template <class T>
-engine::Status PrepareSplit(const DeviceBlockLayout& layout, int split, void* stream,
+SplitBytes SplitScratchBytes(const DeviceBlockLayout& layout, int64_t heads_total) {
+  const size_t per_slot = static_cast<size_t>(T::kConsumers) * 128 * (T::kOAcc / 4 + 1) * 16;
+  const size_t heads = static_cast<size_t>(heads_total);
+  return {heads * static_cast<size_t>(layout.BlockRows()) * T::kConsumers * 4,
+          heads * static_cast<size_t>(layout.HopperSplitSlots()) * per_slot};
+}
+
+// True when a launch of `layout` splits heavy tiles (before the scratch is asked for): not
+// forced off, the tile has a split kernel (T::kSplitBuilt), the launch runs heavy first, some
+// tile is heavy, and (unless forced on) splitting pays: detail::SplitPays with the whole-tile
+// kernel's resident CTAs. The default since runs 63 and 65 (H100, 2026-11-25, CUDA-graph
+// replay, whole / split, us): longformer B1 H12 d64 L1024 17.1 / 12.9, L2048 33.5 / 17.8,
+// L4096 51.3 / 26.2; bigbird L1024 17.2 / 13.1, L2048 34.5 / 24.2, L4096 54.9 / 36.6; rows
+// without a heavy tile within 1 %. docs/kernels-hopper.md, "Splitting heavy tiles' blocks".
+template <class T>
+bool SplitsHeavyTiles(const DeviceBlockLayout& layout, int split, int order, int64_t heads_total,
+                      int sm_count) {
+  if (split == 0 || !T::kSplitBuilt || order != 1 || layout.HopperSplitSlots() == 0) return false;
+  return split == 1 || detail::SplitPays(layout.MaxTileBlocks(), layout.ValidBlocks(), heads_total,
+                                         int64_t{sm_count} * T::kCtasPerSm);
+}
+
+// A split launch: heavy tiles' blocks over several CTAs (the layout's HopperUnits, merged by
+// hopper_split.cuh) when SplitsHeavyTiles and the layout's scratch is large enough or can grow
+// (not during a stream capture). Otherwise `p` is left as is: whole tiles.
+template <class T>
+engine::Status PrepareSplit(const DeviceBlockLayout& layout, int split, int sm_count, void* stream,
                             detail::HopperAttentionParams& p) {
-  if (split != 1 || !T::kSplitBuilt || p.order != 1 || layout.HopperSplitSlots() == 0)
+  if (!SplitsHeavyTiles<T>(layout, split, p.order, p.heads_total, sm_count))
     return engine::Status::Ok();
   const int64_t items = layout.HopperUnitCount() * p.heads_total;
   if (items > int64_t{0x7fffffff}) return engine::Status::Ok();
-  // Per consumer thread (128 per warpgroup) kOAcc / 4 float4 of O and one of (max, sum).
-  const size_t per_slot = static_cast<size_t>(T::kConsumers) * 128 * (T::kOAcc / 4 + 1) * 16;
-  const size_t heads = static_cast<size_t>(p.heads_total);
-  const size_t partial_bytes = heads * static_cast<size_t>(layout.HopperSplitSlots()) * per_slot;
-  const size_t counter_bytes = heads * static_cast<size_t>(p.q_tiles) * T::kConsumers * 4;
+  const SplitBytes bytes = SplitScratchBytes<T>(layout, p.heads_total);
   STOF_ASSIGN_OR_RETURN(const DeviceBlockLayout::SplitScratch scratch,
-                        layout.SplitWorkspace(counter_bytes, partial_bytes, stream));
+                        layout.SplitWorkspace(bytes.counters, bytes.partials, stream));
   if (scratch.partials == nullptr) return engine::Status::Ok();
   p.units = layout.HopperUnits();
   p.split_slots = layout.HopperSplitSlots();
@@ -86,6 +111,29 @@ engine::Status PrepareSplit(const DeviceBlockLayout& layout, int split, void* st
   p.split_arrivals = scratch.arrivals;
   p.items = items;
   return engine::Status::Ok();
+}
+
+// Launch order. Heavy first across heads starts the longest tiles of every head in the first
+// wave, but spreads a head's tiles over the whole launch, so K and V are re-read from DRAM
+// once they no longer fit in L2. Measured side by side (H100, 2026-11-24, `stof bench mha
+// --block 128x128 --warps 12`, tile-major / heavy first, us; docs/kernels-hopper.md):
+// longformer L4096 B1 H12 d64 (K+V 12 MB) 77.7 / 59.7; causal L4096 B4 H12 d64 (48 MB)
+// 296.0 / 279.7; causal L2048 B8 H32 d64 (128 MB) 424.0 / 451.0; bigbird L4096 B8 H12 d128
+// (192 MB) 711.8 / 1067.1; causal d128 (96 MB) 380.8 / 387.8. So heavy first (1) only when all
+// K and V fit in half the L2. STOF_HOPPER_ORDER=0 / 1 forces one (experiments).
+engine::Expected<int> LaunchOrder(const engine::Workload& w, const HopperLaunchOverrides& forced,
+                                  int device) {
+  if (forced.order >= 0) return forced.order;
+  int l2_bytes = 0;
+  STOF_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  const double kv_bytes = 4.0 * static_cast<double>(w.batch * w.heads * w.seq_len * w.head_dim);
+  return 2 * kv_bytes <= static_cast<double>(l2_bytes) ? 1 : 0;
+}
+
+engine::Expected<int> SmCount(int device) {
+  int sms = 0;
+  STOF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
 }
 
 }  // namespace
@@ -188,20 +236,8 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   p.tile_order = layout.HeavyFirstRows();
   p.work_counter = layout.WorkCounter();
   p.heads_total = static_cast<int>(w.batch * w.heads);
-  // Launch order. Heavy first across heads starts the longest tiles of every head in the first
-  // wave, but spreads a head's tiles over the whole launch, so K and V are re-read from DRAM
-  // once they no longer fit in L2. Measured side by side (H100, 2026-11-24, `stof bench mha
-  // --block 128x128 --warps 12`, tile-major / heavy first, us; docs/kernels-hopper.md):
-  // longformer L4096 B1 H12 d64 (K+V 12 MB) 77.7 / 59.7; causal L4096 B4 H12 d64 (48 MB)
-  // 296.0 / 279.7; causal L2048 B8 H32 d64 (128 MB) 424.0 / 451.0; bigbird L4096 B8 H12 d128
-  // (192 MB) 711.8 / 1067.1; causal d128 (96 MB) 380.8 / 387.8. So heavy first only when all
-  // K and V fit in half the L2. STOF_HOPPER_ORDER=0 / 1 forces one (experiments).
   const HopperLaunchOverrides forced = GetHopperLaunchOverrides();
-  int l2_bytes = 0;
-  STOF_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, dev->device));
-  const double kv_bytes = 4.0 * static_cast<double>(w.batch * w.heads * w.seq_len * w.head_dim);
-  p.order = forced.order >= 0 ? forced.order
-                              : (2 * kv_bytes <= static_cast<double>(l2_bytes) ? 1 : 0);
+  STOF_ASSIGN_OR_RETURN(p.order, LaunchOrder(w, forced, dev->device));
   p.heads = static_cast<int>(w.heads);
   p.items = grid;
   // A persistent grid (one wave of CTAs taking items from an atomic counter) rather than one
@@ -248,12 +284,12 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   STOF_RETURN_IF_ERROR(map(v, kv_strides, "v", box_n, &maps.v));
   STOF_RETURN_IF_ERROR(map(o, o_strides, "o", 64, &maps.o));
 
-  // Heavy tiles split over CTAs: only when forced for now (tests, experiments; runs 57-58
-  // measured the earlier form, docs/kernels-hopper.md).
+  // Heavy tiles split over CTAs where the layout has some and it pays (PrepareSplit).
+  STOF_ASSIGN_OR_RETURN(const int sms, SmCount(dev->device));
   const auto launch = [&](auto traits) -> engine::Status {
     using T = decltype(traits);
     detail::HopperAttentionParams run = p;
-    STOF_RETURN_IF_ERROR(PrepareSplit<T>(layout, forced.split, stream, run));
+    STOF_RETURN_IF_ERROR(PrepareSplit<T>(layout, forced.split, sms, stream, run));
     if (bf16)
       return detail::LaunchHopperAttentionVariant<T::kHeadDim, T::kBlockN, T::kBlockM, true>(
           run, maps, dev->device, stream);
@@ -263,6 +299,25 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   // CheckHopperAttentionConfig above accepted the variant, so the table has it.
   return WithHopperVariant(w.head_dim, layout.BlockM(), layout.BlockN(),
                            engine::Status(engine::MakeError(what + "no such variant")), launch);
+}
+
+engine::Status ReserveHopperSplitWorkspace(const engine::Workload& w,
+                                           const DeviceBlockLayout& layout) {
+  if (layout.HopperSplitSlots() == 0) return engine::Status::Ok();
+  auto dev = QueryLaunchDevice();
+  if (!dev.IsOk()) return dev.ToStatus();
+  const HopperLaunchOverrides forced = GetHopperLaunchOverrides();
+  STOF_ASSIGN_OR_RETURN(const int order, LaunchOrder(w, forced, dev->device));
+  STOF_ASSIGN_OR_RETURN(const int sms, SmCount(dev->device));
+  const auto reserve = [&](auto traits) -> engine::Status {
+    using T = decltype(traits);
+    if (!SplitsHeavyTiles<T>(layout, forced.split, order, w.batch * w.heads, sms))
+      return engine::Status::Ok();
+    const SplitBytes bytes = SplitScratchBytes<T>(layout, w.batch * w.heads);
+    return layout.SplitWorkspace(bytes.counters, bytes.partials, nullptr).ToStatus();
+  };
+  return WithHopperVariant(w.head_dim, layout.BlockM(), layout.BlockN(), engine::Status::Ok(),
+                           reserve);
 }
 
 }  // namespace stof::kernels

@@ -58,9 +58,9 @@ struct HopperLaunchOverrides {
   int persistent = -1;    // 0: one CTA per work item, 1: one wave of CTAs looping over them
   int64_t max_ctas = 0;   // n > 0: a persistent grid of at most n CTAs (tests)
   int dependent_launch = -1;  // 0: plain, 1: programmatic dependent launch (-1: one wave)
-  // 0: whole tiles; 1: heavy tiles' blocks split over CTAs (the layout's HopperUnits) where
-  // the tile has a split kernel (BLOCK_M 64) and the launch is heavy first. -1: the rule
-  // (for now: whole tiles; docs/kernels-hopper.md).
+  // 0: whole tiles; 1 or -1 (the rule): heavy tiles' blocks split over CTAs (the layout's
+  // HopperUnits) where the tile has a split kernel (BLOCK_M 64) and the launch is heavy first
+  // (docs/kernels-hopper.md).
   int split = -1;
 };
 void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides);
@@ -77,5 +77,12 @@ engine::Status LaunchHopperAttention(const engine::Workload& workload,
                                      const engine::MhaStrides& q_strides,
                                      const engine::MhaStrides& kv_strides,
                                      const engine::MhaStrides& o_strides, float scale);
+
+// Allocates the layout's split scratch (DeviceBlockLayout::SplitWorkspace) for launches of
+// `workload` that will split, so that a CUDA graph captured before any eager launch splits
+// too (a launch cannot grow the scratch during a capture). Ok and nothing done when the
+// launch would not split. Called by PreparedMha::Create.
+engine::Status ReserveHopperSplitWorkspace(const engine::Workload& workload,
+                                           const DeviceBlockLayout& layout);
 
 }  // namespace stof::kernels

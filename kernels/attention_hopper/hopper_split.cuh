@@ -1,9 +1,10 @@
 // The merge of a tile's chunks when its visited blocks are split over several CTAs
 // (HopperAttentionParams::units): every chunk's consumer warpgroup leaves its partial state
 // (unnormalised O, running max and partial sum per thread) in global memory and counts itself;
-// the last of the chunks to arrive merges the others into its registers, as the online softmax
-// merges blocks, and goes on to the normal epilogue. Nobody waits for anybody: a chunk that is
-// not last is done once it has arrived. Part of hopper_attention_kernel.cuh.
+// the last of the chunks to arrive merges all of them, in chunk order, into its registers, as
+// the online softmax merges blocks, and goes on to the normal epilogue. Nobody waits for
+// anybody: a chunk that is not last is done once it has arrived. Part of
+// hopper_attention_kernel.cuh.
 // Layout of one partial (one consumer warpgroup of one chunk): kOAcc / 4 + 1 float4 per thread,
 // vector j of thread i at [j][i] (a warp's stores and loads are contiguous): O's accumulators
 // in fragment order, then (max row g, max row g + 8, sum row g, sum row g + 8). The same thread
@@ -66,13 +67,26 @@ __device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, fl
   hopper::NamedBarrierSync(barrier_id, hopper::kWarpgroupThreads);
   if (*flag == 0) return false;
   __threadfence();
-  // Merge chunk by chunk: the larger max wins, both sides rescaled to it (a row that is empty
-  // in both keeps max -inf and subtracts 0, so no -inf - -inf arises).
+  // Rebuilt from chunk 0 up, in chunk order, whichever chunk arrived last (its own partial is
+  // read back like the others): the same floating-point operations in every launch, so a split
+  // launch gives the same bits every time. Merging into the registers in arrival order did
+  // not: run 65 (H100, 2026-11-25) saw 1 of 768,000 elements differ between two launches.
+  // Each step: the larger max wins, both sides rescaled to it (a row that is empty in both
+  // keeps max -inf and subtracts 0, so no -inf - -inf arises).
+  const auto at = [&](int c) { return (slot0 + c) * T::kConsumers + consumer; };
+  {
+    const float4 ml = __ldcg(parts.At(at(0), kMl));
+    softmax.row_max[0] = ml.x, softmax.row_max[1] = ml.y;
+    softmax.row_sum[0] = ml.z, softmax.row_sum[1] = ml.w;
+#pragma unroll
+    for (int j = 0; j < T::kOAcc / 4; ++j) {
+      const float4 v = __ldcg(parts.At(at(0), j));
+      o[4 * j] = v.x, o[4 * j + 1] = v.y, o[4 * j + 2] = v.z, o[4 * j + 3] = v.w;
+    }
+  }
   const float scale = p.scale_log2;
-  for (int c = 0; c < chunks; ++c) {
-    if (c == chunk) continue;
-    const int64_t other = (slot0 + c) * T::kConsumers + consumer;
-    const float4 ml = __ldcg(parts.At(other, kMl));
+  for (int c = 1; c < chunks; ++c) {
+    const float4 ml = __ldcg(parts.At(at(c), kMl));
     const float their_max[2] = {ml.x, ml.y}, their_sum[2] = {ml.z, ml.w};
     float mine_f[2], theirs_f[2];
 #pragma unroll
@@ -86,7 +100,7 @@ __device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, fl
     }
 #pragma unroll
     for (int j = 0; j < T::kOAcc / 4; ++j) {
-      const float4 v = __ldcg(parts.At(other, j));
+      const float4 v = __ldcg(parts.At(at(c), j));
       o[4 * j] = o[4 * j] * mine_f[0] + v.x * theirs_f[0];
       o[4 * j + 1] = o[4 * j + 1] * mine_f[0] + v.y * theirs_f[0];
       o[4 * j + 2] = o[4 * j + 2] * mine_f[1] + v.z * theirs_f[1];

@@ -118,6 +118,20 @@ TEST(HopperConfig, ChunksCoverTheVisitedBlocksOnceInOrder) {
       }
 }
 
+// The default split rule on the rows runs 63 and 65 measured (64 x 64 d64 on 132 SMs x 4 CTAs;
+// blocks per head and heaviest tile counted by `stof layout --block 64x64`): it splits the B1
+// rows that got faster and not longformer L1024 B8, which got slower (34.3 -> 41.8 us).
+TEST(HopperConfig, SplitPaysWhereItWasMeasuredFaster) {
+  using stof::kernels::detail::SplitPays;
+  const int64_t ctas = 132 * 4;
+  EXPECT_TRUE(SplitPays(16, 74, 12, ctas));   // longformer L1024 B1: 17.1 -> 12.9 us
+  EXPECT_TRUE(SplitPays(64, 314, 12, ctas));  // longformer L4096 B1: 51.3 -> 26.2
+  EXPECT_TRUE(SplitPays(64, 692, 12, ctas));  // bigbird L4096 B1: 54.9 -> 36.6
+  EXPECT_FALSE(SplitPays(16, 74, 96, ctas));  // longformer L1024 B8: 34.3 -> 41.8
+  EXPECT_FALSE(SplitPays(16, 92, 96, ctas));  // bigbird L1024 B8: 38.5 -> 45.5
+  EXPECT_FALSE(SplitPays(0, 0, 1, ctas));     // an empty mask: nothing to split
+}
+
 // The work units of a split launch: every tile once, in heavy-first order; a heavy tile's
 // chunks together, covering its blocks once (ChunkOfBlocks); the split tiles' chunks numbered
 // 0, 1, ... in unit order; the default cut max(4, ceil(2 x mean)); at most 16 chunks.
@@ -374,6 +388,14 @@ struct RestoreOverrides {
   ~RestoreOverrides() { k::SetHopperLaunchOverrides(saved); }
 };
 
+// Heavy tiles split over CTAs, whatever the rule says (the tests' masks are small).
+void ForceSplitHeavyFirst() {
+  k::HopperLaunchOverrides o;
+  o.split = 1;
+  o.order = 1;
+  k::SetHopperLaunchOverrides(o);
+}
+
 // The masks that stress the scheduler, at L 1000: causal, bigbird, "banded" (bigbird with
 // whole Q tiles emptied at BLOCK_M 64 and 128, rows 128-383 and 640-767, between tiles with
 // work, and three rows emptied inside a tile, 900-902) and the empty mask.
@@ -495,10 +517,7 @@ TEST(GpuHopperAttentionShapes, SplitLaunchesInCudaGraphs) {
   CudaBackend* backend = st::SharedBackend();
   ASSERT_NE(backend, nullptr);
   RestoreOverrides restore;
-  k::HopperLaunchOverrides o;
-  o.split = 1;
-  o.order = 1;
-  k::SetHopperLaunchOverrides(o);
+  ForceSplitHeavyFirst();
   auto mask = st::MakeMask("bigbird", 1000);
   ASSERT_TRUE(mask.IsOk());
   for (int64_t d : {64, 128}) {
@@ -544,6 +563,74 @@ TEST(GpuHopperAttentionShapes, SplitLaunchesInCudaGraphs) {
     cudaStreamDestroy(stream);
     if (HasFatalFailure()) return;
   }
+}
+
+// A split launch gives the same bits every time, whichever chunk of a tile arrives last (the
+// merge runs in chunk order): five launches of bigbird cut into chunks of 2 blocks.
+TEST(GpuHopperAttentionShapes, SplitLaunchesGiveTheSameBits) {
+  STOF_REQUIRE_HOPPER();
+  CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  RestoreOverrides restore;
+  ForceSplitHeavyFirst();
+  auto mask = st::MakeMask("bigbird", 1000);
+  ASSERT_TRUE(mask.IsOk());
+  for (int64_t d : {64, 128}) {
+    const Workload w = st::MhaWorkload(2, 3, 1000, d);
+    const size_t elements = static_cast<size_t>(w.batch * w.heads * w.seq_len * d);
+    CheckedCase c(*backend, *mask, w, 5 + d);
+    ASSERT_TRUE(c.ok);
+    auto layout = k::DeviceBlockLayout::Create(*mask, 64, 64, 2);
+    ASSERT_TRUE(layout.IsOk()) << layout.Message();
+    ASSERT_GT((*layout)->HopperSplitSlots(), 0);
+    std::vector<uint16_t> first(elements), again(elements);
+    for (int launch = 0; launch < 5; ++launch) {
+      ASSERT_TRUE(k::PoisonBuffer(c.buf.O(), c.buf.Bytes()).IsOk());
+      ASSERT_TRUE(LaunchOwnLayout(**layout, w, c.buf, nullptr).IsOk());
+      ASSERT_TRUE(backend->Synchronize().IsOk());
+      std::vector<uint16_t>& out = launch == 0 ? first : again;
+      ASSERT_TRUE(backend->CopyToHost(out.data(), c.buf.O(), elements * 2).IsOk());
+      if (launch == 0) continue;
+      int64_t mismatches = 0;
+      for (size_t i = 0; i < elements; ++i) mismatches += first[i] != again[i];
+      EXPECT_EQ(mismatches, 0) << "d " << d << ", launch " << launch;
+    }
+  }
+}
+
+// ReserveHopperSplitWorkspace (what PreparedMha::Create calls) makes the scratch of a layout
+// that will split, at the size the launch asks for (the launch does not grow it), and nothing
+// for a layout whose launch does not split: forced off, or a dense mask (no heavy tile).
+TEST(GpuHopperAttentionShapes, ReserveMakesTheSplitScratchOnlyWhenSplitting) {
+  STOF_REQUIRE_HOPPER();
+  CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  RestoreOverrides restore;
+  auto mask = st::MakeMask("bigbird", 1000);
+  auto dense = st::MakeMask("full", 1000);
+  ASSERT_TRUE(mask.IsOk() && dense.IsOk());
+  const Workload w = st::MhaWorkload(2, 3, 1000, 64);  // K + V 1.5 MB: heavy first
+  for (int split : {-1, 0}) {
+    SCOPED_TRACE("split override " + std::to_string(split));
+    k::HopperLaunchOverrides o;
+    o.split = split;
+    k::SetHopperLaunchOverrides(o);
+    auto layout = k::DeviceBlockLayout::Create(*mask, 64, 64, 2);
+    ASSERT_TRUE(layout.IsOk()) << layout.Message();
+    ASSERT_TRUE(k::ReserveHopperSplitWorkspace(w, **layout).IsOk());
+    const size_t reserved = (*layout)->SplitWorkspaceBytes();
+    EXPECT_EQ(reserved > 0, split != 0);
+    CheckedCase c(*backend, *mask, w, 77);
+    ASSERT_TRUE(c.ok);
+    st::CheckMhaRun(
+        *backend, c.buf, [&] { return LaunchOwnLayout(**layout, w, c.buf, nullptr); }, c.ref, w,
+        c.empty_row, nullptr);
+    EXPECT_EQ((*layout)->SplitWorkspaceBytes(), reserved) << "the launch had to grow it";
+  }
+  auto full = k::DeviceBlockLayout::Create(*dense, 64, 64);
+  ASSERT_TRUE(full.IsOk()) << full.Message();
+  ASSERT_TRUE(k::ReserveHopperSplitWorkspace(w, **full).IsOk());
+  EXPECT_EQ((*full)->SplitWorkspaceBytes(), 0u);
 }
 
 // q, k, v as views into one packed projection [B, L, 3, H, d] and o as [B, L, H, d] (what a
