@@ -99,8 +99,15 @@ def load():
         return _lib
 
 
+_version = None
+
+
 def version():
-    return load().stof_capi_version()
+    """The library's C API version (asked once: the hot path checks it per call)."""
+    global _version
+    if _version is None:
+        _version = load().stof_capi_version()
+    return _version
 
 
 def has_views():
@@ -114,8 +121,21 @@ def _check(code, buf, what):
         raise StofError(f"{what}: {text or 'error code ' + str(code)}", code)
 
 
+_I64x3 = ctypes.c_int64 * 3
+_tls = threading.local()
+
+
 def _strides(s):
-    return None if s is None else (ctypes.c_int64 * 3)(*[int(x) for x in s])
+    return None if s is None else _I64x3(*s)
+
+
+def _error_buffer():
+    """A message buffer for the calls of this thread (made once per thread, not per call: the
+    C API writes it only when it returns an error)."""
+    buf = getattr(_tls, "err", None)
+    if buf is None:
+        buf = _tls.err = ctypes.create_string_buffer(_ERR_LEN)
+    return buf
 
 
 class PreparedPlan:
@@ -167,7 +187,7 @@ class PreparedPlan:
 
     def run(self, q, k, v, o, stream):
         """Packed [B, H, L, d] operands (device addresses as ints), on `stream` (an int)."""
-        err = ctypes.create_string_buffer(_ERR_LEN)
+        err = _error_buffer()
         code = self._lib.stof_run(self._h, q, k, v, o, stream, err, _ERR_LEN)
         _check(code, err, "stof_run")
 
@@ -177,7 +197,7 @@ class PreparedPlan:
         if not has_views():
             raise StofError(f"stof_run_views: the library is C API version {version()}, "
                             f"strided views need version 3 (rebuild libstof_capi.so)")
-        err = ctypes.create_string_buffer(_ERR_LEN)
+        err = _error_buffer()
         code = self._lib.stof_run_views(self._h, q, k, v, o, B, H, _strides(q_strides),
                                         _strides(kv_strides), _strides(o_strides),
                                         float(scale), stream, err, _ERR_LEN)

@@ -1,7 +1,8 @@
 """stof.attention: sparse multi-head attention on STOF's kernels for fp16 (and, on the Hopper
 kernel, bf16) CUDA tensors, as the torch.library custom op stof::attention (with a fake
 implementation, so torch.compile (fullgraph=True) traces it without graph breaks and CUDA
-graphs capture its launch), and the cache of prepared layouts (stof.clear_cache).
+graphs capture its launch), and the cache of prepared layouts (stof.clear_cache). Eager calls
+without autograd skip the dispatcher and run the op's body directly (_eager_direct).
 
 Cache: one prepared plan (_capi.PreparedPlan: kernel choice + device layout) per (mask content
 key, kernel request, B, H, L, d, device index, dtype); the mask content key is a blake2b
@@ -86,18 +87,29 @@ def _views(t, layout):
     return (s[0], s[1], s[2]) if layout == "bhld" else (s[0], s[2], s[1])
 
 
-def _viewable(t, layout):
-    """Whether the kernel can read `t` in place: unit stride along d, 16-byte aligned, strides
-    multiples of 8 elements, rows not overlapping (C API stof_run_views)."""
-    v = _views(t, layout)
-    return t.stride(3) == 1 and t.data_ptr() % 16 == 0 and all(x % 8 == 0 and x >= 0 for x in v) \
-        and v[2] >= t.shape[3]
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
-@torch.library.custom_op("stof::attention", mutates_args=())
-def _attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key: str,
-                  layout: str, scale: float, kernel: str, block_m: int, block_n: int,
-                  num_warps: int) -> torch.Tensor:
+def _current_stream(device_index):
+    """The current CUDA stream of a device as an int: torch's raw accessor (what Triton's
+    launcher uses) where this torch has it, else the public API."""
+    if _raw_stream is not None:
+        return _raw_stream(device_index)
+    return torch.cuda.current_stream(device_index).cuda_stream
+
+
+def _viewable(t, v):
+    """Whether the kernel can read `t` (element strides `v` = _views(t, layout)) in place: unit
+    stride along d, 16-byte aligned, strides multiples of 8 elements, rows not overlapping (C
+    API stof_run_views)."""
+    return t.stride(3) == 1 and t.data_ptr() % 16 == 0 and v[0] % 8 == 0 and v[1] % 8 == 0 \
+        and v[2] % 8 == 0 and min(v) >= 0 and v[2] >= t.shape[3]
+
+
+def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key: str,
+                    layout: str, scale: float, kernel: str, block_m: int, block_n: int,
+                    num_warps: int) -> torch.Tensor:
+    """The op's work: find (or prepare) the plan, allocate the output, one C call."""
     if layout == "bhld":
         B, H, L, d = q.shape
     else:
@@ -105,14 +117,20 @@ def _attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key: s
     dev = q.device.index if q.device.index is not None else torch.cuda.current_device()
     plan = _prepared(mask_key, (kernel, block_m, block_n, num_warps), B, H, L, d, dev,
                      DTYPES[q.dtype])
-    stream = torch.cuda.current_stream(q.device).cuda_stream
+    stream = _current_stream(dev)
     out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     if plan.kernel == "block_wise" and _capi.has_views():
-        if _views(k, layout) != _views(v, layout) or not all(
-                _viewable(t, layout) for t in (q, k, v)):
+        # Each tensor's strides are worked out once (this is the eager hot path), and packed
+        # [B, H, L, d] operands go as None (no stride arrays to build for the C call).
+        vq, vk, vv = _views(q, layout), _views(k, layout), _views(v, layout)
+        if vk != vv or not (_viewable(q, vq) and _viewable(k, vk) and _viewable(v, vv)):
             q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
-        plan.run_views(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), B, H,
-                       _views(q, layout), _views(k, layout), _views(out, layout), scale, stream)
+            vq, vk = _views(q, layout), _views(k, layout)
+        vo = _views(out, layout)
+        if layout == "bhld" and vq == vk == vo:  # out is packed: so are q, k and v
+            vq = vk = vo = None
+        plan.run_views(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), B, H, vq, vk,
+                       vo, scale, stream)
         return out
     # Packed [B, H, L, d] for the kernels without strided views; their scale is 1/sqrt(d), so
     # another scale is folded into q.
@@ -126,6 +144,10 @@ def _attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key: s
     plan.run(qp.data_ptr(), kp.data_ptr(), vp.data_ptr(), op.data_ptr(), stream)
     out.copy_(op if layout == "bhld" else op.transpose(1, 2))
     return out
+
+
+# The registered op: what torch.compile traces and what autograd sees.
+_attention_op = torch.library.custom_op("stof::attention", mutates_args=())(_attention_impl)
 
 
 @_attention_op.register_fake
@@ -218,5 +240,34 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
                    f"by its own choice")
         req = ("block_wise", 0, 0, 0)
     s = 0.0 if scale is None else float(scale)
-    return torch.ops.stof.attention(q, k, v, mask.key, layout, s, req[0], int(req[1]),
-                                    int(req[2]), int(req[3]))
+    args = (q, k, v, mask.key, layout, s, req[0], int(req[1]), int(req[2]), int(req[3]))
+    if _eager_direct(q, k, v):
+        return _attention_impl(*args)
+    return torch.ops.stof.attention(*args)
+
+
+def _eager_direct(q, k, v):
+    """Whether a call may skip the dispatcher: not traced (torch.compile goes through the
+    registered op), plain tensors, no dispatch or torch-function mode active (a FlopCounterMode,
+    a tracer or FakeTensorMode must see stof::attention), and nothing for autograd to record
+    (the op has no backward; a tensor that needs grad meets the dispatcher's own handling). The
+    dispatcher's Python path costs tens of microseconds per eager call (docs/benchmarks.md,
+    "Python package"); the direct call runs the same code and launch, so the bits are the same.
+    A torch without the mode queries always takes the dispatcher."""
+    if torch.compiler.is_compiling() or _modes_active is None or _modes_active():
+        return False
+    if type(q) is not torch.Tensor or type(k) is not torch.Tensor or type(v) is not torch.Tensor:
+        return False
+    return not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad
+                                             or v.requires_grad))
+
+
+def _mode_queries():
+    dispatch = getattr(torch._C, "_len_torch_dispatch_stack", None)
+    function = getattr(torch._C, "_is_torch_function_mode_enabled", None)
+    if dispatch is None or function is None:
+        return None
+    return lambda: dispatch() > 0 or function()
+
+
+_modes_active = _mode_queries()

@@ -138,6 +138,32 @@ class AttentionTest(unittest.TestCase):
         self.assertTrue(torch.equal(plain, watched))
         self.assertLess(max_err(plain, reference(q, k, v, m.to_tensor("cuda"))), TOL)
 
+    def test_eager_call_skips_the_dispatcher_with_the_same_bits(self):
+        # A plain eager call runs the op's body directly (no dispatcher); the registered op
+        # gives the same bits. A tensor that needs grad, or a dispatch mode, takes the op.
+        import sys
+        impl = sys.modules["stof.attention"]
+        L = 500
+        m = stof.Mask(band(L, 40))
+        q, k, v = inputs(2, 3, L, 64)
+        self.assertTrue(impl._eager_direct(q, k, v))
+        direct = stof.attention(q, k, v, mask=m)
+        via_op = torch.ops.stof.attention(q, k, v, m.key, "bhld", 0.0, "auto", 0, 0, 0)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(direct, via_op))
+        self.assertLess(max_err(direct, reference(q, k, v, m.to_tensor("cuda"))), TOL)
+        with torch.enable_grad():
+            self.assertFalse(impl._eager_direct(q.clone().requires_grad_(), k, v))
+        with torch.no_grad():
+            self.assertTrue(impl._eager_direct(q.clone().requires_grad_(), k, v))
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class Passthrough(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+        with Passthrough():
+            self.assertFalse(impl._eager_direct(q, k, v))
+
     def test_cuda_graph_capture(self):
         L = 3000
         m = stof.Mask(band(L, 128))
