@@ -373,29 +373,36 @@ stof=$1 small=$2 out=$3
 mount -t tmpfs -o size=1m tmpfs "$small" || { echo mount-failed >"$out/ff_skip"; exit 0; }
 "$stof" mask --pattern causal --seq 500 --out "$small/m.npy" --json >"$out/ff_old.json"
 "$stof" mask --pattern bigbird --seq 300 --out "$small/m.json" --json >"$out/ff_old_json.json"
+"$stof" mask --pattern causal --seq 400 --out "$small/m.png" --json >"$out/ff_old_png.json"
 "$stof" mask --pattern causal --seq 2048 --out "$small/m.npy" >/dev/null 2>"$out/ff_npy.err"; echo $? >"$out/ff_npy.rc"
 "$stof" mask --mask "$out/dil.npy" --out "$small/m.json" >/dev/null 2>"$out/ff_json.err"; echo $? >"$out/ff_json.rc"
 "$stof" layout --pattern full --seq 32768 --block 16 --export "$small/m.npy" >/dev/null 2>"$out/ff_lay.err"; echo $? >"$out/ff_lay.rc"
+# Random bits compress badly: a 4096 x 4096 PNG of them is about 6 MB.
+"$stof" mask --pattern random_blocks --seq 4096 --fill 0.5 --rand-block 1 --out "$small/m.png" >/dev/null 2>"$out/ff_png.err"; echo $? >"$out/ff_png.rc"
 "$stof" mask --mask "$small/m.npy" --json >"$out/ff_after.json" 2>&1
 "$stof" mask --mask "$small/m.json" --json >"$out/ff_after_json.json" 2>&1
+"$stof" mask --mask "$small/m.png" --json >"$out/ff_after_png.json" 2>&1
 ls -A "$small" >"$out/ff_ls.txt"
 SH
   "${ns[@]}" bash "$tmp/fullfs.sh" "$stof" "$tmp/small" "$tmp"
   if [ -e "$tmp/ff_skip" ]; then
     echo "SKIP: full file system: mount -t tmpfs failed in the namespace"
   else
-    for w in npy json lay; do
+    for w in npy json lay png; do
       [ "$(cat "$tmp/ff_$w.rc")" = 1 ] && ok || bad "full fs $w: exit $(cat "$tmp/ff_$w.rc"), want 1"
       [ "$(wc -l <"$tmp/ff_$w.err")" -eq 1 ] && ok || bad "full fs $w: want one stderr line: $(cat "$tmp/ff_$w.err")"
     done
     grep -Eq "^stof mask: $tmp/small/m\.npy: cannot write: No space left on device \(the file is unchanged\)$" "$tmp/ff_npy.err" && ok || bad "full fs npy: $(cat "$tmp/ff_npy.err")"
     grep -Eq "^stof mask: $tmp/small/m\.json: cannot write: No space left on device \(the file is unchanged\)$" "$tmp/ff_json.err" && ok || bad "full fs json: $(cat "$tmp/ff_json.err")"
     grep -Eq "m\.npy: cannot write: No space left on device \(the file is unchanged\)$" "$tmp/ff_lay.err" && ok || bad "full fs layout: $(cat "$tmp/ff_lay.err")"
+    grep -Eq "^stof mask: $tmp/small/m\.png: cannot write: No space left on device \(the file is unchanged\)$" "$tmp/ff_png.err" && ok || bad "full fs png: $(cat "$tmp/ff_png.err")"
     cp "$tmp/ff_after.json" "$tmp/out"
     json_check "full fs: the old .npy loads, same mask" "j['hash'] == json.load(open('$tmp/ff_old.json'))['hash'] and j['rows'] == 500"
     cp "$tmp/ff_after_json.json" "$tmp/out"
     json_check "full fs: the old .json loads, same mask" "j['hash'] == json.load(open('$tmp/ff_old_json.json'))['hash'] and j['rows'] == 300"
-    [ "$(cat "$tmp/ff_ls.txt" | tr '\n' ' ')" = "m.json m.npy " ] && ok || bad "full fs: left behind: $(cat "$tmp/ff_ls.txt" | tr '\n' ' ')"
+    cp "$tmp/ff_after_png.json" "$tmp/out"
+    json_check "full fs: the old .png loads, same mask" "j['hash'] == json.load(open('$tmp/ff_old_png.json'))['hash'] and j['rows'] == 400"
+    [ "$(cat "$tmp/ff_ls.txt" | tr '\n' ' ')" = "m.json m.npy m.png " ] && ok || bad "full fs: left behind: $(cat "$tmp/ff_ls.txt" | tr '\n' ' ')"
   fi
   rm -f "$tmp/dil.npy"
 fi

@@ -202,6 +202,63 @@ grep -q "no/such/dir/m.png" "$tmp/bad.err" || { echo "FAIL: save error: $(cat "$
 if run --save "$tmp/m.txt" 2>"$tmp/bad.err"; then
   echo "FAIL: saving as .txt succeeded" >&2; exit 1
 fi
+# A save that fails on a full file system (a 1 MiB tmpfs in a private mount namespace, as the
+# CLI test does) leaves the old file whole and says why: 4096 x 4096 random bits make a PNG of
+# about 6 MB.
+ns=()
+if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then ns=(unshare -m)
+elif unshare -rm true 2>/dev/null; then ns=(unshare -rm)
+fi
+if [ ${#ns[@]} -eq 0 ]; then
+  echo "SKIP: save on a full file system: cannot mount a tmpfs here"
+else
+  "$stof" mask --pattern random_blocks --seq 4096 --fill 0.5 --rand-block 1 --out "$tmp/rand.npy" >/dev/null
+  mkdir -p "$tmp/small"
+  cat >"$tmp/fullsave.sh" <<'SH'
+set -u
+studio=$1 stof=$2 small=$3 out=$4
+mount -t tmpfs -o size=1m tmpfs "$small" || { echo mount-failed >"$out/fs_skip"; exit 0; }
+"$stof" mask --pattern causal --seq 400 --out "$small/m.png" --json >"$out/fs_old.json"
+xvfb-run -a -s "-screen 0 1600x900x24" "$studio" --open "$out/rand.npy" --save "$small/m.png" >/dev/null 2>"$out/fs_save.err"
+echo $? >"$out/fs_save.rc"
+"$stof" mask --mask "$small/m.png" --json >"$out/fs_after.json" 2>&1
+ls -A "$small" >"$out/fs_ls.txt"
+SH
+  "${ns[@]}" bash "$tmp/fullsave.sh" "$studio" "$stof" "$tmp/small" "$tmp"
+  if [ -e "$tmp/fs_skip" ]; then
+    echo "SKIP: save on a full file system: mount -t tmpfs failed in the namespace"
+  else
+    [ "$(cat "$tmp/fs_save.rc")" != 0 ] || { echo "FAIL: a save onto a full file system succeeded" >&2; exit 1; }
+    grep -q "m.png: cannot write: No space left on device (the file is unchanged)" "$tmp/fs_save.err" ||
+      { echo "FAIL: full-fs save error: $(cat "$tmp/fs_save.err")" >&2; exit 1; }
+    python3 -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:3]); assert a['hash']==b['hash'] and b['rows']==400, (a,b)" \
+      "$tmp/fs_old.json" "$tmp/fs_after.json" || { echo "FAIL: the old PNG did not survive: $(cat "$tmp/fs_after.json")" >&2; exit 1; }
+    [ "$(tr '\n' ' ' <"$tmp/fs_ls.txt")" = "m.png " ] || { echo "FAIL: full-fs save left: $(cat "$tmp/fs_ls.txt")" >&2; exit 1; }
+    echo "a failed save kept the old file: $(cat "$tmp/fs_save.err")"
+  fi
+  rm -f "$tmp/rand.npy"
+fi
+
+# An exception that escapes (std::bad_alloc under an address-space limit: what the studio needs
+# to draw the default, found by bisection, plus 64 MB, so the 128 MB mask of L 32768 cannot be
+# allocated) is one line and exit code 1, not std::terminate's SIGABRT.
+run_limited() {  # KB of address space, then the studio's arguments
+  local kb=$1
+  shift
+  xvfb-run -a -s "-screen 0 1600x900x24" bash -c 'ulimit -v "$0"; exec "$@"' "$kb" "$studio" "$@"
+}
+lo=0; hi=16000000
+while [ $((hi - lo)) -gt 32000 ]; do
+  mid=$(((lo + hi) / 2))
+  if run_limited $mid --frames 1 --screenshot "$tmp/limit.png" >/dev/null 2>&1; then hi=$mid; else lo=$mid; fi
+done
+rc=0
+run_limited $((hi + 64000)) --pattern full --seq 32768 --frames 1 --screenshot "$tmp/limit.png" >/dev/null 2>"$tmp/limit.err" || rc=$?
+[ "$rc" -eq 1 ] || { echo "FAIL: bad_alloc: exit $rc, want 1 ($(cat "$tmp/limit.err"))" >&2; exit 1; }
+grep -Eq "^stof-studio: internal error: std::bad_alloc$" "$tmp/limit.err" ||
+  { echo "FAIL: bad_alloc: stderr '$(cat "$tmp/limit.err")'" >&2; exit 1; }
+echo "an escaped bad_alloc is one line: $(cat "$tmp/limit.err")"
+
 # --- part 2: fusion, tune and profile views (predictions here: --no-gpu) --------------------
 # Fusion view: BERT-base 8 x 1024 under the default greedy scheme (docs/fusion.md); every segment
 # predicted; the ladder's four rungs predicted and labelled so.

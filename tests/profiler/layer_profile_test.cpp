@@ -11,8 +11,10 @@
 #include <fstream>
 #include <string>
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include "engine/core/atomic_file.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/device/device_spec.h"
 #include "engine/fusion/default_scheme.h"
@@ -241,6 +243,36 @@ TEST(LayerProfileFile, SaveLoadAndErrorsNameTheFile) {
   ASSERT_FALSE(s.IsOk());
   EXPECT_NE(s.Message().find(unwritable), std::string::npos) << s.Message();
   for (const std::string& f : {path, broken, wrong}) std::remove(f.c_str());
+}
+
+// Issue 16: a failed write (no space left, injected through the atomic writer's hook onto
+// /dev/full) keeps the profile that was there and names the file and the reason.
+int g_full_fd = -1;
+ssize_t WriteToDevFull(int /*fd*/, const void* data, size_t n) {
+  return ::write(g_full_fd, data, n);
+}
+
+TEST(LayerProfileFile, AFailedSaveKeepsTheOldProfile) {
+  const std::string path = TempPath("kept.json");
+  const LayerProfile old = Filled();
+  ASSERT_TRUE(SaveLayerProfile(path, old).IsOk());
+  LayerProfile newer = old;
+  newer.layer.latency.median_us += 1.0;
+  g_full_fd = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(g_full_fd, 0);
+  engine::SetAtomicFileHooksForTesting({WriteToDevFull, nullptr});
+  const engine::Status s = SaveLayerProfile(path, newer);
+  engine::SetAtomicFileHooksForTesting({});
+  ::close(g_full_fd);
+  ASSERT_FALSE(s.IsOk());
+  EXPECT_NE(s.Message().find(path + ": cannot write: No space left on device (the file is "
+                                    "unchanged)"),
+            std::string::npos)
+      << s.Message();
+  auto back = LoadLayerProfile(path);
+  ASSERT_TRUE(back.IsOk()) << back.Message();
+  EXPECT_TRUE(*back == old);
+  std::remove(path.c_str());
 }
 
 engine::OpGraph BertSmall(int64_t batch, int64_t seq) {
