@@ -110,7 +110,8 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   const int g = lane >> 2, t = lane & 3;
   const int wg_row0 = consumer * 64;               // first row of this warpgroup in the tile
   const int row = warp_in_wg * 16 + g;             // thread's first row within the warpgroup
-  const uint32_t q_addr = hopper::SmemAddr(sm.Q()) + wg_row0 * T::kRowBytes;
+  const int slot = at.QSlot();  // the item's Q slot, where its output is staged too
+  const uint32_t q_addr = hopper::SmemAddr(sm.Q(slot)) + wg_row0 * T::kRowBytes;
 
   float o[T::kOAcc];
 #pragma unroll
@@ -154,7 +155,7 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   const int n = list.Count();
   HopperRingPos cur = at.ring;  // the ring position of visited block i (the loops step it)
   if constexpr (!kOverlapped) {
-    for (int i = 0; i < n; ++i, cur.Next<T>()) {
+    for (int i = 0; i < n; ++i, cur.Next<T::kStages>()) {
       hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
       GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
       prefetch(i);
@@ -187,7 +188,7 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
     }
     for (int i = 1; i < n; ++i) {
       const HopperRingPos prev = cur;  // block i - 1, whose P V is issued now
-      cur.Next<T>();
+      cur.Next<T::kStages>();
       hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
       hopper::BarrierWait(sm.VFull(prev.stage), prev.phase);
       turn_begin();
@@ -217,32 +218,31 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
     }
   }
 
-  // Q is free for the next item once every GEMM reading it has completed, or, when the output
-  // is staged in Q's rows, once the TMA store has read them.
+  // The output is staged in this item's Q slot (its GEMMs have completed), which is free for
+  // a later item once the TMA store has read it; meanwhile the producer has loaded the next
+  // item's Q into the other slot (where there are two).
   // With a heavy tile's blocks split over several CTAs, the last of its chunks to finish merges
   // the others and stores; the rest are done (hopper_split.cuh). The chunk's numbers are read
   // again from the work slot (still this item's until Q is released) rather than kept in
   // registers through the loop.
   bool store = true;
   if constexpr (kSplit) {
-    const int piece = static_cast<const volatile HopperWorkItem*>(sm.Work())->piece;
-    if constexpr (T::kSeparateO) release(sm.QEmpty());
+    const int piece = static_cast<const volatile HopperWorkItem*>(sm.Work(slot))->piece;
     if (piece != 0)
       store = CombineChunks<T>(p, o, softmax, w.tile, w.batch * p.heads + w.head, PieceChunk(piece),
                                PieceChunks(piece), PieceSlot(piece), consumer, thread_in_wg,
                                sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
-  } else if constexpr (T::kSeparateO) {
-    release(sm.QEmpty());
   }
   if (store) {
     float inv[2];
     softmax.Finish(inv);
     common::ScaleRows(o, inv);
-    StoreOutputRows<T>(o, sm.O() + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
+    StoreOutputRows<T>(o, sm.Q(slot) + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
                        kEpilogueBarrier + consumer, w.tile * T::kBlockM + wg_row0, w.head,
                        w.batch);
   }
-  if constexpr (!T::kSeparateO) release(sm.QEmpty());
+  // Warp 0's arrival comes after its lane 0 saw the store read the rows (StoreOutputRows).
+  release(sm.QEmpty(slot));
 }
 
 template <int kHeadDim, int kBlockN, int kBlockM, int kSchedule>
@@ -307,8 +307,8 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
     // poll q_full, so they take no issue slots from the previous kernel's last CTAs on the SM.
     hopper::WaitPriorGrids();
     do {
-      hopper::BarrierWait(sm.QFull(), at.QParity());
-      const HopperWorkItem w = sm.Work()->WarpUniform();
+      hopper::BarrierWait(sm.QFull(at.QSlot()), at.QParity());
+      const HopperWorkItem w = sm.Work(at.QSlot())->WarpUniform();
       if (!w.Valid(p)) break;
       ConsumeTile<T, kSchedule>(sm, &o_map, p, w, consumer, at);
       at.Advance<T>(w.list.Count());

@@ -79,13 +79,15 @@ struct HopperTensorMaps {
 //    tall, so a fine-grained mask computes fewer masked-out elements.
 // Shared memory, every tile 1024-byte aligned, in 64-column panels of 128-byte rows (the
 // wgmma/TMA 128-byte swizzle, kernels/common/hopper/wgmma.cuh):
-//   Q  [panels][kBlockM rows]
+//   Q  [q slots][panels][kBlockM rows]   (a ring of kQSlots work items' Q; each consumer
+//                                         stages its 64 output rows in its rows of its item's
+//                                         slot, which stays busy until the store has read them)
 //   K  [stages][panels][kBlockN rows]
 //   V  [stages][panels][kBlockN rows]
-//   O  [panels][kBlockM rows]            (kSeparateO; else each consumer stages its 64 O rows
-//                                         in its rows of Q, which then stays busy until stored)
-//   barriers: q_full, q_empty, k_full[stages], v_full[stages], k_empty[stages], v_empty[stages]
-//   the current work item (kWorkSlotBytes: written by the producer before it completes q_full)
+//   barriers: q_full[q slots], q_empty[q slots], k_full[stages], v_full[stages],
+//             k_empty[stages], v_empty[stages]
+//   the work items of the Q slots (kWorkItemBytes each: written by the producer before it
+//   completes the slot's q_full), then the consumers' split flags
 // kBf16_: Q, K, V and O in bf16 (P too, for its GEMM), else fp16; the same sizes and roles.
 template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128, bool kBf16_ = false>
 struct HopperAttentionTraits {
@@ -141,29 +143,34 @@ struct HopperAttentionTraits {
   // Pipeline depth: as deep as fits next to Q at kCtasPerSm CTAs per SM (227 KiB per SM,
   // 1 KiB of it reserved per CTA): BLOCK_M 128: 2 stages of K and V at d 128 x BLOCK_N 128
   // (160 KiB), 3 elsewhere; BLOCK_M 64 at d 64: 2 (64 x 64 49 KiB a CTA at four CTAs,
-  // 64 x 128 73 KiB at three); at d 128: 1 (65 KiB at three CTAs, where two stages without
-  // the O tile, 81 KiB, would fit only two). With one stage the next block's K still loads
+  // 64 x 128 73 KiB at three); at d 128: 1 (65 KiB at three CTAs, where two stages with one
+  // Q slot, 81 KiB, would fit only two). With one stage the next block's K still loads
   // during this block's softmax and P V, and the SM's other CTAs hide the rest.
   static constexpr int kStages =
       kWideProducer ? ((kHeadDim == 128 && kBlockN == 128) ? 2 : 3) : (kHeadDim == 64 ? 2 : 1);
-  static constexpr int kKOffset = kQBytes;
-  static constexpr int kVOffset = kKOffset + kStages * kKvTileBytes;
-  static constexpr int kBarriers = 2 + 4 * kStages;
-  // + 1024: the dynamic shared memory base is aligned up to 1024 bytes in the kernel.
-  // The work item (up to 56 bytes), then one int per consumer: "this CTA merges the chunks"
-  // (hopper_split.cuh), which the producer's next item does not overwrite.
-  static constexpr int kWorkSlotBytes = 64;
-  static constexpr int kSplitFlagOffset = 56;
-  static constexpr int kSmemNoO =
-      kVOffset + kStages * kKvTileBytes + 8 * kBarriers + kWorkSlotBytes + 1024;
-  // A separate O tile lets the producer load the next work item's Q while this one's output
-  // is still being stored (persistent grid). It fits everywhere except 64 x 128 at d 64, whose
-  // three CTAs would need 252 336 of the SM's 233 472 bytes (1 KiB reserved per CTA).
+  // Q slots: two where they fit next to the ring at kCtasPerSm CTAs per SM (227 KiB per SM,
+  // 1 KiB of it reserved per CTA), so the producer loads the next work item's Q (and then
+  // its first K and V) while the consumers still compute this one, and a CTA's items follow
+  // each other without a load's latency between them; one at 64 x 128 d 64, whose three CTAs
+  // would need 252 492 of the SM's 233 472 bytes. (Until run 69 the second slot was a
+  // separate O staging tile, which freed Q only for the time of the epilogue.)
   static constexpr int kSmemPerSm = 233472;
-  static constexpr bool kSeparateO = kCtasPerSm * (kSmemNoO + kQBytes + 1024) <= kSmemPerSm;
-  static constexpr int kOOffset = kVOffset + kStages * kKvTileBytes;
-  static constexpr int kBarrierOffset = kOOffset + (kSeparateO ? kQBytes : 0);
-  static constexpr size_t kSmemBytes = kBarrierOffset + 8 * kBarriers + kWorkSlotBytes + 1024;
+  static constexpr int kWorkItemBytes = 48;  // sizeof(HopperWorkItem), checked in HopperSmem
+  static constexpr int kBarriersPerQSlot = 2;
+  static constexpr int SmemBytesFor(int q_slots) {
+    return q_slots * kQBytes + 2 * kStages * kKvTileBytes +
+           8 * (kBarriersPerQSlot * q_slots + 4 * kStages) + q_slots * kWorkItemBytes +
+           4 * kConsumers + 1024;  // + 1024: the base is aligned up to 1024 bytes in the kernel
+  }
+  static constexpr int kQSlots = kCtasPerSm * (SmemBytesFor(2) + 1024) <= kSmemPerSm ? 2 : 1;
+  static constexpr int kKOffset = kQSlots * kQBytes;
+  static constexpr int kVOffset = kKOffset + kStages * kKvTileBytes;
+  static constexpr int kBarrierOffset = kVOffset + kStages * kKvTileBytes;
+  static constexpr int kBarriers = kBarriersPerQSlot * kQSlots + 4 * kStages;
+  static constexpr int kWorkOffset = kBarrierOffset + 8 * kBarriers;
+  static constexpr int kSplitFlagOffset = kWorkOffset + kQSlots * kWorkItemBytes;
+  static constexpr size_t kSmemBytes = SmemBytesFor(kQSlots);
+  static_assert(kSplitFlagOffset + 4 * kConsumers + 1024 == SmemBytesFor(kQSlots), "smem map");
   static constexpr int kSAcc = kBlockN / 2;   // fp32 S accumulators per consumer thread
   static constexpr int kOAcc = kHeadDim / 2;  // fp32 O accumulators per consumer thread
   static constexpr int kBitmapWords = kBlockM * kBlockN / 64;

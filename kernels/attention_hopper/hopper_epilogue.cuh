@@ -1,8 +1,8 @@
 // The epilogue of the Hopper attention kernel: a consumer warpgroup normalises its 64 output rows,
-// converts them to fp16 (or bf16) into its own rows of the O tile (or of the Q tile, free once its
-// last S = Q K^T has completed, where smem has no room for O) in the 128-byte-swizzled panel
-// layout, and one thread stores them with TMA, which skips rows at or past L. That thread waits
-// until the store has read the rows, so they are free again when this returns. Part of
+// converts them to fp16 (or bf16) into its own rows of its work item's Q slot (free once its
+// last S = Q K^T has completed) in the 128-byte-swizzled panel layout, and one thread stores
+// them with TMA, which skips rows at or past L. That thread waits until the store has read the
+// rows, so the slot may take a later item's Q once its warp has released it. Part of
 // hopper_attention_kernel.cuh.
 #pragma once
 
@@ -17,15 +17,15 @@
 namespace stof::kernels::detail {
 
 // `o` holds rows `row` and `row + 8` (within the warpgroup's 64) of the 64 x kHeadDim output,
-// already normalised; `stage` is the warpgroup's 64-row slice of the O (or Q) panels;
+// already normalised; `stage` is the warpgroup's 64-row slice of the Q slot's panels;
 // `barrier_id` a named barrier private to the warpgroup.
 template <class T>
 __device__ __forceinline__ void StoreOutputRows(const float (&o)[T::kOAcc], unsigned char* stage,
                                                 const CUtensorMap* o_map, int row, int t,
                                                 int thread_in_wg, int barrier_id, int row0,
                                                 int head, int batch) {
-  // Every warp of the warpgroup has finished reading Q (its last wgmma waited), and the
-  // previous item's store has read the staging rows, before any thread overwrites them.
+  // Every warp of the warpgroup has finished reading Q (its last wgmma waited) before any
+  // thread overwrites its rows.
   hopper::NamedBarrierSync(barrier_id, hopper::kWarpgroupThreads);
 #pragma unroll
   for (int j = 0; j < T::kHeadDim / 8; ++j) {

@@ -1,13 +1,14 @@
 // The load pipeline of the Hopper attention kernel: the shared-memory map of one CTA and the
-// producer, one thread that issues every TMA copy (Q once, then K and V of each visited block
-// into a ring of kStages stages) and waits only on the consumers' releases. Consumers wait on
+// producer, one thread that issues every TMA copy (per work item its Q into a ring of kQSlots
+// slots, then K and V of each visited block into a ring of kStages stages) and waits only on
+// the consumers' releases. Consumers wait on
 // the *_full barriers and release a stage by arriving on *_empty once their wgmma has read it
 // (one arrival per consumer warp). Part of hopper_attention_kernel.cuh.
 // Phases: the i-th use of stage s = i % kStages (i counted over all the CTA's work items) has
 // parity (i / kStages) & 1 on the full barriers (HopperRingPos steps through them); the
 // producer waits on the empty barrier with the opposite parity, which the freshly initialised
-// barrier satisfies for the first kStages uses. Q likewise: the j-th work item's Q has parity
-// j & 1 on q_full and q_empty.
+// barrier satisfies for the first kStages uses. Q likewise: the j-th work item's Q takes slot
+// j % kQSlots with parity (j / kQSlots) & 1 on that slot's q_full and q_empty.
 #pragma once
 
 #include <cuda.h>
@@ -25,7 +26,10 @@ namespace stof::kernels::detail {
 template <class T>
 struct HopperSmem {
   unsigned char* base;  // 1024-byte aligned
-  __device__ __forceinline__ unsigned char* Q() const { return base; }
+  // Q slot `slot`; its consumers stage their output rows there once their GEMMs are done.
+  __device__ __forceinline__ unsigned char* Q(int slot) const {
+    return base + slot * T::kQBytes;
+  }
   __device__ __forceinline__ unsigned char* K(int stage) const {
     return base + T::kKOffset + stage * T::kKvTileBytes;
   }
@@ -35,34 +39,34 @@ struct HopperSmem {
   __device__ __forceinline__ uint64_t* Bar(int i) const {
     return reinterpret_cast<uint64_t*>(base + T::kBarrierOffset) + i;
   }
-  // Where the consumers stage their output rows for the TMA store.
-  __device__ __forceinline__ unsigned char* O() const {
-    return T::kSeparateO ? base + T::kOOffset : base;
+  static constexpr int kQ = 2 * T::kQSlots;  // the first K/V barrier
+  __device__ __forceinline__ uint64_t* QFull(int slot) const { return Bar(slot); }
+  __device__ __forceinline__ uint64_t* QEmpty(int slot) const { return Bar(T::kQSlots + slot); }
+  __device__ __forceinline__ uint64_t* KFull(int s) const { return Bar(kQ + s); }
+  __device__ __forceinline__ uint64_t* VFull(int s) const { return Bar(kQ + T::kStages + s); }
+  __device__ __forceinline__ uint64_t* KEmpty(int s) const {
+    return Bar(kQ + 2 * T::kStages + s);
   }
-  __device__ __forceinline__ uint64_t* QFull() const { return Bar(0); }
-  __device__ __forceinline__ uint64_t* QEmpty() const { return Bar(1); }
-  __device__ __forceinline__ uint64_t* KFull(int s) const { return Bar(2 + s); }
-  __device__ __forceinline__ uint64_t* VFull(int s) const { return Bar(2 + T::kStages + s); }
-  __device__ __forceinline__ uint64_t* KEmpty(int s) const { return Bar(2 + 2 * T::kStages + s); }
-  __device__ __forceinline__ uint64_t* VEmpty(int s) const { return Bar(2 + 3 * T::kStages + s); }
-  // The work item the consumers take next (or the end), written before q_full's arrival,
-  // whose release the consumers' wait acquires.
-  __device__ __forceinline__ HopperWorkItem* Work() const {
-    static_assert(sizeof(HopperWorkItem) <= T::kSplitFlagOffset, "work slot too small");
-    return reinterpret_cast<HopperWorkItem*>(Bar(T::kBarriers));
+  __device__ __forceinline__ uint64_t* VEmpty(int s) const {
+    return Bar(kQ + 3 * T::kStages + s);
   }
-  // A consumer's flag for the chunk merge (hopper_split.cuh), after the work item.
+  // The work item of Q slot `slot` (or the end), written before the slot's q_full arrival,
+  // whose release the consumers' wait acquires; it stays the item's until the slot's release.
+  __device__ __forceinline__ HopperWorkItem* Work(int slot) const {
+    static_assert(sizeof(HopperWorkItem) == T::kWorkItemBytes, "work slot size");
+    return reinterpret_cast<HopperWorkItem*>(base + T::kWorkOffset) + slot;
+  }
+  // A consumer's flag for the chunk merge (hopper_split.cuh), after the work items.
   __device__ __forceinline__ volatile int* SplitFlag(int consumer) const {
-    static_assert(T::kSplitFlagOffset + 4 * T::kConsumers <= T::kWorkSlotBytes, "no room");
-    return reinterpret_cast<volatile int*>(reinterpret_cast<unsigned char*>(Bar(T::kBarriers)) +
-                                           T::kSplitFlagOffset) +
-           consumer;
+    return reinterpret_cast<volatile int*>(base + T::kSplitFlagOffset) + consumer;
   }
 
   // One thread: every barrier; the empty ones count one arrival per consumer warp.
   __device__ __forceinline__ void InitBarriers() const {
-    hopper::BarrierInit(QFull(), 1);
-    hopper::BarrierInit(QEmpty(), 4 * T::kConsumers);
+    for (int q = 0; q < T::kQSlots; ++q) {
+      hopper::BarrierInit(QFull(q), 1);
+      hopper::BarrierInit(QEmpty(q), 4 * T::kConsumers);
+    }
     for (int s = 0; s < T::kStages; ++s) {
       hopper::BarrierInit(KFull(s), 1);
       hopper::BarrierInit(VFull(s), 1);
@@ -83,32 +87,33 @@ __device__ __forceinline__ void LoadKvTile(const CUtensorMap* map, unsigned char
     hopper::TmaLoad4d(dst + pn * T::kKvPanelBytes, map, full, 64 * pn, key0, head, batch);
 }
 
-// A position in the K/V ring: the stage of one block's use and the parity of that use on the
-// stage's barriers. Stepped once per block (a compare and a select), not recomputed from a
+// A position in a ring (K/V stages, or Q slots): the stage of one use and the parity of that
+// use on the stage's barriers. Stepped once per block (a compare and a select), not recomputed from a
 // block count: the division by kStages sat on every block's path to its barrier wait.
 struct HopperRingPos {
   int stage = 0;
   uint32_t phase = 0;
-  template <class T>
+  template <int kSlots>  // T::kStages for the K/V ring, T::kQSlots for Q
   __device__ __forceinline__ void Next() {
-    if (++stage == T::kStages) {
+    if (++stage == kSlots) {
       stage = 0;
       phase ^= 1u;
     }
   }
 };
 
-// Where a CTA is in its sequence of work items: the items started so far (each takes one
-// phase of q_full / q_empty) and the ring position of its next K/V block. Producer and
-// consumers each keep one and advance it identically.
+// Where a CTA is in its sequence of work items: the Q slot of its next item and that slot's
+// parity (each item takes one phase of its slot's q_full / q_empty) and the ring position of
+// its next K/V block. Producer and consumers each keep one and advance it identically.
 struct HopperPipelineState {
-  uint32_t items = 0;
+  HopperRingPos q;  // stepped through T::kQSlots slots, as `ring` through the stages
   HopperRingPos ring;
-  __device__ __forceinline__ uint32_t QParity() const { return items & 1u; }
+  __device__ __forceinline__ int QSlot() const { return q.stage; }
+  __device__ __forceinline__ uint32_t QParity() const { return q.phase; }
   // After an item of `item_blocks` blocks (once per item, so the division is off the loop).
   template <class T>
   __device__ __forceinline__ void Advance(int item_blocks) {
-    ++items;
+    q.Next<T::kQSlots>();
     const int s = ring.stage + item_blocks;
     ring.stage = s % T::kStages;
     ring.phase ^= static_cast<uint32_t>(s / T::kStages) & 1u;
@@ -116,16 +121,17 @@ struct HopperPipelineState {
 };
 
 // Hands work item `w` (or the end: HopperWorkItem::End) to the consumers once they have
-// released Q (stored the previous item's output when O is staged in Q). Returns false, after
+// released its Q slot (stored the output of the slot's previous item, staged there). Returns false, after
 // q_full's arrival, when there is nothing to load (the end, or an item with no visited block).
 template <class T>
 __device__ __forceinline__ bool AnnounceItem(const HopperSmem<T>& sm, const HopperWorkItem& w,
                                              const HopperAttentionParams& p,
                                              const HopperPipelineState& at) {
-  hopper::BarrierWait(sm.QEmpty(), at.QParity() ^ 1u);
-  *sm.Work() = w;
+  const int slot = at.QSlot();
+  hopper::BarrierWait(sm.QEmpty(slot), at.QParity() ^ 1u);
+  *sm.Work(slot) = w;
   if (w.Valid(p) && w.list.Count() > 0) return true;
-  hopper::BarrierArrive(sm.QFull());
+  hopper::BarrierArrive(sm.QFull(slot));
   return false;
 }
 
@@ -139,17 +145,17 @@ __device__ __forceinline__ void ProduceTile(const HopperSmem<T>& sm, const CUten
                                             const HopperWorkItem& w,
                                             const HopperPipelineState& at) {
   if (!AnnounceItem<T>(sm, w, p, at)) return;
-  const int n = w.list.Count(), head = w.head, batch = w.batch;
-  hopper::BarrierArriveExpectTx(sm.QFull(), T::kQBytes);
+  const int n = w.list.Count(), head = w.head, batch = w.batch, slot = at.QSlot();
+  hopper::BarrierArriveExpectTx(sm.QFull(slot), T::kQBytes);
 #pragma unroll
   for (int pn = 0; pn < T::kPanels; ++pn)
-    hopper::TmaLoad4d(sm.Q() + pn * T::kQPanelBytes, q_map, sm.QFull(), 64 * pn,
+    hopper::TmaLoad4d(sm.Q(slot) + pn * T::kQPanelBytes, q_map, sm.QFull(slot), 64 * pn,
                       w.tile * T::kBlockM, head, batch);
   HopperRingPos pos = at.ring;
   // Each block's column is loaded one block ahead (the first one with the item), so the
   // dependent global load is off the path from a stage's release to its next copy.
   int column = w.first_column;
-  for (int i = 0; i < n; ++i, pos.Next<T>()) {
+  for (int i = 0; i < n; ++i, pos.Next<T::kStages>()) {
     const int key0 = column * T::kBlockN;
     if (i + 1 < n) column = w.list.Column(p, i + 1);
     hopper::BarrierWait(sm.KEmpty(pos.stage), pos.phase ^ 1u);

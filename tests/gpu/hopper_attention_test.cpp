@@ -239,33 +239,35 @@ TEST(HopperConfig, PiecesPackAndUnpack) {
       }
 }
 
-TEST(HopperConfig, SharedMemoryIsQPlusTheKvRingPlusOPlusBarriers) {
-  // Q BLOCK_M x d, kStages x (K + V) of BLOCK_N x d, an O tile as large as Q (where it fits),
-  // fp16; 8 bytes per barrier (q full / empty, 4 per stage), 64 for the work item, 1024 of
-  // alignment.
+TEST(HopperConfig, SharedMemoryIsTheQSlotsPlusTheKvRingPlusBarriers) {
+  // Two Q slots of BLOCK_M x d (where they fit), kStages x (K + V) of BLOCK_N x d, fp16; 8 bytes
+  // per barrier (q full / empty per slot, 4 per stage), 48 per slot for its work item, 4 per
+  // consumer warpgroup for its split flag, 1024 of alignment.
   EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128, 128),
-            32768u + 2 * 2 * 32768u + 32768u + 8 * 10 + 64 + 1024);
+            2 * 32768u + 2 * 2 * 32768u + 8 * 12 + 2 * 48 + 8 + 1024);
   EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128, 64),
-            32768u + 3 * 2 * 16384u + 32768u + 8 * 14 + 64 + 1024);
+            2 * 32768u + 3 * 2 * 16384u + 8 * 16 + 2 * 48 + 8 + 1024);
   EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128, 128),
-            16384u + 3 * 2 * 16384u + 16384u + 8 * 14 + 64 + 1024);
+            2 * 16384u + 3 * 2 * 16384u + 8 * 16 + 2 * 48 + 8 + 1024);
   EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128, 64),
-            16384u + 3 * 2 * 8192u + 16384u + 8 * 14 + 64 + 1024);
+            2 * 16384u + 3 * 2 * 8192u + 8 * 16 + 2 * 48 + 8 + 1024);
   // BLOCK_M 64: two stages at d 64, one at d 128, so four (64 x 64 at d 64) or three CTAs
   // share an SM's 227 KiB.
-  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 64), 8192u + 2 * 2 * 8192u + 8192u + 8 * 10 + 64 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 64),
+            2 * 8192u + 2 * 2 * 8192u + 8 * 12 + 2 * 48 + 4 + 1024);
   EXPECT_LE(4 * (k::HopperAttentionSmemBytes(64, 64, 64) + 1024), 233472u);
   EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64, 64),
-            16384u + 1 * 2 * 16384u + 16384u + 8 * 6 + 64 + 1024);
+            2 * 16384u + 1 * 2 * 16384u + 8 * 8 + 2 * 48 + 4 + 1024);
   EXPECT_LE(3 * (k::HopperAttentionSmemBytes(128, 64, 64) + 1024), 233472u);
   EXPECT_EQ(k::HopperAttentionSmemBytes(96, 128, 64), 0u);
-  // 64 x 128 at d 64 has no room for a separate O tile at three CTAs per SM (252 336 bytes of
-  // 233 472): its output is staged in Q's rows.
-  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 128), 8192u + 2 * 2 * 16384u + 8 * 10 + 64 + 1024);
+  // 64 x 128 at d 64 has no room for a second Q slot at three CTAs per SM (252 492 bytes of
+  // 233 472): one slot, whose next item's Q waits for this one's store.
+  EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 128),
+            8192u + 2 * 2 * 16384u + 8 * 10 + 48 + 4 + 1024);
   EXPECT_LE(3 * (k::HopperAttentionSmemBytes(64, 64, 128) + 1024), 233472u);
   EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64, 128), 0u);
   EXPECT_EQ(k::SupportedHopperAttentionConfigs(64).size(), 4u);
-  // 170000 bytes: 128 x 64 (165 040) and 64 x 64 fit at d 128, 128 x 128 (197 776) does not.
+  // 170000 bytes: 128 x 64 (165 096) and 64 x 64 fit at d 128, 128 x 128 (197 832) does not.
   EXPECT_EQ(k::SupportedHopperAttentionConfigs(128, 170000).size(), 2u);
 }
 
