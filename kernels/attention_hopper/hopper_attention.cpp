@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -130,9 +131,16 @@ engine::Expected<int> LaunchOrder(const engine::Workload& w, const HopperLaunchO
   return 2 * kv_bytes <= static_cast<double>(l2_bytes) ? 1 : 0;
 }
 
+// The device's SM count, asked once per device (every launch needs it for the split rule).
 engine::Expected<int> SmCount(int device) {
+  static std::atomic<int> known[64] = {};
+  const bool cached = device >= 0 && device < 64;
+  if (cached) {
+    if (const int sms = known[device].load(std::memory_order_acquire); sms > 0) return sms;
+  }
   int sms = 0;
   STOF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (cached) known[device].store(sms, std::memory_order_release);
   return sms;
 }
 
@@ -250,14 +258,12 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   p.max_ctas = forced.max_ctas > 0 ? forced.max_ctas : persistent ? -1 : 0;
   // Programmatic dependent launch: a launch's CTAs start, and resolve their first work item,
   // while the previous kernel on the stream drains (kernels/common/hopper/grid_dependency.cuh).
-  // By default (-1) only when every item fits in one wave. Measured in CUDA-graph replay
-  // (H100, 2026-11-25, runs 50 and 52, off / on, us): sliding window L128 B1 H12 d64 4.64 /
-  // 3.61, bigbird L512 B1 10.63 / 9.37. On multi-wave grids the A/B stayed within the 4 %
-  // the same setting varies between processes (full L2048 B8 H32 d64 627.3 / 610.3, causal
-  // L3000 B5 H32 448.4 / 467.2), but run 50's paper grid with it on everywhere (before the
-  // consumers slept in the wait) had longformer L4096 B1 at 60.9 us against 51.8 in step 4
-  // and bigbird L4096 B16 at 451.4 against 391.1. docs/kernels-hopper.md, "Starting before
-  // the previous kernel ends".
+  // On by default (-1). Measured in CUDA-graph replay (H100, off / on, us): one-wave grids
+  // (2026-11-25, runs 50 and 52) sliding window L128 B1 H12 d64 4.64 / 3.61, bigbird L512 B1
+  // 10.63 / 9.37; multi-wave grids once the consumers slept in the wait (run 74, 60 rows of
+  // the paper grid, 1.023x geomean) sliding window L4096 B1 19.30 / 17.74, L512 B8 18.76 /
+  // 17.56, bigbird L4096 B16 413.7 / 395.5. docs/kernels-hopper.md, "Starting before the
+  // previous kernel ends".
   p.dependent_launch = forced.dependent_launch;
   auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);
   if (!scale_log2.IsOk()) return scale_log2.ToStatus();

@@ -57,7 +57,7 @@ struct HopperLaunchOverrides {
   int order = -1;         // 0: tile-major, 1: heavy first
   int persistent = -1;    // 0: one CTA per work item, 1: one wave of CTAs looping over them
   int64_t max_ctas = 0;   // n > 0: a persistent grid of at most n CTAs (tests)
-  int dependent_launch = -1;  // 0: plain, 1: programmatic dependent launch (-1: one wave)
+  int dependent_launch = -1;  // 0: plain, 1 or -1 (the rule): programmatic dependent launch
   // 0: whole tiles; 1 or -1 (the rule): heavy tiles' blocks split over CTAs (the layout's
   // HopperUnits) where the tile has a split kernel (BLOCK_M 64) and the launch is heavy first
   // (docs/kernels-hopper.md).

@@ -58,8 +58,8 @@ struct HopperAttentionParams {
   int split_slots = 0;
   float* split_partials = nullptr;
   int32_t* split_arrivals = nullptr;
-  // Host side only: 1 launches with programmatic dependent launch (grid_dependency.cuh), 0
-  // without, -1 with it when every item fits in one wave of co-resident CTAs.
+  // Host side only: 1 or -1 (the default) launches with programmatic dependent launch
+  // (grid_dependency.cuh), 0 without.
   int dependent_launch = -1;
 };
 

@@ -19,6 +19,7 @@ import torch
 from . import _capi
 from .mask import Mask, as_mask, lookup
 from ._capi import StofError
+from ._warn import warn_once
 
 LAYOUTS = ("bhld", "blhd")
 _cache = {}
@@ -65,16 +66,6 @@ def _prepared(mask_key, req, B, H, L, d, device_index, dtype="f16"):
     with _cache_lock:
         _cache.setdefault(key, p)
         return _cache[key]
-
-
-_warned = set()
-
-
-def _warn_once(key, text):
-    if key not in _warned:
-        _warned.add(key)
-        import warnings
-        warnings.warn(text, stacklevel=3)
 
 
 def _views(t, layout):
@@ -235,7 +226,7 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     if q.dtype == torch.bfloat16 and int(req[3]) not in (0, 5, 12):
         # Only the Hopper kernel (5 or 12 warps) takes bf16: a plan's portable configuration
         # gives way to the Hopper kernel's own choice (said once per configuration).
-        _warn_once(("bf16", tuple(req)), f"stof.attention: bf16 runs on the Hopper kernel only; "
+        warn_once(("bf16", tuple(req)), f"stof.attention: bf16 runs on the Hopper kernel only; "
                    f"the requested {req[0]} {req[1]}x{req[2]} with {req[3]} warps is replaced "
                    f"by its own choice")
         req = ("block_wise", 0, 0, 0)

@@ -17,16 +17,14 @@ uploads the layouts) the model mask is taken to carry no padding and checked on 
 Used by user code and python/tests/test_gpu_hf.py; imports torch and transformers.
 """
 
-import warnings
-
 import torch
 
 from .attention import attention
 from .mask import Mask, as_mask
 from ._capi import StofError
+from ._warn import warn_once
 
 NAME = "stof"
-_warned = set()
 # Tensor arguments models pass that do not change what attention computes (GPT-2 passes
 # position_ids; generation passes cache_position).
 _HARMLESS = ("position_ids", "cache_position")
@@ -153,9 +151,8 @@ def _with_pattern(module, query, key, attention_mask, is_causal):
 
 
 def _fallback(reason, module, query, key, value, attention_mask, is_causal=None, **kwargs):
-    if reason not in _warned:
-        _warned.add(reason)
-        warnings.warn(f"stof attention: {reason}: running sdpa instead", stacklevel=3)
+    warn_once(("fallback", reason), f"stof attention: {reason}: running sdpa instead",
+              stacklevel=3)
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
     mask, causal = _with_pattern(module, query, key, attention_mask, is_causal)
     return sdpa_attention_forward(module, query, key, value, mask, is_causal=causal, **kwargs)

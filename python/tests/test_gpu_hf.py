@@ -82,7 +82,7 @@ class HfTest(unittest.TestCase):
                 ids = self.ids()
                 am = torch.ones_like(ids)
                 am[1, L - 40:] = 0  # second sequence padded at the end
-                stof.hf._warned.clear()
+                stof._warn.reset()
                 with torch.no_grad(), warnings.catch_warnings(record=True) as w:
                     warnings.simplefilter("always")
                     a = ours(input_ids=ids, attention_mask=am).last_hidden_state
@@ -130,7 +130,7 @@ class HfTest(unittest.TestCase):
         except ValueError as e:  # this transformers' T5 does not take attention backends
             self.skipTest(f"T5EncoderModel refuses attn_implementation='stof': {e}")
         ids = self.ids()
-        stof.hf._warned.clear()
+        stof._warn.reset()
         with torch.no_grad(), warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             a = ours(input_ids=ids).last_hidden_state
@@ -192,7 +192,7 @@ class HfTest(unittest.TestCase):
         ref = model("bert", "sdpa", config=cfg)
         ours = model("bert", "stof", ref.state_dict(), config=cfg)
         ids = self.ids()
-        stof.hf._warned.clear()
+        stof._warn.reset()
         with torch.no_grad(), warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             a = ours(input_ids=ids).last_hidden_state
@@ -213,7 +213,7 @@ class HfTest(unittest.TestCase):
         close(self, a, b, "head_dim 32 fallback with a sparse pattern")
         stof.hf.use_mask(ours, None)
         cpu = model("bert", "stof").float().cpu()
-        stof.hf._warned.clear()
+        stof._warn.reset()
         with torch.no_grad(), warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             cpu(input_ids=ids.cpu())
