@@ -31,7 +31,7 @@ grep -E "^\[  FAILED|^\[  PASSED|tests from .* ran|HGMMA" /tmp/gpu_tests.log | h
 grep -B2 -A12 "Failure" /tmp/gpu_tests.log | head -60 >> $OUT/gpu_tests_summary.txt
 [ $rc -eq 0 ] || exit 1
 for tool in memcheck synccheck; do
-  timeout 80 /usr/local/cuda/bin/compute-sanitizer --tool $tool --print-limit 5 /tmp/b/tests/gpu/stof_gpu_tests \
+  timeout 100 /usr/local/cuda/bin/compute-sanitizer --tool $tool --print-limit 5 /tmp/b/tests/gpu/stof_gpu_tests \
     --gtest_filter='Masks/GpuHopperAttention.*random_elements*L1000*:*PersistentGridMatchesReference*:*SplitBlocksMatchReference*' > /tmp/san_$tool.log 2>&1
   echo "sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|PASSED|FAILED' /tmp/san_$tool.log | tr '\n' ' ')" | tee -a $OUT/sanitizer.txt
 done
