@@ -123,19 +123,32 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   common::FragmentSoftmax<T::kSAcc> softmax;
   // The next visited block's column loads while block i's S = Q K^T runs (after the GEMM's
   // commit, before its wait), so its L2 latency is off the path from the GEMM's end to the
-  // softmax (the first block's comes with the work item). Loading the part block's bitmap
-  // rows there too was 2-3 % slower on bigbird B1 rows (run 58, H100, graph replay: bigbird
-  // L512 B1 H12 d64 9.66 us against 9.20 without it), so they load as the mask needs them.
+  // softmax (the first block's comes with the work item). Where the bitmaps are not staged
+  // in shared memory (64 x 128 at d 64), loading the part block's bitmap rows there too was
+  // 2-3 % slower on bigbird B1 rows (run 58, H100, graph replay: bigbird L512 B1 H12 d64
+  // 9.66 us against 9.20 without it), so they load as the mask needs them.
   int column = w.first_column, next_column = 0;
   const auto prefetch = [&](int i) {
     if (i + 1 < list.Count()) next_column = list.Column(p, i + 1);
   };
-  // Mask and softmax of the scores of visited block i (in s); alpha rescales earlier rows.
+  HopperRingPos cur = at.ring;  // the ring position of visited block i (the loops step it)
+  // Mask and softmax of the scores of visited block i (in s, ring position `cur`); alpha
+  // rescales earlier rows. A part block's bitmap is staged with its V where it fits
+  // (T::kBitmapsInSmem): V is loaded right after K, so that wait rarely waits, and is paid
+  // once (the wait before P V then finds the phase complete). Against the L2 read here:
+  // 1.033x over the paper grid's 96 rows, 1.019x over the extended grid's 40 (runs 76-77,
+  // H100, 2026-11-27, CUDA-graph replay; docs/benchmarks.md step 9).
   const auto scores = [&](int i, float (&alpha)[2]) {
     const int key0 = column * T::kBlockN;
-    if (list.IsPart(i))
-      ApplyBitmapMask<T::kBlockN>(s, list.template Bitmap<T::kBitmapWords>(p, i), wg_row0 + row,
-                                  t);
+    if (list.IsPart(i)) {
+      if constexpr (T::kBitmapsInSmem) {
+        hopper::BarrierWait(sm.VFull(cur.stage), cur.phase);
+        ApplyBitmapMask(s, BitmapRows<T::kBlockN, true>(sm.Bitmap(cur.stage), wg_row0 + row, t));
+      } else {
+        ApplyBitmapMask(s, BitmapRows<T::kBlockN, false>(
+                               list.template Bitmap<T::kBitmapWords>(p, i), wg_row0 + row, t));
+      }
+    }
     if (key0 + T::kBlockN > p.seq_len) ApplyKeyLimit<T::kBlockN>(s, p.seq_len - key0, t);
     softmax.Update(s, p.scale_log2, alpha);
     column = next_column;
@@ -153,7 +166,6 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   };
 
   const int n = list.Count();
-  HopperRingPos cur = at.ring;  // the ring position of visited block i (the loops step it)
   if constexpr (!kOverlapped) {
     for (int i = 0; i < n; ++i, cur.Next<T::kStages>()) {
       hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);

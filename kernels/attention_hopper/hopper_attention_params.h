@@ -84,6 +84,9 @@ struct HopperTensorMaps {
 //                                         slot, which stays busy until the store has read them)
 //   K  [stages][panels][kBlockN rows]
 //   V  [stages][panels][kBlockN rows]
+//   bitmaps [stages][kBlockM x kBlockN bits] (where they fit: kBitmapsInSmem): a part
+//                                         block's bitmap, loaded by the copy engine with
+//                                         its V tile
 //   barriers: q_full[q slots], q_empty[q slots], k_full[stages], v_full[stages],
 //             k_empty[stages], v_empty[stages]
 //   the work items of the Q slots (kWorkItemBytes each: written by the producer before it
@@ -157,24 +160,37 @@ struct HopperAttentionTraits {
   static constexpr int kSmemPerSm = 233472;
   static constexpr int kWorkItemBytes = 48;  // sizeof(HopperWorkItem), checked in HopperSmem
   static constexpr int kBarriersPerQSlot = 2;
-  static constexpr int SmemBytesFor(int q_slots) {
-    return q_slots * kQBytes + 2 * kStages * kKvTileBytes +
+  static constexpr int kBitmapWords = kBlockM * kBlockN / 64;
+  static constexpr int kWordsPerRow = kBlockN / 64;
+  static constexpr int kBitmapBytes = kBitmapWords * 8;  // one part block's element mask
+  // `bitmap_bytes`: 0, or kBitmapBytes per stage when the part blocks' bitmaps are staged.
+  static constexpr int SmemBytesFor(int q_slots, int bitmap_bytes) {
+    return q_slots * kQBytes + 2 * kStages * kKvTileBytes + kStages * bitmap_bytes +
            8 * (kBarriersPerQSlot * q_slots + 4 * kStages) + q_slots * kWorkItemBytes +
            4 * kConsumers + 1024;  // + 1024: the base is aligned up to 1024 bytes in the kernel
   }
-  static constexpr int kQSlots = kCtasPerSm * (SmemBytesFor(2) + 1024) <= kSmemPerSm ? 2 : 1;
+  static constexpr bool FitsCtasPerSm(int bytes) {
+    return kCtasPerSm * (bytes + 1024) <= kSmemPerSm;
+  }
+  static constexpr int kQSlots = FitsCtasPerSm(SmemBytesFor(2, 0)) ? 2 : 1;
+  // A part block's bitmap comes into shared memory with its V tile (the producer's bulk copy,
+  // completing on v_full), so the consumer's mask reads it there right after S = Q K^T
+  // instead of waiting for an L2 round trip on every part block. Where kCtasPerSm CTAs would
+  // no longer fit (64 x 128 at d 64: 396 bytes short), the mask reads it from global memory.
+  static constexpr bool kBitmapsInSmem = FitsCtasPerSm(SmemBytesFor(kQSlots, kBitmapBytes));
+  static constexpr int kStagedBitmapBytes = kBitmapsInSmem ? kBitmapBytes : 0;
   static constexpr int kKOffset = kQSlots * kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKvTileBytes;
-  static constexpr int kBarrierOffset = kVOffset + kStages * kKvTileBytes;
+  static constexpr int kBitmapOffset = kVOffset + kStages * kKvTileBytes;
+  static constexpr int kBarrierOffset = kBitmapOffset + kStages * kStagedBitmapBytes;
   static constexpr int kBarriers = kBarriersPerQSlot * kQSlots + 4 * kStages;
   static constexpr int kWorkOffset = kBarrierOffset + 8 * kBarriers;
   static constexpr int kSplitFlagOffset = kWorkOffset + kQSlots * kWorkItemBytes;
-  static constexpr size_t kSmemBytes = SmemBytesFor(kQSlots);
-  static_assert(kSplitFlagOffset + 4 * kConsumers + 1024 == SmemBytesFor(kQSlots), "smem map");
+  static constexpr size_t kSmemBytes = SmemBytesFor(kQSlots, kStagedBitmapBytes);
+  static_assert(kSplitFlagOffset + 4 * kConsumers + 1024 == kSmemBytes, "smem map");
+  static_assert(FitsCtasPerSm(kSmemBytes), "kCtasPerSm CTAs fit an SM's shared memory");
   static constexpr int kSAcc = kBlockN / 2;   // fp32 S accumulators per consumer thread
   static constexpr int kOAcc = kHeadDim / 2;  // fp32 O accumulators per consumer thread
-  static constexpr int kBitmapWords = kBlockM * kBlockN / 64;
-  static constexpr int kWordsPerRow = kBlockN / 64;
 
   // Roles by warp index (uniform): which warps produce, which consumer warpgroup a warp is in,
   // and the one thread that issues the copies.

@@ -2,37 +2,54 @@
 // the fragment layout of kernels/common/fragment_softmax.cuh): a part block's bitmap, and the
 // key limit of a block that runs past L. Masked scores become -inf. Part of the Hopper
 // attention kernel (hopper_attention_kernel.cuh).
-// Cost: per part block a thread loads its two rows' kBlockN bits (2 x kBlockN / 64 words from
-// L2), shifts each word once by 2 t, and tests compile-time bit positions; full blocks inside
-// L do no mask work at all.
+// Cost: per part block a thread loads its two rows' kBlockN bits (2 x kBlockN / 64 words, from
+// shared memory where the bitmap was staged with the block's V, else from L2), shifts each
+// word once by 2 t, and tests compile-time bit positions; full blocks inside L do no mask work.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/common/fragment_softmax.cuh"
+#include "kernels/common/hopper/mbarrier.cuh"
 
 namespace stof::kernels::detail {
 
-// `bitmap` is the block's kBlockM x kBlockN bits, row-major; `row` the thread's first row in
-// the tile; t = lane % 4.
-template <int kBlockN>
-__device__ __forceinline__ void ApplyBitmapMask(float (&s)[kBlockN / 2], const uint64_t* bitmap,
-                                                int row, int t) {
-  constexpr int kWords = kBlockN / 64;
+// The words of a thread's two rows (`row`, `row` + 8 of the tile) of a kBlockM x kBlockN
+// bitmap, row-major, shifted by 2 t (t = lane % 4) so the thread's columns sit at fixed bits.
+// kShared: `bitmap` is in shared memory (staged with its V tile, hopper_pipeline.cuh), else
+// global (through the read-only path).
+template <int kBlockN, bool kShared>
+struct BitmapRows {
+  static constexpr int kWords = kBlockN / 64;
   uint64_t w[2][kWords];
+  __device__ __forceinline__ BitmapRows(const uint64_t* bitmap, int row, int t) {
 #pragma unroll
-  for (int h = 0; h < 2; ++h)
+    for (int h = 0; h < 2; ++h)
 #pragma unroll
-    for (int k = 0; k < kWords; ++k)
-      w[h][k] = __ldg(reinterpret_cast<const unsigned long long*>(bitmap) +
-                      (row + 8 * h) * kWords + k) >> (2 * t);
+      for (int k = 0; k < kWords; ++k) {
+        const uint64_t* at = bitmap + (row + 8 * h) * kWords + k;
+        uint64_t v;
+        if constexpr (kShared) {
+          asm volatile("ld.shared.b64 %0, [%1];\n" : "=l"(v) : "r"(hopper::SmemAddr(at)));
+        } else {
+          v = __ldg(reinterpret_cast<const unsigned long long*>(at));
+        }
+        w[h][k] = v >> (2 * t);
+      }
+  }
+};
+
+// Masked scores (bit 0 in the rows above) become -inf.
+template <int kBlockN, bool kShared>
+__device__ __forceinline__ void ApplyBitmapMask(float (&s)[kBlockN / 2],
+                                                const BitmapRows<kBlockN, kShared>& rows) {
 #pragma unroll
   for (int j = 0; j < kBlockN / 8; ++j) {
     const int word = j / 8, bit = (j % 8) * 8;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      if (((w[h][word] >> bit) & 1u) == 0) s[4 * j + 2 * h] = common::NegInf();
-      if (((w[h][word] >> (bit + 1)) & 1u) == 0) s[4 * j + 2 * h + 1] = common::NegInf();
+      if (((rows.w[h][word] >> bit) & 1u) == 0) s[4 * j + 2 * h] = common::NegInf();
+      if (((rows.w[h][word] >> (bit + 1)) & 1u) == 0) s[4 * j + 2 * h + 1] = common::NegInf();
     }
   }
 }

@@ -1,6 +1,7 @@
 // The load pipeline of the Hopper attention kernel: the shared-memory map of one CTA and the
 // producer, one thread that issues every TMA copy (per work item its Q into a ring of kQSlots
-// slots, then K and V of each visited block into a ring of kStages stages) and waits only on
+// slots, then K and V of each visited block into a ring of kStages stages, a part block's
+// bitmap with its V where the map has room for it) and waits only on
 // the consumers' releases. Consumers wait on
 // the *_full barriers and release a stage by arriving on *_empty once their wgmma has read it
 // (one arrival per consumer warp). Part of hopper_attention_kernel.cuh.
@@ -35,6 +36,10 @@ struct HopperSmem {
   }
   __device__ __forceinline__ unsigned char* V(int stage) const {
     return base + T::kVOffset + stage * T::kKvTileBytes;
+  }
+  // The bitmap of the part block in stage `stage` (T::kBitmapsInSmem), loaded with its V.
+  __device__ __forceinline__ uint64_t* Bitmap(int stage) const {
+    return reinterpret_cast<uint64_t*>(base + T::kBitmapOffset + stage * T::kStagedBitmapBytes);
   }
   __device__ __forceinline__ uint64_t* Bar(int i) const {
     return reinterpret_cast<uint64_t*>(base + T::kBarrierOffset) + i;
@@ -77,11 +82,13 @@ struct HopperSmem {
   }
 };
 
-// Loads one K or V tile (all its 64-column panels) for keys key0 .. key0 + kBlockN - 1.
+// Loads one K or V tile (all its 64-column panels) for keys key0 .. key0 + kBlockN - 1;
+// `extra_bytes` more are announced on `full` for a copy the caller issues next.
 template <class T>
 __device__ __forceinline__ void LoadKvTile(const CUtensorMap* map, unsigned char* dst,
-                                           uint64_t* full, int key0, int head, int batch) {
-  hopper::BarrierArriveExpectTx(full, T::kKvTileBytes);
+                                           uint64_t* full, int key0, int head, int batch,
+                                           uint32_t extra_bytes = 0) {
+  hopper::BarrierArriveExpectTx(full, T::kKvTileBytes + extra_bytes);
 #pragma unroll
   for (int pn = 0; pn < T::kPanels; ++pn)
     hopper::TmaLoad4d(dst + pn * T::kKvPanelBytes, map, full, 64 * pn, key0, head, batch);
@@ -161,7 +168,13 @@ __device__ __forceinline__ void ProduceTile(const HopperSmem<T>& sm, const CUten
     hopper::BarrierWait(sm.KEmpty(pos.stage), pos.phase ^ 1u);
     LoadKvTile<T>(k_map, sm.K(pos.stage), sm.KFull(pos.stage), key0, head, batch);
     hopper::BarrierWait(sm.VEmpty(pos.stage), pos.phase ^ 1u);
-    LoadKvTile<T>(v_map, sm.V(pos.stage), sm.VFull(pos.stage), key0, head, batch);
+    // A part block's bitmap rides with its V (the consumers release V after the mask).
+    const bool bitmap = T::kBitmapsInSmem && w.list.IsPart(i);
+    LoadKvTile<T>(v_map, sm.V(pos.stage), sm.VFull(pos.stage), key0, head, batch,
+                  bitmap ? T::kBitmapBytes : 0u);
+    if (bitmap)
+      hopper::BulkLoad(sm.Bitmap(pos.stage), w.list.template Bitmap<T::kBitmapWords>(p, i),
+                       T::kBitmapBytes, sm.VFull(pos.stage));
   }
 }
 

@@ -240,34 +240,37 @@ TEST(HopperConfig, PiecesPackAndUnpack) {
 }
 
 TEST(HopperConfig, SharedMemoryIsTheQSlotsPlusTheKvRingPlusBarriers) {
-  // Two Q slots of BLOCK_M x d (where they fit), kStages x (K + V) of BLOCK_N x d, fp16; 8 bytes
-  // per barrier (q full / empty per slot, 4 per stage), 48 per slot for its work item, 4 per
-  // consumer warpgroup for its split flag, 1024 of alignment.
+  // Two Q slots of BLOCK_M x d (where they fit), kStages x (K + V) of BLOCK_N x d, fp16, a
+  // part block's BLOCK_M x BLOCK_N bitmap per stage (where it fits); 8 bytes per barrier (q
+  // full / empty per slot, 4 per stage), 48 per slot for its work item, 4 per consumer
+  // warpgroup for its split flag, 1024 of alignment.
   EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128, 128),
-            2 * 32768u + 2 * 2 * 32768u + 8 * 12 + 2 * 48 + 8 + 1024);
+            2 * 32768u + 2 * 2 * 32768u + 2 * 2048u + 8 * 12 + 2 * 48 + 8 + 1024);
   EXPECT_EQ(k::HopperAttentionSmemBytes(128, 128, 64),
-            2 * 32768u + 3 * 2 * 16384u + 8 * 16 + 2 * 48 + 8 + 1024);
+            2 * 32768u + 3 * 2 * 16384u + 3 * 1024u + 8 * 16 + 2 * 48 + 8 + 1024);
   EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128, 128),
-            2 * 16384u + 3 * 2 * 16384u + 8 * 16 + 2 * 48 + 8 + 1024);
+            2 * 16384u + 3 * 2 * 16384u + 3 * 2048u + 8 * 16 + 2 * 48 + 8 + 1024);
   EXPECT_EQ(k::HopperAttentionSmemBytes(64, 128, 64),
-            2 * 16384u + 3 * 2 * 8192u + 8 * 16 + 2 * 48 + 8 + 1024);
+            2 * 16384u + 3 * 2 * 8192u + 3 * 1024u + 8 * 16 + 2 * 48 + 8 + 1024);
   // BLOCK_M 64: two stages at d 64, one at d 128, so four (64 x 64 at d 64) or three CTAs
   // share an SM's 227 KiB.
   EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 64),
-            2 * 8192u + 2 * 2 * 8192u + 8 * 12 + 2 * 48 + 4 + 1024);
+            2 * 8192u + 2 * 2 * 8192u + 2 * 512u + 8 * 12 + 2 * 48 + 4 + 1024);
   EXPECT_LE(4 * (k::HopperAttentionSmemBytes(64, 64, 64) + 1024), 233472u);
   EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64, 64),
-            2 * 16384u + 1 * 2 * 16384u + 8 * 8 + 2 * 48 + 4 + 1024);
+            2 * 16384u + 1 * 2 * 16384u + 512u + 8 * 8 + 2 * 48 + 4 + 1024);
   EXPECT_LE(3 * (k::HopperAttentionSmemBytes(128, 64, 64) + 1024), 233472u);
   EXPECT_EQ(k::HopperAttentionSmemBytes(96, 128, 64), 0u);
   // 64 x 128 at d 64 has no room for a second Q slot at three CTAs per SM (252 492 bytes of
-  // 233 472): one slot, whose next item's Q waits for this one's store.
+  // 233 472): one slot, whose next item's Q waits for this one's store; nor for the bitmaps
+  // (2 x 1024 bytes more would need 233 868): its mask reads them from global memory.
   EXPECT_EQ(k::HopperAttentionSmemBytes(64, 64, 128),
             8192u + 2 * 2 * 16384u + 8 * 10 + 48 + 4 + 1024);
   EXPECT_LE(3 * (k::HopperAttentionSmemBytes(64, 64, 128) + 1024), 233472u);
+  EXPECT_GT(3 * (k::HopperAttentionSmemBytes(64, 64, 128) + 2 * 1024 + 1024), 233472u);
   EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64, 128), 0u);
   EXPECT_EQ(k::SupportedHopperAttentionConfigs(64).size(), 4u);
-  // 170000 bytes: 128 x 64 (165 096) and 64 x 64 fit at d 128, 128 x 128 (197 832) does not.
+  // 170000 bytes: 128 x 64 (168 168) and 64 x 64 fit at d 128, 128 x 128 (201 928) does not.
   EXPECT_EQ(k::SupportedHopperAttentionConfigs(128, 170000).size(), 2u);
 }
 

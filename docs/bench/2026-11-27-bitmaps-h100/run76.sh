@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Device run 76: validates and times the staged bitmaps (smem-bitmaps.patch, README.md here).
-# The working tree holds the patch (new); .devdeps/old.tar the tree without it (old).
+# Device run 76: validates and times the staged bitmaps (README.md here).
+# The working tree holds the change (new); .devdeps/old.tar the tree without it (old).
 # (1) both trees built at once; (2) the Hopper GPU tests on the new tree; (3) compute-sanitizer
 # memcheck and synccheck on part-block cases of every tile (random-element masks, ragged L)
 # and the split and persistent-grid tests; (4) ours only, CUDA-graph replay, old and new

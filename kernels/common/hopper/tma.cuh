@@ -1,5 +1,6 @@
 // TMA (cp.async.bulk.tensor, sm_90) helpers: 4-D tiled loads into shared memory completing on
-// an mbarrier, 4-D tiled stores from shared memory, and the bulk-group fences. The tensor maps
+// an mbarrier, plain (1-D) bulk loads likewise, 4-D tiled stores from shared memory, and the
+// bulk-group fences. The tensor maps
 // are built on the host (tensor_map.h) and passed as __grid_constant__ kernel parameters; the
 // device takes their generic address. Used by the Hopper attention kernel's producer warp and
 // epilogue (kernels/attention_hopper/).
@@ -29,6 +30,17 @@ __device__ __forceinline__ void TmaLoad4d(void* smem, const CUtensorMap* map, ui
       " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(SmemAddr(smem)),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3),
       "r"(SmemAddr(bar))
+      : "memory");
+}
+
+// `bytes` of global memory at `src` into `smem` (both 16-byte aligned, `bytes` a multiple of
+// 16) by the copy engine; completes on `bar`, whose phase must have announced the bytes.
+__device__ __forceinline__ void BulkLoad(void* smem, const void* src, uint32_t bytes,
+                                         uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+      ::"r"(SmemAddr(smem)), "l"(static_cast<uint64_t>(__cvta_generic_to_global(src))),
+      "r"(bytes), "r"(SmemAddr(bar))
       : "memory");
 }
 
