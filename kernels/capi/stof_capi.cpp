@@ -30,6 +30,15 @@ struct stof_plan {
   double select_ms = 0;
 };
 
+// A plan bound to one call's batch, heads, strides and scale (stof_bind_views): the workload
+// checked once. stof_run_views binds one on the stack per call.
+struct stof_bound {
+  const stof_plan* plan = nullptr;
+  stof::engine::Workload workload;
+  stof::engine::MhaStrides q, kv, o;
+  float scale = 0;
+};
+
 namespace {
 
 namespace engine = stof::engine;
@@ -206,6 +215,37 @@ int RunPlan(const stof_plan& plan, const void* q, const void* k, const void* v, 
   return STOF_OK;
 }
 
+// stof_run_views' and stof_bind_views' checks: the plan's workload at batch B and H heads, the
+// strides (NULL = packed) and the scale, into `out`.
+int Bind(const stof_plan* plan, int64_t B, int64_t H, const int64_t* q_strides,
+         const int64_t* kv_strides, const int64_t* o_strides, float scale, stof_bound& out,
+         char* err, size_t err_len) {
+  if (plan == nullptr) return Report({STOF_ERR_INVALID, "plan: must not be null"}, err, err_len);
+  out.plan = plan;
+  out.workload = plan->mha->PreparedWorkload();
+  out.workload.batch = B;
+  out.workload.heads = H;
+  if (engine::Status s = out.workload.Validate("workload"); !s.IsOk())
+    return Report({STOF_ERR_INVALID, s.Message()}, err, err_len);
+  const auto strides = [](const int64_t* s) {
+    return s == nullptr ? engine::MhaStrides{} : engine::MhaStrides{s[0], s[1], s[2]};
+  };
+  out.q = strides(q_strides), out.kv = strides(kv_strides), out.o = strides(o_strides);
+  out.scale = scale;
+  return STOF_OK;
+}
+
+int RunBound(const stof_bound& b, const void* q, const void* k, const void* v, void* o,
+             void* stream, char* err, size_t err_len) {
+  if (cudaError_t e = cudaSetDevice(b.plan->device); e != cudaSuccess)
+    return Report({STOF_ERR_CUDA, "cudaSetDevice: " + std::string(cudaGetErrorString(e))}, err,
+                  err_len);
+  engine::Status s =
+      b.plan->mha->LaunchViews(b.workload, q, k, v, o, stream, b.q, b.kv, b.o, b.scale);
+  if (!s.IsOk()) return Report({CodeOf(s.Message()), s.Message()}, err, err_len);
+  return STOF_OK;
+}
+
 // stof_mha's plans, keyed by device, mask hash and the request, least recently used first out.
 using CacheKey = std::tuple<int, uint64_t, int64_t, int64_t, int64_t, int64_t, int, int64_t,
                             int64_t, int64_t>;
@@ -290,24 +330,38 @@ int stof_run_views(const stof_plan* plan, const void* q, const void* k, const vo
                    const int64_t* o_strides, float scale, void* stream, char* err,
                    size_t err_len) {
   return Guard(err, err_len, [&]() -> int {
-    if (plan == nullptr) return Report({STOF_ERR_INVALID, "plan: must not be null"}, err, err_len);
-    engine::Workload w = plan->mha->PreparedWorkload();
-    w.batch = B;
-    w.heads = H;
-    if (engine::Status s = w.Validate("workload"); !s.IsOk())
-      return Report({STOF_ERR_INVALID, s.Message()}, err, err_len);
-    const auto strides = [](const int64_t* s) {
-      return s == nullptr ? engine::MhaStrides{} : engine::MhaStrides{s[0], s[1], s[2]};
-    };
-    if (cudaError_t e = cudaSetDevice(plan->device); e != cudaSuccess)
-      return Report({STOF_ERR_CUDA, "cudaSetDevice: " + std::string(cudaGetErrorString(e))}, err,
-                    err_len);
-    engine::Status s = plan->mha->LaunchViews(w, q, k, v, o, stream, strides(q_strides),
-                                              strides(kv_strides), strides(o_strides), scale);
-    if (!s.IsOk()) return Report({CodeOf(s.Message()), s.Message()}, err, err_len);
+    stof_bound bound;
+    if (int code = Bind(plan, B, H, q_strides, kv_strides, o_strides, scale, bound, err, err_len))
+      return code;
+    return RunBound(bound, q, k, v, o, stream, err, err_len);
+  });
+}
+
+int stof_bind_views(const stof_plan* plan, int64_t B, int64_t H, const int64_t* q_strides,
+                    const int64_t* kv_strides, const int64_t* o_strides, float scale,
+                    stof_bound** bound, char* err, size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (bound == nullptr)
+      return Report({STOF_ERR_INVALID, "bound: must not be null"}, err, err_len);
+    *bound = nullptr;
+    auto made = std::make_unique<stof_bound>();
+    if (int code = Bind(plan, B, H, q_strides, kv_strides, o_strides, scale, *made, err, err_len))
+      return code;
+    *bound = made.release();
     return STOF_OK;
   });
 }
+
+int stof_run_bound(const stof_bound* bound, const void* q, const void* k, const void* v,
+                   void* o, void* stream, char* err, size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (bound == nullptr)
+      return Report({STOF_ERR_INVALID, "bound: must not be null"}, err, err_len);
+    return RunBound(*bound, q, k, v, o, stream, err, err_len);
+  });
+}
+
+void stof_bound_release(stof_bound* bound) { delete bound; }
 
 int stof_choice(const stof_plan* plan, int* kernel, int64_t* block_m, int64_t* block_n,
                 int64_t* num_warps, int* fell_back, char* text, size_t text_len) {

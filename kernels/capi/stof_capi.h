@@ -44,12 +44,14 @@
 extern "C" {
 #endif
 
-#define STOF_CAPI_VERSION 4 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
+#define STOF_CAPI_VERSION 5 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
                                only: no function or layout changed); 3: stof_run_views (strided
                                views, another batch / head count, a score scale; the python/
                                package uses it), added only: no function or layout changed;
                                4: stof_prepare_dtype and STOF_DTYPE_* (bf16 on the Hopper
-                               kernel), added only */
+                               kernel), added only; 5: stof_bind_views, stof_run_bound and
+                               stof_bound_release (a call bound once, run with the addresses
+                               only), added only */
 
 enum {
   STOF_OK = 0,
@@ -117,6 +119,22 @@ STOF_CAPI_EXPORT int stof_run_views(const stof_plan* plan, const void* q, const 
                                     const int64_t* q_strides, const int64_t* kv_strides,
                                     const int64_t* o_strides, float scale, void* stream,
                                     char* err, size_t err_len);
+
+/* stof_run_views split in two (since version 5), for callers that repeat one call shape with
+ * new addresses (the python/ package's eager calls): stof_bind_views checks B, H and the
+ * workload once and keeps them with the strides and the scale in *bound; stof_run_bound then
+ * launches with the four addresses and the stream only, as stof_run_views would with the bound
+ * arguments (strides and kernel are checked at launch, as there). A bound call refers to its
+ * plan: release it with stof_bound_release before the plan (NULL is ignored). */
+typedef struct stof_bound stof_bound;
+STOF_CAPI_EXPORT int stof_bind_views(const stof_plan* plan, int64_t B, int64_t H,
+                                     const int64_t* q_strides, const int64_t* kv_strides,
+                                     const int64_t* o_strides, float scale, stof_bound** bound,
+                                     char* err, size_t err_len);
+STOF_CAPI_EXPORT int stof_run_bound(const stof_bound* bound, const void* q, const void* k,
+                                    const void* v, void* o, void* stream, char* err,
+                                    size_t err_len);
+STOF_CAPI_EXPORT void stof_bound_release(stof_bound* bound);
 
 /* What the plan runs: *kernel = STOF_KERNEL_ROW_WISE, STOF_KERNEL_BLOCK_WISE,
  * STOF_KERNEL_NATIVE, STOF_KERNEL_SD or STOF_KERNEL_SDF; block_m, block_n, num_warps (0 for

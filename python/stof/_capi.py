@@ -2,7 +2,8 @@
 
 Holds: where the library is looked up (STOF_CAPI_LIB, then the build tree), loading it once,
 the argument types of every C function, StofError (a nonzero code with the library's message),
-and PreparedPlan (an owned stof_plan handle). Used by attention.py; nothing else touches ctypes.
+PreparedPlan (an owned stof_plan handle) and BoundViews (an owned stof_bound: one call shape
+of a plan). Used by attention.py; nothing else touches ctypes.
 Importing this module loads nothing: the library is opened on first use, so the CPU-only parts
 of the package (masks, plans) work without it.
 """
@@ -10,6 +11,7 @@ of the package (masks, plans) work without it.
 import ctypes
 import os
 import threading
+import weakref
 
 ENV_VAR = "STOF_CAPI_LIB"
 # Relative to the repository root (python/stof/_capi.py -> ../../).
@@ -73,6 +75,14 @@ def _declare(lib):
         lib.stof_run_views.restype = ctypes.c_int
         lib.stof_run_views.argtypes = [_p, _p, _p, _p, _p, _i64, _i64, _i64p, _i64p, _i64p,
                                        ctypes.c_float, _p, ctypes.c_char_p, ctypes.c_size_t]
+    if lib.stof_capi_version() >= 5:
+        lib.stof_bind_views.restype = ctypes.c_int
+        lib.stof_bind_views.argtypes = [_p, _i64, _i64, _i64p, _i64p, _i64p, ctypes.c_float,
+                                        ctypes.POINTER(_p), ctypes.c_char_p, ctypes.c_size_t]
+        lib.stof_run_bound.restype = ctypes.c_int
+        lib.stof_run_bound.argtypes = [_p, _p, _p, _p, _p, _p, ctypes.c_char_p, ctypes.c_size_t]
+        lib.stof_bound_release.restype = None
+        lib.stof_bound_release.argtypes = [_p]
     if lib.stof_capi_version() >= 4:
         lib.stof_prepare_dtype.restype = ctypes.c_int
         lib.stof_prepare_dtype.argtypes = [_p, _i64, _i64, _i64, _i64, ctypes.c_int,
@@ -113,6 +123,12 @@ def version():
 def has_views():
     """Whether the library takes strided views and a score scale (stof_run_views, version 3)."""
     return version() >= 3
+
+
+def _need_views():
+    if not has_views():
+        raise StofError(f"stof_run_views: the library is C API version {version()}, strided "
+                        f"views need version 3 (rebuild libstof_capi.so)")
 
 
 def _check(code, buf, what):
@@ -158,6 +174,7 @@ class PreparedPlan:
             raise StofError(f"mask: expected {L}x{L} contiguous bytes, got {mask_bytes.shape}")
         self._lib = lib
         self._h = ctypes.c_void_p()
+        self._bound = weakref.WeakSet()
         self.shape = (B, H, L, d)
         self.device = device
         err = ctypes.create_string_buffer(_ERR_LEN)
@@ -194,19 +211,88 @@ class PreparedPlan:
     def run_views(self, q, k, v, o, B, H, q_strides, kv_strides, o_strides, scale, stream):
         """Strided operands (3 element strides each: batch, head, row; None = packed) and a
         score scale (0 = 1/sqrt(d)). Needs C API version 3."""
-        if not has_views():
-            raise StofError(f"stof_run_views: the library is C API version {version()}, "
-                            f"strided views need version 3 (rebuild libstof_capi.so)")
+        _need_views()
         err = _error_buffer()
         code = self._lib.stof_run_views(self._h, q, k, v, o, B, H, _strides(q_strides),
                                         _strides(kv_strides), _strides(o_strides),
                                         float(scale), stream, err, _ERR_LEN)
         _check(code, err, "stof_run_views")
 
+    def bind_views(self, B, H, q_strides, kv_strides, o_strides, scale):
+        """run_views with all but the four addresses and the stream fixed, for the eager hot
+        path of attention.py (one call signature, many calls). Returns run(q, k, v, o,
+        stream), which raises StofError as run_views does, and says so once this plan is
+        closed. C API version 5: a BoundViews (the arguments converted once, in the library);
+        version 3-4: stof_run_views with the arguments converted once in Python."""
+        _need_views()
+        if version() >= 5:
+            bound = BoundViews(self, B, H, q_strides, kv_strides, o_strides, scale)
+            self._bound.add(bound)
+            return bound
+        fn, plan = self._lib.stof_run_views, self
+        fixed = (B, H, _strides(q_strides), _strides(kv_strides), _strides(o_strides),
+                 ctypes.c_float(scale))
+
+        def run(q, k, v, o, stream):
+            if not plan._h:
+                raise StofError(_RELEASED)
+            err = _error_buffer()
+            code = fn(plan._h, q, k, v, o, *fixed, stream, err, _ERR_LEN)
+            if code:
+                _check(code, err, "stof_run_views")
+        return run
+
     def close(self):
+        """Releases the plan and every call bound to it (their later calls raise StofError)."""
+        for bound in list(self._bound):
+            bound.close()
         if self._h:
             self._lib.stof_release(self._h)
             self._h = ctypes.c_void_p()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+_RELEASED = ("stof.attention: this bound call's plan was released (stof.clear_cache); the next "
+             "stof.attention call prepares it again")
+
+
+class BoundViews:
+    """A stof_bound: one plan bound to B, H, strides and a scale (C API version 5). Calling it
+    launches with the four addresses and the stream: six arguments for ctypes to convert
+    instead of stof_run_views' twelve. Released by close(), its plan's close() or when
+    garbage-collected (host memory only)."""
+
+    __slots__ = ("_h", "_fn", "_release", "__weakref__")
+
+    def __init__(self, plan, B, H, q_strides, kv_strides, o_strides, scale):
+        lib = plan._lib
+        self._h = None
+        self._fn, self._release = lib.stof_run_bound, lib.stof_bound_release
+        h, err = ctypes.c_void_p(), ctypes.create_string_buffer(_ERR_LEN)
+        code = lib.stof_bind_views(plan._h, B, H, _strides(q_strides), _strides(kv_strides),
+                                   _strides(o_strides), float(scale), ctypes.byref(h), err,
+                                   _ERR_LEN)
+        _check(code, err, f"stof_bind_views (B={B}, H={H})")
+        self._h = h
+
+    def __call__(self, q, k, v, o, stream):
+        h = self._h
+        if h is None:
+            raise StofError(_RELEASED)
+        err = _error_buffer()
+        code = self._fn(h, q, k, v, o, stream, err, _ERR_LEN)
+        if code:
+            _check(code, err, "stof_run_bound")
+
+    def close(self):
+        h, self._h = self._h, None
+        if h is not None:
+            self._release(h)
 
     def __del__(self):
         try:

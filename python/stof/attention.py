@@ -2,7 +2,8 @@
 kernel, bf16) CUDA tensors, as the torch.library custom op stof::attention (with a fake
 implementation, so torch.compile (fullgraph=True) traces it without graph breaks and CUDA
 graphs capture its launch), and the cache of prepared layouts (stof.clear_cache). Eager calls
-without autograd skip the dispatcher and run the op's body directly (_eager_direct).
+without autograd skip the dispatcher and run the op's body directly (_eager.direct_ok); a
+repeated eager call takes the launch bound for its signature (_eager.py).
 
 Cache: one prepared plan (_capi.PreparedPlan: kernel choice + device layout) per (mask content
 key, kernel request, B, H, L, d, device index, dtype); the mask content key is a blake2b
@@ -16,12 +17,14 @@ import threading
 
 import torch
 
-from . import _capi
+from . import _capi, _eager
+from ._eager import direct_ok as _eager_direct, current_stream as _current_stream
 from .mask import Mask, as_mask, lookup
 from ._capi import StofError
 from ._warn import warn_once
 
 LAYOUTS = ("bhld", "blhd")
+_T = torch.Tensor
 _cache = {}
 _cache_lock = threading.Lock()
 DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}  # the C API's names
@@ -35,6 +38,7 @@ def clear_cache():
     hf = sys.modules.get(__package__ + ".hf")
     if hf is not None:
         hf.clear_cache()
+    _eager.clear()  # the bound launches hold plans
     with _cache_lock:
         plans = list(_cache.values())
         _cache.clear()
@@ -68,33 +72,45 @@ def _prepared(mask_key, req, B, H, L, d, device_index, dtype="f16"):
         return _cache[key]
 
 
+def _packed(shape, layout):
+    """(batch, head, row) element strides of a packed tensor of this shape."""
+    a, b, c, d = shape
+    return (b * c * d, c * d, d) if layout == "bhld" else (b * c * d, d, c * d)
+
+
 def _views(t, layout):
     """(batch, head, row) element strides of a [B,H,L,d] or [B,L,H,d] tensor; a contiguous
     tensor gets its packed strides (torch may report any stride for a size-1 dimension)."""
     if t.is_contiguous():
-        a, b, c, d = t.shape
-        return (b * c * d, c * d, d) if layout == "bhld" else (b * c * d, d, c * d)
+        return _packed(t.shape, layout)
     s = t.stride()
     return (s[0], s[1], s[2]) if layout == "bhld" else (s[0], s[2], s[1])
 
 
-_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+def _strides_ok(t, v):
+    """Whether the kernel can read `t` (element strides `v` = _views(t, layout)) in place, its
+    address aside: unit stride along d, strides multiples of 8 elements, rows not overlapping
+    (C API stof_run_views)."""
+    return t.stride(3) == 1 and v[0] % 8 == 0 and v[1] % 8 == 0 and v[2] % 8 == 0 \
+        and min(v) >= 0 and v[2] >= t.shape[3]
 
 
-def _current_stream(device_index):
-    """The current CUDA stream of a device as an int: torch's raw accessor (what Triton's
-    launcher uses) where this torch has it, else the public API."""
-    if _raw_stream is not None:
-        return _raw_stream(device_index)
-    return torch.cuda.current_stream(device_index).cuda_stream
+def _aligned(*ts):
+    """Whether every tensor's address is 16-byte aligned (the kernel's loads and TMA)."""
+    return all(t.data_ptr() % 16 == 0 for t in ts)
 
 
-def _viewable(t, v):
-    """Whether the kernel can read `t` (element strides `v` = _views(t, layout)) in place: unit
-    stride along d, 16-byte aligned, strides multiples of 8 elements, rows not overlapping (C
-    API stof_run_views)."""
-    return t.stride(3) == 1 and t.data_ptr() % 16 == 0 and v[0] % 8 == 0 and v[1] % 8 == 0 \
-        and v[2] % 8 == 0 and min(v) >= 0 and v[2] >= t.shape[3]
+def _view_strides(q, k, v, layout):
+    """The strides stof_run_views takes for q, k and v read in place and a packed output in
+    q's layout: (q, k and v, out), all None where everything is packed [B, H, L, d]; None
+    where the kernel cannot read them in place (then they are copied)."""
+    vq, vk, vv = _views(q, layout), _views(k, layout), _views(v, layout)
+    if vk != vv or not (_strides_ok(q, vq) and _strides_ok(k, vk) and _strides_ok(v, vv)):
+        return None
+    vo = _packed(q.shape, layout)
+    if layout == "bhld" and vq == vk == vo:  # no stride arrays to build for the C call
+        return None, None, None
+    return vq, vk, vo
 
 
 def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key: str,
@@ -111,17 +127,12 @@ def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key:
     stream = _current_stream(dev)
     out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     if plan.kernel == "block_wise" and _capi.has_views():
-        # Each tensor's strides are worked out once (this is the eager hot path), and packed
-        # [B, H, L, d] operands go as None (no stride arrays to build for the C call).
-        vq, vk, vv = _views(q, layout), _views(k, layout), _views(v, layout)
-        if vk != vv or not (_viewable(q, vq) and _viewable(k, vk) and _viewable(v, vv)):
+        views = _view_strides(q, k, v, layout) if _aligned(q, k, v) else None
+        if views is None:
             q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
-            vq, vk = _views(q, layout), _views(k, layout)
-        vo = _views(out, layout)
-        if layout == "bhld" and vq == vk == vo:  # out is packed: so are q, k and v
-            vq = vk = vo = None
-        plan.run_views(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), B, H, vq, vk,
-                       vo, scale, stream)
+            views = _view_strides(q, k, v, layout)
+        plan.run_views(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), B, H, *views,
+                       scale, stream)
         return out
     # Packed [B, H, L, d] for the kernels without strided views; their scale is 1/sqrt(d), so
     # another scale is folded into q.
@@ -194,6 +205,18 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     "block_wise", ... when no plan is given. Rows with nothing attended give zeros.
     Returns a new tensor in q's layout. Under torch.compile pass a stof.Mask or Plan made
     outside the compiled function."""
+    sig = None
+    if not torch.compiler.is_compiling() and _eager.enabled and plan is None \
+            and (mask is None or type(mask) is Mask) and type(q) is _T and type(k) is _T \
+            and type(v) is _T and type(_block) is tuple \
+            and (scale is None or type(scale) is float or type(scale) is int):
+        sig = _eager.signature(q, k, v, None if mask is None else mask.key, layout, scale,
+                               kernel, _block)
+        launch = _eager.find(sig)
+        if launch is not None and _eager_direct(q, k, v):
+            out = launch(q, k, v)
+            if out is not None:
+                return out
     _check(q, k, v, layout)
     L = q.shape[2] if layout == "bhld" else q.shape[1]
     req = (kernel,) + tuple(_block)  # _block: BLOCK_M, BLOCK_N, num_warps (hf.py, plans)
@@ -233,32 +256,26 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     s = 0.0 if scale is None else float(scale)
     args = (q, k, v, mask.key, layout, s, req[0], int(req[1]), int(req[2]), int(req[3]))
     if _eager_direct(q, k, v):
-        return _attention_impl(*args)
+        out = _attention_impl(*args)
+        if sig is not None:
+            launch = _bind(*args)
+            if launch is not None:
+                _eager.remember(sig, launch)
+        return out
     return torch.ops.stof.attention(*args)
 
 
-def _eager_direct(q, k, v):
-    """Whether a call may skip the dispatcher: not traced (torch.compile goes through the
-    registered op), plain tensors, no dispatch or torch-function mode active (a FlopCounterMode,
-    a tracer or FakeTensorMode must see stof::attention), and nothing for autograd to record
-    (the op has no backward; a tensor that needs grad meets the dispatcher's own handling). The
-    dispatcher's Python path costs tens of microseconds per eager call (docs/benchmarks.md,
-    "Python package"); the direct call runs the same code and launch, so the bits are the same.
-    A torch without the mode queries always takes the dispatcher."""
-    if torch.compiler.is_compiling() or _modes_active is None or _modes_active():
-        return False
-    if type(q) is not torch.Tensor or type(k) is not torch.Tensor or type(v) is not torch.Tensor:
-        return False
-    return not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad
-                                             or v.requires_grad))
-
-
-def _mode_queries():
-    dispatch = getattr(torch._C, "_len_torch_dispatch_stack", None)
-    function = getattr(torch._C, "_is_torch_function_mode_enabled", None)
-    if dispatch is None or function is None:
+def _bind(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps):
+    """The launch that later eager calls of the same signature take (_eager.Launch): the plan
+    this call prepared and its strides, bound once. None where the call needs copies or runs
+    a kernel without strided views (those calls keep the full path)."""
+    if not _capi.has_views():
         return None
-    return lambda: dispatch() > 0 or function()
-
-
-_modes_active = _mode_queries()
+    B, H, L, d = q.shape if layout == "bhld" else (q.shape[0], q.shape[2], q.shape[1],
+                                                      q.shape[3])
+    plan = _prepared(mask_key, (kernel, block_m, block_n, num_warps), B, H, L, d,
+                     q.get_device(), DTYPES[q.dtype])
+    views = _view_strides(q, k, v, layout)
+    if plan.kernel != "block_wise" or views is None:
+        return None
+    return _eager.Launch(plan.bind_views(B, H, *views, scale), q)

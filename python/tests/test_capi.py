@@ -68,6 +68,26 @@ class CapiLibraryTest(unittest.TestCase):
             _capi.PreparedPlan(mask, 1, 2, 128, 64, 0, kernel="nosuch")
         self.assertIn("kernel: expected one of auto", str(cm.exception))
 
+    def test_bound_calls_refuse_null_handles(self):
+        # Version 5's bound call: a null plan or bound handle is refused with a message, no
+        # crash (checked before any CUDA call, so no GPU is needed).
+        import ctypes
+        lib = _capi.load()
+        if _capi.version() < 5:
+            self.skipTest(f"C API version {_capi.version()}: no bound calls")
+        err = ctypes.create_string_buffer(256)
+        h = ctypes.c_void_p()
+        self.assertEqual(lib.stof_bind_views(None, 1, 2, None, None, None, 0.0, ctypes.byref(h),
+                                             err, 256), 1)
+        self.assertEqual(err.value.decode(), "stof_capi: plan: must not be null")
+        self.assertFalse(h.value)
+        self.assertEqual(lib.stof_bind_views(None, 1, 2, None, None, None, 0.0, None, err, 256),
+                         1)
+        self.assertEqual(err.value.decode(), "stof_capi: bound: must not be null")
+        self.assertEqual(lib.stof_run_bound(None, None, None, None, None, None, err, 256), 1)
+        self.assertEqual(err.value.decode(), "stof_capi: bound: must not be null")
+        lib.stof_bound_release(None)  # ignored
+
 
 if __name__ == "__main__":
     unittest.main()

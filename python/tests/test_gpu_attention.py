@@ -1,7 +1,8 @@
 """GPU tests of stof.attention (torch + CUDA + libstof_capi.so; skipped otherwise): every mask
 generator of the engine (made by the stof CLI; those tests skip without it), ragged L, both
 layouts, d 64 and 128, each kernel, a score scale, torch.compile(fullgraph=True), CUDA-graph
-capture, dispatch modes, the cache, and the refusals (bf16, d 96, CPU tensors)."""
+capture, dispatch modes, the cache, the launches bound per call signature, and the refusals
+(bf16, d 96, CPU tensors)."""
 
 import unittest
 import warnings
@@ -163,6 +164,53 @@ class AttentionTest(unittest.TestCase):
                 return func(*args, **(kwargs or {}))
         with Passthrough():
             self.assertFalse(impl._eager_direct(q, k, v))
+
+    def test_repeated_eager_calls_take_the_bound_launch(self):
+        # The second call of a signature takes its bound launch: the same bits as the full
+        # path, fresh addresses each call (new inputs give their own result), strided views
+        # bound with their strides, a misaligned view and another kernel keep the full path,
+        # and clear_cache forgets the launches (a stale one says its plan was released).
+        import sys
+        eager = sys.modules["stof._eager"]
+        stof.clear_cache()
+        L, m, bw = 700, stof.Mask(band(700, 50)), "block_wise"
+        q, k, v = inputs(2, 3, L, 64)
+        first = stof.attention(q, k, v, mask=m, kernel=bw)
+        self.assertEqual(len(eager._launches), 1)
+        launch = next(iter(eager._launches.values()))
+        bound = stof.attention(q, k, v, mask=m, kernel=bw)
+        eager.enabled = False
+        try:
+            full = stof.attention(q, k, v, mask=m, kernel=bw)
+        finally:
+            eager.enabled = True
+        q2, k2, v2 = inputs(2, 3, L, 64, seed=9)
+        other = stof.attention(q2, k2, v2, mask=m, kernel=bw)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(first, bound) and torch.equal(bound, full))
+        self.assertLess(max_err(other, reference(q2, k2, v2, m.to_tensor("cuda"))), TOL)
+        self.assertGreater(max_err(other, bound), 0.1)
+        # Views of one [B, L, 3, H, d] projection, then the same strides at an address 8
+        # bytes off (not 16-byte aligned: copied on the full path).
+        B, H, d = 2, 4, 64
+        qkv = torch.randn(B, L, 3, H, d + 8, device="cuda", dtype=torch.float16)
+        for off in (0, 4, 0):
+            q3, k3, v3 = qkv[..., off:off + d].unbind(2)
+            out = stof.attention(q3, k3, v3, mask=m, layout="blhd", kernel=bw)
+            ref = reference(q3, k3, v3, m.to_tensor("cuda"), "blhd")
+            self.assertLess(max_err(out, ref), TOL, f"offset {off}")
+        self.assertEqual(len(eager._launches), 2)
+        stof.attention(q, k, v, mask=m, kernel="row_wise")
+        stof.attention(q, k, v, mask=m, kernel="row_wise")
+        self.assertEqual(len(eager._launches), 2)  # row-wise takes no strided views
+        stof.clear_cache()
+        self.assertEqual(len(eager._launches), 0)
+        with self.assertRaises(stof.StofError) as cm:
+            launch(q, k, v)
+        self.assertIn("plan was released", str(cm.exception))
+        again = stof.attention(q, k, v, mask=m, kernel=bw)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(again, first))
 
     def test_cuda_graph_capture(self):
         L = 3000

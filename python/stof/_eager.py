@@ -1,0 +1,106 @@
+"""The eager hot path of stof.attention (attention.py uses it; nothing else does).
+
+Holds: direct_ok (may a call skip the dispatcher), signature (everything a call's launch
+depends on but the tensors' addresses), Launch (the output allocation and one bound C call),
+and the launches remembered per signature. An eager call whose signature was seen before
+costs a few tensor attribute reads, one torch.empty and one ctypes call; the checks, the mask
+and plan lookups and the stride work of the first call are not repeated. Why: every
+microsecond of Python per call is GPU time lost at small shapes (docs/benchmarks.md,
+"Python package", the bridge).
+"""
+
+import functools
+
+import torch
+
+_T = torch.Tensor
+MAX_LAUNCHES = 512  # a model has a handful of signatures; a loop over many shapes starts over
+_launches = {}
+enabled = True  # off: every call takes the full path (the A/B of python/bench/bridge_ab.py)
+
+
+def _mode_queries():
+    dispatch = getattr(torch._C, "_len_torch_dispatch_stack", None)
+    function = getattr(torch._C, "_is_torch_function_mode_enabled", None)
+    if dispatch is None or function is None:
+        return None
+    return lambda: dispatch() > 0 or function()
+
+
+_modes_active = _mode_queries()
+
+
+def direct_ok(q, k, v):
+    """Whether a call may skip the dispatcher: not traced (torch.compile goes through the
+    registered op), plain tensors, no dispatch or torch-function mode active (a FlopCounterMode,
+    a tracer or FakeTensorMode must see stof::attention), and nothing for autograd to record
+    (the op has no backward; a tensor that needs grad meets the dispatcher's own handling). The
+    dispatcher's Python path costs tens of microseconds per eager call (docs/benchmarks.md,
+    "Python package"); the direct call runs the same code and launch, so the bits are the same.
+    A torch without the mode queries always takes the dispatcher."""
+    if torch.compiler.is_compiling() or _modes_active is None or _modes_active():
+        return False
+    if type(q) is not _T or type(k) is not _T or type(v) is not _T:
+        return False
+    return not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad
+                                             or v.requires_grad))
+
+
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def current_stream(device_index):
+    """The current CUDA stream of a device as an int: torch's raw accessor (what Triton's
+    launcher uses) where this torch has it, else the public API."""
+    if _raw_stream is not None:
+        return _raw_stream(device_index)
+    return torch.cuda.current_stream(device_index).cuda_stream
+
+
+def signature(q, k, v, mask_key, layout, scale, kernel, block):
+    """What a call's checks, plan and strides depend on: two calls with one signature pass
+    the same checks and run the same plan on the same strides (devices as indices, -1 for
+    the CPU). The addresses are not in it: alignment is checked per call."""
+    return (mask_key, layout, scale, kernel, block, q.shape, q.stride(), k.shape, k.stride(),
+            v.shape, v.stride(), q.dtype, k.dtype, v.dtype, q.get_device(), k.get_device(),
+            v.get_device())
+
+
+# The output, packed in q's layout, like q: torch.empty_like costs 2.0-2.2 us per call where
+# torch.empty(shape, dtype=, device=) costs 4.6 (run 83, H100, 2026-11-27; primitives.py).
+_empty_packed = functools.partial(torch.empty_like, memory_format=torch.contiguous_format)
+
+
+class Launch:
+    """One signature's call: the output's allocation and the bound C call (whose plan stays
+    open until stof.clear_cache)."""
+
+    __slots__ = ("run", "alloc", "index")
+
+    def __init__(self, run, q):
+        self.run = run
+        self.alloc = torch.empty_like if q.is_contiguous() else _empty_packed
+        self.index = q.get_device()
+
+    def __call__(self, q, k, v):
+        """The output, or None when an address is not 16-byte aligned (the full path copies)."""
+        qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
+        if (qp | kp | vp) & 15:
+            return None
+        out = self.alloc(q)
+        self.run(qp, kp, vp, out.data_ptr(), current_stream(self.index))
+        return out
+
+
+def find(sig):
+    return _launches.get(sig)
+
+
+def remember(sig, launch):
+    if len(_launches) >= MAX_LAUNCHES:
+        _launches.clear()
+    _launches[sig] = launch
+
+
+def clear():
+    _launches.clear()
