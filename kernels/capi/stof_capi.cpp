@@ -205,14 +205,22 @@ int DeviceOfPointer(const void* ptr) {
   return current;
 }
 
-int RunPlan(const stof_plan& plan, const void* q, const void* k, const void* v, void* o,
-            void* stream, char* err, size_t err_len) {
+// A launch of `plan`: its device made current, then `launch` (returning engine::Status), its
+// failure reported. Shared by stof_run, stof_mha and the strided / bound launches.
+template <class Launch>
+int LaunchOnPlanDevice(const stof_plan& plan, char* err, size_t err_len, Launch&& launch) {
   if (cudaError_t e = cudaSetDevice(plan.device); e != cudaSuccess)
     return Report({STOF_ERR_CUDA, "cudaSetDevice: " + std::string(cudaGetErrorString(e))}, err,
                   err_len);
-  engine::Status s = plan.mha->Launch(q, k, v, o, stream);
+  engine::Status s = launch();
   if (!s.IsOk()) return Report({CodeOf(s.Message()), s.Message()}, err, err_len);
   return STOF_OK;
+}
+
+int RunPlan(const stof_plan& plan, const void* q, const void* k, const void* v, void* o,
+            void* stream, char* err, size_t err_len) {
+  return LaunchOnPlanDevice(plan, err, err_len,
+                            [&] { return plan.mha->Launch(q, k, v, o, stream); });
 }
 
 // stof_run_views' and stof_bind_views' checks: the plan's workload at batch B and H heads, the
@@ -237,13 +245,9 @@ int Bind(const stof_plan* plan, int64_t B, int64_t H, const int64_t* q_strides,
 
 int RunBound(const stof_bound& b, const void* q, const void* k, const void* v, void* o,
              void* stream, char* err, size_t err_len) {
-  if (cudaError_t e = cudaSetDevice(b.plan->device); e != cudaSuccess)
-    return Report({STOF_ERR_CUDA, "cudaSetDevice: " + std::string(cudaGetErrorString(e))}, err,
-                  err_len);
-  engine::Status s =
-      b.plan->mha->LaunchViews(b.workload, q, k, v, o, stream, b.q, b.kv, b.o, b.scale);
-  if (!s.IsOk()) return Report({CodeOf(s.Message()), s.Message()}, err, err_len);
-  return STOF_OK;
+  return LaunchOnPlanDevice(*b.plan, err, err_len, [&] {
+    return b.plan->mha->LaunchViews(b.workload, q, k, v, o, stream, b.q, b.kv, b.o, b.scale);
+  });
 }
 
 // stof_mha's plans, keyed by device, mask hash and the request, least recently used first out.

@@ -125,10 +125,9 @@ def has_views():
     return version() >= 3
 
 
-def _need_views():
-    if not has_views():
-        raise StofError(f"stof_run_views: the library is C API version {version()}, strided "
-                        f"views need version 3 (rebuild libstof_capi.so)")
+def has_bound():
+    """Whether the library binds a call once (stof_bind_views / stof_run_bound, version 5)."""
+    return version() >= 5
 
 
 def _check(code, buf, what):
@@ -211,7 +210,9 @@ class PreparedPlan:
     def run_views(self, q, k, v, o, B, H, q_strides, kv_strides, o_strides, scale, stream):
         """Strided operands (3 element strides each: batch, head, row; None = packed) and a
         score scale (0 = 1/sqrt(d)). Needs C API version 3."""
-        _need_views()
+        if not has_views():
+            raise StofError(f"stof_run_views: the library is C API version {version()}, "
+                            f"strided views need version 3 (rebuild libstof_capi.so)")
         err = _error_buffer()
         code = self._lib.stof_run_views(self._h, q, k, v, o, B, H, _strides(q_strides),
                                         _strides(kv_strides), _strides(o_strides),
@@ -220,27 +221,14 @@ class PreparedPlan:
 
     def bind_views(self, B, H, q_strides, kv_strides, o_strides, scale):
         """run_views with all but the four addresses and the stream fixed, for the eager hot
-        path of attention.py (one call signature, many calls). Returns run(q, k, v, o,
-        stream), which raises StofError as run_views does, and says so once this plan is
-        closed. C API version 5: a BoundViews (the arguments converted once, in the library);
-        version 3-4: stof_run_views with the arguments converted once in Python."""
-        _need_views()
-        if version() >= 5:
-            bound = BoundViews(self, B, H, q_strides, kv_strides, o_strides, scale)
-            self._bound.add(bound)
-            return bound
-        fn, plan = self._lib.stof_run_views, self
-        fixed = (B, H, _strides(q_strides), _strides(kv_strides), _strides(o_strides),
-                 ctypes.c_float(scale))
-
-        def run(q, k, v, o, stream):
-            if not plan._h:
-                raise StofError(_RELEASED)
-            err = _error_buffer()
-            code = fn(plan._h, q, k, v, o, *fixed, stream, err, _ERR_LEN)
-            if code:
-                _check(code, err, "stof_run_views")
-        return run
+        path of attention.py (one call signature, many calls): a BoundViews, called as
+        run(q, k, v, o, stream), released with this plan. Needs C API version 5."""
+        if not has_bound():
+            raise StofError(f"stof_bind_views: the library is C API version {version()}, "
+                            f"bound calls need version 5 (rebuild libstof_capi.so)")
+        bound = BoundViews(self, B, H, q_strides, kv_strides, o_strides, scale)
+        self._bound.add(bound)
+        return bound
 
     def close(self):
         """Releases the plan and every call bound to it (their later calls raise StofError)."""
@@ -255,10 +243,6 @@ class PreparedPlan:
             self.close()
         except Exception:
             pass
-
-
-_RELEASED = ("stof.attention: this bound call's plan was released (stof.clear_cache); the next "
-             "stof.attention call prepares it again")
 
 
 class BoundViews:
@@ -283,7 +267,8 @@ class BoundViews:
     def __call__(self, q, k, v, o, stream):
         h = self._h
         if h is None:
-            raise StofError(_RELEASED)
+            raise StofError("stof.attention: this bound call's plan was released "
+                            "(stof.clear_cache); the next stof.attention call prepares it again")
         err = _error_buffer()
         code = self._fn(h, q, k, v, o, stream, err, _ERR_LEN)
         if code:

@@ -3,7 +3,7 @@
 Holds: direct_ok (may a call skip the dispatcher), signature (everything a call's launch
 depends on but the tensors' addresses), Launch (the output allocation and one bound C call),
 and the launches remembered per signature. An eager call whose signature was seen before
-costs a few tensor attribute reads, one torch.empty and one ctypes call; the checks, the mask
+costs a few tensor attribute reads, one torch.empty_like and one ctypes call; the checks, the mask
 and plan lookups and the stride work of the first call are not repeated. Why: every
 microsecond of Python per call is GPU time lost at small shapes (docs/benchmarks.md,
 "Python package", the bridge).
@@ -16,7 +16,7 @@ import torch
 _T = torch.Tensor
 MAX_LAUNCHES = 512  # a model has a handful of signatures; a loop over many shapes starts over
 _launches = {}
-enabled = True  # off: every call takes the full path (the A/B of python/bench/bridge_ab.py)
+enabled = True  # off: every call takes the full path (python_full in python/bench/hf_compare.py)
 
 
 def _mode_queries():

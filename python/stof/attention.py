@@ -268,8 +268,9 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
 def _bind(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps):
     """The launch that later eager calls of the same signature take (_eager.Launch): the plan
     this call prepared and its strides, bound once. None where the call needs copies or runs
-    a kernel without strided views (those calls keep the full path)."""
-    if not _capi.has_views():
+    a kernel without strided views, or the library predates bound calls (C API version 5):
+    those calls keep the full path."""
+    if not _capi.has_bound():
         return None
     B, H, L, d = q.shape if layout == "bhld" else (q.shape[0], q.shape[2], q.shape[1],
                                                       q.shape[3])
