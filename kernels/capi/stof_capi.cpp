@@ -3,7 +3,7 @@
 // Called from Python through ctypes (tests/compare/mha_compare.py, python/stof/_capi.py).
 // Invariants: no exception leaves an extern "C" function (each body is wrapped); every error
 // is a code plus a message in the caller's buffer; a plan remembers its device and makes it
-// current before each launch.
+// current for each launch, giving the caller's current device back after (DeviceScope).
 #include "kernels/capi/stof_capi.h"
 
 #include <cuda_runtime.h>
@@ -161,12 +161,42 @@ engine::Expected<CallInputs> ParseCallInputs(const uint8_t* mask_host, int64_t B
   return CallInputs{*request, *w, std::move(*mask)};
 }
 
+// Makes `device` current for a scope and gives the caller's current device back at its end:
+// the C API must not move its caller's thread to another GPU (torch, for one, reads the
+// current device from the CUDA runtime, so a call on cuda:1 under cuda:0 would leave later
+// torch work on cuda:1). cudaSetDevice is called only where the device differs.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    if (cudaError_t e = cudaGetDevice(&m_caller); e != cudaSuccess) {
+      m_error = e;
+      return;
+    }
+    if (m_caller != device) {
+      m_error = cudaSetDevice(device);
+      m_switched = m_error == cudaSuccess;
+    }
+  }
+  ~DeviceScope() {
+    if (m_switched) (void)cudaSetDevice(m_caller);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  cudaError_t Error() const { return m_error; }
+
+ private:
+  int m_caller = 0;
+  bool m_switched = false;
+  cudaError_t m_error = cudaSuccess;
+};
+
 // Builds a plan for an already converted mask on `device`.
 engine::Expected<std::unique_ptr<stof_plan>> BuildPlan(const engine::Mask& mask,
                                                        const engine::Workload& w,
                                                        const kernels::MhaRequest& request,
                                                        int device) {
-  if (cudaError_t e = cudaSetDevice(device); e != cudaSuccess)
+  const DeviceScope scope(device);
+  if (cudaError_t e = scope.Error(); e != cudaSuccess)
     return engine::MakeError("cudaSetDevice(" + std::to_string(device) +
                              "): " + cudaGetErrorString(e));
   auto spec = kernels::QueryDeviceSpec(device);
@@ -205,13 +235,16 @@ int DeviceOfPointer(const void* ptr) {
   return current;
 }
 
-// A launch of `plan`: its device made current, then `launch` (returning engine::Status), its
-// failure reported. Shared by stof_run, stof_mha and the strided / bound launches.
+// A launch of `plan`: its device made current for the launch, then `launch` (returning
+// engine::Status), its failure reported. Shared by stof_run, stof_mha and the strided / bound
+// launches.
 template <class Launch>
 int LaunchOnPlanDevice(const stof_plan& plan, char* err, size_t err_len, Launch&& launch) {
-  if (cudaError_t e = cudaSetDevice(plan.device); e != cudaSuccess)
-    return Report({STOF_ERR_CUDA, "cudaSetDevice: " + std::string(cudaGetErrorString(e))}, err,
-                  err_len);
+  const DeviceScope scope(plan.device);
+  if (cudaError_t e = scope.Error(); e != cudaSuccess)
+    return Report({STOF_ERR_CUDA, "making the plan's device " + std::to_string(plan.device) +
+                                      " current: " + std::string(cudaGetErrorString(e))},
+                  err, err_len);
   engine::Status s = launch();
   if (!s.IsOk()) return Report({CodeOf(s.Message()), s.Message()}, err, err_len);
   return STOF_OK;
@@ -427,7 +460,7 @@ int stof_plan_info(const stof_plan* plan, int64_t* nnz, int64_t* valid_blocks,
 void stof_release(stof_plan* plan) {
   if (plan == nullptr) return;
   try {
-    (void)cudaSetDevice(plan->device);  // the layout frees its memory on the current device
+    const DeviceScope scope(plan->device);  // the layout frees its memory there
     delete plan;
   } catch (...) {
     // Nothing can be reported from here; the memory is lost at worst.

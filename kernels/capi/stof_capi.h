@@ -27,6 +27,8 @@
  * may be NULL). Launches are asynchronous: a fault inside a kernel surfaces at the caller's
  * next synchronisation. No function throws, exits or aborts. Thread-safe; a plan may be run
  * from several threads at once (a native, sd or sdf plan on one stream at a time: see above).
+ * Devices: a call works on its plan's device (stof_mha: q's) and leaves the calling thread's
+ * current CUDA device as it found it.
  */
 #ifndef STOF_CAPI_H_
 #define STOF_CAPI_H_

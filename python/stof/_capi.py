@@ -125,6 +125,15 @@ def has_views():
     return version() >= 3
 
 
+def run_bound_address():
+    """stof_run_bound's address in the loaded library (for the compiled eager module, which calls
+    it directly). Needs C API version 5."""
+    if not has_bound():
+        raise StofError(f"stof_run_bound: the library is C API version {version()}, bound "
+                        f"calls need version 5 (rebuild libstof_capi.so)")
+    return ctypes.cast(load().stof_run_bound, ctypes.c_void_p).value
+
+
 def has_bound():
     """Whether the library binds a call once (stof_bind_views / stof_run_bound, version 5)."""
     return version() >= 5

@@ -4,7 +4,9 @@ Holds: direct_ok (may a call skip the dispatcher), signature (everything a call'
 depends on but the tensors' addresses), Launch (the output allocation and one bound C call),
 and the launches remembered per signature. An eager call whose signature was seen before
 costs a few tensor attribute reads, one torch.empty_like and one ctypes call; the checks, the mask
-and plan lookups and the stride work of the first call are not repeated. Why: every
+and plan lookups and the stride work of the first call are not repeated. Where the compiled
+module is built (extension.py), the launches are remembered there too and attention() calls
+its `call` first (call_compiled): signature, lookup, allocation and launch in C++. Why: every
 microsecond of Python per call is GPU time lost at small shapes (docs/benchmarks.md,
 "Python package", the bridge).
 """
@@ -12,6 +14,9 @@ microsecond of Python per call is GPU time lost at small shapes (docs/benchmarks
 import functools
 
 import torch
+
+from . import _capi
+from .mask import Mask
 
 _T = torch.Tensor
 MAX_LAUNCHES = 512  # a model has a handful of signatures; a loop over many shapes starts over
@@ -28,6 +33,32 @@ def _mode_queries():
 
 
 _modes_active = _mode_queries()
+_dispatch_depth = getattr(torch._C, "_len_torch_dispatch_stack", None)
+_function_mode = getattr(torch._C, "_is_torch_function_mode_enabled", None)
+
+_ext = None            # the stof_eager module, set up
+_ext_looked = False    # whether extension.load() was asked (at the first remembered launch)
+call_compiled = None   # _ext.call once set up: attention() tries it first; None = Python only
+
+
+def use_extension(module):
+    """Takes `module` (a built stof_eager, or None for none) for the launches remembered from now
+    on; the ones remembered so far are forgotten. Needs the library loaded (its stof_run_bound).
+    Called at the first remembered launch with extension.load()'s module, and by tests and
+    benchmarks."""
+    global _ext, _ext_looked, call_compiled
+    clear()
+    _ext_looked = True
+    _ext, call_compiled = None, None
+    if module is None:
+        return
+    if _modes_active is None:
+        from . import extension
+        extension.note("unused: this torch lacks the mode queries the compiled path asks")
+        return
+    module.setup(torch.Tensor, Mask, _dispatch_depth, _function_mode,
+                 _capi.run_bound_address())
+    _ext, call_compiled = module, module.call
 
 
 def direct_ok(q, k, v):
@@ -96,11 +127,25 @@ def find(sig):
     return _launches.get(sig)
 
 
-def remember(sig, launch):
+def remember(sig, launch, args):
+    """Keeps `launch` for calls of signature `sig`; `args` are the call's arguments as
+    attention() got them (q, k, v, mask, layout, scale, kernel, block), from which the compiled
+    module works out the same signature."""
+    if not _ext_looked:
+        from . import extension  # here, not atop: `python -m stof.extension` imports stof first
+        try:
+            use_extension(extension.load())
+        except Exception as e:  # loads but cannot be set up: the Python path, and status says
+            use_extension(None)
+            extension.note(f"unused: setting it up failed: {type(e).__name__}: {e}")
     if len(_launches) >= MAX_LAUNCHES:
-        _launches.clear()
+        clear()
     _launches[sig] = launch
+    if _ext is not None:
+        _ext.remember(*args, launch.run)
 
 
 def clear():
     _launches.clear()
+    if _ext is not None:
+        _ext.clear()

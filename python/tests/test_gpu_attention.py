@@ -1,8 +1,8 @@
 """GPU tests of stof.attention (torch + CUDA + libstof_capi.so; skipped otherwise): every mask
 generator of the engine (made by the stof CLI; those tests skip without it), ragged L, both
 layouts, d 64 and 128, each kernel, a score scale, torch.compile(fullgraph=True), CUDA-graph
-capture, dispatch modes, the cache, the launches bound per call signature, and the refusals
-(bf16, d 96, CPU tensors)."""
+capture, dispatch modes, the cache, the launches bound per call signature, the compiled eager
+path (stof_eager, built here when missing), and the refusals (bf16, d 96, CPU tensors)."""
 
 import unittest
 import warnings
@@ -19,6 +19,17 @@ if _gpu.OK:
 def band(L, w):
     i, j = np.indices((L, L))
     return abs(i - j) < w
+
+
+def full_path(*args, **kwargs):
+    """stof.attention with the remembered launches (Python and compiled) turned off."""
+    import sys
+    eager = sys.modules["stof._eager"]
+    eager.enabled = False
+    try:
+        return stof.attention(*args, **kwargs)
+    finally:
+        eager.enabled = True
 
 
 def cli_available():
@@ -179,11 +190,7 @@ class AttentionTest(unittest.TestCase):
         self.assertEqual(len(eager._launches), 1)
         launch = next(iter(eager._launches.values()))
         bound = stof.attention(q, k, v, mask=m, kernel=bw)
-        eager.enabled = False
-        try:
-            full = stof.attention(q, k, v, mask=m, kernel=bw)
-        finally:
-            eager.enabled = True
+        full = full_path(q, k, v, mask=m, kernel=bw)
         q2, k2, v2 = inputs(2, 3, L, 64, seed=9)
         other = stof.attention(q2, k2, v2, mask=m, kernel=bw)
         torch.cuda.synchronize()
@@ -211,6 +218,130 @@ class AttentionTest(unittest.TestCase):
         again = stof.attention(q, k, v, mask=m, kernel=bw)
         torch.cuda.synchronize()
         self.assertTrue(torch.equal(again, first))
+
+    def test_compiled_eager_path(self):
+        # The compiled module (python -m stof.extension; built here when missing and buildable)
+        # launches repeated calls from C++ with the same bits as the Python paths, new
+        # addresses and scales included; a misaligned view, autograd, a dispatch mode and a
+        # tensor subclass go back to Python; clear_cache empties its table; a CUDA graph
+        # captures its launch.
+        import sys
+        from stof import extension
+        eager = sys.modules["stof._eager"]
+        mod = extension.load()
+        if mod is None:
+            ok, why = extension.can_build()
+            if not ok:
+                self.skipTest(f"the compiled eager path cannot be built here: {why}")
+            mod = extension.build(verbose=False)
+        saved = eager._ext
+        eager.use_extension(mod)
+        try:
+            self._compiled_path_checks(mod)
+        finally:
+            eager.use_extension(saved)
+
+    def _compiled_path_checks(self, mod):
+        stof.clear_cache()
+        self.assertEqual(mod.size(), 0)
+        L, m, bw = 700, stof.Mask(band(700, 50)), "block_wise"
+        q, k, v = inputs(2, 3, L, 64)
+        mt = m.to_tensor("cuda")
+        first = stof.attention(q, k, v, mask=m, kernel=bw)  # prepares, binds, remembers
+        self.assertEqual(mod.size(), 1)
+        hits = mod.stats()[0]
+        fast = stof.attention(q, k, v, mask=m, kernel=bw)
+        self.assertEqual(mod.stats()[0], hits + 1)
+        full = full_path(q, k, v, mask=m, kernel=bw)
+        q2, k2, v2 = inputs(2, 3, L, 64, seed=9)
+        other = stof.attention(q2, k2, v2, mask=m, kernel=bw)
+        torch.cuda.synchronize()
+        self.assertEqual(mod.stats()[0], hits + 2)
+        self.assertTrue(torch.equal(first, fast) and torch.equal(fast, full))
+        self.assertEqual(fast.shape, q.shape)
+        self.assertTrue(fast.is_contiguous())
+        self.assertLess(max_err(other, reference(q2, k2, v2, mt)), TOL)
+        # A scale given as a float, then as an int: two more signatures, each launched here
+        # on its second call.
+        for scale in (0.05, 1):
+            for _ in range(2):
+                got = stof.attention(q2, k2, v2, mask=m, kernel=bw, scale=scale)
+            self.assertLess(max_err(got, reference(q2, k2, v2, mt, scale=float(scale))), TOL)
+        self.assertEqual(mod.stats()[0], hits + 4)
+        # Views of one [B, L, 3, H, d] projection: in place; then 8 bytes off (declined here,
+        # copied on the full path); then in place again.
+        B, H, d = 2, 4, 64
+        qkv = torch.randn(B, L, 3, H, d + 8, device="cuda", dtype=torch.float16)
+        declined = mod.stats()[2]
+        for off in (0, 0, 4, 0):
+            q3, k3, v3 = qkv[..., off:off + d].unbind(2)
+            out = stof.attention(q3, k3, v3, mask=m, layout="blhd", kernel=bw)
+            self.assertLess(max_err(out, reference(q3, k3, v3, mt, "blhd")), TOL, f"off {off}")
+        self.assertEqual(mod.stats()[0], hits + 6)
+        self.assertEqual(mod.stats()[2], declined + 1)
+        # Autograd, a dispatch mode and a subclass must see the op: the module hands such calls
+        # back (None), before launching anything.
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class Record(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+
+        class Sub(torch.Tensor):
+            pass
+        before = mod.stats()[0]
+        args = (m, "bhld", None, bw, (0, 0, 0))
+        self.assertIsInstance(mod.call(q, k, v, *args), torch.Tensor)
+        qg = q.clone().requires_grad_()
+        with torch.enable_grad():
+            self.assertIsNone(mod.call(qg, k, v, *args))
+        with torch.no_grad():
+            self.assertIsInstance(mod.call(qg, k, v, *args), torch.Tensor)
+        with Record():
+            self.assertIsNone(mod.call(q, k, v, *args))
+        self.assertIsNone(mod.call(q.as_subclass(Sub), k, v, *args))
+        self.assertIsNone(mod.call(q, k, v, stof.Mask(band(L, 50)), "bhld", None, bw, [0, 0, 0]))
+        self.assertIsNone(mod.call(q, k, v, m, "bhld", True, bw, (0, 0, 0)))
+        self.assertIsNone(mod.call(q[0], k[0], v[0], *args))
+        with self.assertRaises(TypeError):
+            mod.call(q, k, v)
+        self.assertEqual(mod.stats()[0], before + 2)
+        # A CUDA graph captures the launch made here (current stream: the capture's).
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            captured = stof.attention(q, k, v, mask=m, kernel=bw)
+        self.assertEqual(mod.stats()[0], before + 3)
+        q.copy_(q2), k.copy_(k2), v.copy_(v2)
+        g.replay()
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(captured, other))
+        # clear_cache releases the plans and empties the table; the next calls start over.
+        stof.clear_cache()
+        self.assertEqual(mod.size(), 0)
+        misses = mod.stats()[1]
+        again = stof.attention(q2, k2, v2, mask=m, kernel=bw)
+        self.assertEqual(mod.stats()[1], misses + 1)
+        again2 = stof.attention(q2, k2, v2, mask=m, kernel=bw)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(again, other) and torch.equal(again2, other))
+        from stof import extension
+        self.assertIn("in use", extension.status())
+
+    @unittest.skipUnless(_gpu.OK and torch.cuda.device_count() >= 2, "needs two GPUs")
+    def test_current_device_is_left_alone(self):
+        # A call on cuda:1 under cuda:0 (first call: prepare + launch; then the bound and
+        # compiled launches; then clear_cache's release) runs on cuda:1 and leaves cuda:0
+        # current: the C API gives the caller's device back (torch reads it from CUDA).
+        L, m = 600, stof.Mask(band(600, 40))
+        q, k, v = (t.to("cuda:1") for t in inputs(1, 2, L, 64))
+        torch.cuda.set_device(0)
+        for _ in range(3):
+            out = stof.attention(q, k, v, mask=m)
+            self.assertEqual(torch.cuda.current_device(), 0)
+        self.assertEqual(out.device, torch.device("cuda:1"))
+        self.assertLess(max_err(out, reference(q, k, v, m.to_tensor("cuda:1"))), TOL)
+        stof.clear_cache()
+        self.assertEqual(torch.cuda.current_device(), 0)
 
     def test_cuda_graph_capture(self):
         L = 3000
