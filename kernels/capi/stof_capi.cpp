@@ -197,8 +197,8 @@ engine::Expected<std::unique_ptr<stof_plan>> BuildPlan(const engine::Mask& mask,
                                                        int device) {
   const DeviceScope scope(device);
   if (cudaError_t e = scope.Error(); e != cudaSuccess)
-    return engine::MakeError("cudaSetDevice(" + std::to_string(device) +
-                             "): " + cudaGetErrorString(e));
+    return engine::MakeError("making device " + std::to_string(device) +
+                             " current: " + cudaGetErrorString(e));
   auto spec = kernels::QueryDeviceSpec(device);
   if (!spec.IsOk()) return spec.ToStatus();
   const auto t0 = std::chrono::steady_clock::now();

@@ -125,18 +125,22 @@ def has_views():
     return version() >= 3
 
 
-def run_bound_address():
-    """stof_run_bound's address in the loaded library (for the compiled eager module, which calls
-    it directly). Needs C API version 5."""
-    if not has_bound():
-        raise StofError(f"stof_run_bound: the library is C API version {version()}, bound "
-                        f"calls need version 5 (rebuild libstof_capi.so)")
-    return ctypes.cast(load().stof_run_bound, ctypes.c_void_p).value
-
-
 def has_bound():
     """Whether the library binds a call once (stof_bind_views / stof_run_bound, version 5)."""
     return version() >= 5
+
+
+def _require_bound(name):
+    if not has_bound():
+        raise StofError(f"{name}: the library is C API version {version()}, bound calls need "
+                        f"version 5 (rebuild libstof_capi.so)")
+
+
+def run_bound_address():
+    """stof_run_bound's address in the loaded library (for the compiled eager module, which calls
+    it directly). Needs C API version 5."""
+    _require_bound("stof_run_bound")
+    return ctypes.cast(load().stof_run_bound, ctypes.c_void_p).value
 
 
 def _check(code, buf, what):
@@ -232,9 +236,7 @@ class PreparedPlan:
         """run_views with all but the four addresses and the stream fixed, for the eager hot
         path of attention.py (one call signature, many calls): a BoundViews, called as
         run(q, k, v, o, stream), released with this plan. Needs C API version 5."""
-        if not has_bound():
-            raise StofError(f"stof_bind_views: the library is C API version {version()}, "
-                            f"bound calls need version 5 (rebuild libstof_capi.so)")
+        _require_bound("stof_bind_views")
         bound = BoundViews(self, B, H, q_strides, kv_strides, o_strides, scale)
         self._bound.add(bound)
         return bound

@@ -24,17 +24,12 @@ _launches = {}
 enabled = True  # off: every call takes the full path (python_full in python/bench/hf_compare.py)
 
 
-def _mode_queries():
-    dispatch = getattr(torch._C, "_len_torch_dispatch_stack", None)
-    function = getattr(torch._C, "_is_torch_function_mode_enabled", None)
-    if dispatch is None or function is None:
-        return None
-    return lambda: dispatch() > 0 or function()
-
-
-_modes_active = _mode_queries()
+# The mode queries direct_ok asks (and the compiled module, given them at setup); a torch
+# without them leaves _modes_active None.
 _dispatch_depth = getattr(torch._C, "_len_torch_dispatch_stack", None)
 _function_mode = getattr(torch._C, "_is_torch_function_mode_enabled", None)
+_modes_active = None if _dispatch_depth is None or _function_mode is None else \
+    (lambda: _dispatch_depth() > 0 or _function_mode())
 
 _ext = None            # the stof_eager module, set up
 _ext_looked = False    # whether extension.load() was asked (at the first remembered launch)

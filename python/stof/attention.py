@@ -205,24 +205,24 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     "block_wise", ... when no plan is given. Rows with nothing attended give zeros.
     Returns a new tensor in q's layout. Under torch.compile pass a stof.Mask or Plan made
     outside the compiled function."""
-    if _eager.call_compiled is not None and plan is None and _eager.enabled \
-            and not torch.compiler.is_compiling():
-        out = _eager.call_compiled(q, k, v, mask, layout, scale, kernel, _block)
-        if out is not None:
-            return out
     sig = None
-    if not torch.compiler.is_compiling() and _eager.enabled and plan is None \
-            and (mask is None or type(mask) is Mask) and type(q) is _T and type(k) is _T \
-            and type(v) is _T and type(_block) is tuple \
-            and (scale is None or type(scale) is float or type(scale) is int):
-        sig = _eager.signature(q, k, v, None if mask is None else mask.key, layout, scale,
-                               kernel, _block)
-        given = (q, k, v, mask, layout, scale, kernel, _block)  # what the compiled path sees
-        launch = _eager.find(sig)
-        if launch is not None and _eager_direct(q, k, v):
-            out = launch(q, k, v)
+    if _eager.enabled and plan is None and not torch.compiler.is_compiling():
+        call = _eager.call_compiled
+        if call is not None:
+            out = call(q, k, v, mask, layout, scale, kernel, _block)
             if out is not None:
                 return out
+        if (mask is None or type(mask) is Mask) and type(q) is _T and type(k) is _T \
+                and type(v) is _T and type(_block) is tuple \
+                and (scale is None or type(scale) is float or type(scale) is int):
+            sig = _eager.signature(q, k, v, None if mask is None else mask.key, layout, scale,
+                                   kernel, _block)
+            given = (q, k, v, mask, layout, scale, kernel, _block)  # the compiled path's view
+            launch = _eager.find(sig)
+            if launch is not None and _eager_direct(q, k, v):
+                out = launch(q, k, v)
+                if out is not None:
+                    return out
     _check(q, k, v, layout)
     L = q.shape[2] if layout == "bhld" else q.shape[1]
     req = (kernel,) + tuple(_block)  # _block: BLOCK_M, BLOCK_N, num_warps (hf.py, plans)

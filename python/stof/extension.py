@@ -145,8 +145,7 @@ def build(verbose=True):
 
 def status():
     """Whether the compiled eager path is in use, and if not, why."""
-    import sys as _sys
-    eager = _sys.modules.get(__package__ + "._eager")
+    eager = sys.modules.get(__package__ + "._eager")
     if eager is not None and eager.call_compiled is not None:
         return f"in use ({_status})"
     return _status
