@@ -20,6 +20,7 @@
 #include "engine/core/recent_files.h"
 #include "engine/graph/model_config.h"
 #include "engine/mask/mask_io.h"
+#include "engine/mask/mask_io_internal.h"
 #include "engine/plan/plan.h"
 #include "engine/tune/tune_cache.h"
 
@@ -161,6 +162,24 @@ TEST_F(FileReadTest, AFileThatShrinksWhileReadIsAReadFailureNotACrash) {
   EXPECT_EQ(all.Message(), Path("m.npy") + ": read failed after 100 of 4096 bytes (the file is "
                                            "shorter than when it was opened: changed while it "
                                            "was read?)");
+}
+
+// The NPY reader streams through InputFile: a file cut while it is read names the row it could
+// not read (it said "line N") and how far the read got.
+TEST_F(FileReadTest, AnNpyCutWhileReadNamesTheRow) {
+  const std::string p = Path("m.npy");
+  auto mask = stof::engine::Mask::Create(1000, 1000);  // 1 MB of data, past the header's read
+  ASSERT_TRUE(mask.IsOk());
+  ASSERT_TRUE(stof::engine::SaveMask(p, *mask).IsOk());
+  auto f = InputFile::Open(p, kPlans);
+  ASSERT_TRUE(f.IsOk()) << f.Message();
+  const uint64_t header = f->Size() - 1000 * 1000;
+  fs::resize_file(p, header + 120 * 1000 + 40);  // 120 whole rows and part of the next
+  auto m = stof::engine::mask_io_detail::LoadNpyFile(*f);
+  ASSERT_FALSE(m.IsOk());
+  EXPECT_EQ(m.Message(), p + ": read failed after 40 of 1000 bytes (the file is shorter than "
+                             "when it was opened: changed while it was read?) (reading row 120 "
+                             "of the data)");
 }
 
 // Every reader of outside input goes through InputFile: a FIFO and /dev/zero are refused by
