@@ -76,10 +76,10 @@ inline MhaInputs RandomInputs(int64_t elements, uint64_t seed,
                               int64_t kv_elements = -1) {
   MhaInputs in;
   uint64_t state = seed * 0x2545F4914F6CDD1Dull + 1;
-  auto fill = [&](std::vector<uint16_t>& h, std::vector<float>& f, int64_t elements) {
-    h.resize(static_cast<size_t>(elements));
-    f.resize(static_cast<size_t>(elements));
-    for (int64_t i = 0; i < elements; ++i) {
+  auto fill = [&](std::vector<uint16_t>& h, std::vector<float>& f, int64_t n) {
+    h.resize(static_cast<size_t>(n));
+    f.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
       const double u = static_cast<double>(SplitMix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
       h[static_cast<size_t>(i)] = FloatToBits16(static_cast<float>(2.0 * u - 1.0), dtype);
       f[static_cast<size_t>(i)] = Bits16ToFloat(h[static_cast<size_t>(i)], dtype);

@@ -195,8 +195,9 @@ TEST(GpuHopperShapes, KvCacheRowsMatchReference) {
           k::MhaChoice c;
           CheckPrepared(mask, w, {}, 3 + q_len + kv_len, Label(w, m), &c);
           if (HasFatalFailure()) return;
-          if (kv_heads == 8 && q_len <= 16)
+          if (kv_heads == 8 && q_len <= 16) {
             EXPECT_TRUE(c.packing.Packed()) << "short queries of a group share a tile";
+          }
         }
       }
     }
@@ -221,7 +222,9 @@ TEST(GpuHopperShapes, DecodeSplitAndPackingMatchReference) {
       auto layout = k::PrepareHopperLayout(mask, w, t.first, t.second);
       ASSERT_TRUE(layout.IsOk()) << layout.Message();
       EXPECT_TRUE((*layout)->Packing().Packed());
-      if (t.first == 64) EXPECT_GT((*layout)->HopperSplitSlots(), 0) << "the fill rule split";
+      if (t.first == 64) {
+        EXPECT_GT((*layout)->HopperSplitSlots(), 0) << "the fill rule split";
+      }
       for (int split : {0, 1}) {
         for (int persistent : {0, 1}) {
           SCOPED_TRACE(Label(w, "causal") + " " + std::to_string(t.first) + "x" +
