@@ -13,24 +13,15 @@ namespace stof::engine {
 namespace {
 
 // The Hopper configurations and their elements computed per unit time, relative to the
-// portable 64 x 64, 4-warp kernel, by head size. 128 x 128: fitted on the paper grid (96
-// configurations, CUDA graphs, H100, 2026-11-24, docs/benchmarks.md "Hopper kernel"): the
-// per-configuration rate over 64 x 64 ran 0.94-3.4 at d 64 (median about 1.65; higher at
-// batch 1) and 1.25-2.8 at d 128 (about 2.2); 128 x 64 ran at 0.78 (d 64) and 0.91 (d 128) of
-// 128 x 128's rate on dense L4096 B4 H12 (`stof bench mha`). 64 x 64 with 5 warps (one
-// consumer warpgroup, then 2-3 CTAs per SM), measured side by side on an H100 on 2026-11-24
-// (docs/bench/2026-11-24-hopper64-h100/): over 64 x 64 x 4 1.23-2.15 at d 64 (`stof bench
-// mha`: full L4096 1.70, bigbird L4096 B8 1.62, causal L2048 1.61) and 1.87-2.10 at d 128. On
-// dense masks (compare_dense_tiles.json, CUDA graphs) it ran 0.96-0.97x 128 x 128's rate at d 64
-// from L 2048 on (1.12x at L ~1000) and 0.80-0.83x at d 128; on the paper grid's d 128 masks
-// about 0.85x. So d 64: 1.65, the same as 128 x 128 (a tie goes to the finer tile); d 128:
-// 1.85 (0.84 x 2.2). 64 x 128 with 5 warps (d 64 only), side by side with 64 x 64 x 5
-// (bench64x128.txt, `stof bench mha`): full L4096 B4 H12 1.09x its rate, L2048 B8 H32 1.04x,
-// L1024 B16 H32 0.99x, causal L4096 B4 H32 1.04x (time ratio, more elements there): 1.73
-// (1.05 x 1.65). 0: no such kernel at that head size.
-// Since runs 42-43 (2026-11-25) the 64-row kernels run at 4 (64 x 64, d 64) and 3 CTAs per
-// SM, up to 8.5 % (d 64) and 3.4 % (d 128, one outlier 9 %) faster than these rates were fitted
-// on, all tiles alike at d 64, so the rates stand.
+// portable 64 x 64, 4-warp kernel, by head size (how each was fitted, on the H100:
+// docs/kernels-hopper.md, "The automatic choice on sm_90"). 128 x 128: fitted on the paper
+// grid (its rate over 64 x 64 ran 0.94-3.4 at d 64, median about 1.65, and 1.25-2.8 at d 128,
+// about 2.2); 128 x 64 at 0.78 (d 64) and 0.91 (d 128) of 128 x 128's rate on a dense mask.
+// 64 x 64 with 5 warps ran 0.96-0.97x 128 x 128's rate at d 64 from L 2048 on and about 0.84x
+// at d 128: d 64 1.65 (a tie goes to the finer tile), d 128 1.85. 64 x 128 with 5 warps (d 64
+// only) ran about 1.05x the rate of 64 x 64 x 5: 1.73. 0: no such kernel at that head size.
+// The 64-row kernels got faster since (more CTAs per SM), all tiles alike at d 64, so the rates
+// stand.
 // ctas_*: CTAs per SM of the kernel (its __launch_bounds__ and shared memory,
 // kernels/attention_hopper/hopper_attention_params.h), for the wave estimate below; the test
 // HopperConfig.TileModelCountsTheKernelsCtasPerSm ties the two.
@@ -56,15 +47,6 @@ double Rate(const HopperTile& t, int64_t head_dim) {
   return head_dim == 64 ? t.rate_d64 : t.rate_d128;
 }
 
-// A grid that spills a little past what the GPU holds at once pays for a tail: beyond one wave
-// (CTAs > SMs x CTAs per SM) the persistent grid hands items out as CTAs finish, so the
-// busiest SM runs ceil(I) of the I = CTAs / SMs items per SM: the factor ceil(I) / I; 1 when
-// every CTA is resident or without an SM count. Measured (H100, paper grid): L128 B16 H12 d64
-// (384 CTAs), 2026-11-24 (runs 16, 21): 64 x 64 x 5 (resident in 396 slots) 9.3-9.5 us,
-// 64 x 128 x 5 (264 slots at two CTAs per SM then) 11.1-11.4 us. Run 43 (2026-11-25) counted
-// waves of CTAs per SM instead (ceil(W) / W, W = CTAs / slots): at 768 CTAs that charged the
-// four-per-SM 64 x 64 1.38 and moved sliding window L4096 B1, L512 B8 and L256 B16 to
-// 64 x 128, which ran 3-13 % slower than 64 x 64 had at three CTAs per SM (run 32).
 // The layout a tile's launch uses: the mask itself, or its packed form where the tile packs
 // the query heads of a key/value head (engine/mask/gqa_pack.h), with the heads its work items
 // are counted over.
@@ -86,6 +68,13 @@ Expected<TileLayout> BuildTileLayout(const Mask& mask, const Workload& w, int64_
   return t;
 }
 
+// A grid that spills a little past what the GPU holds at once pays for a tail: beyond one wave
+// (CTAs > SMs x CTAs per SM) the persistent grid hands items out as CTAs finish, so the
+// busiest SM runs ceil(I) of the I = CTAs / SMs items per SM: the factor ceil(I) / I; 1 when
+// every CTA is resident or without an SM count. On the paper grid a resident 64 x 64 x 5 grid
+// ran about 1.2x faster than a 64 x 128 grid past one wave; charging whole waves of CTAs per SM
+// instead moved rows to tiles that ran 3-13 % slower (docs/kernels-hopper.md, "The automatic
+// choice on sm_90").
 double WaveFactor(const HopperTile& t, const TileLayout& l, const Workload& w,
                   const DeviceSpec& device) {
   const int per_sm = w.head_dim == 64 ? t.ctas_d64 : t.ctas_d128;

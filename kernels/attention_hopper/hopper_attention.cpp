@@ -81,10 +81,8 @@ SplitBytes SplitScratchBytes(const DeviceBlockLayout& layout, int64_t heads_tota
 // True when a launch of `layout` splits heavy tiles (before the scratch is asked for): not
 // forced off, the tile has a split kernel (T::kSplitBuilt), the launch runs heavy first, some
 // tile is heavy, and (unless forced on) splitting pays: detail::SplitPays with the whole-tile
-// kernel's resident CTAs. The default since runs 63 and 65 (H100, 2026-11-25, CUDA-graph
-// replay, whole / split, us): longformer B1 H12 d64 L1024 17.1 / 12.9, L2048 33.5 / 17.8,
-// L4096 51.3 / 26.2; bigbird L1024 17.2 / 13.1, L2048 34.5 / 24.2, L4096 54.9 / 36.6; rows
-// without a heavy tile within 1 %. docs/kernels-hopper.md, "Splitting heavy tiles' blocks".
+// kernel's resident CTAs. Split, longformer and bigbird B1 rows ran 1.3-2.0x faster and rows
+// without a heavy tile within 1 % (docs/kernels-hopper.md, "Splitting heavy tiles' blocks").
 template <class T>
 bool SplitsHeavyTiles(const DeviceBlockLayout& layout, int split, int order, int64_t heads_total,
                       int sm_count) {
@@ -117,12 +115,10 @@ engine::Status PrepareSplit(const DeviceBlockLayout& layout, int split, int sm_c
 
 // Launch order. Heavy first across heads starts the longest tiles of every head in the first
 // wave, but spreads a head's tiles over the whole launch, so K and V are re-read from DRAM
-// once they no longer fit in L2. Measured side by side (H100, 2026-11-24, `stof bench mha
-// --block 128x128 --warps 12`, tile-major / heavy first, us; docs/kernels-hopper.md):
-// longformer L4096 B1 H12 d64 (K+V 12 MB) 77.7 / 59.7; causal L4096 B4 H12 d64 (48 MB)
-// 296.0 / 279.7; causal L2048 B8 H32 d64 (128 MB) 424.0 / 451.0; bigbird L4096 B8 H12 d128
-// (192 MB) 711.8 / 1067.1; causal d128 (96 MB) 380.8 / 387.8. So heavy first (1) only when all
-// K and V fit in half the L2. STOF_HOPPER_ORDER=0 / 1 forces one (experiments).
+// once they no longer fit in L2: heavy first won where K and V fit in half the L2 and lost up
+// to 1.5x beyond (docs/kernels-hopper.md, "Design", the launch orders side by side). So heavy
+// first (1) only when all K and V fit in half the L2. STOF_HOPPER_ORDER=0 / 1 forces one
+// (experiments).
 // A launch of one block row per head (a decode step) has one order only, and takes heavy first
 // so that its tiles may split (PrepareSplit).
 engine::Expected<int> LaunchOrder(const engine::Workload& w, const DeviceBlockLayout& layout,
@@ -281,21 +277,14 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   p.q_len = static_cast<int>(w.QLen());
   p.items = grid;
   // A persistent grid (one wave of CTAs taking items from an atomic counter) rather than one
-  // CTA per item: a CTA's next item's Q, K and V load while it stores the last one's output.
-  // Measured side by side (H100, 2026-11-24, `stof bench mha --runs 50`, per item /
-  // persistent, us; docs/kernels-hopper.md): sliding window L4096 B16 H12 d64 205.4 / 172.0,
-  // L1024 61.1 / 52.3; causal L2048 B8 H32 d64 429.0 / 405.7; full L4096 B4 H12 d128
-  // 690.7 / 665.2; longformer L4096 B1 H12 d64 50.7 / 52.1 (the one loss, 3 %).
+  // CTA per item: a CTA's next item's Q, K and V load while it stores the last one's output
+  // (up to 1.19x faster, one loss of 3 %: docs/kernels-hopper.md, "Persistent grid").
   const bool persistent = forced.persistent >= 0 ? forced.persistent == 1 : true;
   p.max_ctas = forced.max_ctas > 0 ? forced.max_ctas : persistent ? -1 : 0;
   // Programmatic dependent launch: a launch's CTAs start, and resolve their first work item,
   // while the previous kernel on the stream drains (kernels/common/hopper/grid_dependency.cuh).
-  // On by default (-1). Measured in CUDA-graph replay (H100, off / on, us): one-wave grids
-  // (2026-11-25, runs 50 and 52) sliding window L128 B1 H12 d64 4.64 / 3.61, bigbird L512 B1
-  // 10.63 / 9.37; multi-wave grids once the consumers slept in the wait (run 74, 60 rows of
-  // the paper grid, 1.023x geomean) sliding window L4096 B1 19.30 / 17.74, L512 B8 18.76 /
-  // 17.56, bigbird L4096 B16 413.7 / 395.5. docs/kernels-hopper.md, "Starting before the
-  // previous kernel ends".
+  // On by default (-1): up to 1.29x faster on one-wave grids, 1.023x geomean on multi-wave
+  // ones (docs/kernels-hopper.md, "Starting before the previous kernel ends").
   p.dependent_launch = forced.dependent_launch;
   auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);
   if (!scale_log2.IsOk()) return scale_log2.ToStatus();

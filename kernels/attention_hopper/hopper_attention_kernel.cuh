@@ -125,8 +125,8 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   // commit, before its wait), so its L2 latency is off the path from the GEMM's end to the
   // softmax (the first block's comes with the work item). Where the bitmaps are not staged
   // in shared memory (64 x 128 at d 64), loading the part block's bitmap rows there too was
-  // 2-3 % slower on bigbird B1 rows (run 58, H100, graph replay: bigbird L512 B1 H12 d64
-  // 9.66 us against 9.20 without it), so they load as the mask needs them.
+  // 2-3 % slower on bigbird B1 rows, so they load as the mask needs them (docs/benchmarks.md,
+  // "Hopper kernel, step 6").
   int column = w.first_column, next_column = 0;
   const auto prefetch = [&](int i) {
     if (i + 1 < list.Count()) next_column = list.Column(p, i + 1);
@@ -135,9 +135,9 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   // Mask and softmax of the scores of visited block i (in s, ring position `cur`); alpha
   // rescales earlier rows. A part block's bitmap is staged with its V where it fits
   // (T::kBitmapsInSmem): V is loaded right after K, so that wait rarely waits, and is paid
-  // once (the wait before P V then finds the phase complete). Against the L2 read here:
-  // 1.033x over the paper grid's 96 rows, 1.019x over the extended grid's 40 (runs 76-77,
-  // H100, 2026-11-27, CUDA-graph replay; docs/benchmarks.md step 9).
+  // once (the wait before P V then finds the phase complete). Against the L2 read here: 1.033x
+  // over the paper grid, 1.019x over the extended grid (docs/benchmarks.md, "Hopper kernel,
+  // step 9").
   const auto scores = [&](int i, float (&alpha)[2]) {
     const int key0 = column * T::kBlockN;
     if (list.IsPart(i)) {
@@ -340,10 +340,8 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, kBf16>;
   using TSplit = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, kBf16, T::kSplitBuilt>;
   constexpr int kE = kBf16 ? kBf16Elems : 0;  // the element flag of every kernel below
-  // Pingpong by default: measured side by side (H100, 2026-11-24, `stof bench mha --block
-  // 128x128 --warps 12`, L4096 B4 H12, median us, serial / overlap / pingpong): full d64
-  // 505.3 / 533.2 / 472.9, causal d64 302.5 / 324.4 / 282.9, full d128 715.1 / 646.7 / 632.6,
-  // causal d128 426.3 / 385.8 / 372.3. STOF_HOPPER_SCHEDULE (0, 1, 3) picks another for
+  // Pingpong by default: the fastest of the three on full and causal masks at d 64 and 128
+  // (docs/kernels-hopper.md, "Consumer schedules"). STOF_HOPPER_SCHEDULE (0, 1, 3) picks another for
   // experiments; all three pass the GPU tests. With one consumer (BLOCK_M 64) pingpong is
   // overlap, and where the overlap does not fit the registers of kCtasPerSm CTAs (it spills:
   // kOverlapFitsRegisters) only the serial schedule is built.
@@ -356,8 +354,8 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
     return v == kSerial || v == kOverlap ? v : kTurnsOrOverlap;
   }();
   // A split launch (p.units set by the host, which asked T::kSplitBuilt) runs the merging
-  // kernel, any other launch one that does not merge: run 56 captured the merging kernel for
-  // a launch that had fallen back to whole tiles and wrote through a null workspace.
+  // kernel, any other launch one that does not merge: a capture once took the merging kernel
+  // for a launch that had fallen back to whole tiles, and it wrote through a null workspace.
   const bool split = p.units != nullptr;
   HopperAttentionParams launch = p;
   auto* kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial | kE>;
@@ -410,9 +408,9 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   // Programmatic dependent launch: the CTAs may start while the previous kernel on the stream
   // finishes, and set up until they need its results (WaitPriorGrids). On by default (-1),
   // multi-wave grids too: there the CTAs take the slots the previous launch's last CTAs free
-  // and resolve their first items during its tail (run 74, H100, CUDA-graph replay, 60 of the
-  // paper grid's multi-wave rows: 1.023x geomean, up to 1.087x at sliding window L4096 B1, none
-  // slower than 0.998x; before the consumers slept in the wait it had cost up to 17 %, run 50).
+  // and resolve their first items during its tail (1.023x geomean over the paper grid's
+  // multi-wave rows, none slower; before the consumers slept in the wait it had cost up to
+  // 17 %: docs/kernels-hopper.md, "Starting before the previous kernel ends").
   const bool dependent = p.dependent_launch != 0;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(grid));

@@ -129,28 +129,23 @@ struct HopperAttentionTraits {
   static constexpr int kProducerRegs = 24;   // see kConsumerRegs
   // setmaxnreg moves registers within the CTA's own allocation (384 threads x 168, the launch
   // bounds' limit), not the SM's: 24 * 128 + 240 * 256 = 64 512 = 384 * 168 exactly. With the
-  // producer at 32 (to drop its 20 bytes of spill) the consumers' increase waits forever: the
-  // Hopper tests hung (run 31). The spill stays in the producer thread, which runs up to
-  // kStages blocks ahead of the consumers.
+  // producer at 32 (to drop its spill) the consumers' increase waits forever: the Hopper tests
+  // hung. The spill stays in the producer thread, which runs up to kStages blocks ahead of the
+  // consumers.
   static constexpr int kConsumerRegs = 240;
-  // CTAs per SM the launch bounds ask for (registers: 65536 / (kThreads * kCtasPerSm)).
-  // BLOCK_M 64: as many as the pipeline leaves room for (d 64, two stages: 64 x 64 4, 64 x 128 3; d
-  // 128, one stage: 3). ncu of 64 x 128 at two CTAs (run 33, dense L4096 B4 H12): 2.46 warps active
-  // and 0.72 eligible per scheduler, issue slots 49 % used, MUFU about 40 % busy: latency-bound.
-  // Run 42 (H100, `stof bench mha --no-counters`, median us, two CTAs and three stages with the
-  // overlapped schedule -> these counts and two stages, serial): full L4096 B4 H12 64 x 128 454.1
-  // -> 442.4, 64 x 64 483.7 -> 471.7, causal L4096 64 x 128 267.9 -> 252.5, full L1024 B8 76.4 ->
-  // 69.9, bigbird L4096 B8 64 x 64 221.7 -> 217.0, sliding window L1024 B16 49.4 -> 47.3, bigbird
-  // L512 B1 13.07 -> 13.31. Run 43, 64 x 64 at d 128 (two CTAs, two stages, overlap -> three CTAs,
-  // one stage, serial): bigbird L4096 B8 H12 353.5 -> 347.1, full L4096 B4 783.9 -> 757.4, sliding
-  // window L2048 B8 83.2 -> 82.8, longformer L1024 B8 63.3 -> 63.7, dilated L512 B8 31.2 -> 28.3.
   static constexpr bool kSplit = kSplit_;
   static_assert(!kSplit || kConsumers == 1, "split traits: the 64-row tiles");
+  // CTAs per SM the launch bounds ask for (registers: 65536 / (kThreads * kCtasPerSm)).
+  // BLOCK_M 64: as many as the pipeline leaves room for (d 64, two stages: 64 x 64 4, 64 x 128 3;
+  // d 128, one stage: 3); the split kernels two (kSplit). At two CTAs the 64 x 128 kernel was
+  // latency-bound (ncu: 0.72 eligible warps per scheduler, issue slots 49 % used), and more
+  // CTAs with a shallower ring ran 1-10 % faster on most rows (docs/kernels-hopper.md, "More
+  // CTAs per SM").
   static constexpr int kCtasPerSm =
       kWideProducer ? 1 : kSplit ? 2 : (kHeadDim == 64 && kBlockN == 64 ? 4 : 3);
   // The overlapped schedules keep S_i, P_{i-1} and O live at once: 160 registers at 64 x 128
-  // d 64. Below that budget (65536 / (160 x 3) = 136, / (160 x 4) = 102) they spill (run 42:
-  // 160 and 96 bytes of stack, 1.4-1.9x slower), so those kernels run the serial schedule
+  // d 64. Below that budget (65536 / (160 x 3) = 136, / (160 x 4) = 102) they spill (160 and 96
+  // bytes of stack, 1.4-1.9x slower), so those kernels run the serial schedule
   // (127, 92 and, 64 x 64 at d 128, 125 registers), and the other CTAs on the SM fill the
   // tensor cores during a consumer's softmax.
   static constexpr bool kOverlapFitsRegisters = 65536 / (kThreads * kCtasPerSm) >= 160;
@@ -181,8 +176,8 @@ struct HopperAttentionTraits {
   // 1 KiB of it reserved per CTA), so the producer loads the next work item's Q (and then
   // its first K and V) while the consumers still compute this one, and a CTA's items follow
   // each other without a load's latency between them; one at 64 x 128 d 64, whose three CTAs
-  // would need 252 492 of the SM's 233 472 bytes. (Until run 69 the second slot was a
-  // separate O staging tile, which freed Q only for the time of the epilogue.)
+  // would need 252 492 of the SM's 233 472 bytes. (The second slot was once a separate O
+  // staging tile, which freed Q only for the time of the epilogue.)
   static constexpr int kSmemPerSm = 233472;
   static constexpr int kWorkItemBytes = 48;  // sizeof(HopperWorkItem), checked in HopperSmem
   static constexpr int kBarriersPerQSlot = 2;

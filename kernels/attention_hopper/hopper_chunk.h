@@ -133,10 +133,9 @@ inline HopperUnitPlan PlanHopperUnits(const std::vector<int32_t>& counts,
 // tile holds more than kSplitPaysFactor times the mean blocks per resident CTA of a whole-tile
 // launch (every head's blocks over the CTAs that run at once). Below that the launch is long
 // anyway, and the split kernels' two CTAs per SM (against 3-4 for the whole-tile kernels) cost
-// more than the shorter tail gains. Measured (H100, 2026-11-25, runs 63 and 65, CUDA-graph
-// replay, 64 x 64 d64, 528 resident CTAs; whole / split, us): longformer L1024 B8 (heaviest
-// 16 blocks, mean 13.5: ratio 1.2) 34.3 / 41.8; longformer L1024 B1 (ratio 9.5) 17.1 / 12.9;
-// bigbird L4096 B1 (ratio 4.1) 54.9 / 36.6.
+// more than the shorter tail gains: longformer L1024 B8 (ratio 1.2) ran 1.22x slower split,
+// longformer L1024 B1 (ratio 9.5) 1.33x faster (docs/kernels-hopper.md, "Splitting heavy
+// tiles' blocks").
 inline constexpr int64_t kSplitPaysFactor = 2;
 inline bool SplitPays(int64_t max_tile_blocks, int64_t blocks_per_head, int64_t heads_total,
                       int64_t resident_ctas) {
