@@ -23,6 +23,7 @@
 #include "app/cli/progress_line.h"
 #include "app/cli/run_common.h"
 #include "app/common/option_checks.h"
+#include "engine/analysis/mha_run.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/fusion/default_scheme.h"
 #include "engine/fusion/scheme_hex.h"
@@ -166,6 +167,18 @@ engine::Status ChooseRunMhaConfig(const std::string& mha_kernel, const engine::M
 }
 #endif
 
+// The fused attention's configuration this run uses, as every view shows what runs
+// (engine/analysis/mha_run.h): the kernels' choice (--device local), the plan's mha.runs (or
+// mha), or, on the CPU reference, none (it computes every element; tiles do not apply).
+nlohmann::json MhaRunsJson(const RunArgs& a, const engine::OpGraph& graph,
+                           const engine::FusionScheme& scheme,
+                           const std::vector<engine::SegmentChoice>& choices, bool from_plan) {
+  if (a.device == "cpu") return {{"kernel", "cpu reference"}, {"decided_by", "the CPU reference has no tiles"}};
+  const engine::SegmentChoice c = MhaChoice(graph, scheme, choices);
+  return engine::MhaRunChoiceJson(
+      engine::RunChoiceOf(c.mha_config, from_plan ? "plan" : a.mha_kernel == "auto" ? "kernels" : "user"));
+}
+
 // The run's description before any measurement: model, shape, mask, device, scheme, plan.
 nlohmann::json RunHeaderJson(const RunArgs& a, const engine::OpGraph& graph,
                              const MaskSource& mask, const engine::Backend& backend, int layers,
@@ -184,6 +197,7 @@ nlohmann::json RunHeaderJson(const RunArgs& a, const engine::OpGraph& graph,
                         {"layers", layers},
                         {"device", backend.Name()},
                         {"mha_variant", engine::MhaVariantName(MhaChoice(graph, scheme, choices).mha_variant)},
+                        {"mha_runs", MhaRunsJson(a, graph, scheme, choices, plan.has_value())},
                         {"scheme", {{"code", scheme.Code()}, {"hex", *engine::CodeToHex(scheme.Code())}}}};
   if (plan) {
     out["plan"] = {{"file", a.plan},
@@ -271,9 +285,10 @@ engine::Expected<nlohmann::json> MeasureVersus(
   o.choices = vc;
   model.reset();  // free the first model's buffers before the second is allocated
   auto vs_model = engine::ModelRunner::Create(backend, run_graph, mask, *vs_scheme, o);
-  if (!vs_model.IsOk()) return engine::Error{"--versus: " + vs_model.Message()};
+  // Failed work from here on, not a usage error (cli_common.h): "versus", not "--versus".
+  if (!vs_model.IsOk()) return engine::Error{"versus scheme: " + vs_model.Message()};
   auto vs_report = engine::MeasureModel(backend, **vs_model, mo, progress.OnMeasure("versus: "));
-  if (!vs_report.IsOk()) return engine::Error{"--versus: " + vs_report.Message()};
+  if (!vs_report.IsOk()) return engine::Error{"versus scheme: " + vs_report.Message()};
   return nlohmann::json{
       {"scheme", {{"code", vs_scheme->Code()}, {"hex", *engine::CodeToHex(vs_scheme->Code())}}},
       {"layer_us", vs_report->layer_us},
@@ -298,6 +313,13 @@ void PrintRunText(const RunArgs& a, const nlohmann::json& out, const engine::OpG
                 plan->device.name.c_str());
   std::printf("scheme    %s (%s)\n", scheme.Code().c_str(),
               out["scheme"]["hex"].get<std::string>().c_str());
+  if (const nlohmann::json& r = out["mha_runs"]; r.contains("block_m") && r["kernel"] == "block_wise")
+    std::printf("attention %s %lldx%lld, %lld warps (%s kernel; %s)\n", r["kernel"].get<std::string>().c_str(),
+                r["block_m"].get<long long>(), r["block_n"].get<long long>(), r["num_warps"].get<long long>(),
+                r["family"].get<std::string>().c_str(), r["decided_by"].get<std::string>().c_str());
+  else
+    std::printf("attention %s (%s)\n", r["kernel"].get<std::string>().c_str(),
+                r["decided_by"].get<std::string>().c_str());
   if (out.contains("check"))
     std::printf("check     one layer at batch 1, L %lld vs the CPU reference: max row error %.2e "
                 "(tolerance %.2g): passed\n",

@@ -57,7 +57,7 @@ int RunSelect(const SelectArgs& a) {
   if (!a.plan_out.empty()) {
     engine::Status s = engine::SavePlan(
         a.plan_out, engine::MakeAnalyticalPlan(src->mask, src->has_spec ? &src->spec : nullptr, w,
-                                               *dev, *sel, "stof"));
+                                               *dev, *sel, "stof", run.IsOk() ? &*run : nullptr));
     if (!s.IsOk()) return Fail("select", s.Message());
   }
 
@@ -80,7 +80,7 @@ int RunSelect(const SelectArgs& a) {
     j["eq2"] = {{"candidates", cands}, {"best", sel->eq2.best}};
     j["choice"] = {{"kernel", engine::MhaKernelName(sel->kernel)}, {"block_m", sel->block_m},
                    {"block_n", sel->block_n}, {"num_warps", sel->num_warps}};
-    j["run_choice"] = run.IsOk() ? RunChoiceJson(*run) : nlohmann::json{{"why_not", run.Message()}};
+    j["run_choice"] = run.IsOk() ? engine::MhaRunChoiceJson(*run) : nlohmann::json{{"why_not", run.Message()}};
     if (!a.plan_out.empty()) j["plan_out"] = a.plan_out;
     PrintJson(j);
     return kExitOk;
@@ -106,13 +106,13 @@ int RunSelect(const SelectArgs& a) {
                    [](auto* x, auto* y) { return x->score > y->score; });
   std::printf("\nEq. 2  top %d of %zu feasible candidates (of %zu)\n", a.top, order.size(),
               sel->eq2.candidates.size());
-  std::printf("       %4s %4s %5s %10s %9s %6s %9s\n", "BM", "BN", "warps", "req_SMEM", "blk/SM",
+  std::printf("       %4s %4s %5s %14s %9s %6s %9s\n", "BM", "BN", "warps", "req_SMEM (B)", "blk/SM",
               "OCC", "score");
   for (size_t i = 0; i < order.size() && static_cast<int>(i) < a.top; ++i) {
     const auto& c = *order[i];
-    std::printf("       %4lld %4lld %5lld %10lld %9lld %6.3f %9.3f\n",
+    std::printf("       %4lld %4lld %5lld %14lld %9lld %6.3f %9.3f\n",
                 static_cast<long long>(c.block_m), static_cast<long long>(c.block_n),
-                static_cast<long long>(c.num_warps), static_cast<long long>(c.req_smem_elems),
+                static_cast<long long>(c.num_warps), static_cast<long long>(c.req_smem_bytes),
                 static_cast<long long>(c.blocks_per_sm), c.occ, c.score);
   }
   std::printf("\nchoice    %s", engine::MhaKernelName(sel->kernel));
@@ -123,7 +123,7 @@ int RunSelect(const SelectArgs& a) {
     std::printf("  (Eq. 1)");
   std::printf("\n");
   if (run.IsOk()) {
-    std::printf("runs      %s\n", RunChoiceText(*run).c_str());
+    std::printf("runs      %s\n", engine::MhaRunChoiceText(*run).c_str());
     if (!run->note.empty()) std::printf("          %s\n", run->note.c_str());
   } else {
     std::printf("runs      not known: %s\n", run.Message().c_str());

@@ -19,6 +19,7 @@
 #include "app/cli/progress_line.h"
 #include "app/cli/run_common.h"
 #include "app/common/option_checks.h"
+#include "app/common/run_choice.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/fusion/scheme_hex.h"
 #include "engine/plan/plan.h"
@@ -110,6 +111,11 @@ nlohmann::json TuneJson(const engine::TuneSessionResult& session, const MaskSour
                  {"cache_hits", st.cache_hits}, {"failed", st.failed}}},
       {"cache", cache_path},
       {"plan", plan_path}};
+  if (session.default_layer_us) {
+    out["default_layer_us"] = *session.default_layer_us;
+    out["speedup_over_default_layer"] =
+        r.total_us > 0 ? *session.default_layer_us / r.total_us : 0.0;
+  }
   if (session.model_us) {
     out["model_us"] = *session.model_us;
     out["default_model_us"] = *session.default_model_us;
@@ -147,6 +153,10 @@ void PrintTuneText(const engine::TuneSessionResult& session, const MaskSource& m
               r.initial_us, kind);
   std::printf("tuned     %.1f us per layer (%s): %.2fx the initial scheme\n", r.total_us, kind,
               r.total_us > 0 ? r.initial_us / r.total_us : 0.0);
+  if (session.default_layer_us && r.total_us > 0)
+    std::printf("default   %.1f us per layer (%s; the default scheme, default choices): tuned is "
+                "%.2fx faster\n",
+                *session.default_layer_us, kind, *session.default_layer_us / r.total_us);
   if (session.model_us)
     std::printf("model     %d layers: tuned %.1f us, default %.1f us (%.2fx; %s)\n",
                 session.layers, *session.model_us, *session.default_model_us,
@@ -225,6 +235,7 @@ int Tune(const TuneArgs& a_in) {
   rq.backend = backend.get();
   rq.gpu = device == "local";
   rq.device = spec;
+  rq.run_chooser = MakeMhaRunChooser();  // predictions start from what the kernels run
   rq.options = o;
   rq.cache = cache ? &*cache : nullptr;
   rq.repeats = a.repeats;
