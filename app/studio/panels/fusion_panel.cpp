@@ -39,12 +39,16 @@ std::string Dims(const std::vector<int64_t>& d) {
 void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionScheme& scheme) {
   const int n = static_cast<int>(g.ops.size());
   const float gap = 14.0f, box_h = 46.0f, label_h = ImGui::GetTextLineHeight() + 4.0f;
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float min_w = 64.0f;
+  // Every box holds its longest label ("BatchGEMM", "LayerNorm", "#14") and every group its
+  // template name; the group rectangles reach 4 px past their boxes, inside the view.
+  float widest = ImGui::CalcTextSize("op by op").x;
+  for (const engine::Op& o : g.ops) widest = std::max(widest, ImGui::CalcTextSize(engine::OpKindName(o.kind)).x);
+  const float min_w = std::max(64.0f, widest + 10.0f);
+  const float avail = ImGui::GetContentRegionAvail().x - 8.0f;
   const int per_row = std::max(1, std::min(n, static_cast<int>((avail + gap) / (min_w + gap))));
   const float box_w = (avail - gap * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
   const int rows = (n + per_row - 1) / per_row;
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 origin(ImGui::GetCursorScreenPos().x + 4.0f, ImGui::GetCursorScreenPos().y);
   const float row_h = box_h + label_h + 16.0f;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   auto box_at = [&](int op) {  // 1-based op -> top-left
@@ -119,8 +123,8 @@ void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionSche
     }
     ImGui::PopID();
   }
-  ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + 6.0f + static_cast<float>(rows) * row_h));
-  ImGui::Dummy(ImVec2(avail, 1));
+  ImGui::SetCursorScreenPos(ImVec2(origin.x - 4.0f, origin.y + 6.0f + static_cast<float>(rows) * row_h));
+  ImGui::Dummy(ImVec2(avail + 8.0f, 1));
 }
 
 void DrawSegmentTable(const LayerLab& lab) {
@@ -184,7 +188,9 @@ void DrawLadder(LayerLab& lab) {
   ImGui::BeginDisabled(!lab.HasGpu() || lab.Worker().Busy());
   if (ImGui::SmallButton("Measure on the GPU")) lab.MeasureLadder();
   ImGui::EndDisabled();
-  ImGui::TextDisabled("%s", lab.LadderNote().c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("%s", lab.LadderNote().c_str());
+  ImGui::PopStyleColor();
   if (rungs.empty()) return;
   std::vector<std::string> cats;
   plots::BarGroup us{"latency (us)", {}, {}, 0}, mb{"DRAM (MB)", {}, {}, 0};
@@ -207,6 +213,9 @@ void DrawLadder(LayerLab& lab) {
 }
 
 }  // namespace
+
+void DrawFusionLadder(LayerLab& lab) { DrawLadder(lab); }
+void DrawFusionSegments(const LayerLab& lab) { DrawSegmentTable(lab); }
 
 void DrawLayerChooser(LayerLab& lab) {
   LayerChoice& c = lab.Choice();
@@ -255,6 +264,13 @@ void DrawFusionPanel(LayerLab& lab) {
   if (!lab.FusionMessage().empty())
     ImGui::TextColored(ImVec4(1.0f, 0.55f, 0.4f, 1.0f), "not allowed: %s", lab.FusionMessage().c_str());
   DrawSegmentTable(lab);
+  // What runs for the attention (the same answer as the Kernel selection tab and `stof select`).
+  if (const auto& run = lab.RunChoice()) {
+    ImGui::TextWrapped("Attention runs: %s", engine::MhaRunChoiceText(*run).c_str());
+    if (ImGui::IsItemHovered() && !run->note.empty()) ImGui::SetTooltip("%s", run->note.c_str());
+  } else if (!lab.RunChoiceError().empty()) {
+    ErrorTextWrapped("attention: what runs is not known: " + lab.RunChoiceError());
+  }
   ImGui::Spacing();
   DrawLadder(lab);
 }

@@ -12,5 +12,9 @@ class LayerLab;
 void DrawFusionPanel(LayerLab& lab);
 // The model / config.json / batch row shared with the tune view.
 void DrawLayerChooser(LayerLab& lab);
+// The view's parts the Learn tab shows inside its lessons: the fusion ladder's bars and the
+// segments table.
+void DrawFusionLadder(LayerLab& lab);
+void DrawFusionSegments(const LayerLab& lab);
 
 }  // namespace stof::app
