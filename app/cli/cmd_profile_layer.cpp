@@ -173,7 +173,7 @@ int RunProfileLayer(const LayerArgs& a) {
     if (!s.IsOk()) return Fail(cmd, s.Message());
   }
   if (json) {
-    PrintJson(profiler::LayerProfileToJson(*p));
+    PrintJson("layer-profile", profiler::LayerProfileToJson(*p));
   } else {
     PrintLayerTable(*p);
     if (!a.out.empty()) std::printf("wrote %s (stof-layer-profile JSON)\n", a.out.c_str());
@@ -260,7 +260,7 @@ int RunProfileLadder(const LadderArgs& a) {
   }
   if (!rungs.IsOk()) return Fail(cmd, rungs.Message());
   if (a.json) {
-    PrintJson({{"mask", {{"label", src->label}, {"hash", src->mask.HashHex()},
+    PrintJson("ladder", {{"mask", {{"label", src->label}, {"hash", src->mask.HashHex()},
                          {"density", src->mask.Density()}}},
                {"workload", {{"batch", w.batch}, {"heads", w.heads}, {"seq_len", w.seq_len},
                              {"head_dim", w.head_dim}}},
@@ -332,8 +332,7 @@ void AddProfileLayerCommands(CLI::App* profile, int* exit_code) {
   AddMaskSourceOptions(d, &da->mask, MaskFileUse::kNone);
   AddWorkloadOptions(d, &da->batch, &da->heads, &da->head_dim, "--head-dim,--dim");
   d->add_option("--device", da->device,
-                "auto (local with a GPU, else predict), local (measure on this GPU), predict "
-                "(the analytical model for an H100), or a built-in device to predict for")
+                DeviceOptionHelp("auto, local (measured), a built-in or predict (predicted)"))
       ->capture_default_str();
   d->add_option("--runs", da->runs, "Timed runs per rung (local; the median is reported)")
       ->capture_default_str()

@@ -82,7 +82,7 @@ int RunSelect(const SelectArgs& a) {
                    {"block_n", sel->block_n}, {"num_warps", sel->num_warps}};
     j["run_choice"] = run.IsOk() ? engine::MhaRunChoiceJson(*run) : nlohmann::json{{"why_not", run.Message()}};
     if (!a.plan_out.empty()) j["plan_out"] = a.plan_out;
-    PrintJson(j);
+    PrintJson("select", j);
     return kExitOk;
   }
 
@@ -140,7 +140,9 @@ void RegisterSelectCommand(CLI::App& app, int* exit_code) {
                 "the engine runs (the kernels' own rules; CUDA builds)");
   AddMaskSourceOptions(cmd, &args->source);
   AddWorkloadOptions(cmd, &args->batch, &args->heads, &args->head_dim);
-  cmd->add_option("--device", args->device, DeviceOptionHelp())->capture_default_str();
+  cmd->add_option("--device", args->device,
+                  DeviceOptionHelp("local, auto, predict or a built-in (Eq. 1 / Eq. 2 model a GPU: not cpu)"))
+      ->capture_default_str();
   cmd->add_option("--plan-out", args->plan_out, "Write the choice as a plan JSON to FILE")
       ->check(NonEmpty());
   cmd->add_option("--top", args->top, "Eq. 2 candidates to list")

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/device_choice.h"
 #include "app/cli/graph_args.h"
 #include "app/cli/progress_line.h"
 #include "app/cli/run_common.h"
@@ -92,7 +93,7 @@ nlohmann::json TuneJson(const engine::TuneSessionResult& session, const MaskSour
       {"family", engine::ModelFamilyName(g.family)},
       {"part", engine::LayerPartName(g.part)},
       {"batch", g.batch},
-      {"seq", g.seq_len},
+      {"seq_len", g.seq_len},
       {"mask", {{"label", mask.label}, {"hash", mask.mask.HashHex()}, {"density", mask.mask.Density()}}},
       {"device", session.device_text},
       {"method", engine::TuneMethodName(r.method)},
@@ -206,8 +207,11 @@ int Tune(const TuneArgs& a_in) {
   }
   std::unique_ptr<engine::Backend> backend;
   engine::DeviceSpec spec;
-  if (device == "predict") {
-    spec = engine::CpuBackend().Device();
+  if (const std::optional<engine::DeviceSpec> predicted = PredictedDevice(device)) {
+    spec = *predicted;  // a built-in name, or predict (the H100's)
+  } else if (device != "local" && device != "cpu") {
+    return Fail(cmd, "--device: expected auto, local, cpu, predict or a built-in device, got '" + device +
+                         "'");
   } else {
     std::string error;
     backend = MakeRunBackend(device, &error);
@@ -253,7 +257,7 @@ int Tune(const TuneArgs& a_in) {
   }
   const nlohmann::json out = TuneJson(*session, *mask, cache ? cache->Path() : "", a.out);
   if (a.graph.json)
-    PrintJson(out);
+    PrintJson("tune", out);
   else
     PrintTuneText(*session, *mask, out, o.seed, a.out);
   return kExitOk;
@@ -286,10 +290,10 @@ void RegisterTuneCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(IntRange(1, engine::TuneOptions::kMaxSamples));
   cmd->add_option("--device", a->device,
-                  "auto (the GPU if there is one, else predict), local (the GPU), cpu (the "
-                  "fp32 reference; tiny shapes), predict (analytical models only)")
+                  DeviceOptionHelp("every word: local and cpu measure (cpu: tiny shapes), a built-in "
+                                   "or predict tunes on the analytical models for that device"))
       ->capture_default_str()
-      ->check(OneOf({"auto", "local", "cpu", "predict"}));
+      ->check(NonEmpty());
   cmd->add_option("--out", a->out, "Write the tuned plan here (JSON; replay with stof run --plan)")
       ->check(NonEmpty());
   cmd->add_option("--cache", a->cache,
