@@ -94,6 +94,7 @@ bool BatchDriver::StepScript(Studio& studio) {
 bool BatchDriver::StepLearn(Studio& studio) {
   LearnState& s = studio.Learn();
   const int pages = Lessons()[static_cast<size_t>(s.lesson)].pages;
+  if (m_opt.learn_page > 0 && s.page + 1 >= m_opt.learn_page) return true;  // --learn-page
   if (s.page + 1 < pages) {
     studio.StepLesson(1);
     return false;

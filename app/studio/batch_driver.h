@@ -45,6 +45,7 @@ struct BatchOptions {
   int profile_tab = -1;      // the profile view's tab: 0..4 = kernels .. histogram
   int learn = 0;             // 1..3: run that Learn lesson from start to end (page by page,
                              // then the change that answers its question); 0 = none
+  int learn_page = 0;        // with learn: stop on this page (1-based) instead; 0 = the end
 
   // A batch mode was asked for: no vsync, a fixed-size window, no hover, and an exit of its own.
   bool Batch() const { return !screenshot.empty() || fps_frames > 0 || !save.empty() || !dump_state.empty(); }

@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
   app.add_option("--open", args.open, "Open a mask file (.png, .npy, .json) at start")->check(NonEmpty());
   app.add_option("--panel", args.panel, "Tab to show: learn, mask, layout, selection, fusion, tune, profile, export")->capture_default_str();
   app.add_option("--learn", args.run.learn, "Run Learn lesson N (1..3) from start to end, then make the change that answers its question")->check(IntRange(1, static_cast<int>(stof::app::Lessons().size())));
+  app.add_option("--learn-page", args.run.learn_page, "With --learn: stop on page P (1-based) of the lesson")->check(IntRange(1, 16))->needs("--learn");
   app.add_option("--overlay", args.overlay, "Canvas: mask, blocks-over-mask, blocks")->capture_default_str()->check(stof::app::OneOf({"mask", "blocks-over-mask", "blocks"}));
   app.add_option("--zoom", args.zoom, "Initial canvas zoom (1 = fit)")->capture_default_str()->check(NumberRange(1, unbounded));
   app.add_option("--screenshot", args.run.screenshot, "Render until the analysis is ready and --frames more, save the window as PNG, exit")->check(NonEmpty());

@@ -9,6 +9,7 @@ namespace stof::app {
 void Studio::OpenLesson(int lesson) {
   m_learn.memory = LearnMemory{};
   m_learn.page = 0;
+  m_learn.transcript.clear();
   if (lesson < 0 || lesson >= static_cast<int>(Lessons().size())) {
     m_learn.lesson = -1;
     return;
@@ -22,6 +23,7 @@ void Studio::StepLesson(int delta) {
   const int pages = Lessons()[static_cast<size_t>(m_learn.lesson)].pages;
   const int page = std::clamp(m_learn.page + delta, 0, pages - 1);
   if (page == m_learn.page) return;
+  m_learn.transcript.push_back(LessonPageJson(m_learn.lesson, m_learn.page, CurrentLessonPage()));
   m_learn.page = page;
   ApplyLessonSetup(PageSetup(m_learn.lesson, page));
   // The question compares the student's change with the figures shown so far.

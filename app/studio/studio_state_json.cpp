@@ -80,7 +80,10 @@ nlohmann::json Studio::StateJson() const {
   if (!m_analyses.Error().empty()) j["analysis_error"] = m_analyses.Error();
   j["lab"] = m_lab->StateJson();
   j["learn"] = {{"lesson", m_learn.lesson + 1}, {"glossary_open", m_learn.glossary_open}};
-  if (m_learn.lesson >= 0) j["learn"]["page"] = LessonPageJson(m_learn.lesson, m_learn.page, CurrentLessonPage());
+  if (m_learn.lesson >= 0) {
+    j["learn"]["page"] = LessonPageJson(m_learn.lesson, m_learn.page, CurrentLessonPage());
+    j["learn"]["transcript"] = m_learn.transcript;
+  }
   return j;
 }
 

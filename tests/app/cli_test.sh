@@ -596,6 +596,11 @@ run_ok "run --json seq_len" "$stof" run --model bert-small --seq 32 --device cpu
 json_check "run: seq_len" "j['seq_len'] == 32 and 'seq' not in j"
 run_ok "plan validate --json" "$stof" plan validate "$tmp/plan.json" --json
 json_check "plan validate: its format" "j['format'] == 'stof-plan-check' and j['valid'] is True"
+# Shipped files hold no machine's path (a profile held /root/out/r/...).
+assets_dir="$(cd "$(dirname "$0")/../../assets" && pwd)"
+if grep -rlE '(/root/|/home/|/tmp/|/work/)' "$assets_dir" >"$tmp/paths.txt"; then
+  bad "machine paths in shipped files: $(tr '\n' ' ' <"$tmp/paths.txt")"
+else ok; fi
 run_ok "run on the CPU: times with their unit" "$stof" run --model bert-small --seq 128 --device cpu --layers 1 --repeats 1
 grep -Eq "^layer +[0-9.]+ (us|ms|s) \(one layer as a whole\)" "$tmp/out" && grep -q "host clock" "$tmp/out" && ok ||
   bad "run on the CPU: layer line: $(grep -E '^(layer|total)' "$tmp/out")"

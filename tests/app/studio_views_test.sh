@@ -119,9 +119,14 @@ for size in "1600 900" "1280 720"; do
   done
   ok_run "$1" "$2" --no-gpu --panel tune --tune --method stof,mcfuser --budget 100c --dump-state "$tmp/c.json" --frames 3
   clip_check "tune after tuning at $1 x $2" "$tmp/c.json"
-  for n in 1 2 3; do
-    ok_run "$1" "$2" --no-gpu --learn "$n" --dump-state "$tmp/c.json" --frames 3
-    clip_check "lesson $n at $1 x $2" "$tmp/c.json"
+  for lesson in "1 3" "2 3" "3 4"; do  # every page of every lesson, then its answered end
+    set -- $size $lesson
+    for page in $(seq 1 "$4"); do
+      ok_run "$1" "$2" --no-gpu --learn "$3" --learn-page "$page" --dump-state "$tmp/c.json" --frames 3
+      clip_check "lesson $3 page $page at $1 x $2" "$tmp/c.json"
+    done
+    ok_run "$1" "$2" --no-gpu --learn "$3" --dump-state "$tmp/c.json" --frames 3
+    clip_check "lesson $3 answered at $1 x $2" "$tmp/c.json"
   done
   echo "nothing clipped at $1 x $2"
 done

@@ -88,9 +88,9 @@ LessonPage Lesson1(int page, const LearnFacts& f) {
         "tiles and computes every tile that holds at least one attended cell, whole. A full block is "
         "attended everywhere, a part block only somewhere (the kernel computes it whole and masks the "
         "rest), an empty block is skipped.",
-        "Here, " + mask + " at " + Size(b.block_m, b.block_n) + " (FlexAttention's default tile): " +
-            Counts(b) + ". The kernel computes " + F("%.3g", f.work_block.block_kernel_flops) + " FLOPs for " +
-            F("%.3g", f.work_block.valid_flops) + " that the mask asks for: " + Pct(b.wasted_fraction) +
+        "Here, " + mask + " in " + Size(b.block_m, b.block_n) + " tiles (FlexAttention's default): " +
+            Counts(b) + ". The kernel computes " + F("%.3g GFLOP", f.work_block.block_kernel_flops / 1e9) + " for the " +
+            F("%.3g GFLOP", f.work_block.valid_flops / 1e9) + " the mask asks for: " + Pct(b.wasted_fraction) +
             " of its work is thrown away. The canvas shows each class in the colour its key names."};
     return p;
   }
@@ -100,7 +100,7 @@ LessonPage Lesson1(int page, const LearnFacts& f) {
         "Why the difference: ";
     if (f.spec && f.spec->pattern == "bigbird")
       why += "BigBird's random blocks are " + Size(f.spec->block, f.spec->block) +
-             " cells, so a 128 x 128 tile that holds one of them is at most a quarter used; and its band "
+             " cells, so a 128 x 128 tile that holds only one of them is a quarter used; and its band "
              "(|i - j| < " + I(f.spec->width) + ") crosses the tile grid diagonally, so every tile it touches is a "
              "part block computed whole. Smaller tiles follow the band and the random blocks more closely.";
     else
@@ -152,7 +152,7 @@ LessonPage Lesson2(int page, const LearnFacts& f, const LearnMemory& m) {
         "second GEMM reads P. SD, decomposed softmax: the softmax is split into LS (a local softmax over "
         "each sub-vector of T = 64 keys, with its max and sum), IR (the inter-sub-vector reduction of "
         "those maxima and sums per row) and GS (global scaling of each sub-vector by its factor), three "
-        "kernels that each pass over S. SDF, decomposed + fused: LS runs in the QK^T GEMM's epilogue and "
+        "kernels, two of which (LS and GS) pass over S. SDF, decomposed + fused: LS runs in the QK^T GEMM's epilogue and "
         "GS in the PV GEMM's prologue, so only IR's small vectors travel between them, and only the "
         "mask's non-empty tiles are stored. F, fully fused: one sparse kernel keeps S on chip (online "
         "softmax); only Q, K, V and O cross DRAM."};
@@ -199,6 +199,19 @@ LessonPage Lesson2(int page, const LearnFacts& f, const LearnMemory& m) {
 
 // ---- lesson 3: fusion trade-offs -------------------------------------------------------------
 
+// "3 of the layer's 3 GEMM + epilogue candidates pay here (predicted): ..."
+std::string EpiloguesText(const LearnFacts& f) {
+  int n = 0, pays = 0;
+  for (const engine::FusionTradeoff& t : f.tradeoffs) {
+    if (t.tmpl == "gemm_norm") continue;
+    ++n;
+    pays += t.Pays() ? 1 : 0;
+  }
+  if (n == 0) return "This layer has no GEMM + epilogue candidate.";
+  return I(pays) + " of the layer's " + I(n) + " GEMM + epilogue candidates pay here (predicted): the fused "
+         "kernel tiles the GEMM as the GEMM alone would and only saves the pass over its output.";
+}
+
 LessonPage Lesson3(int page, const LearnFacts& f, const LearnMemory& m) {
   LessonPage p;
   p.view = "fusion";
@@ -224,7 +237,7 @@ LessonPage Lesson3(int page, const LearnFacts& f, const LearnMemory& m) {
         "An element-wise op after a GEMM (bias, GELU, a residual add) can run in the GEMM's epilogue: "
         "the GEMM's output tile is still in registers, so the op costs no extra DRAM pass.",
         act ? TradeoffText(*act) : std::string("(this layer has no GEMM + activation pair)"),
-        "This nearly always pays: the fused kernel tiles the GEMM as the GEMM alone would."};
+        EpiloguesText(f)};
     return p;
   }
   if (page == 2) {
@@ -235,8 +248,9 @@ LessonPage Lesson3(int page, const LearnFacts& f, const LearnMemory& m) {
         "weight matrix W through its SM, and there are few blocks. It saves the pass over the GEMM's "
         "output, but pays in time per block.",
         norm ? TradeoffText(*norm) : std::string("(this layer has no GEMM + LayerNorm triple)"),
-        "That is why the default scheme keeps LayerNorm apart (" + std::string(norm && !norm->Pays() ? "it does not pay here" : "here it would pay") +
-            "): whether a fusion pays depends on the shape and the device, which is why the tuner measures "
+        std::string("The default scheme keeps LayerNorm apart; ") +
+            (norm && !norm->Pays() ? "here that is the faster choice (predicted). " : "here fusing it would be faster (predicted). ") +
+            "Whether a fusion pays depends on the shape and the device, which is why the tuner measures "
             "schemes instead of fusing everything."};
     return p;
   }

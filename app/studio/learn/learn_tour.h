@@ -104,6 +104,9 @@ struct LearnState {
   int lesson = -1, page = 0;
   LearnMemory memory;
   bool glossary_open = false;   // the glossary popup, reachable from every view
+  // Each page as it read when the student left it (LessonPageJson), since the lesson opened:
+  // --dump-state writes it, docs/learn.md quotes it.
+  std::vector<nlohmann::json> transcript;
 };
 
 struct GlossaryEntry {

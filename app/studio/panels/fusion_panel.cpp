@@ -10,6 +10,7 @@
 #include <string>
 
 #include "app/studio/layer_lab.h"
+#include "app/studio/widgets/elided_text.h"
 #include "app/studio/widgets/error_text.h"
 #include "app/studio/widgets/input_text.h"
 #include "app/studio/widgets/plots.h"
@@ -129,12 +130,21 @@ void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionSche
 
 void DrawSegmentTable(const LayerLab& lab) {
   const auto& views = lab.Segments();
-  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_SizingStretchProp;
-  if (!ImGui::BeginTable("segments", 6, flags)) return;
+  // Narrower than its content (the Learn tab at 1280 x 720) the table scrolls sideways
+  // rather than cutting its cells; its height shows every row.
+  const float narrow = 820.0f;
+  const bool scroll = ImGui::GetContentRegionAvail().x < narrow;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+      (scroll ? ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit : ImGuiTableFlags_SizingStretchProp);
+  const float rows = static_cast<float>(views.size() + 2);  // the header, the segments, the sum
+  const float row_h = ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y + 1;
+  const ImVec2 size(0, scroll ? rows * row_h + ImGui::GetStyle().ScrollbarSize + 4 : 0);
+  if (!ImGui::BeginTable("segments", 6, flags, size)) return;
   ImGui::TableSetupColumn("ops");
   ImGui::TableSetupColumn("template");
-  ImGui::TableSetupColumn("parameters", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+  ImGui::TableSetupColumn("parameters", scroll ? ImGuiTableColumnFlags_WidthFixed : ImGuiTableColumnFlags_WidthStretch,
+                          scroll ? 0.0f : 2.0f);
   ImGui::TableSetupColumn("predicted us");
   ImGui::TableSetupColumn("predicted DRAM");
   ImGui::TableSetupColumn("measured us");
@@ -149,11 +159,14 @@ void DrawSegmentTable(const LayerLab& lab) {
     if (v.tmpl.empty()) {
       ImGui::TextDisabled("op by op");
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", v.why.c_str());
-    } else {
+    } else if (scroll) {  // the table scrolls: whole text, columns fit it
       ImGui::Text("%s (%s)", v.tmpl.c_str(), v.mix.c_str());
+    } else {
+      ElidedText(v.tmpl + " (" + v.mix + ")");  // a stretched column narrower than it: ".."
     }
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(v.choice.empty() ? "default" : v.choice.c_str());
+    if (scroll) ImGui::TextUnformatted(v.choice.empty() ? "default" : v.choice.c_str());
+    else ElidedText(v.choice.empty() ? "default" : v.choice);
     ImGui::TableNextColumn();
     if (v.predict_error.empty()) ImGui::Text("%.1f", v.predicted_us);
     else ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "error");

@@ -69,8 +69,10 @@ void DrawRecompositionDiagram() {
     y += h + ImGui::GetTextLineHeight() + 8;
   }
   ImGui::Dummy(ImVec2(right - left, y - ImGui::GetCursorScreenPos().y));
-  ImGui::TextDisabled("Blue: GEMMs (compute-intensive); orange: softmax parts (memory-intensive); red "
-                      "arrows: what goes through DRAM between kernels.");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("Blue: GEMMs (compute-intensive); orange: softmax parts (memory-intensive); red "
+                     "arrows: what goes through DRAM between kernels.");
+  ImGui::PopStyleColor();
 }
 
 void LessonList(LearnPanelActions* a) {

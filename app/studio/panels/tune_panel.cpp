@@ -45,7 +45,7 @@ void DrawResults(LayerLab& lab) {
   if (results.empty()) return;
   if (!ImGui::BeginTable("results", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) return;
   for (const char* h : {"method", "layer us", "", "model us", "default model us",
-                        "speed-up vs untuned default layer", "candidates", "tuning s"})
+                        "speed-up vs default", "candidates", "tuning s"})
     ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   for (const MethodResult& m : results) {
@@ -77,8 +77,8 @@ void DrawResults(LayerLab& lab) {
     ImGui::TextDisabled("untuned default layer (default scheme, default choices): %.1f us, %s", *first.default_layer_us,
                         first.result.measured ? "measured" : "predicted");
   ImGui::TextWrapped("layer us: the tuner's sum of its segments; model us: every layer, timed after "
-                     "tuning (GPU only); speed-up: the untuned default layer over the method's layer, "
-                     "the same baseline for every method.");
+                     "tuning (GPU only); speed-up vs default: the untuned default layer over the method's "
+                     "layer, the same baseline for every method.");
 }
 
 }  // namespace
@@ -111,7 +111,7 @@ bool DrawTunePanel(LayerLab& lab, PanelUi& ui) {
   if (ImGui::Button("Cancel")) lab.CancelJobs();
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::TextDisabled("on %s", lab.Worker().Ready() ? lab.Worker().DeviceText().c_str() : "(starting)");
+  ImGui::TextDisabled("device: %s", lab.Worker().Ready() ? lab.Worker().DeviceText().c_str() : "(starting)");
 
   TunePlots& p = lab.Plots();
   if (lab.LiveVersion() != p.version) p = BuildTunePlots(lab.LiveSnapshot());

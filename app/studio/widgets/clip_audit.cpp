@@ -38,7 +38,8 @@ void CheckContent(const ImGuiWindow* w, std::vector<ClippedText>* out) {
   const float content_h = w->DC.CursorMaxPos.y - w->DC.CursorStartPos.y;
   const float avail_w = w->ContentRegionRect.GetWidth();
   const float avail_h = w->InnerRect.Max.y - w->DC.CursorStartPos.y + w->Scroll.y;
-  if (!w->ScrollbarX && content_w > avail_w + kTolerance)
+  const bool scrolls_x = w->ScrollbarX || (w->Flags & ImGuiWindowFlags_HorizontalScrollbar);
+  if (!scrolls_x && content_w > avail_w + kTolerance)
     out->push_back({w->Name, "content " + Px(content_w) + " wide in " + Px(avail_w)});
   if (!w->ScrollbarY && (w->Flags & ImGuiWindowFlags_NoScrollbar) && content_h > avail_h + kTolerance)
     out->push_back({w->Name, "content " + Px(content_h) + " high in " + Px(avail_h)});
@@ -49,7 +50,7 @@ void CheckContent(const ImGuiWindow* w, std::vector<ClippedText>* out) {
 // line, in drawing order) with the glyphs it holds, so the message names the label.
 void CheckGlyphs(const ImGuiWindow* w, const std::map<std::pair<float, float>, ImWchar>& glyphs,
                  std::vector<ClippedText>* out) {
-  if (w->ScrollbarX) return;
+  if (w->ScrollbarX || (w->Flags & ImGuiWindowFlags_HorizontalScrollbar)) return;  // scrolls sideways
   const ImDrawList* dl = w->DrawList;
   const ImTextureID font = ImGui::GetIO().Fonts->TexID;
   for (const ImDrawCmd& cmd : dl->CmdBuffer) {

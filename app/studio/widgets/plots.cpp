@@ -228,6 +228,10 @@ void HistogramPlot(const char* id, const Histogram& current, const Histogram* ba
     xs.insert(xs.end(), baseline->edges.begin(), baseline->edges.end());
     ys.insert(ys.end(), baseline->counts.begin(), baseline->counts.end());
   }
+  double top = 0;  // room above the tallest bar for its count
+  for (double c : ys)
+    if (Finite(c)) top = std::max(top, c);
+  ys.push_back(top * 1.15);
   Scale x, y;
   Axis count_axis;
   if (!FitScale(xa, xs, false, &x) || !FitScale(count_axis, ys, true, &y)) {
@@ -254,6 +258,11 @@ void HistogramPlot(const char* id, const Histogram& current, const Histogram* ba
       } else {
         f.dl->AddRectFilled(a, b, color);
       }
+      char count[16];  // the bar's value, over it, where it fits
+      std::snprintf(count, sizeof count, "%g", h.counts[i]);
+      const ImVec2 t = ImGui::CalcTextSize(count);
+      if (t.x <= b.x - a.x + 2 && a.y - t.y - 1 >= f.plot0.y)
+        f.dl->AddText(ImVec2((a.x + b.x - t.x) * 0.5f, a.y - t.y - 1), outline ? kDim : kText, count);
     }
   };
   bars(current, false, false);
