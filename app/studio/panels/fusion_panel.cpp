@@ -194,6 +194,17 @@ void DrawSegmentTable(const LayerLab& lab) {
   ImGui::EndTable();
 }
 
+const char* RungLetters(engine::MhaVariant v) {
+  using engine::MhaVariant;
+  switch (v) {
+    case MhaVariant::kUnfused: return "U";
+    case MhaVariant::kDecomposed: return "SD";
+    case MhaVariant::kRecomposed: return "SDF";
+    case MhaVariant::kFused: return "F";
+  }
+  return "?";
+}
+
 void DrawLadder(LayerLab& lab) {
   const auto& rungs = lab.Ladder();
   ImGui::TextUnformatted("Fusion ladder of the attention block");
@@ -205,14 +216,24 @@ void DrawLadder(LayerLab& lab) {
   ImGui::TextWrapped("%s", lab.LadderNote().c_str());
   ImGui::PopStyleColor();
   if (rungs.empty()) return;
+  // The paper's letters name the bars (full names would be cut to "decomp.." twice in a
+  // narrow view); the key below spells them out.
   std::vector<std::string> cats;
   plots::BarGroup us{"latency (us)", {}, {}, 0}, mb{"DRAM (MB)", {}, {}, 0};
+  int measured = 0;
   for (const engine::LadderRung& r : rungs) {
-    cats.push_back(r.name);
+    cats.push_back(RungLetters(r.variant));
     us.values.push_back(r.us);
-    us.tags.push_back(r.measured ? "measured" : "predicted");
     mb.values.push_back(r.dram_bytes > 0 ? r.dram_bytes / 1e6 : std::nan(""));
-    mb.tags.push_back(r.measured ? "measured" : "predicted");
+    measured += r.measured ? 1 : 0;
+  }
+  // Tag each bar only when measured and predicted bars stand side by side; otherwise the
+  // note above says which they all are.
+  if (measured > 0 && measured < static_cast<int>(rungs.size())) {
+    for (const engine::LadderRung& r : rungs) {
+      us.tags.push_back(r.measured ? "measured" : "predicted");
+      mb.tags.push_back(r.measured ? "measured" : "predicted");
+    }
   }
   mb.color = plots::SeriesColor(1);
   const float w = ImGui::GetContentRegionAvail().x * 0.5f - 4.0f;
@@ -223,6 +244,9 @@ void DrawLadder(LayerLab& lab) {
   ImGui::BeginChild("ladder_mb", ImVec2(0, 230), false);
   plots::GroupedBars("ladder_bytes", cats, {mb}, plots::Axis{"DRAM bytes (MB)"}, 210);
   ImGui::EndChild();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("U unfused, SD decomposed softmax, SDF decomposed + fused, F fully fused");
+  ImGui::PopStyleColor();
 }
 
 }  // namespace

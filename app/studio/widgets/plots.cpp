@@ -327,6 +327,7 @@ void RooflinePlot(const char* id, double peak_flops, double peak_bw,
   if (roofs) {  // show the ridge and the flat roof even when every point is memory-bound
     xs.push_back(ridge * 1.5);
     ys.push_back(peak_flops);
+    ys.push_back(peak_flops * 3);  // room above the roof for its label, clear of every point
   }
   Scale x, y;
   x.log = y.log = true;
@@ -344,7 +345,7 @@ void RooflinePlot(const char* id, double peak_flops, double peak_bw,
       f.dl->AddLine(ImVec2(x.Px(ridge), yy), ImVec2(x.Px(ridge), std::min(yy + 4, f.plot1.y)), kDim);
     std::string flat = "peak ";
     flat += FormatSI(peak_flops, "FLOP/s");
-    f.dl->AddText(ImVec2(x.Px(ridge) + 6, y.Px(peak_flops) + 3), roof_color, flat.c_str());
+    f.dl->AddText(ImVec2(x.Px(ridge) + 6, y.Px(peak_flops) - LineH() - 3), roof_color, flat.c_str());
     // Left of a point on the slope and above it: the rising line stays below the text.
     std::string slope = "DRAM ";
     slope += FormatSI(peak_bw, "B/s");
