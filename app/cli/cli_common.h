@@ -60,6 +60,15 @@ void AddMaskSourceOptions(CLI::App* cmd, MaskSourceOptions* o,
 void AddWorkloadOptions(CLI::App* cmd, int64_t* batch, int64_t* heads, int64_t* head_dim,
                         const std::string& head_dim_names = "--head-dim",
                         const std::string& head_dim_note = "");
+// Adds --kv-heads (key/value heads: GQA / MQA when fewer than --heads; 0 = --heads) and --q-len
+// (query rows: a KV cache's last N positions over the --seq keys; 0 = the key length).
+void AddShapeOptions(CLI::App* cmd, int64_t* kv_heads, int64_t* q_len);
+// Applies --kv-heads and --q-len to a workload whose seq_len is the mask's length and to its
+// square mask (the mask keeps its last q_len rows: causal stays aligned to the bottom right).
+// Errors name the option.
+engine::Status ApplyShapeOptions(int64_t kv_heads, int64_t q_len, engine::Workload* w,
+                                 engine::Mask* mask);
+
 // The first generator option given on the command line ("--causal"), or "".
 std::string GivenGeneratorOption(const MaskSourceOptions& o);
 // The mask of --mask FILE or of the generator. Refused: a generator option given with a file,

@@ -40,7 +40,9 @@ using MhaRunChooser =
 // The engine's model of the kernels' automatic choice: Eq. 1's kernel; for block-wise the
 // best-scoring Eq. 2 candidate in the kernels' preferred set (DefaultFusedMhaConfig), then on
 // an sm_90 device the Hopper configuration where EstimateHopperTile says faster. The kernels'
-// own shared-memory check is not repeated. decided_by = "engine model".
+// own shared-memory check is not repeated. Grouped key/value heads or q_len != seq_len: the
+// Hopper tile model's tile and packing (ChooseHopperTileForShape; an error off sm_90), as the
+// kernels choose. decided_by = "engine model".
 Expected<MhaRunChoice> ModelMhaRun(const Mask& mask, const Workload& workload,
                                    const DeviceSpec& device);
 

@@ -240,18 +240,21 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   bool store = true;
   if constexpr (kSplit) {
     const int piece = static_cast<const volatile HopperWorkItem*>(sm.Work(slot))->piece;
+    // Warps whose 16 rows hold no query row (a decode tile holds a few heads' rows) neither
+    // leave nor merge partials: their rows are not stored.
+    const bool rows_used = wg_row0 + warp_in_wg * 16 < QueryRowsOfTile<T::kBlockM>(p, w.tile);
     if (piece != 0)
       store = CombineChunks<T>(p, o, softmax, w.tile, w.batch * p.heads + w.head, PieceChunk(piece),
                                PieceChunks(piece), PieceSlot(piece), consumer, thread_in_wg,
-                               sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
+                               rows_used, sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
   }
   if (store) {
     float inv[2];
     softmax.Finish(inv);
     common::ScaleRows(o, inv);
     StoreOutputRows<T>(o, sm.Q(slot) + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
-                       kEpilogueBarrier + consumer, w.tile * T::kBlockM + wg_row0, w.head,
-                       w.batch);
+                       kEpilogueBarrier + consumer,
+                       RowCoords<T::kBlockM>(p, w.tile, w.head, wg_row0), w.batch);
   }
   // Warp 0's arrival comes after its lane 0 saw the store read the rows (StoreOutputRows).
   release(sm.QEmpty(slot));
@@ -271,7 +274,8 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
                           const __grid_constant__ CUtensorMap o_map,
                           const HopperAttentionParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, (kSchedule & kBf16Elems) != 0>;
+  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, (kSchedule & kBf16Elems) != 0,
+                                  (kSchedule & kSplitChunks) != 0>;
   extern __shared__ unsigned char smem_raw[];
   const HopperSmem<T> sm{reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023})};
@@ -334,6 +338,7 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
                                             const HopperTensorMaps& maps, int device,
                                             void* stream) {
   using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, kBf16>;
+  using TSplit = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, kBf16, T::kSplitBuilt>;
   constexpr int kE = kBf16 ? kBf16Elems : 0;  // the element flag of every kernel below
   // Pingpong by default: measured side by side (H100, 2026-11-24, `stof bench mha --block
   // 128x128 --warps 12`, L4096 B4 H12, median us, serial / overlap / pingpong): full d64
@@ -369,12 +374,14 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
     return engine::MakeError("block-wise MHA (Hopper kernel): no split kernel for this tile");
   }
   const int variant = schedule | (split ? kSplitChunks : 0);  // caches below, per kernel
+  // The split kernel's own shared-memory map (its deeper ring: TSplit).
+  const size_t smem_bytes = split ? TSplit::kSmemBytes : T::kSmemBytes;
   // The opt-in dynamic shared memory is a per-device function attribute: set once per device.
   static std::atomic<uint64_t> configured[8] = {};
   const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
   if (bit == 0 || (configured[variant].load(std::memory_order_acquire) & bit) == 0) {
     STOF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(T::kSmemBytes)));
+                                       static_cast<int>(smem_bytes)));
     configured[variant].fetch_or(bit, std::memory_order_release);
   }
   // A persistent grid: as many CTAs as fit on the GPU at once (occupancy of this kernel, once
@@ -386,7 +393,7 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
     if (slots == 0) {
       int per_sm = 0, sms = 0;
       STOF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::kThreads,
-                                                                  T::kSmemBytes));
+                                                                  smem_bytes));
       STOF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
       slots = per_sm * sms > 0 ? per_sm * sms : 1;
       resident[variant][device].store(static_cast<int>(slots), std::memory_order_release);
@@ -410,7 +417,7 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(grid));
   config.blockDim = dim3(T::kThreads);
-  config.dynamicSmemBytes = T::kSmemBytes;
+  config.dynamicSmemBytes = smem_bytes;
   config.stream = static_cast<cudaStream_t>(stream);
   cudaLaunchAttribute attribute[1] = {};
   attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;

@@ -1,5 +1,5 @@
-"""stof.Mask: an L x L attention mask (row i = query i, column j = key j, True = attend) held as
-a bool numpy array, and its conversions: numpy / torch tensors, mask files (mask_files.py),
+"""stof.Mask: an L_q x L_k attention mask (row i = query i, column j = key j, True = attend;
+square L x L for self-attention) held as a bool numpy array, and its conversions: numpy / torch tensors, mask files (mask_files.py),
 generator specs (the stof CLI), FlexAttention BlockMask / mask_mod, and the engine's content
 hash (FNV-1a 64 of the bit-packed words, Mask::HashHex) that plans carry.
 
@@ -16,19 +16,22 @@ from .mask_files import MAX_SIDE, read_mask_file, spec_to_array
 
 # content key -> the live Masks of that content, for the stof::attention custom op
 # (attention.py), which takes the key (a string) since a torch.library op cannot take a Python
-# object. A set, not one Mask: two Masks of the same content share the key, and the one that
-# dies first must not take the other's entry with it (found on the GPU machine: a temporary
-# Mask of the same content unregistered a live one).
+# object. Every live Mask, not one: two Masks of the same content share the key, and the one
+# that dies first must not take the other's entry with it (found on the GPU machine: a
+# temporary Mask of the same content unregistered a live one). Held by identity (id -> weak
+# reference), not in a WeakSet: a WeakSet keeps one of two equal Masks (Mask.__eq__ compares
+# contents), so when that one died the other was no longer found (generate() with a sliding
+# window, where the same decode row is built by two caches of stof.hf).
 _REGISTRY = {}
 
 
 def _register(mask):
-    live = _REGISTRY.setdefault(mask.key, weakref.WeakSet())
-    live.add(mask)
+    live = _REGISTRY.setdefault(mask.key, weakref.WeakValueDictionary())
+    live[id(mask)] = mask
 
 
 def lookup(key):
-    for m in _REGISTRY.get(key, ()):
+    for m in list(_REGISTRY.get(key, {}).values()):
         return m
     _REGISTRY.pop(key, None)
     raise StofError(f"mask {key}: no live stof.Mask has this content key (keep a reference "
@@ -41,9 +44,10 @@ def _np():
 
 
 class Mask:
-    """An immutable square bool mask. Build one with Mask(array), Mask.from_file(path),
-    Mask.from_spec(spec), Mask.generate(pattern, L, ...), Mask.from_block_mask(bm) or
-    Mask.from_mask_mod(fn, L)."""
+    """An immutable bool mask of L_q query rows over L_k keys (square for self-attention).
+    Build one with Mask(array), Mask.from_file(path), Mask.from_spec(spec),
+    Mask.generate(pattern, L, ...), Mask.from_block_mask(bm), Mask.from_mask_mod(fn, L) or, for
+    a KV cache's new rows, Mask.causal(q_len, kv_len)."""
 
     def __init__(self, array, spec=None, source="array"):
         np = _np()
@@ -53,12 +57,16 @@ class Mask:
         if a.dtype != bool:
             raise StofError(f"mask ({source}): expected a bool array, got dtype {a.dtype} "
                             f"(use array != 0 for 0/1 values)")
-        if a.ndim != 2 or a.shape[0] != a.shape[1]:
-            raise StofError(f"mask ({source}): expected a square [L, L] array, got shape "
+        if a.ndim != 2:
+            raise StofError(f"mask ({source}): expected a 2-D [L_q, L_k] array, got shape "
                             f"{tuple(a.shape)}")
-        if not 1 <= a.shape[0] <= MAX_SIDE:
-            raise StofError(f"mask ({source}): L must be in 1..{MAX_SIDE}, got {a.shape[0]}")
-        self.L = int(a.shape[0])  # a plain int: attention() reads it under torch.compile
+        for name, n in (("L_q", a.shape[0]), ("L_k", a.shape[1])):
+            if not 1 <= n <= MAX_SIDE:
+                raise StofError(f"mask ({source}): {name} must be in 1..{MAX_SIDE}, got {n}")
+        # Plain ints: attention() reads them under torch.compile.
+        self.q_len = int(a.shape[0])
+        self.kv_len = int(a.shape[1])
+        self.L = self.q_len
         self._a = np.ascontiguousarray(a)
         self._a.setflags(write=False)
         self.spec = spec          # the generator spec when known (from_spec, spec JSON files)
@@ -96,6 +104,22 @@ class Mask:
         return cls.from_spec(spec)
 
     @classmethod
+    def causal(cls, q_len, kv_len=None):
+        """Causal attention of q_len query rows over kv_len keys (default q_len), aligned to
+        the bottom right as FlashAttention and a KV cache do: row i is position
+        i + kv_len - q_len and attends keys j <= that position (a decode step's one row
+        attends every key)."""
+        np = _np()
+        kv_len = q_len if kv_len is None else kv_len
+        q_len, kv_len = int(q_len), int(kv_len)
+        if not 1 <= q_len <= kv_len:
+            raise StofError(f"Mask.causal: expected 1 <= q_len <= kv_len, got q_len {q_len}, "
+                            f"kv_len {kv_len}")
+        rows = np.arange(q_len).reshape(-1, 1) + (kv_len - q_len)
+        return cls(np.arange(kv_len).reshape(1, -1) <= rows,
+                   source=f"causal {q_len}x{kv_len}")
+
+    @classmethod
     def from_mask_mod(cls, mask_mod, L, device="cuda"):
         """Evaluates a FlexAttention mask_mod(b, h, q_idx, kv_idx) once over the L x L grid (b =
         h = 0) on `device` and keeps the result."""
@@ -114,8 +138,6 @@ class Mask:
         mask_mod says so, other blocks nowhere."""
         import torch
         L_q, L_kv = block_mask.seq_lengths
-        if L_q != L_kv:
-            raise StofError(f"from_block_mask: expected a square mask, got {L_q} x {L_kv}")
         bq, bkv = block_mask.BLOCK_SIZE
         partial = _blocks_dense(block_mask.kv_num_blocks, block_mask.kv_indices, batch, head)
         full = None
@@ -139,18 +161,20 @@ class Mask:
     # ---- views -----------------------------------------------------------------------------
     @property
     def seq_len(self):
-        return self.L
+        """The key length L_k (the engine's seq_len; L for a square mask)."""
+        return self.kv_len
 
     @property
     def shape(self):
         return self._a.shape
 
     def numpy(self):
-        """The read-only bool [L, L] array."""
+        """The read-only bool [L_q, L_k] array."""
         return self._a
 
     def to_tensor(self, device="cpu"):
-        """The bool [L, L] torch tensor on `device` (kept per device: treat it as read-only)."""
+        """The bool [L_q, L_k] torch tensor on `device` (kept per device: treat it as
+        read-only)."""
         import torch
         key = str(torch.device(device))
         t = self._tensors.get(key)
@@ -167,7 +191,7 @@ class Mask:
         return self.nnz / float(self._a.size)
 
     def bytes_u8(self):
-        """The L*L bytes (1 = attend) the C API takes."""
+        """The L_q*L_k bytes (1 = attend) the C API takes."""
         return self._a.view(_np().uint8)
 
     def content_key(self):
@@ -202,18 +226,18 @@ class Mask:
         the bits), at BLOCK_SIZE (an int or (q, kv) tuple)."""
         from torch.nn.attention.flex_attention import create_block_mask
         mask_mod = self.mask_mod(device)
-        L = self.seq_len
-        return create_block_mask(mask_mod, B, H, L, L, device=device, BLOCK_SIZE=BLOCK_SIZE)
+        return create_block_mask(mask_mod, B, H, self.q_len, self.kv_len, device=device,
+                                 BLOCK_SIZE=BLOCK_SIZE)
 
     def mask_mod(self, device="cuda"):
         """A FlexAttention mask_mod that reads this mask's bits (kept on `device`)."""
         bits = self.to_tensor(device)
-        last = self.L - 1
+        last_q, last_k = self.q_len - 1, self.kv_len - 1
 
         def mask_mod(b, h, q_idx, kv_idx):
             # Clamped reads: Flex may evaluate positions past L in a last, partial block.
-            inside = (q_idx <= last) & (kv_idx <= last)
-            return bits[q_idx.clamp(max=last), kv_idx.clamp(max=last)] & inside
+            inside = (q_idx <= last_q) & (kv_idx <= last_k)
+            return bits[q_idx.clamp(max=last_q), kv_idx.clamp(max=last_k)] & inside
         return mask_mod
 
     def __eq__(self, other):
@@ -224,7 +248,9 @@ class Mask:
         return hash(self.content_key())
 
     def __repr__(self):
-        return f"stof.Mask(L={self.seq_len}, density={self.density:.4f}, source={self.source!r})"
+        size = f"L={self.kv_len}" if self.q_len == self.kv_len else \
+            f"L_q={self.q_len}, L_k={self.kv_len}"
+        return f"stof.Mask({size}, density={self.density:.4f}, source={self.source!r})"
 
 
 def _blocks_dense(num_blocks, indices, batch, head):

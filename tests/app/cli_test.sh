@@ -80,11 +80,21 @@ run_ok "select" "$stof" select --pattern bigbird --seq 1024 --batch 8 --heads 12
 json_check "select shows Eq. 1 and all 64 Eq. 2 candidates" "j['eq1']['n'] == 64 and len(j['eq2']['candidates']) == 64 and j['choice']['kernel'] in ('block_wise', 'row_wise')"
 # What the engine runs beside Eq. 2's pick (issue 15): on a dense mask Eq. 2 picks 16 x 16, the
 # engine runs the Hopper kernel on an H100 and the portable kernel (BLOCK >= 64) on an A100;
-# a build without kernels says why it cannot tell.
+# a build without kernels answers with the engine's model of the kernels' rules (mha_run.h).
 run_ok "select: run choice on an H100" "$stof" select --pattern full --seq 4096 --batch 4 --heads 12 --head-dim 64 --device h100 --json
-json_check "dense L4096 d64 on an H100: Eq. 2 picks 16x16, the engine runs the Hopper kernel" "j['choice']['block_m'] == 16 and ((j['run_choice'].get('why_not', '').startswith('this build has no kernels')) or (j['run_choice']['family'] == 'hopper' and j['run_choice']['num_warps'] in (5, 12) and j['run_choice']['block_m'] >= 64 and j['run_choice']['params_source'] == 'hopper tile model'))"
+json_check "dense L4096 d64 on an H100: Eq. 2 picks 16x16, the engine runs the Hopper kernel" "j['choice']['block_m'] == 16 and j['run_choice']['family'] == 'hopper' and j['run_choice']['num_warps'] in (5, 12) and j['run_choice']['block_m'] >= 64 and j['run_choice']['params_source'] == 'hopper tile model'"
 run_ok "select: run choice on an A100" "$stof" select --pattern full --seq 4096 --batch 4 --heads 12 --head-dim 64 --device a100 --json
-json_check "dense L4096 d64 on an A100: the portable kernel, BLOCK >= 64" "(j['run_choice'].get('why_not', '').startswith('this build has no kernels')) or (j['run_choice']['family'] == 'portable' and j['run_choice']['block_m'] >= 64 and j['run_choice']['block_n'] >= 64)"
+json_check "dense L4096 d64 on an A100: the portable kernel, BLOCK >= 64" "j['run_choice']['family'] == 'portable' and j['run_choice']['block_m'] >= 64 and j['run_choice']['block_n'] >= 64"
+# Today's shapes (grouped key/value heads, a KV cache's query rows): Eq. 1 / Eq. 2 are not
+# evaluated; on an H100 a decode step runs the Hopper kernel with the group's heads packed into
+# a 64-row tile; on an A100 nothing runs, and the reason names the shape.
+run_ok "select: GQA decode on an H100" "$stof" select --pattern causal --seq 8192 --heads 32 --kv-heads 8 --q-len 1 --head-dim 128 --device h100 --json
+json_check "GQA decode: no Eq. 1, the packed Hopper tile" "j['eq1'] is None and j['workload']['q_len'] == 1 and j['workload']['kv_heads'] == 8 and j['run_choice']['family'] == 'hopper' and j['run_choice']['block_m'] == 64 and '4 query heads x 1 row' in j['run_choice']['note']"
+run_ok "select: GQA on an A100" "$stof" select --pattern causal --seq 256 --heads 8 --kv-heads 2 --device a100 --json
+json_check "GQA on an A100: nothing runs, the shape named" "'8 query heads over 2 key/value heads' in j['run_choice'].get('why_not', '')"
+run_fail "--kv-heads not a divisor" "^stof select: --kv-heads: expected a divisor of --heads 12, got 5$" "$stof" select --pattern causal --seq 64 --heads 12 --kv-heads 5
+run_fail "--q-len past the keys" "^stof select: --q-len: expected at most the key length 64, got 65$" "$stof" select --pattern causal --seq 64 --q-len 65
+run_fail "--plan-out of a decode step" "^stof select: --plan-out: plans hold square MHA" "$stof" select --pattern causal --seq 64 --q-len 1 --plan-out "$tmp/dec.json"
 run_ok "plan validate" "$stof" plan validate "$tmp/plan.json"
 run_ok "plan validate json" "$stof" plan validate "$tmp/plan.json" --json
 json_check "plan valid" "j['valid'] is True and j['device'] == 'H100-SXM-80GB'"

@@ -59,6 +59,28 @@ TEST(MhaRun, ModelWithoutHopperIsThePreferredSetPick) {
   EXPECT_EQ(r->num_warps, r->block_m / 16);
 }
 
+// A decode step of 32 heads over 8 key/value heads: what the kernels run is the Hopper tile
+// model's shape choice (Eq. 1 / Eq. 2 are not evaluated), the group's heads packed; an A100
+// runs nothing and the error says why.
+TEST(MhaRun, ModelOfAGroupedShapeIsTheHopperShapeChoice) {
+  Workload w{8, 8192, 32, 128, DType::kF16};
+  w.kv_heads = 8;
+  w.q_len = 1;
+  const Mask decode = *PatternMask("causal", 8192).LastRows(1);
+  const DeviceSpec h100 = *FindBuiltinDevice("h100");
+  auto r = ModelMhaRun(decode, w, h100);
+  ASSERT_TRUE(r.IsOk()) << r.Message();
+  const HopperShapeChoice pick = *ChooseHopperTileForShape(decode, w, h100);
+  EXPECT_EQ(RunConfig(*r), pick.config);
+  EXPECT_EQ(r->family, "hopper");
+  EXPECT_EQ(r->kernel_source, "shape");
+  EXPECT_EQ(r->params_source, "hopper tile model");
+  EXPECT_NE(r->note.find("4 query heads x 1 row per tile (packed GQA)"), std::string::npos) << r->note;
+  auto a100 = ModelMhaRun(decode, w, *FindBuiltinDevice("a100"));
+  ASSERT_FALSE(a100.IsOk());
+  EXPECT_NE(a100.Message().find("runs on the Hopper kernel only"), std::string::npos) << a100.Message();
+}
+
 TEST(MhaRun, ChooserReplacesTheModelAndErrorsPass) {
   const Mask m = PatternMask("bigbird", 512);
   const DeviceSpec h100 = *FindBuiltinDevice("h100");
