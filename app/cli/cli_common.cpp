@@ -209,10 +209,19 @@ engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o) {
 
 int Fail(const std::string& cmd, const std::string& message) {
   std::fprintf(stderr, "stof %s: %s\n", cmd.c_str(), message.c_str());
-  return kExitFailure;
+  return message.rfind("--", 0) == 0 ? kExitUsage : kExitFailure;
 }
 
-void PrintJson(const nlohmann::json& j) { std::cout << engine::DumpJson(j, 2) << "\n"; }
+void PrintJson(const std::string& format, const nlohmann::json& j) {
+  if (!j.is_object() || j.contains("schema")) {
+    std::cout << engine::DumpJson(j, 2) << "\n";
+    return;
+  }
+  nlohmann::json out = j;
+  out["format"] = "stof-" + format;
+  out["format_version"] = kJsonFormatVersion;
+  std::cout << engine::DumpJson(out, 2) << "\n";
+}
 
 std::string Percent(double fraction) {
   char buf[32];

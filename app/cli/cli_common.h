@@ -1,7 +1,9 @@
 // Shared pieces of the `stof` CLI subcommands: the mask-source options (--mask FILE or
 // --pattern NAME --seq L + generator parameters), --json output, and error reporting.
-// Used by every cmd_*.cpp. Failures print one line "stof <cmd>: <message>" to stderr and map
-// to exit code 1; CLI11 usage errors keep CLI11's codes (all within 1..127).
+// Used by every cmd_*.cpp. Failures print one line "stof <cmd>: <message>" to stderr. Exit
+// codes (docs/user-guide.md, "Exit codes"): 0 ok, 2 a usage error (CLI11's parse errors, and a
+// message that starts with the option it is about: "--width: must be in 1..64, got 100"),
+// 1 failed work (a file that cannot be read or written, a refused plan, no GPU).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,6 +18,7 @@ namespace stof::app {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
 
 // Where --mask is offered: not at all (a generator only), as a file, or as a file or a
 // generator name (`run`, `tune`, `profile layer`: --mask bigbird).
@@ -73,11 +76,15 @@ std::string GivenGeneratorOption(const MaskSourceOptions& o);
 // generator's). The generator's own checks name the option ("--width: must be in 1..64").
 engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o);
 
-// Prints "stof <cmd>: <message>" to stderr and returns kExitFailure.
+// Prints "stof <cmd>: <message>" to stderr and returns kExitUsage when the message starts
+// with an option's name ("--seq: ..."), else kExitFailure.
 int Fail(const std::string& cmd, const std::string& message);
 // Every --json output: 2-space JSON on stdout, invalid UTF-8 (a path's raw bytes, a message
-// quoting a binary file) replaced by U+FFFD instead of aborting (engine::DumpJson).
-void PrintJson(const nlohmann::json& j);
+// quoting a binary file) replaced by U+FFFD instead of aborting (engine::DumpJson). An object
+// gets "format": "stof-<format>" and "format_version": kJsonFormatVersion, unless it names its
+// own schema (profiles: "schema" and "version").
+inline constexpr int kJsonFormatVersion = 1;
+void PrintJson(const std::string& format, const nlohmann::json& j);
 // "19.19 %"
 std::string Percent(double fraction);
 

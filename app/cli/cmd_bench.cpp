@@ -381,7 +381,7 @@ int RunBench(const BenchArgs& a) {
   if (!check.IsOk()) return Fail(cmd, check.Message());
   if (!a.json) PrintCheckText(*check);
   if (!check->passed) {
-    if (a.json) PrintJson({{"choice", ChoiceJson(mha.Choice())}, {"check", CheckJson(*check)}});
+    if (a.json) PrintJson("bench-mha", {{"choice", ChoiceJson(mha.Choice())}, {"check", CheckJson(*check)}});
     return Fail(cmd, "reference check failed (worst row error " + Fmt("%.3e", check->row_err) +
                          ", " + std::to_string(check->non_finite) + " non-finite, " +
                          std::to_string(check->nonzero_empty_rows) +
@@ -409,7 +409,7 @@ int RunBench(const BenchArgs& a) {
   const BenchReport report{pb,     *setup, backend, spec, *check, *ceil, (*sets)->Rotation(),
                            *timing, floor,  a.warmup};
   if (a.json)
-    PrintJson(BenchJson(report));
+    PrintJson("bench-mha", BenchJson(report));
   else
     PrintBenchText(report);
   return kExitOk;

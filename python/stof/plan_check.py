@@ -261,15 +261,45 @@ def _mask(c, m, w):
                m["density"])
 
 
-def _mha(c, m):
-    c.obj(m, "mha", ["kernel", "block_m", "block_n", "num_warps", "chosen_by"])
-    c.str_(m["kernel"], "mha.kernel", ("block_wise", "row_wise"))
+def _mha_tiles(c, m, path):
     for k in ("block_m", "block_n"):
         if isinstance(m[k], bool) or m[k] not in (16, 32, 64, 128, 256):
-            c.fail(f"mha.{k}", "expected one of 16, 32, 64, 128, 256", m[k])
-    if isinstance(m["num_warps"], bool) or m["num_warps"] not in (1, 2, 4, 8, 12):
-        c.fail("mha.num_warps", "expected one of 1, 2, 4, 8, 12", m["num_warps"])
+            c.fail(f"{path}.{k}", "expected one of 16, 32, 64, 128, 256", m[k])
+    if isinstance(m["num_warps"], bool) or m["num_warps"] not in (1, 2, 4, 5, 8, 12):
+        c.fail(f"{path}.num_warps", "expected one of 1, 2, 4, 5, 8, 12", m["num_warps"])
+
+
+def _mha(c, m):
+    c.obj(m, "mha", ["kernel", "block_m", "block_n", "num_warps", "chosen_by", "runs"],
+          optional=("runs",))
+    c.str_(m["kernel"], "mha.kernel", ("block_wise", "row_wise"))
+    _mha_tiles(c, m, "mha")
     c.str_(m["chosen_by"], "mha.chosen_by", ("eq1+eq2", "eq2", "override", "tuned"))
+    if "runs" in m:
+        _mha_runs(c, m["runs"])
+
+
+def _mha_runs(c, r):
+    # What the engine runs (docs/plan-schema.md, "mha.runs"): block-wise with its tiles and
+    # family, or row-wise without them.
+    block = ("block_m", "block_n", "num_warps", "family")
+    c.obj(r, "mha.runs", ["kernel", *block, "decided_by", "note"], optional=(*block, "note"))
+    kernel = c.str_(r["kernel"], "mha.runs.kernel", ("block_wise", "row_wise"))
+    c.str_(r["decided_by"], "mha.runs.decided_by", ("kernels", "engine model", "tuned"))
+    if "note" in r:
+        c.str_(r["note"], "mha.runs.note", nonempty=False)
+    if kernel == "row_wise":
+        for k in block:
+            if k in r:
+                c.fail(f"mha.runs.{k}", "the row-wise kernel has no block parameters", show=False)
+        return
+    for k in block:
+        if k not in r:
+            c.fail(f"mha.runs.{k}", "missing", show=False)
+    _mha_tiles(c, r, "mha.runs")
+    want = "hopper" if r["num_warps"] in (5, 12) else "portable"
+    if r["family"] != want:
+        c.fail("mha.runs.family", f"num_warps {r['num_warps']} is the {want} kernel", r["family"])
 
 
 def _fusion(c, f):

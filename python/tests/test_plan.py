@@ -56,6 +56,23 @@ class PlanTest(unittest.TestCase):
         self.assertIsNotNone(t.model)
         self.assertEqual(len(t.segment_choices()), len(t.segments))
 
+    def test_mha_runs(self):
+        # Issue 35: a plan records what the engine runs beside Eq. 1 / Eq. 2's pick; the
+        # attention request is what runs, and the record is checked as the engine checks it.
+        d = copy.deepcopy(self.doc)
+        self.assertEqual(d["mha"]["runs"]["num_warps"], 5)  # the example: the Hopper kernel
+        p = stof.load_plan(self.write(d, "runs.json"), check_mask=False)
+        want = {k: d["mha"]["runs"][k] for k in ("kernel", "block_m", "block_n", "num_warps")}
+        self.assertEqual(p.mha_choice(), want)
+        d["mha"]["runs"]["family"] = "portable"
+        self.refused(d, 'mha.runs.family: num_warps 5 is the hopper kernel, got "portable"')
+        d = copy.deepcopy(self.doc)
+        d["mha"]["runs"]["decided_by"] = "guess"
+        self.refused(d, "mha.runs.decided_by: expected one of kernels, engine model, tuned")
+        d = copy.deepcopy(self.doc)
+        d["mha"]["runs"] = {"kernel": "row_wise", "decided_by": "kernels", "block_m": 64}
+        self.refused(d, "mha.runs.block_m: the row-wise kernel has no block parameters")
+
     def test_wrong_types_and_ranges(self):
         d = copy.deepcopy(self.doc)
         d["workload"]["batch"] = 0
@@ -68,7 +85,7 @@ class PlanTest(unittest.TestCase):
         self.refused(d, "workload.head_dim: expected an integer, got 64.0")
         d = copy.deepcopy(self.doc)
         d["mha"]["num_warps"] = 3
-        self.refused(d, "mha.num_warps: expected one of 1, 2, 4, 8, 12, got 3")
+        self.refused(d, "mha.num_warps: expected one of 1, 2, 4, 5, 8, 12, got 3")
         d = copy.deepcopy(self.doc)
         d["workload"]["batchsize"] = 1
         self.refused(d, "workload.batchsize: unknown key")
