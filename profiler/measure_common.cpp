@@ -154,14 +154,17 @@ engine::Expected<DisableSpec> ParseDisableSpec(const std::string& text) {
 
 namespace detail {
 
-size_t AssignRuns(std::vector<KernelRecord>* kernels, const std::vector<uint64_t>& boundaries) {
+namespace {
+// Keeps the records `run_of` gives a run (>= 0), sets it, sorts by (run, start, correlation
+// id) and returns how many were dropped.
+template <typename RunOf>
+size_t KeepRuns(std::vector<KernelRecord>* kernels, RunOf run_of) {
   std::vector<KernelRecord> kept;
   kept.reserve(kernels->size());
   for (KernelRecord& k : *kernels) {
-    // upper_bound gives the first boundary > start; the run is the one before it.
-    auto it = std::upper_bound(boundaries.begin(), boundaries.end(), k.start_ns);
-    if (it == boundaries.begin() || it == boundaries.end()) continue;
-    k.run = static_cast<int>(it - boundaries.begin()) - 1;
+    const int run = run_of(k);
+    if (run < 0) continue;
+    k.run = run;
     kept.push_back(std::move(k));
   }
   const size_t dropped = kernels->size() - kept.size();
@@ -172,6 +175,24 @@ size_t AssignRuns(std::vector<KernelRecord>* kernels, const std::vector<uint64_t
   });
   *kernels = std::move(kept);
   return dropped;
+}
+}  // namespace
+
+size_t AssignRuns(std::vector<KernelRecord>* kernels, const std::vector<uint64_t>& boundaries) {
+  return KeepRuns(kernels, [&](const KernelRecord& k) {
+    // upper_bound gives the first boundary > start; the run is the one before it.
+    auto it = std::upper_bound(boundaries.begin(), boundaries.end(), k.start_ns);
+    if (it == boundaries.begin() || it == boundaries.end()) return -1;
+    return static_cast<int>(it - boundaries.begin()) - 1;
+  });
+}
+
+size_t AssignRunsByCorrelation(std::vector<KernelRecord>* kernels,
+                               const std::unordered_map<uint32_t, int>& run_of_correlation) {
+  return KeepRuns(kernels, [&](const KernelRecord& k) {
+    const auto it = run_of_correlation.find(k.correlation_id);
+    return it == run_of_correlation.end() ? -1 : it->second;
+  });
 }
 
 std::vector<double> RunSpansUs(const std::vector<KernelRecord>& kernels, int runs) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "profiler/model/profile_result.h"
@@ -18,6 +19,16 @@ namespace stof::profiler::detail {
 // each record's `run`, drops records outside every run (another thread's work), sorts by
 // (run, start, correlation id) and returns how many were dropped.
 size_t AssignRuns(std::vector<KernelRecord>* kernels, const std::vector<uint64_t>& boundaries);
+
+// Run i owns the records whose CUPTI correlation id (the id of the API call that launched the
+// kernel) maps to run i in `run_of_correlation` (from the external correlation records of the
+// ids pushed around each run). Clock-free: a long-lived process's CPU and GPU clocks drift
+// apart, and CUPTI's normalised kernel timestamps then fall outside the CPU-timestamp windows
+// of short runs (AssignRuns), which dropped every kernel of a small segment after many
+// captures. Drops unmapped records (another thread's launches), sorts as AssignRuns and returns
+// how many were dropped.
+size_t AssignRunsByCorrelation(std::vector<KernelRecord>* kernels,
+                               const std::unordered_map<uint32_t, int>& run_of_correlation);
 
 // GPU span of each run (last end - first start, in us); 0 for a run without kernels.
 std::vector<double> RunSpansUs(const std::vector<KernelRecord>& kernels, int runs);

@@ -112,6 +112,37 @@ void AddWorkloadOptions(CLI::App* cmd, int64_t* batch, int64_t* heads, int64_t* 
       ->check(IntRange(1, W::kMaxHeadDim));
 }
 
+void AddShapeOptions(CLI::App* cmd, int64_t* kv_heads, int64_t* q_len) {
+  using W = engine::Workload;
+  cmd->add_option("--kv-heads", *kv_heads,
+                  "Key/value heads (GQA: each serves --heads / --kv-heads query heads; 1 = MQA; "
+                  "0 = --heads). Grouped heads run on the Hopper kernel (sm_90)")
+      ->capture_default_str()
+      ->check(IntRange(0, W::kMaxHeads));
+  cmd->add_option("--q-len", *q_len,
+                  "Query rows: the mask's last N rows over all --seq keys, as a KV cache's "
+                  "prefill or decode step (N = 1) runs them; 0 = the key length. Other lengths "
+                  "run on the Hopper kernel (sm_90)")
+      ->capture_default_str()
+      ->check(IntRange(0, W::kMaxSeqLen));
+}
+
+engine::Status ApplyShapeOptions(int64_t kv_heads, int64_t q_len, engine::Workload* w,
+                                 engine::Mask* mask) {
+  if (kv_heads > 0 && (kv_heads > w->heads || w->heads % kv_heads != 0))
+    return engine::MakeError("--kv-heads: expected a divisor of --heads " +
+                             std::to_string(w->heads) + ", got " + std::to_string(kv_heads));
+  if (q_len > w->seq_len)
+    return engine::MakeError("--q-len: expected at most the key length " +
+                             std::to_string(w->seq_len) + ", got " + std::to_string(q_len));
+  w->kv_heads = kv_heads == w->heads ? 0 : kv_heads;
+  if (q_len > 0 && q_len < w->seq_len) {
+    STOF_ASSIGN_OR_RETURN(*mask, mask->LastRows(q_len, "--q-len"));
+    w->q_len = q_len;
+  }
+  return engine::Status::Ok();
+}
+
 std::string GivenGeneratorOption(const MaskSourceOptions& o) {
   for (const CLI::Option* opt : o.generator_options)
     if (opt->count() > 0) return opt->get_name();
@@ -178,10 +209,19 @@ engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o) {
 
 int Fail(const std::string& cmd, const std::string& message) {
   std::fprintf(stderr, "stof %s: %s\n", cmd.c_str(), message.c_str());
-  return kExitFailure;
+  return message.rfind("--", 0) == 0 ? kExitUsage : kExitFailure;
 }
 
-void PrintJson(const nlohmann::json& j) { std::cout << engine::DumpJson(j, 2) << "\n"; }
+void PrintJson(const std::string& format, const nlohmann::json& j) {
+  if (!j.is_object() || j.contains("schema")) {
+    std::cout << engine::DumpJson(j, 2) << "\n";
+    return;
+  }
+  nlohmann::json out = j;
+  out["format"] = "stof-" + format;
+  out["format_version"] = kJsonFormatVersion;
+  std::cout << engine::DumpJson(out, 2) << "\n";
+}
 
 std::string Percent(double fraction) {
   char buf[32];

@@ -1,7 +1,9 @@
 // Shared pieces of the `stof` CLI subcommands: the mask-source options (--mask FILE or
 // --pattern NAME --seq L + generator parameters), --json output, and error reporting.
-// Used by every cmd_*.cpp. Failures print one line "stof <cmd>: <message>" to stderr and map
-// to exit code 1; CLI11 usage errors keep CLI11's codes (all within 1..127).
+// Used by every cmd_*.cpp. Failures print one line "stof <cmd>: <message>" to stderr. Exit
+// codes (docs/user-guide.md, "Exit codes"): 0 ok, 2 a usage error (CLI11's parse errors, and a
+// message that starts with the option it is about: "--width: must be in 1..64, got 100"),
+// 1 failed work (a file that cannot be read or written, a refused plan, no GPU).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,6 +18,7 @@ namespace stof::app {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
 
 // Where --mask is offered: not at all (a generator only), as a file, or as a file or a
 // generator name (`run`, `tune`, `profile layer`: --mask bigbird).
@@ -57,6 +60,15 @@ void AddMaskSourceOptions(CLI::App* cmd, MaskSourceOptions* o,
 void AddWorkloadOptions(CLI::App* cmd, int64_t* batch, int64_t* heads, int64_t* head_dim,
                         const std::string& head_dim_names = "--head-dim",
                         const std::string& head_dim_note = "");
+// Adds --kv-heads (key/value heads: GQA / MQA when fewer than --heads; 0 = --heads) and --q-len
+// (query rows: a KV cache's last N positions over the --seq keys; 0 = the key length).
+void AddShapeOptions(CLI::App* cmd, int64_t* kv_heads, int64_t* q_len);
+// Applies --kv-heads and --q-len to a workload whose seq_len is the mask's length and to its
+// square mask (the mask keeps its last q_len rows: causal stays aligned to the bottom right).
+// Errors name the option.
+engine::Status ApplyShapeOptions(int64_t kv_heads, int64_t q_len, engine::Workload* w,
+                                 engine::Mask* mask);
+
 // The first generator option given on the command line ("--causal"), or "".
 std::string GivenGeneratorOption(const MaskSourceOptions& o);
 // The mask of --mask FILE or of the generator. Refused: a generator option given with a file,
@@ -64,11 +76,15 @@ std::string GivenGeneratorOption(const MaskSourceOptions& o);
 // generator's). The generator's own checks name the option ("--width: must be in 1..64").
 engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o);
 
-// Prints "stof <cmd>: <message>" to stderr and returns kExitFailure.
+// Prints "stof <cmd>: <message>" to stderr and returns kExitUsage when the message starts
+// with an option's name ("--seq: ..."), else kExitFailure.
 int Fail(const std::string& cmd, const std::string& message);
 // Every --json output: 2-space JSON on stdout, invalid UTF-8 (a path's raw bytes, a message
-// quoting a binary file) replaced by U+FFFD instead of aborting (engine::DumpJson).
-void PrintJson(const nlohmann::json& j);
+// quoting a binary file) replaced by U+FFFD instead of aborting (engine::DumpJson). An object
+// gets "format": "stof-<format>" and "format_version": kJsonFormatVersion, unless it names its
+// own schema (profiles: "schema" and "version").
+inline constexpr int kJsonFormatVersion = 1;
+void PrintJson(const std::string& format, const nlohmann::json& j);
 // "19.19 %"
 std::string Percent(double fraction);
 

@@ -37,6 +37,7 @@ namespace {
 struct BenchArgs {
   MaskSourceOptions source;
   int64_t batch = 8, heads = 12, head_dim = 64;
+  int64_t kv_heads = 0, q_len = 0;  // --kv-heads, --q-len (0: --heads, the key length)
   std::string dtype = "f16";  // or bf16 (the Hopper kernel only)
   std::string kernel = "auto";
   std::string block;
@@ -97,6 +98,14 @@ int ProfileMhaRun(const std::string& cmd, const ProfileArgs& p, MhaInputSets& se
   return ReportProfile(cmd, p, r, *bad == 0, check_note);
 }
 
+// ", 8 key/value heads, L_q 1" where the workload is not square MHA, else "".
+std::string ShapeText(const engine::Workload& w) {
+  std::string t;
+  if (w.KvHeads() != w.heads) t += ", " + std::to_string(w.KvHeads()) + " key/value heads";
+  if (w.QLen() != w.seq_len) t += ", L_q " + std::to_string(w.QLen());
+  return t;
+}
+
 // The options as a kernel request and a workload on the mask they name.
 struct BenchProblem {
   kernels::MhaRequest request;
@@ -128,6 +137,7 @@ engine::Expected<BenchProblem> ParseBenchProblem(const BenchArgs& a) {
   w.seq_len = mask.Rows();
   w.head_dim = a.head_dim;
   w.dtype = a.dtype == "bf16" ? engine::DType::kBF16 : engine::DType::kF16;
+  STOF_RETURN_IF_ERROR(ApplyShapeOptions(a.kv_heads, a.q_len, &w, &p.source.mask));
   STOF_RETURN_IF_ERROR(w.Validate("workload"));
   if (w.head_dim != 64 && w.head_dim != 128)
     return engine::Error{"--dim: the sparse MHA kernels support 64 or 128, got " +
@@ -141,10 +151,10 @@ void PrintChoiceText(const BenchProblem& pb, const kernels::PreparedMha& mha,
   const engine::Workload& w = pb.workload;
   std::printf("mask        %s (nnz %lld, density %s)\n", pb.source.label.c_str(),
               static_cast<long long>(mha.Nnz()), Percent(pb.source.mask.Density()).c_str());
-  std::printf("workload    batch %lld, heads %lld, L %lld, d %lld, %s\n",
+  std::printf("workload    batch %lld, heads %lld, L %lld, d %lld, %s%s\n",
               static_cast<long long>(w.batch), static_cast<long long>(w.heads),
               static_cast<long long>(w.seq_len), static_cast<long long>(w.head_dim),
-              engine::DTypeName(w.dtype));
+              engine::DTypeName(w.dtype), ShapeText(w).c_str());
   std::printf("device      %s (%d SMs, L2 %s)\n", backend.Name().c_str(), spec.sm_count,
               FormatBytes(static_cast<double>(spec.l2_bytes)).c_str());
   if (const kernels::RecomposedMha* rec = mha.Recomposed())
@@ -169,6 +179,11 @@ void PrintChoiceText(const BenchProblem& pb, const kernels::PreparedMha& mha,
                 static_cast<long long>(c.config.block_m), static_cast<long long>(c.config.block_n),
                 static_cast<long long>(c.config.num_warps), c.kernel_source.c_str(),
                 c.params_source.c_str());
+  if (!w.IsSquareMha()) {
+    if (!c.note.empty()) std::printf("note        %s\n", c.note.c_str());
+    std::fflush(stdout);
+    return;
+  }
   std::printf("            Eq. 1 threshold %s -> %s; Eq. 2 pick %lldx%lld, %lld warps\n",
               Fmt("%.4f", c.selection.eq1.threshold).c_str(),
               engine::MhaKernelName(c.selection.eq1.kernel),
@@ -233,7 +248,9 @@ nlohmann::json BenchJson(const BenchReport& r) {
                {"hash", mask.HashHex()}};
   j["workload"] = {{"batch", w.batch},
                    {"heads", w.heads},
+                   {"kv_heads", w.KvHeads()},
                    {"seq_len", w.seq_len},
+                   {"q_len", w.QLen()},
                    {"head_dim", w.head_dim},
                    {"dtype", engine::DTypeName(w.dtype)}};
   j["device"] = {{"name", r.backend.Name()},
@@ -364,7 +381,7 @@ int RunBench(const BenchArgs& a) {
   if (!check.IsOk()) return Fail(cmd, check.Message());
   if (!a.json) PrintCheckText(*check);
   if (!check->passed) {
-    if (a.json) PrintJson({{"choice", ChoiceJson(mha.Choice())}, {"check", CheckJson(*check)}});
+    if (a.json) PrintJson("bench-mha", {{"choice", ChoiceJson(mha.Choice())}, {"check", CheckJson(*check)}});
     return Fail(cmd, "reference check failed (worst row error " + Fmt("%.3e", check->row_err) +
                          ", " + std::to_string(check->non_finite) + " non-finite, " +
                          std::to_string(check->nonzero_empty_rows) +
@@ -392,7 +409,7 @@ int RunBench(const BenchArgs& a) {
   const BenchReport report{pb,     *setup, backend, spec, *check, *ceil, (*sets)->Rotation(),
                            *timing, floor,  a.warmup};
   if (a.json)
-    PrintJson(BenchJson(report));
+    PrintJson("bench-mha", BenchJson(report));
   else
     PrintBenchText(report);
   return kExitOk;
@@ -441,6 +458,7 @@ static void AddMhaOptions(CLI::App* m, BenchArgs* args) {
   AddMaskSourceOptions(m, &args->source);
   AddWorkloadOptions(m, &args->batch, &args->heads, &args->head_dim, "--dim,--head-dim",
                      "; the kernels: 64 or 128");
+  AddShapeOptions(m, &args->kv_heads, &args->q_len);
   m->add_option("--kernel", args->kernel,
                 "auto (Eq. 1), row_wise, block_wise, native (the unfused cuBLAS + softmax "
                 "baseline; needs a B*H*L*L fp16 workspace), sd (softmax decomposed into LS, IR, "

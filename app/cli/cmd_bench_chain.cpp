@@ -170,7 +170,7 @@ int RunChain(const ChainBenchArgs& a) {
                   (long long)s.k, (long long)s.h, 4, "", base->median_us, dflt, best,
                   best_name.c_str(), model_name.c_str(), model_pick_us, base->median_us / best);
   }
-  if (a.json) PrintJson({{"device", b.Name()}, {"rows", rows}});
+  if (a.json) PrintJson("bench-chain", {{"device", b.Name()}, {"rows", rows}});
   else
     std::printf("\nTimes: CUDA graph of the work, median of up to %d replays; both sides through "
                 "CudaBackend. best/cuBLAS > 1: our fused chain is faster.\n", a.repeats);

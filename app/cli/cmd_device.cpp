@@ -38,7 +38,7 @@ int RunDevice(bool json) {
     nlohmann::json j = {{"builtin", builtins}};
     if (local.IsOk()) j["local"] = DeviceJson(*local);
     else j["local_unavailable"] = local.Message();
-    PrintJson(j);
+    PrintJson("device", j);
     return kExitOk;
   }
   std::printf("this machine:\n");

@@ -128,7 +128,7 @@ int RunGraph(const GraphArgs& a) {
   if (a.json) {
     nlohmann::json j = GraphJson(*g);
     if (scheme) j["scheme"] = SchemeJson(*scheme, *g);
-    PrintJson(j);
+    PrintJson("graph", j);
     return kExitOk;
   }
   PrintGraph(*g);
@@ -150,8 +150,8 @@ void RegisterGraphCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--separate-bias", args->separate_bias,
                 "Each Linear's bias as its own Bias op (renumbers the ops)");
   cmd->add_option("--scheme", args->scheme,
-                  "Fusion code, one 0/1 digit per op, or its hex form N:HEX; prints the "
-                  "segments and their templates")
+                  "Fusion scheme: default, chains, all, unfused, a code (one 0/1 digit per op) or "
+                  "its hex form N:HEX; prints the segments and their templates")
       ->check(NonEmpty("a fusion code"));
   cmd->add_flag("--json", args->json, "Print machine-readable JSON");
   cmd->callback([args, exit_code] { *exit_code = RunGraph(*args); });

@@ -59,7 +59,7 @@ int RunLayout(const LayoutArgs& a) {
     nlohmann::json j = StatsJson(s);
     j["source"] = src->label;
     if (!a.export_path.empty()) j["export"] = a.export_path;
-    PrintJson(j);
+    PrintJson("layout", j);
     return kExitOk;
   }
   const double total = static_cast<double>(s.block_rows * s.block_cols);

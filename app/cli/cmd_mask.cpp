@@ -37,7 +37,7 @@ int RunMask(const MaskArgs& a) {
     j["sparsity"] = m.Sparsity();
     j["hash"] = m.HashHex();
     if (!a.out.empty()) j["out"] = a.out;
-    PrintJson(j);
+    PrintJson("mask", j);
     return kExitOk;
   }
   std::printf("mask      %s\n", src->label.c_str());

@@ -18,17 +18,17 @@ struct PlanArgs {
 int RunValidate(const PlanArgs& a) {
   auto plan = engine::LoadPlan(a.file);
   if (!plan.IsOk()) {
-    if (a.json) PrintJson({{"file", a.file}, {"valid", false}, {"error", plan.Message()}});
+    if (a.json) PrintJson("plan-check", {{"file", a.file}, {"valid", false}, {"error", plan.Message()}});
     return Fail("plan validate", plan.Message());
   }
   auto mask = engine::PlanMaskToMask(plan->mask, a.file);
   if (!mask.IsOk()) {
-    if (a.json) PrintJson({{"file", a.file}, {"valid", false}, {"error", mask.Message()}});
+    if (a.json) PrintJson("plan-check", {{"file", a.file}, {"valid", false}, {"error", mask.Message()}});
     return Fail("plan validate", mask.Message());
   }
   const engine::Plan& p = *plan;
   if (a.json) {
-    PrintJson({{"file", a.file},
+    PrintJson("plan-check", {{"file", a.file},
                {"valid", true},
                {"schema_version", p.schema_version},
                {"device", p.device.name},

@@ -166,7 +166,7 @@ int ReportProfile(const std::string& cmd, const ProfileArgs& a, const profiler::
     if (!s.IsOk()) return Fail(cmd, s.Message());
   }
   if (a.json) {
-    PrintJson(profiler::ProfileToJson(r));
+    PrintJson("profile", profiler::ProfileToJson(r));
   } else {
     PrintProfileHuman(r);
     if (!a.trace.empty()) std::printf("wrote %s (Chrome trace; open in ui.perfetto.dev)\n", a.trace.c_str());

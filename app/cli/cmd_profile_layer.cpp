@@ -20,6 +20,7 @@
 #include "app/cli/profile_output.h"
 #include "app/cli/run_common.h"
 #include "app/common/option_checks.h"
+#include "app/common/run_choice.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/fusion/scheme_hex.h"
 #include "engine/tune/ladder.h"
@@ -172,7 +173,7 @@ int RunProfileLayer(const LayerArgs& a) {
     if (!s.IsOk()) return Fail(cmd, s.Message());
   }
   if (json) {
-    PrintJson(profiler::LayerProfileToJson(*p));
+    PrintJson("layer-profile", profiler::LayerProfileToJson(*p));
   } else {
     PrintLayerTable(*p);
     if (!a.out.empty()) std::printf("wrote %s (stof-layer-profile JSON)\n", a.out.c_str());
@@ -210,6 +211,8 @@ int RunProfileLadder(const LadderArgs& a) {
   if (device == "auto") device = LocalGpuAvailable() ? "local" : "predict";
   engine::Expected<std::vector<engine::LadderRung>> rungs = engine::MakeError("not run");
   std::string where;
+  nlohmann::json runs;     // the fused rung's configuration (predict: what runs)
+  std::string runs_text;
   if (device == "local") {
 #ifndef STOF_WITH_KERNELS
     return Fail(cmd, std::string("--device local: ") + kNoCuda + " (or --device predict)");
@@ -230,6 +233,11 @@ int RunProfileLadder(const LadderArgs& a) {
         },
         o);
     where = (*backend)->Name();
+    // MeasureLadder's fused rung is the backend's first choice: the kernels' own (ChooseRun).
+    if (auto run = engine::ChooseRun(MakeMhaRunChooser(), src->mask, w, (*backend)->Device()); run.IsOk()) {
+      runs = engine::MhaRunChoiceJson(*run);
+      runs_text = engine::MhaRunChoiceText(*run);
+    }
 #endif
   } else {
     // predict: the H100 built-in (what the CPU backend models), or a named built-in.
@@ -241,16 +249,23 @@ int RunProfileLadder(const LadderArgs& a) {
                              named.Message() + ")");
       spec = *named;
     }
-    rungs = engine::PredictLadder(w, src->mask, spec);
+    // The fused rung runs what the engine runs (engine::ChooseRun), as every view shows it.
+    auto run = engine::ChooseRun(MakeMhaRunChooser(), src->mask, w, spec);
+    if (!run.IsOk()) return Fail(cmd, run.Message());
+    const engine::MhaConfig fused = engine::RunConfig(*run);
+    rungs = engine::PredictLadder(w, src->mask, spec, &fused);
     where = "predicted: " + spec.name;
+    runs = engine::MhaRunChoiceJson(*run);
+    runs_text = engine::MhaRunChoiceText(*run);
   }
   if (!rungs.IsOk()) return Fail(cmd, rungs.Message());
   if (a.json) {
-    PrintJson({{"mask", {{"label", src->label}, {"hash", src->mask.HashHex()},
+    PrintJson("ladder", {{"mask", {{"label", src->label}, {"hash", src->mask.HashHex()},
                          {"density", src->mask.Density()}}},
                {"workload", {{"batch", w.batch}, {"heads", w.heads}, {"seq_len", w.seq_len},
                              {"head_dim", w.head_dim}}},
                {"device", where},
+               {"fused_runs", runs},
                {"rungs", engine::LadderToJson(*rungs)}});
     return kExitOk;
   }
@@ -259,8 +274,9 @@ int RunProfileLadder(const LadderArgs& a) {
   std::printf("workload  batch %lld, heads %lld, L %lld, d %lld, f16\n",
               static_cast<long long>(w.batch), static_cast<long long>(w.heads),
               static_cast<long long>(w.seq_len), static_cast<long long>(w.head_dim));
-  std::printf("device    %s\n\n", where.c_str());
-  std::printf("  %-26s %10s %10s %7s  %s\n", "rung", "us", "DRAM MB", "kernels", "");
+  std::printf("device    %s\n", where.c_str());
+  if (!runs_text.empty()) std::printf("fused     %s\n", runs_text.c_str());
+  std::printf("\n  %-26s %10s %10s %7s  %s\n", "rung", "us", "DRAM MB", "kernels", "");
   for (const engine::LadderRung& r : *rungs) {
     const std::string mb = std::isfinite(r.dram_bytes) ? Cell("%.2f", r.dram_bytes, 1e-6) : "-";
     std::printf("  %-26s %10.2f %10s %7s  %s\n", r.name.c_str(), r.us, mb.c_str(),
@@ -316,8 +332,7 @@ void AddProfileLayerCommands(CLI::App* profile, int* exit_code) {
   AddMaskSourceOptions(d, &da->mask, MaskFileUse::kNone);
   AddWorkloadOptions(d, &da->batch, &da->heads, &da->head_dim, "--head-dim,--dim");
   d->add_option("--device", da->device,
-                "auto (local with a GPU, else predict), local (measure on this GPU), predict "
-                "(the analytical model for an H100), or a built-in device to predict for")
+                DeviceOptionHelp("auto, local (measured), a built-in or predict (predicted)"))
       ->capture_default_str();
   d->add_option("--runs", da->runs, "Timed runs per rung (local; the median is reported)")
       ->capture_default_str()

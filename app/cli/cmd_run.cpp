@@ -19,10 +19,12 @@
 #include <string>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/device_choice.h"
 #include "app/cli/graph_args.h"
 #include "app/cli/progress_line.h"
 #include "app/cli/run_common.h"
 #include "app/common/option_checks.h"
+#include "engine/analysis/mha_run.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/fusion/default_scheme.h"
 #include "engine/fusion/scheme_hex.h"
@@ -166,6 +168,28 @@ engine::Status ChooseRunMhaConfig(const std::string& mha_kernel, const engine::M
 }
 #endif
 
+// The fused attention's configuration this run uses, as every view shows what runs
+// (engine/analysis/mha_run.h): the kernels' choice (--device local), the plan's mha.runs (or
+// mha), or, on the CPU reference, none (it computes every element; tiles do not apply).
+nlohmann::json MhaRunsJson(const RunArgs& a, const engine::OpGraph& graph,
+                           const engine::FusionScheme& scheme,
+                           const std::vector<engine::SegmentChoice>& choices, bool from_plan) {
+  if (a.device == "cpu") return {{"kernel", "cpu reference"}, {"decided_by", "the CPU reference has no tiles"}};
+  const engine::SegmentChoice c = MhaChoice(graph, scheme, choices);
+  return engine::MhaRunChoiceJson(
+      engine::RunChoiceOf(c.mha_config, from_plan ? "plan" : a.mha_kernel == "auto" ? "kernels" : "user"));
+}
+
+// "85.3 us", "862.9 ms", "1.66 s": a time with the unit that keeps it short (the CPU
+// reference's layers take seconds, the GPU's microseconds).
+std::string Duration(double us) {
+  char buf[32];
+  if (us < 10'000) std::snprintf(buf, sizeof buf, "%.1f us", us);
+  else if (us < 10'000'000) std::snprintf(buf, sizeof buf, "%.1f ms", us * 1e-3);
+  else std::snprintf(buf, sizeof buf, "%.2f s", us * 1e-6);
+  return buf;
+}
+
 // The run's description before any measurement: model, shape, mask, device, scheme, plan.
 nlohmann::json RunHeaderJson(const RunArgs& a, const engine::OpGraph& graph,
                              const MaskSource& mask, const engine::Backend& backend, int layers,
@@ -177,13 +201,14 @@ nlohmann::json RunHeaderJson(const RunArgs& a, const engine::OpGraph& graph,
                         {"family", engine::ModelFamilyName(graph.family)},
                         {"part", engine::LayerPartName(graph.part)},
                         {"batch", graph.batch},
-                        {"seq", graph.seq_len},
+                        {"seq_len", graph.seq_len},
                         {"mask", {{"label", mask.label},
                                   {"hash", mask.mask.HashHex()},
                                   {"density", mask.mask.Density()}}},
                         {"layers", layers},
                         {"device", backend.Name()},
                         {"mha_variant", engine::MhaVariantName(MhaChoice(graph, scheme, choices).mha_variant)},
+                        {"mha_runs", MhaRunsJson(a, graph, scheme, choices, plan.has_value())},
                         {"scheme", {{"code", scheme.Code()}, {"hex", *engine::CodeToHex(scheme.Code())}}}};
   if (plan) {
     out["plan"] = {{"file", a.plan},
@@ -224,7 +249,7 @@ engine::Expected<nlohmann::json> CheckSmallLayer(const RunArgs& a, const LayerSo
                          std::to_string(check->max_row_error) + " (tolerance " +
                          std::to_string(a.tolerance) + "), " + std::to_string(check->nan_count) +
                          " NaN"};
-  return nlohmann::json{{"batch", 1}, {"seq", check_seq}, {"max_row_error", check->max_row_error},
+  return nlohmann::json{{"batch", 1}, {"seq_len", check_seq}, {"max_row_error", check->max_row_error},
                         {"worst_row", check->worst_row}, {"nan", check->nan_count},
                         {"tolerance", check->tolerance}, {"passed", check->passed}};
 }
@@ -271,9 +296,10 @@ engine::Expected<nlohmann::json> MeasureVersus(
   o.choices = vc;
   model.reset();  // free the first model's buffers before the second is allocated
   auto vs_model = engine::ModelRunner::Create(backend, run_graph, mask, *vs_scheme, o);
-  if (!vs_model.IsOk()) return engine::Error{"--versus: " + vs_model.Message()};
+  // Failed work from here on, not a usage error (cli_common.h): "versus", not "--versus".
+  if (!vs_model.IsOk()) return engine::Error{"versus scheme: " + vs_model.Message()};
   auto vs_report = engine::MeasureModel(backend, **vs_model, mo, progress.OnMeasure("versus: "));
-  if (!vs_report.IsOk()) return engine::Error{"--versus: " + vs_report.Message()};
+  if (!vs_report.IsOk()) return engine::Error{"versus scheme: " + vs_report.Message()};
   return nlohmann::json{
       {"scheme", {{"code", vs_scheme->Code()}, {"hex", *engine::CodeToHex(vs_scheme->Code())}}},
       {"layer_us", vs_report->layer_us},
@@ -298,18 +324,28 @@ void PrintRunText(const RunArgs& a, const nlohmann::json& out, const engine::OpG
                 plan->device.name.c_str());
   std::printf("scheme    %s (%s)\n", scheme.Code().c_str(),
               out["scheme"]["hex"].get<std::string>().c_str());
+  if (const nlohmann::json& r = out["mha_runs"]; r.contains("block_m") && r["kernel"] == "block_wise")
+    std::printf("attention %s %lldx%lld, %lld warps (%s kernel; %s)\n", r["kernel"].get<std::string>().c_str(),
+                r["block_m"].get<long long>(), r["block_n"].get<long long>(), r["num_warps"].get<long long>(),
+                r["family"].get<std::string>().c_str(), r["decided_by"].get<std::string>().c_str());
+  else
+    std::printf("attention %s (%s)\n", r["kernel"].get<std::string>().c_str(),
+                r["decided_by"].get<std::string>().c_str());
   if (out.contains("check"))
     std::printf("check     one layer at batch 1, L %lld vs the CPU reference: max row error %.2e "
                 "(tolerance %.2g): passed\n",
-                static_cast<long long>(out["check"]["seq"].get<int64_t>()),
+                static_cast<long long>(out["check"]["seq_len"].get<int64_t>()),
                 out["check"]["max_row_error"].get<double>(), a.tolerance);
-  std::printf("\n  ops      template             us        how\n");
+  std::printf("\n  ops      template                  time  how\n");
   for (const auto& s : report.segments)
-    std::printf("  %-8s %-20s %9.1f  %s\n", s.ops.c_str(), s.tmpl.empty() ? "-" : s.tmpl.c_str(),
-                s.us, s.how.c_str());
-  std::printf("  %-8s %-20s %9.1f\n", "sum", "", report.segments_sum_us);
-  std::printf("\nlayer     %.1f us (one layer as a whole)\n", report.layer_us);
-  std::printf("total     %.1f us (%d layers; %s)\n", report.total_us, layers,
+    std::printf("  %-8s %-20s %10s  %s\n", s.ops.c_str(), s.tmpl.empty() ? "-" : s.tmpl.c_str(),
+                Duration(s.us).c_str(), s.how.c_str());
+  std::printf("  %-8s %-20s %10s\n", "sum", "", Duration(report.segments_sum_us).c_str());
+  std::printf("\nlayer     %s (one layer as a whole)\n", Duration(report.layer_us).c_str());
+  if (a.device == "cpu")
+    std::printf("          the CPU reference on the host clock: few timed runs, spread of tens of %%; "
+                "a layer timed alone may take longer than its share of the whole model\n");
+  std::printf("total     %s (%d layers; %s)\n", Duration(report.total_us).c_str(), layers,
               report.method.c_str());
   if (out.contains("tuned")) {
     const double tuned_us = out["tuned"]["us"].get<double>();
@@ -429,7 +465,7 @@ int Run(const RunArgs& a_in) {
   }
   progress.line.Finish();
   if (a.graph.json)
-    PrintJson(out);
+    PrintJson("run", out);
   else
     PrintRunText(a, out, graph, mask, *backend, layers, plan, scheme, *report);
   return kExitOk;
@@ -480,7 +516,9 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
   sub_len->capture_default_str()->check(IntRange(1, engine::Mask::kMaxLen));
   // A plan fixes these per segment.
   for (CLI::Option* o : {scheme, mha, mha_kernel, sub_len}) plan->excludes(o);
-  cmd->add_option("--device", a->device, "local (the GPU) or cpu (the fp32 reference)")
+  cmd->add_option("--device", a->device,
+                  DeviceOptionHelp("local or cpu: a run executes the layers, a built-in device can "
+                                   "only be predicted (stof tune --device NAME)"))
       ->capture_default_str()
       ->check(OneOf({"local", "cpu"}));
   cmd->add_flag("!--no-check", a->check, "Skip the check of one small layer against the CPU");

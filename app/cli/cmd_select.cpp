@@ -21,6 +21,7 @@ namespace {
 struct SelectArgs {
   MaskSourceOptions source;
   int64_t batch = 8, heads = 12, head_dim = 64;
+  int64_t kv_heads = 0, q_len = 0;  // --kv-heads, --q-len (0: --heads, the key length)
   std::string device = "H100-SXM-80GB";
   std::string plan_out;
   int top = 10;
@@ -37,6 +38,50 @@ nlohmann::json CandidateJson(const engine::Eq2Candidate& c) {
   return j;
 }
 
+// Grouped key/value heads or q_len != seq_len: Eq. 1 and Eq. 2 describe the STOF paper's
+// square MHA and are not evaluated; what runs is the Hopper kernel's tile model's choice (or
+// why nothing runs). No plan: the plan schema holds square workloads.
+int RunSelectShape(const SelectArgs& a, const MaskSource& src, const engine::Workload& w,
+                   const engine::DeviceSpec& dev) {
+  if (!a.plan_out.empty())
+    return Fail("select", "--plan-out: plans hold square MHA workloads; not written for " +
+                              std::to_string(w.heads) + " query heads over " +
+                              std::to_string(w.KvHeads()) + " key/value heads, q_len " +
+                              std::to_string(w.QLen()) + " over seq_len " +
+                              std::to_string(w.seq_len));
+  auto run = engine::ChooseRun(MakeMhaRunChooser(), src.mask, w, dev);
+  if (a.json) {
+    nlohmann::json j;
+    j["source"] = src.label;
+    j["device"] = dev.name;
+    j["workload"] = {{"batch", w.batch},       {"seq_len", w.seq_len}, {"q_len", w.QLen()},
+                     {"heads", w.heads},       {"kv_heads", w.KvHeads()},
+                     {"head_dim", w.head_dim}};
+    j["eq1"] = j["eq2"] = j["choice"] = nullptr;
+    j["eq_why_not"] = "Eq. 1 and Eq. 2 describe square MHA (q_len = seq_len, kv_heads = heads)";
+    j["run_choice"] = run.IsOk() ? engine::MhaRunChoiceJson(*run) : nlohmann::json{{"why_not", run.Message()}};
+    PrintJson("select", j);
+    return kExitOk;
+  }
+  std::printf("mask      %s, its last %lld rows\n", src.label.c_str(),
+              static_cast<long long>(w.QLen()));
+  std::printf("workload  batch %lld, heads %lld over %lld key/value heads, L_q %lld, L_k %lld, "
+              "d %lld\n",
+              static_cast<long long>(w.batch), static_cast<long long>(w.heads),
+              static_cast<long long>(w.KvHeads()), static_cast<long long>(w.QLen()),
+              static_cast<long long>(w.seq_len), static_cast<long long>(w.head_dim));
+  std::printf("device    %s\n", dev.name.c_str());
+  std::printf("\nEq. 1 / Eq. 2  not evaluated: they describe square MHA (L_q = L_k, as many "
+              "key/value heads as query heads)\n");
+  if (run.IsOk()) {
+    std::printf("runs      %s\n", engine::MhaRunChoiceText(*run).c_str());
+    if (!run->note.empty()) std::printf("          %s\n", run->note.c_str());
+  } else {
+    std::printf("runs      nothing: %s\n", run.Message().c_str());
+  }
+  return kExitOk;
+}
+
 int RunSelect(const SelectArgs& a) {
   auto dev = ResolveDevice(a.device);
   if (!dev.IsOk()) return Fail("select", dev.Message());
@@ -47,7 +92,10 @@ int RunSelect(const SelectArgs& a) {
   w.heads = a.heads;
   w.head_dim = a.head_dim;
   w.seq_len = src->mask.Rows();
+  if (engine::Status s = ApplyShapeOptions(a.kv_heads, a.q_len, &w, &src->mask); !s.IsOk())
+    return Fail("select", s.Message());
   if (engine::Status s = w.Validate("workload"); !s.IsOk()) return Fail("select", s.Message());
+  if (!w.IsSquareMha()) return RunSelectShape(a, *src, w, *dev);
   auto sel = engine::SelectKernel(src->mask, w, *dev);
   if (!sel.IsOk()) return Fail("select", sel.Message());
 
@@ -57,7 +105,7 @@ int RunSelect(const SelectArgs& a) {
   if (!a.plan_out.empty()) {
     engine::Status s = engine::SavePlan(
         a.plan_out, engine::MakeAnalyticalPlan(src->mask, src->has_spec ? &src->spec : nullptr, w,
-                                               *dev, *sel, "stof"));
+                                               *dev, *sel, "stof", run.IsOk() ? &*run : nullptr));
     if (!s.IsOk()) return Fail("select", s.Message());
   }
 
@@ -80,9 +128,9 @@ int RunSelect(const SelectArgs& a) {
     j["eq2"] = {{"candidates", cands}, {"best", sel->eq2.best}};
     j["choice"] = {{"kernel", engine::MhaKernelName(sel->kernel)}, {"block_m", sel->block_m},
                    {"block_n", sel->block_n}, {"num_warps", sel->num_warps}};
-    j["run_choice"] = run.IsOk() ? RunChoiceJson(*run) : nlohmann::json{{"why_not", run.Message()}};
+    j["run_choice"] = run.IsOk() ? engine::MhaRunChoiceJson(*run) : nlohmann::json{{"why_not", run.Message()}};
     if (!a.plan_out.empty()) j["plan_out"] = a.plan_out;
-    PrintJson(j);
+    PrintJson("select", j);
     return kExitOk;
   }
 
@@ -106,13 +154,13 @@ int RunSelect(const SelectArgs& a) {
                    [](auto* x, auto* y) { return x->score > y->score; });
   std::printf("\nEq. 2  top %d of %zu feasible candidates (of %zu)\n", a.top, order.size(),
               sel->eq2.candidates.size());
-  std::printf("       %4s %4s %5s %10s %9s %6s %9s\n", "BM", "BN", "warps", "req_SMEM", "blk/SM",
+  std::printf("       %4s %4s %5s %14s %9s %6s %9s\n", "BM", "BN", "warps", "req_SMEM (B)", "blk/SM",
               "OCC", "score");
   for (size_t i = 0; i < order.size() && static_cast<int>(i) < a.top; ++i) {
     const auto& c = *order[i];
-    std::printf("       %4lld %4lld %5lld %10lld %9lld %6.3f %9.3f\n",
+    std::printf("       %4lld %4lld %5lld %14lld %9lld %6.3f %9.3f\n",
                 static_cast<long long>(c.block_m), static_cast<long long>(c.block_n),
-                static_cast<long long>(c.num_warps), static_cast<long long>(c.req_smem_elems),
+                static_cast<long long>(c.num_warps), static_cast<long long>(c.req_smem_bytes),
                 static_cast<long long>(c.blocks_per_sm), c.occ, c.score);
   }
   std::printf("\nchoice    %s", engine::MhaKernelName(sel->kernel));
@@ -123,7 +171,7 @@ int RunSelect(const SelectArgs& a) {
     std::printf("  (Eq. 1)");
   std::printf("\n");
   if (run.IsOk()) {
-    std::printf("runs      %s\n", RunChoiceText(*run).c_str());
+    std::printf("runs      %s\n", engine::MhaRunChoiceText(*run).c_str());
     if (!run->note.empty()) std::printf("          %s\n", run->note.c_str());
   } else {
     std::printf("runs      not known: %s\n", run.Message().c_str());
@@ -140,7 +188,10 @@ void RegisterSelectCommand(CLI::App& app, int* exit_code) {
                 "the engine runs (the kernels' own rules; CUDA builds)");
   AddMaskSourceOptions(cmd, &args->source);
   AddWorkloadOptions(cmd, &args->batch, &args->heads, &args->head_dim);
-  cmd->add_option("--device", args->device, DeviceOptionHelp())->capture_default_str();
+  AddShapeOptions(cmd, &args->kv_heads, &args->q_len);
+  cmd->add_option("--device", args->device,
+                  DeviceOptionHelp("local, auto, predict or a built-in (Eq. 1 / Eq. 2 model a GPU: not cpu)"))
+      ->capture_default_str();
   cmd->add_option("--plan-out", args->plan_out, "Write the choice as a plan JSON to FILE")
       ->check(NonEmpty());
   cmd->add_option("--top", args->top, "Eq. 2 candidates to list")

@@ -13,11 +13,13 @@
 #include <string>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/device_choice.h"
 #include "app/cli/graph_args.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/progress_line.h"
 #include "app/cli/run_common.h"
 #include "app/common/option_checks.h"
+#include "app/common/run_choice.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/fusion/scheme_hex.h"
 #include "engine/plan/plan.h"
@@ -87,7 +89,7 @@ nlohmann::json TuneJson(const engine::TuneSessionResult& session, const MaskSour
       {"family", engine::ModelFamilyName(g.family)},
       {"part", engine::LayerPartName(g.part)},
       {"batch", g.batch},
-      {"seq", g.seq_len},
+      {"seq_len", g.seq_len},
       {"mask", {{"label", mask.label}, {"hash", mask.mask.HashHex()}, {"density", mask.mask.Density()}}},
       {"device", session.device_text},
       {"method", engine::TuneMethodName(r.method)},
@@ -106,6 +108,11 @@ nlohmann::json TuneJson(const engine::TuneSessionResult& session, const MaskSour
                  {"cache_hits", st.cache_hits}, {"failed", st.failed}}},
       {"cache", cache_path},
       {"plan", plan_path}};
+  if (session.default_layer_us) {
+    out["default_layer_us"] = *session.default_layer_us;
+    out["speedup_over_default_layer"] =
+        r.total_us > 0 ? *session.default_layer_us / r.total_us : 0.0;
+  }
   if (session.model_us) {
     out["model_us"] = *session.model_us;
     out["default_model_us"] = *session.default_model_us;
@@ -143,6 +150,10 @@ void PrintTuneText(const engine::TuneSessionResult& session, const MaskSource& m
               r.initial_us, kind);
   std::printf("tuned     %.1f us per layer (%s): %.2fx the initial scheme\n", r.total_us, kind,
               r.total_us > 0 ? r.initial_us / r.total_us : 0.0);
+  if (session.default_layer_us && r.total_us > 0)
+    std::printf("default   %.1f us per layer (%s; the default scheme, default choices): tuned is "
+                "%.2fx faster\n",
+                *session.default_layer_us, kind, *session.default_layer_us / r.total_us);
   if (session.model_us)
     std::printf("model     %d layers: tuned %.1f us, default %.1f us (%.2fx; %s)\n",
                 session.layers, *session.model_us, *session.default_model_us,
@@ -192,8 +203,11 @@ int Tune(const TuneArgs& a_in) {
   }
   std::unique_ptr<engine::Backend> backend;
   engine::DeviceSpec spec;
-  if (device == "predict") {
-    spec = engine::CpuBackend().Device();
+  if (const std::optional<engine::DeviceSpec> predicted = PredictedDevice(device)) {
+    spec = *predicted;  // a built-in name, or predict (the H100's)
+  } else if (device != "local" && device != "cpu") {
+    return Fail(cmd, "--device: expected auto, local, cpu, predict or a built-in device, got '" + device +
+                         "'");
   } else {
     std::string error;
     backend = MakeRunBackend(device, &error);
@@ -221,6 +235,7 @@ int Tune(const TuneArgs& a_in) {
   rq.backend = backend.get();
   rq.gpu = device == "local";
   rq.device = spec;
+  rq.run_chooser = MakeMhaRunChooser();  // predictions start from what the kernels run
   rq.options = o;
   rq.cache = cache ? &*cache : nullptr;
   rq.repeats = a.repeats;
@@ -237,7 +252,7 @@ int Tune(const TuneArgs& a_in) {
   }
   const nlohmann::json out = TuneJson(*session, *mask, cache ? cache->Path() : "", a.out);
   if (a.graph.json)
-    PrintJson(out);
+    PrintJson("tune", out);
   else
     PrintTuneText(*session, *mask, out, o.seed, a.out);
   return kExitOk;
@@ -270,10 +285,10 @@ void RegisterTuneCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(IntRange(1, engine::TuneOptions::kMaxSamples));
   cmd->add_option("--device", a->device,
-                  "auto (the GPU if there is one, else predict), local (the GPU), cpu (the "
-                  "fp32 reference; tiny shapes), predict (analytical models only)")
+                  DeviceOptionHelp("every word: local and cpu measure (cpu: tiny shapes), a built-in "
+                                   "or predict tunes on the analytical models for that device"))
       ->capture_default_str()
-      ->check(OneOf({"auto", "local", "cpu", "predict"}));
+      ->check(NonEmpty());
   cmd->add_option("--out", a->out, "Write the tuned plan here (JSON; replay with stof run --plan)")
       ->check(NonEmpty());
   cmd->add_option("--cache", a->cache,

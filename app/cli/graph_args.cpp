@@ -5,6 +5,7 @@
 
 #include "app/common/option_checks.h"
 #include "engine/core/workload.h"
+#include "engine/fusion/default_scheme.h"
 #include "engine/fusion/scheme_hex.h"
 #include "engine/graph/graph_build.h"
 #include "engine/graph/model_config.h"
@@ -64,9 +65,14 @@ engine::Expected<engine::OpGraph> BuildGraph(const GraphArgs& a) {
   return engine::BuildLayerGraph(r);
 }
 
-// --scheme takes the binary code or its hex form ("14:20e3").
+// --scheme takes a named scheme (default, unfused, chains, all: the same words in graph, run
+// and profile layer), the binary code or its hex form ("14:20e3").
 engine::Expected<engine::FusionScheme> ParseScheme(const std::string& text,
                                                    const engine::OpGraph& g) {
+  if (text == "default") return engine::DefaultScheme(g);
+  if (text == "unfused") return engine::FusionScheme::OpByOp(g);
+  if (text == "chains") return engine::DefaultScheme(g, {true, false});
+  if (text == "all") return engine::DefaultScheme(g, {true, true});
   std::string code = text;
   if (text.find(':') != std::string::npos) {
     STOF_ASSIGN_OR_RETURN(auto bits, engine::HexToCode(text, "--scheme"));

@@ -1,8 +1,8 @@
 // `stof`: the command-line front end over the engine. Subcommands live in cmd_*.cpp; this
-// file only wires them into CLI11 and maps results to exit codes (0 ok, 1 bad input or failed
-// operation, CLI11's own codes for usage errors, 128 + the signal when interrupted:
-// interrupt.h). Any exception that escapes a subcommand (a bug, or memory running out) ends
-// here as one line and exit code 1, never std::terminate.
+// file only wires them into CLI11 and maps results to exit codes (0 ok, 2 a usage error, 1
+// failed work; cli_common.h; 128 + the signal when interrupted: interrupt.h). Any exception
+// that escapes a subcommand (a bug, or memory running out) ends here as one line and exit
+// code 1, never std::terminate.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -38,7 +38,8 @@ int Run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version end here with 0; every other parse error is a usage error.
+    return app.exit(e) == 0 ? stof::app::kExitOk : stof::app::kExitUsage;
   }
   if (stof::app::InterruptSignal() != 0) return stof::app::ReportInterrupt();
   return exit_code;

@@ -56,11 +56,8 @@ void ResolveMaskName(MaskSourceOptions* mask) {
 
 engine::Expected<engine::FusionScheme> SchemeFromText(const std::string& sch,
                                                       const engine::OpGraph& g) {
-  if (sch.empty() || sch == "default") return engine::DefaultScheme(g);
-  if (sch == "unfused") return engine::FusionScheme::OpByOp(g);
-  if (sch == "chains") return engine::DefaultScheme(g, {true, false});
-  if (sch == "all") return engine::DefaultScheme(g, {true, true});
-  return ParseScheme(sch, g);
+  if (sch.empty()) return engine::DefaultScheme(g);
+  return ParseScheme(sch, g);  // the named schemes, a code or its hex form
 }
 
 engine::Expected<engine::OpGraph> LayerSource::GraphAt(int64_t batch, int64_t seq) const {

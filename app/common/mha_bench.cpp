@@ -60,22 +60,25 @@ engine::Expected<MhaBenchCheck> ReferenceCheck(kernels::CudaBackend& backend,
   MhaBenchCheck c;
   c.workload = full;
   c.workload.batch = 1;
-  c.workload.heads = full.seq_len <= 1024 ? full.heads : 1;
+  if (full.seq_len > 1024) {  // one key/value head and the query heads it serves
+    c.workload.heads = full.GroupSize();
+    c.workload.kv_heads = full.GroupSize() > 1 ? 1 : 0;
+  }
   const engine::Workload& w = c.workload;
-  const int64_t elems = w.batch * w.heads * w.seq_len * w.head_dim;
-  const size_t bytes = static_cast<size_t>(elems) * 2;
-  const kernels::MhaInputs in = kernels::RandomInputs(elems, seed, w.dtype);
+  const int64_t elems = kernels::QueryElements(w), kv_elems = kernels::KeyElements(w);
+  const size_t bytes = static_cast<size_t>(elems) * 2, kv_bytes = static_cast<size_t>(kv_elems) * 2;
+  const kernels::MhaInputs in = kernels::RandomInputs(elems, seed, w.dtype, kv_elems);
 
   engine::BackendBuffers bufs(backend);
   void* ptr[4];
-  for (void*& p : ptr) {
-    auto a = bufs.Add(bytes);
+  for (int i = 0; i < 4; ++i) {
+    auto a = bufs.Add(i == 1 || i == 2 ? kv_bytes : bytes);
     if (!a.IsOk()) return engine::Error{"reference check: " + a.Message()};
-    p = *a;
+    ptr[i] = *a;
   }
   STOF_RETURN_IF_ERROR(backend.CopyToDevice(ptr[0], in.q.data(), bytes));
-  STOF_RETURN_IF_ERROR(backend.CopyToDevice(ptr[1], in.k.data(), bytes));
-  STOF_RETURN_IF_ERROR(backend.CopyToDevice(ptr[2], in.v.data(), bytes));
+  STOF_RETURN_IF_ERROR(backend.CopyToDevice(ptr[1], in.k.data(), kv_bytes));
+  STOF_RETURN_IF_ERROR(backend.CopyToDevice(ptr[2], in.v.data(), kv_bytes));
   STOF_RETURN_IF_ERROR(kernels::PoisonBuffer(ptr[3], bytes));
   STOF_RETURN_IF_ERROR(backend.Synchronize());
   const auto t0 = Clock::now();
@@ -161,11 +164,13 @@ engine::Expected<std::unique_ptr<MhaInputSets>> MhaInputSets::Create(
     kernels::CudaBackend& backend, const engine::Workload& w, int64_t l2_bytes,
     uint64_t input_seed) {
   std::unique_ptr<MhaInputSets> in(new MhaInputSets(backend));
-  in->elems_ = w.batch * w.heads * w.seq_len * w.head_dim;
+  in->elems_ = kernels::QueryElements(w);
+  const int64_t kv_elems = kernels::KeyElements(w);
   in->dtype_ = w.dtype;
   const size_t tensor_bytes = static_cast<size_t>(in->elems_) * 2;
+  const size_t kv_tensor_bytes = static_cast<size_t>(kv_elems) * 2;
   MhaBenchRotation& rot = in->rot_;
-  rot.set_bytes = 4 * static_cast<int64_t>(tensor_bytes);
+  rot.set_bytes = 2 * static_cast<int64_t>(tensor_bytes + kv_tensor_bytes);
   rot.l2_bytes = l2_bytes;
   rot.sets_wanted = std::max<int64_t>(2, (2 * rot.l2_bytes + rot.set_bytes - 1) / rot.set_bytes);
   STOF_ASSIGN_OR_RETURN(auto mem, kernels::QueryDeviceMemory());
@@ -180,21 +185,19 @@ engine::Expected<std::unique_ptr<MhaInputSets>> MhaInputSets::Create(
   rot.total_bytes = rot.sets * rot.set_bytes;
   const std::vector<uint16_t> hq =
       kernels::RandomValues16(in->elems_, input_seed * 7 + 11, w.dtype);
-  const std::vector<uint16_t> hk =
-      kernels::RandomValues16(in->elems_, input_seed * 7 + 12, w.dtype);
-  const std::vector<uint16_t> hv =
-      kernels::RandomValues16(in->elems_, input_seed * 7 + 13, w.dtype);
+  const std::vector<uint16_t> hk = kernels::RandomValues16(kv_elems, input_seed * 7 + 12, w.dtype);
+  const std::vector<uint16_t> hv = kernels::RandomValues16(kv_elems, input_seed * 7 + 13, w.dtype);
   for (int64_t i = 0; i < rot.sets; ++i) {
     Set s{};
     void** ptrs[4] = {&s.q, &s.k, &s.v, &s.o};
     for (void** p : ptrs) {
-      auto b = in->bufs_.Add(tensor_bytes);
+      auto b = in->bufs_.Add(p == &s.k || p == &s.v ? kv_tensor_bytes : tensor_bytes);
       if (!b.IsOk()) return engine::Error{"input set " + std::to_string(i) + ": " + b.Message()};
       *p = *b;
     }
     STOF_RETURN_IF_ERROR(backend.CopyToDevice(s.q, hq.data(), tensor_bytes));
-    STOF_RETURN_IF_ERROR(backend.CopyToDevice(s.k, hk.data(), tensor_bytes));
-    STOF_RETURN_IF_ERROR(backend.CopyToDevice(s.v, hv.data(), tensor_bytes));
+    STOF_RETURN_IF_ERROR(backend.CopyToDevice(s.k, hk.data(), kv_tensor_bytes));
+    STOF_RETURN_IF_ERROR(backend.CopyToDevice(s.v, hv.data(), kv_tensor_bytes));
     STOF_RETURN_IF_ERROR(kernels::PoisonBuffer(s.o, tensor_bytes));
     in->sets_.push_back(s);
   }
@@ -275,7 +278,7 @@ engine::Expected<MhaBenchTiming> TimeMhaBench(MhaInputSets& sets,
 }
 
 double MhaMinBytes(const engine::Workload& w) {
-  return 4.0 * static_cast<double>(w.batch * w.heads * w.seq_len * w.head_dim) * 2.0;
+  return 2.0 * 2.0 * static_cast<double>(kernels::QueryElements(w) + kernels::KeyElements(w));
 }
 
 MhaBenchFloor ComputeFloor(const kernels::PreparedMha& mha, const engine::Workload& w,
@@ -320,6 +323,9 @@ nlohmann::json ChoiceJson(const kernels::MhaChoice& c) {
     j["recompose"] = {{"variant", kernels::RecomposeVariantName(c.recompose_variant)},
                       {"sub_len", c.recompose_params.sub_len},
                       {"block_m", c.recompose_params.block_m}};
+  if (c.packing.Packed())
+    j["packed_gqa"] = {{"query_heads_per_tile", c.packing.group},
+                       {"rows_per_head", c.packing.rows}};
   if (!c.note.empty()) j["note"] = c.note;
   return j;
 }

@@ -118,7 +118,8 @@ engine::Expected<MhaBenchTiming> TimeMhaBench(MhaInputSets& sets,
                                               const MhaBenchCeilings& ceilings,
                                               const MhaBenchTimingOptions& o);
 
-// The bytes one launch must move at least: Q, K, V and O once each, fp16.
+// The bytes one launch must move at least: Q, K, V and O once each (K and V of the key/value
+// heads and keys, Q and O of the query heads and rows), fp16 or bf16.
 double MhaMinBytes(const engine::Workload& w);
 
 // The floor of one launch: max(Q+K+V+O bytes / DRAM ceiling, valid-block FLOPs / tensor).

@@ -1,4 +1,4 @@
-// MakeMhaRunChooser and the forms of its result (run_choice.h).
+// MakeMhaRunChooser (run_choice.h).
 #include "app/common/run_choice.h"
 
 #ifdef STOF_WITH_KERNELS
@@ -30,27 +30,6 @@ engine::MhaRunChooser MakeMhaRunChooser() {
 #else
   return nullptr;
 #endif
-}
-
-nlohmann::json RunChoiceJson(const engine::MhaRunChoice& c) {
-  nlohmann::json j = {{"kernel", c.kernel},
-                      {"block_m", c.block_m},
-                      {"block_n", c.block_n},
-                      {"num_warps", c.num_warps},
-                      {"family", c.family},
-                      {"kernel_source", c.kernel_source},
-                      {"params_source", c.params_source}};
-  if (!c.note.empty()) j["note"] = c.note;
-  return j;
-}
-
-std::string RunChoiceText(const engine::MhaRunChoice& c) {
-  if (c.kernel != "block_wise") return c.kernel + " (kernel from " + c.kernel_source + ")";
-  const char* family = c.family == "hopper" ? "Hopper kernel (wgmma, TMA, warp-specialized)"
-                                            : "portable kernel (mma.sync)";
-  return c.kernel + " " + std::to_string(c.block_m) + "x" + std::to_string(c.block_n) + ", " +
-         std::to_string(c.num_warps) + " warps: " + family + "; kernel from " + c.kernel_source +
-         ", parameters from " + c.params_source;
 }
 
 }  // namespace stof::app

@@ -144,7 +144,7 @@ int RunStudioWindow(const WindowSize& size, const StudioOptions& options, BatchD
     Studio studio;
     if (engine::Status s = studio.Init(options); !s.IsOk()) {
       std::fprintf(stderr, "stof-studio: %s\n", s.Message().c_str());
-      rc = 1;
+      rc = 2;  // a start option that cannot apply (it names the option): a usage error
     } else {
       driver.Start();
       FrameLoop(window, studio, driver, drops);

@@ -4,12 +4,14 @@
 #include "app/studio/batch_driver.h"
 
 #include <GLFW/glfw3.h>
+#include <imgui.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "app/studio/screenshot.h"
+#include "app/studio/widgets/clip_audit.h"
 #include "app/studio/studio.h"
 #include "engine/core/atomic_file.h"
 #include "engine/core/json_io.h"
@@ -19,7 +21,7 @@ namespace stof::app {
 
 bool BatchOptions::Scripted() const {
   return tune || !open_plan.empty() || !open_profiles.empty() || !baseline.empty() || run_plan || profile ||
-         measure_ladder || !export_plan.empty() || profile_tab >= 0;
+         measure_ladder || !export_plan.empty() || profile_tab >= 0 || learn > 0;
 }
 
 std::vector<std::string> SplitList(const std::string& list) {
@@ -61,11 +63,11 @@ void BatchDriver::BeforeFrame(Studio& studio) {
 // ---- the scripted jobs ---------------------------------------------------------------------
 
 bool BatchDriver::StepScript(Studio& studio) {
-  if (m_script_step == 3) return true;
+  if (m_script_step == 4) return true;
   if (!studio.JobsIdle()) return false;
   if (m_script_step == 0) {
     if (!StartScript(studio)) {
-      m_script_step = 3;
+      m_script_step = 4;
       return true;
     }
     m_script_step = 1;
@@ -76,7 +78,43 @@ bool BatchDriver::StepScript(Studio& studio) {
     m_script_step = 2;
     return false;
   }
-  m_script_step = 3;
+  if (m_script_step == 2) {
+    m_script_step = 3;
+    if (m_opt.learn > 0) {
+      studio.ShowPanel(Panel::kLearn);
+      studio.OpenLesson(m_opt.learn - 1);
+    }
+    return false;
+  }
+  if (m_opt.learn > 0 && !StepLearn(studio)) return false;
+  m_script_step = 4;
+  return true;
+}
+
+bool BatchDriver::StepLearn(Studio& studio) {
+  LearnState& s = studio.Learn();
+  const int pages = Lessons()[static_cast<size_t>(s.lesson)].pages;
+  if (m_opt.learn_page > 0 && s.page + 1 >= m_opt.learn_page) return true;  // --learn-page
+  if (s.page + 1 < pages) {
+    studio.StepLesson(1);
+    return false;
+  }
+  const std::string what = "--learn " + std::to_string(m_opt.learn);
+  if (!m_learn_answer_applied) {
+    m_learn_answer_applied = true;
+    const std::optional<LessonSetup> answer = DemoAnswer(s.lesson, GatherLearnFacts(studio), s.memory);
+    if (!answer) {
+      std::fprintf(stderr, "stof-studio: %s: no single change answers the question with these views\n", what.c_str());
+      m_rc = 1;
+      return true;
+    }
+    studio.ApplyLessonSetup(*answer);
+    return false;
+  }
+  if (!studio.CurrentLessonPage().answered) {
+    std::fprintf(stderr, "stof-studio: %s: the change made did not answer the question\n", what.c_str());
+    m_rc = 1;
+  }
   return true;
 }
 
@@ -147,10 +185,12 @@ bool BatchDriver::AfterRender(Studio& studio, int fw, int fh, Clock::time_point 
       if (m_opt.screenshot.empty() && m_opt.dump_state.empty() && m_opt.fps_frames <= 0) return true;
     }
   }
-  if (m_save_done && !m_opt.dump_state.empty() && !m_dumped &&
-      m_ready_frames >= (m_opt.screenshot.empty() ? 1 : m_opt.frames))
+  // --frames frames after everything is ready, with or without a screenshot: a tab's content
+  // settles over its first frames (the clipping audit reads the frame drawn).
+  if (m_save_done && !m_opt.dump_state.empty() && !m_dumped && m_ready_frames >= m_opt.frames)
     DumpState(studio);
-  if (m_dumped && !m_opt.save.empty() && m_opt.screenshot.empty() && m_opt.fps_frames <= 0) return true;
+  // Nothing left to do after the state (with or without a save): --dump-state alone ends here.
+  if (m_dumped && m_opt.screenshot.empty() && m_opt.fps_frames <= 0) return true;
   if (m_save_done && !m_opt.screenshot.empty() && m_ready_frames >= m_opt.frames) return TakeScreenshot(studio, fw, fh);
   return false;
 }
@@ -183,9 +223,25 @@ bool BatchDriver::StepSave(Studio& studio, Clock::time_point t0) {
   return true;
 }
 
+void BatchDriver::NoteShownError(const Studio& studio) {
+  if (m_error_noted) return;
+  m_error_noted = true;
+  if (const std::string& e = studio.ShownError(); !e.empty()) {
+    std::fprintf(stderr, "stof-studio: %s\n", e.c_str());
+    m_rc = 1;
+  }
+}
+
 void BatchDriver::DumpState(const Studio& studio) {
+  NoteShownError(studio);
   m_dumped = true;
-  const std::string text = engine::DumpJson(studio.StateJson(), 2) + "\n";
+  nlohmann::json state = studio.StateJson();
+  // Text this frame cut off (the GUI tests want none at 1600 x 900 and 1280 x 720).
+  state["clipping"] = nlohmann::json::array();
+  for (const ClippedText& c : FindClippedText())
+    state["clipping"].push_back({{"window", c.window}, {"what", c.what}});
+  state["window_size"] = {ImGui::GetIO().DisplaySize.x, ImGui::GetIO().DisplaySize.y};
+  const std::string text = engine::DumpJson(state, 2) + "\n";
   if (engine::Status w = engine::WriteFileAtomic(m_opt.dump_state, text); !w.IsOk()) {
     std::fprintf(stderr, "stof-studio: --dump-state: %s\n", w.Message().c_str());
     m_rc = 1;
@@ -193,6 +249,7 @@ void BatchDriver::DumpState(const Studio& studio) {
 }
 
 bool BatchDriver::TakeScreenshot(Studio& studio, int fw, int fh) {
+  if (m_shot_index == 0) NoteShownError(studio);
   std::string path = m_opt.screenshot;
   if (m_shot_index > 0) {
     const std::filesystem::path p(m_opt.screenshot);

@@ -6,7 +6,8 @@
 // meanwhile; --dump-state writes the state the window shows as JSON (Studio::StateJson);
 // --screenshot renders --frames more frames, saves a PNG (and one per --also-panels entry);
 // --fps-frames measures that many frames without vsync (panning a cell per frame with
-// --fps-zoom). Each waits at most --wait seconds for the analysis and the jobs. main.cpp
+// --fps-zoom). Each waits at most --wait seconds for the analysis and the jobs. --learn N runs
+// a Learn lesson page by page, then makes the change that answers its question. main.cpp
 // fills BatchOptions from the command line; the GUI tests (tests/app/studio_test.sh) use it.
 #pragma once
 
@@ -42,6 +43,9 @@ struct BatchOptions {
   bool run_plan = false, profile = false, measure_ladder = false;
   std::string also_panels;  // more screenshots: <screenshot stem>-<panel>.png
   int profile_tab = -1;      // the profile view's tab: 0..4 = kernels .. histogram
+  int learn = 0;             // 1..3: run that Learn lesson from start to end (page by page,
+                             // then the change that answers its question); 0 = none
+  int learn_page = 0;        // with learn: stop on this page (1-based) instead; 0 = the end
 
   // A batch mode was asked for: no vsync, a fixed-size window, no hover, and an exit of its own.
   bool Batch() const { return !screenshot.empty() || fps_frames > 0 || !save.empty() || !dump_state.empty(); }
@@ -72,16 +76,22 @@ class BatchDriver {
   int ExitCode() const { return m_rc; }  // 0, or 1 when a step failed
 
  private:
-  // The scripted steps: 0 = not started, 1 = tuning, 2 = follow-up jobs, 3 = done. One frame;
-  // true once every step has finished.
+  // The scripted steps: 0 = not started, 1 = tuning, 2 = follow-up jobs, 3 = the lesson of
+  // --learn, 4 = done. One frame; true once every step has finished.
   bool StepScript(Studio& studio);
   bool StartScript(Studio& studio);    // step 0: opens files, starts the tuning
   void FollowUpJobs(Studio& studio);   // step 1: export, ladder, run plan, profile
+  // Step 3 (--learn N), one page per call once the views are ready, then the demo answer;
+  // true when the lesson has ended (an unanswered question is a failure).
+  bool StepLearn(Studio& studio);
   // --save: starts the save once the analysis is ready, then counts the frames drawn while
   // the SaveJob runs (the window must stay live) and the longest gap between two frame
   // starts. One frame; true once the save has finished.
   bool StepSave(Studio& studio, Clock::time_point t0);
   void DumpState(const Studio& studio);
+  // A batch run whose window shows an error (a start option that failed: --open of a missing
+  // file, a plan that does not load, a job that needs a GPU) prints it once and exits 1.
+  void NoteShownError(const Studio& studio);
   // The main screenshot, then one per --also-panels entry (each after --frames frames).
   // True = exit now.
   bool TakeScreenshot(Studio& studio, int fw, int fh);
@@ -92,6 +102,7 @@ class BatchDriver {
   Clock::time_point m_start, m_fps_start;
   int m_script_step = 0;
   bool m_script_done = false;
+  bool m_learn_answer_applied = false;
   int m_ready_frames = -1;   // frames rendered since the analysis (and the jobs) were ready
   bool m_save_done = false;
   enum class SaveState { kIdle, kRunning, kDone } m_save_state = SaveState::kIdle;
@@ -99,6 +110,7 @@ class BatchDriver {
   int m_save_frames = 0;
   double m_save_longest_ms = 0;
   bool m_dumped = false;
+  bool m_error_noted = false;
   size_t m_shot_index = 0;   // --also-panels: the next extra screenshot
   std::vector<double> m_frame_ms;  // --fps-frames
 };

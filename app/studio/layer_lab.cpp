@@ -7,6 +7,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include "app/common/run_choice.h"
+#include "app/studio/asset_paths.h"
 #include "engine/fusion/default_scheme.h"
 #include "engine/fusion/scheme_edit.h"
 #include "engine/fusion/scheme_hex.h"
@@ -41,7 +43,9 @@ std::string Hex(const std::string& code) {
 }  // namespace
 
 LayerLab::LayerLab(GpuWorker& worker)
-    : m_worker(worker), m_live(std::make_shared<TuneLiveFeed>()) {}
+    : m_worker(worker), m_live(std::make_shared<TuneLiveFeed>()) {
+  m_profiles.shipped = ShippedProfiles();
+}
 
 void LayerLab::Message(bool error, const std::string& text) {
   m_message_error = error;
@@ -62,8 +66,12 @@ engine::DeviceSpec LayerLab::PredictDevice() const { return m_device; }
 void LayerLab::SetDevice(const engine::DeviceSpec& device) {
   if (device.name == m_device.name) return;
   m_device = device;
+  // The roofline's roofs are this device's peaks, as every other view's.
+  m_profiles.peaks = profiler::DevicePeaks{device.name, device.fp16_tensor_flops, device.dram_bytes_per_s};
+  RecomputeRun();
   RecomputeSegments();
   RecomputeLadder();
+  RecomputeTradeoffs();
 }
 
 void LayerLab::SetMask(const engine::Mask& mask, uint64_t version,
@@ -77,8 +85,10 @@ void LayerLab::SetMask(const engine::Mask& mask, uint64_t version,
   if (resized || !m_graph) {
     RebuildGraph();
   } else {
+    RecomputeRun();
     RecomputeSegments();
     RecomputeLadder();
+    RecomputeTradeoffs();
   }
 }
 
@@ -120,8 +130,10 @@ void LayerLab::RebuildGraph() {
   m_scheme = engine::DefaultScheme(*m_graph);
   m_choices.clear();
   m_measured.clear();
+  RecomputeRun();
   SchemeChanged("default");
   RecomputeLadder();
+  RecomputeTradeoffs();
 }
 
 void LayerLab::SchemeChanged(const std::string& source) {
@@ -130,16 +142,43 @@ void LayerLab::SchemeChanged(const std::string& source) {
   RecomputeSegments();
 }
 
+void LayerLab::RecomputeRun() {
+  m_run.reset();
+  m_run_error.clear();
+  if (!m_graph || !m_mask || m_device.name.empty()) return;
+  static const engine::MhaRunChooser chooser = MakeMhaRunChooser();  // the kernels' rules
+  auto r = engine::ChooseRun(chooser, *m_mask, AttentionWorkload(*m_graph), m_device);
+  if (r.IsOk()) m_run = std::move(*r);
+  else m_run_error = r.Message();
+}
+
+void LayerLab::RecomputeTradeoffs() {
+  m_tradeoffs.clear();
+  m_norm_by_device.clear();
+  if (!m_graph || !m_mask || m_device.name.empty()) return;
+  if (auto t = engine::PredictFusionTradeoffs(*m_graph, *m_mask, m_device); t.IsOk()) m_tradeoffs = std::move(*t);
+  if (auto d = engine::TradeoffAcrossDevices(*m_graph, *m_mask, engine::BuiltinDevices(), "gemm_norm"); d.IsOk())
+    m_norm_by_device = std::move(*d);
+}
+
+std::vector<engine::SegmentChoice> LayerLab::EffectiveChoices() const {
+  if (!m_choices.empty() || !m_scheme) return m_choices;
+  engine::SegmentChoice c;
+  if (m_run) c.mha_config = engine::RunConfig(*m_run);  // only attention segments read it
+  return std::vector<engine::SegmentChoice>(m_scheme->Segments().size(), c);
+}
+
 void LayerLab::RecomputeSegments() {
   m_segments.clear();
   if (!m_graph || !m_scheme || !m_mask) return;
   const engine::OpGraph& g = *m_graph;
   const auto& segs = m_scheme->Segments();
+  const std::vector<engine::SegmentChoice> choices = EffectiveChoices();
   for (size_t i = 0; i < segs.size(); ++i) {
     SegmentView v;
     v.segment = segs[i];
     const engine::TemplateMatch m = engine::MatchTemplate(g, segs[i]);
-    const engine::SegmentChoice c = i < m_choices.size() ? m_choices[i] : engine::SegmentChoice{};
+    const engine::SegmentChoice c = i < choices.size() ? choices[i] : engine::SegmentChoice{};
     const engine::TemplateKind running = engine::RunningTemplate(g, segs[i], c);
     v.tmpl = engine::TemplateName(running);
     v.why = running == engine::TemplateKind::kNone ? (m.reason.empty() ? "run op by op" : m.reason) : "";
@@ -162,13 +201,19 @@ void LayerLab::RecomputeLadder() {
   m_ladder_note.clear();
   ++m_ladder_tag;  // a measured ladder still on its way is for other inputs now
   if (!m_graph || !m_mask) return;
-  auto r = engine::PredictLadder(AttentionWorkload(*m_graph), *m_mask, m_device);
+  if (!m_run) {
+    m_ladder_note = "what runs is not known: " + m_run_error;
+    return;
+  }
+  const engine::MhaConfig fused = engine::RunConfig(*m_run);
+  auto r = engine::PredictLadder(AttentionWorkload(*m_graph), *m_mask, m_device, &fused);
   if (!r.IsOk()) {
     m_ladder_note = r.Message();
     return;
   }
   m_ladder = std::move(*r);
-  m_ladder_note = "predicted by the analytical model for " + m_device.name;
+  m_ladder_note = "predicted by the analytical model for " + m_device.name + "; fully fused = what runs: " +
+                  engine::MhaRunChoiceShort(*m_run);
 }
 
 void LayerLab::MeasureLadder() {
@@ -393,7 +438,7 @@ void LayerLab::ProfileNow() {
                              "); open a profile made elsewhere instead");
   const engine::OpGraph graph = *m_graph;
   const engine::FusionScheme scheme = *m_scheme;
-  const std::vector<engine::SegmentChoice> choices = m_choices;
+  const std::vector<engine::SegmentChoice> choices = EffectiveChoices();
   auto mask = m_mask;
   const engine::DeviceSpec device = m_device;
   std::string label = graph.model + " " + std::to_string(graph.batch) + "x" +
@@ -477,6 +522,17 @@ nlohmann::json LayerLab::StateJson() const {
     ladder.push_back({{"name", r.name}, {"us", r.us}, {"dram_bytes", r.dram_bytes},
                       {"kernels", r.kernels}, {"measured", r.measured}});
   j["ladder"] = {{"rungs", ladder}, {"note", m_ladder_note}};
+  nlohmann::json tradeoffs = nlohmann::json::array();
+  for (const engine::FusionTradeoff& t : m_tradeoffs)
+    tradeoffs.push_back({{"what", t.what}, {"template", t.tmpl}, {"ops", engine::SegmentLabel(t.fused)},
+                         {"fused_us", t.fused_us}, {"apart_us", t.apart_us}, {"pays", t.Pays()}});
+  nlohmann::json by_device = nlohmann::json::array();
+  for (const engine::TradeoffOnDevice& t : m_norm_by_device)
+    by_device.push_back({{"device", t.device}, {"fused_us", t.tradeoff.fused_us},
+                         {"apart_us", t.tradeoff.apart_us}, {"pays", t.tradeoff.Pays()}});
+  j["tradeoffs"] = {{"layer", tradeoffs}, {"gemm_norm_by_device", by_device}};
+  // What runs for the layer's attention: the fusion view's and the ladder's fused choice.
+  j["run_choice"] = m_run ? engine::MhaRunChoiceJson(*m_run) : nlohmann::json{{"why_not", m_run_error}};
   const TuneLive live = LiveSnapshot();
   nlohmann::json traces = nlohmann::json::array();
   for (const TuneLive::Trace& t : live.traces)
@@ -493,12 +549,18 @@ nlohmann::json LayerLab::StateJson() const {
                        {"stopped_by", s.result.stopped_by}, {"device", s.device_text},
                        {"model_us", s.model_us ? nlohmann::json(*s.model_us) : nlohmann::json()},
                        {"default_model_us", s.default_model_us ? nlohmann::json(*s.default_model_us) : nlohmann::json()},
+                       {"default_layer_us", s.default_layer_us ? nlohmann::json(*s.default_layer_us) : nlohmann::json()},
+                       {"speedup", TuneSpeedup(s) ? nlohmann::json(*TuneSpeedup(s)) : nlohmann::json()},
                        {"tuning_s", s.result.stats.total_s}});
   }
-  j["tune"] = {{"running", m_tuning}, {"stage", live.progress.stage},
+  const char* progress = m_tuning ? "running"
+                         : live.progress.candidates > 0 || !m_results.empty() ? "finished"
+                                                                             : "not started";
+  j["tune"] = {{"running", m_tuning}, {"progress", progress}, {"stage", live.progress.stage},
                {"candidates", live.progress.candidates}, {"traces", traces},
                {"points", live.points.size()}, {"measured_points", measured_points},
-               {"rewards", live.rewards.size()}, {"results", results}, {"error", m_tune_error}};
+               {"rewards", live.rewards.size()}, {"results", results}, {"error", m_tune_error},
+               {"candidate_plot", TunePlotsJson(BuildTunePlots(live))}};
   j["plan"] = {{"label", m_plan_label}, {"code", m_plan ? m_plan->fusion.code : ""}};
   if (m_run_report) {
     j["run_plan"] = {{"total_us", m_run_report->report.total_us},

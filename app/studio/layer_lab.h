@@ -21,6 +21,7 @@
 #include "app/studio/gpu_worker.h"
 #include "app/studio/profile_view_state.h"
 #include "app/studio/tune_job.h"
+#include "app/studio/tune_plots.h"
 #include "app/studio/widgets/plots.h"
 #include "engine/device/device_spec.h"
 #include "engine/fusion/fusion_scheme.h"
@@ -30,6 +31,7 @@
 #include "engine/plan/plan.h"
 #include "engine/run/layer_runner.h"
 #include "engine/run/model_runner.h"
+#include "engine/tune/fusion_tradeoff.h"
 #include "engine/tune/ladder.h"
 #include "engine/tune/tune_session.h"
 
@@ -52,13 +54,6 @@ struct SegmentView {
   double predicted_us = 0, predicted_bytes = 0;
   std::optional<double> measured_us;  // from the tuning run or plan that chose this scheme
   std::string predict_error;
-};
-
-// The tune view's plot series, rebuilt only when TuneLive::version moves.
-struct TunePlots {
-  uint64_t version = ~uint64_t{0};
-  std::vector<plots::Series> best, scatter, rewards;
-  TuneLive live;
 };
 
 struct PlanRunReport {
@@ -95,7 +90,15 @@ class LayerLab {
   void ResetScheme();                         // the default greedy scheme
   bool SetSchemeCode(const std::string& code_or_hex);  // typed in the view; false + message
   const std::string& FusionMessage() const { return m_fusion_message; }
+  // What the engine runs for the layer's attention (engine::ChooseRun with the kernels' rules):
+  // the fusion view's and the ladder's fused configuration while no tuning or plan set one.
+  const std::optional<engine::MhaRunChoice>& RunChoice() const { return m_run; }
+  const std::string& RunChoiceError() const { return m_run_error; }
   const std::vector<engine::LadderRung>& Ladder() const { return m_ladder; }
+  // The layer's GEMM + epilogue and GEMM + LayerNorm candidates predicted fused and apart,
+  // and GEMM + LayerNorm on every built-in device (the Learn tab's lesson 3).
+  const std::vector<engine::FusionTradeoff>& Tradeoffs() const { return m_tradeoffs; }
+  const std::vector<engine::TradeoffOnDevice>& NormByDevice() const { return m_norm_by_device; }
   const std::string& LadderNote() const { return m_ladder_note; }
   void MeasureLadder();                       // a GPU job; predictions stay until it lands
 
@@ -117,8 +120,10 @@ class LayerLab {
   void RunPlan();                             // a GPU job: the plan's whole model again
   const std::optional<PlanRunReport>& RunReport() const { return m_run_report; }
 
-  // ---- profiles ----
+  // The tune view's plots, rebuilt by the panel when LiveVersion() moves.
   TunePlots& Plots() { return m_plots; }
+
+  // ---- profiles ----
   ProfilePanelState& Profiles() { return m_profiles; }
   void ProfileNow();                          // a GPU job: the shown scheme, one layer
   void OpenProfile(const std::string& path);  // a stof-layer-profile or a plan
@@ -134,6 +139,10 @@ class LayerLab {
   void SchemeChanged(const std::string& source);
   void RecomputeSegments();
   void RecomputeLadder();
+  void RecomputeRun();            // m_run for the layer's attention, mask and device
+  void RecomputeTradeoffs();      // m_tradeoffs and m_norm_by_device
+  // m_choices, or with none (the defaults) one per segment with the attention's m_run.
+  std::vector<engine::SegmentChoice> EffectiveChoices() const;
   void TuneLanded(TuneJobResult done);  // on the GUI thread: results, plan, scheme shown
   void Message(bool error, const std::string& text);
   engine::DeviceSpec PredictDevice() const;
@@ -150,11 +159,15 @@ class LayerLab {
   std::string m_graph_error;
   std::optional<engine::FusionScheme> m_scheme;
   std::vector<engine::SegmentChoice> m_choices;  // per segment, empty = defaults
+  std::optional<engine::MhaRunChoice> m_run;
+  std::string m_run_error;
   std::vector<std::optional<double>> m_measured;  // per segment, from the tuning or plan
   std::string m_scheme_source = "default";
   std::vector<SegmentView> m_segments;
   std::string m_fusion_message;
   std::vector<engine::LadderRung> m_ladder;
+  std::vector<engine::FusionTradeoff> m_tradeoffs;
+  std::vector<engine::TradeoffOnDevice> m_norm_by_device;
   std::string m_ladder_note;
   uint64_t m_ladder_tag = 0;
 

@@ -2,7 +2,9 @@
 // (app_window.h) with the batch driver (batch_driver.h), which runs the scripted jobs and the
 // batch modes (--screenshot, --dump-state, --fps-frames, --save) when they are asked for.
 // The recent-files list lives in $XDG_CONFIG_HOME/stof-studio/recent.json (else ~/.config).
-// An exception that escapes (a bug, memory running out) ends as one line and exit code 1.
+// Exit codes: 0 ok, 2 a usage error (a bad option, as stof's), 1 failed work: a batch run
+// (--screenshot, --dump-state, ...) whose window shows an error, such as --open of a missing
+// file, or an exception that escapes (a bug, memory running out), which ends as one line.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +16,7 @@
 #include "app/common/option_checks.h"
 #include "app/studio/app_window.h"
 #include "app/studio/batch_driver.h"
+#include "app/studio/learn/learn_tour.h"
 #include "app/studio/studio.h"
 #include "engine/core/json_io.h"
 #include "engine/core/recent_files.h"
@@ -69,7 +72,7 @@ int Run(const Args& args) {
   options.spec.seq_len = args.seq;
   if (stof::engine::Status s = CheckArgs(args); !s.IsOk()) {
     std::fprintf(stderr, "stof-studio: %s\n", s.Message().c_str());
-    return 1;
+    return 2;  // a usage error, as stof's
   }
   const auto block = stof::app::ParseBlockSize(args.block, "--block");
   options.block_m = block->block_m;
@@ -101,6 +104,7 @@ int main(int argc, char** argv) {
   using stof::app::IntRange;
   using stof::app::NonEmpty;
   using stof::app::NumberRange;
+  app.set_version_flag("--version", "stof-studio 0.1.0");
   stof::app::OneLineErrors(app, "stof-studio");
   const double unbounded = std::numeric_limits<double>::infinity();
   const int most = std::numeric_limits<int>::max();
@@ -114,7 +118,9 @@ int main(int argc, char** argv) {
   app.add_option("--block", args.block, "Block size BMxBN (powers of two 16..256)")->capture_default_str();
   app.add_option("--device", args.device, "Built-in device name (default: this GPU, else H100-SXM-80GB)")->check(NonEmpty("a device name"));
   app.add_option("--open", args.open, "Open a mask file (.png, .npy, .json) at start")->check(NonEmpty());
-  app.add_option("--panel", args.panel, "Tab to show: mask, layout, selection, fusion, tune, profile, export")->capture_default_str();
+  app.add_option("--panel", args.panel, "Tab to show: learn, mask, layout, selection, fusion, tune, profile, export")->capture_default_str();
+  app.add_option("--learn", args.run.learn, "Run Learn lesson N (1..3) from start to end, then make the change that answers its question")->check(IntRange(1, static_cast<int>(stof::app::Lessons().size())));
+  app.add_option("--learn-page", args.run.learn_page, "With --learn: stop on page P (1-based) of the lesson")->check(IntRange(1, 16))->needs("--learn");
   app.add_option("--overlay", args.overlay, "Canvas: mask, blocks-over-mask, blocks")->capture_default_str()->check(stof::app::OneOf({"mask", "blocks-over-mask", "blocks"}));
   app.add_option("--zoom", args.zoom, "Initial canvas zoom (1 = fit)")->capture_default_str()->check(NumberRange(1, unbounded));
   app.add_option("--screenshot", args.run.screenshot, "Render until the analysis is ready and --frames more, save the window as PNG, exit")->check(NonEmpty());
@@ -144,7 +150,12 @@ int main(int argc, char** argv) {
   app.add_option("--width", args.window.width, "Window width")->capture_default_str()->check(IntRange(64, 16384));
   app.add_option("--height", args.window.height, "Window height")->capture_default_str()->check(IntRange(64, 16384));
   try {
-    CLI11_PARSE(app, argc, argv);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      // --help and --version end here with 0; every other parse error is a usage error (2).
+      return app.exit(e) == 0 ? 0 : 2;
+    }
     return Run(args);
   } catch (const std::exception& e) {
     // A bug or memory running out: one line and a failure code, never std::terminate.

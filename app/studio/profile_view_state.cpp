@@ -32,10 +32,34 @@ std::string Cat(std::initializer_list<std::string> parts) {
 
 double Or(std::optional<double> v) { return v ? *v : NAN; }
 
+std::string GapText(double us) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "gap %.1f us", us);
+  return buf;
+}
+
+// Kernels coloured by their key entry and labelled with its number where the name does not
+// fit; then the gaps, in every lane (no kernel ran anywhere), hatched and labelled.
 std::vector<plots::Span> ToSpans(const pf::Timeline& t) {
   std::vector<plots::Span> out;
-  for (const pf::TimelineSpan& s : t.spans) out.push_back({s.lane, s.start_us, s.end_us, s.name, s.detail, 0});
+  for (const pf::TimelineSpan& s : t.spans)
+    out.push_back({s.lane, s.start_us, s.end_us, s.name, s.detail, plots::SeriesColor(s.key),
+                   std::to_string(s.key + 1), false});
+  for (const pf::TimelineGap& g : t.gaps)
+    for (int lane = 0; lane < static_cast<int>(t.lanes.size()); ++lane)
+      out.push_back({lane, g.start_us, g.end_us, GapText(g.end_us - g.start_us),
+                     "no kernel ran: host work, launch latency or synchronisation", plots::kGapColor,
+                     "", true});
   return out;
+}
+
+// "1 GemmBias<128, 64>", ... and the gap swatch: the colour key under a timeline.
+std::vector<plots::LegendItem> TimelineKey(const pf::Timeline& t) {
+  std::vector<plots::LegendItem> key;
+  for (size_t i = 0; i < t.keys.size(); ++i)
+    key.push_back({std::to_string(i + 1) + " " + t.keys[i], plots::SeriesColor(static_cast<int>(i)), false});
+  if (!t.gaps.empty()) key.push_back({"gap: no kernel running", plots::kGapColor, false});
+  return key;
 }
 
 // The bars of one chart pair (latency; DRAM read and write), current and baseline, one value
@@ -69,19 +93,23 @@ struct BarSeries {
   }
 };
 
-std::shared_ptr<ProfilePanelCache> BuildCache(const ProfilePtr& cur, const ProfilePtr& base,
-                                              pf::KernelColumn column, bool ascending) {
+std::shared_ptr<ProfilePanelCache> BuildCache(const ProfilePanelState& s, const ProfilePtr& cur,
+                                              const ProfilePtr& base) {
   auto c = std::make_shared<ProfilePanelCache>();
   c->current = cur;
   c->baseline = base;
-  c->sorted_by = column;
-  c->sorted_ascending = ascending;
-  c->view = pf::ComputeProfileView(*cur, base.get());
+  c->peaks = s.peaks;
+  c->timeline_run = s.timeline_run;
+  c->sorted_by = s.sort_column;
+  c->sorted_ascending = s.sort_ascending;
+  c->view = pf::ComputeProfileView(*cur, base.get(), s.peaks ? &*s.peaks : nullptr, s.timeline_run);
   const pf::ProfileView& v = c->view;
   c->sorted_kernels = v.kernels.rows;
-  pf::SortKernelRows(&c->sorted_kernels, column, ascending);
+  pf::SortKernelRows(&c->sorted_kernels, s.sort_column, s.sort_ascending);
   c->spans = ToSpans(v.timeline);
   c->base_spans = ToSpans(v.base_timeline);
+  c->timeline_key = TimelineKey(v.timeline);
+  c->base_timeline_key = TimelineKey(v.base_timeline);
   // Bars keep the layer order (first launch / segment order): it reads like the timeline.
   BarSeries kernels;
   for (const pf::KernelRow& r : v.kernels.rows) {
@@ -144,7 +172,8 @@ void UpdateProfilePanelCache(ProfilePanelState& s) {
     return;
   }
   ProfilePanelCache* c = s.cache.get();
-  if (c && c->current == cur && c->baseline == base) {
+  if (c && c->current == cur && c->baseline == base && c->peaks == s.peaks &&
+      c->timeline_run == s.timeline_run) {
     if (c->sorted_by != s.sort_column || c->sorted_ascending != s.sort_ascending) {
       c->sorted_by = s.sort_column;
       c->sorted_ascending = s.sort_ascending;
@@ -153,7 +182,7 @@ void UpdateProfilePanelCache(ProfilePanelState& s) {
     return;
   }
   const bool same_current = c && c->current == cur;
-  s.cache = BuildCache(cur, base, s.sort_column, s.sort_ascending);
+  s.cache = BuildCache(s, cur, base);
   if (!same_current) s.selected_span = -1;  // a new profile: forget the old selection
   s.timeline_view = {};  // refit: the baseline's run may be longer
 }
@@ -168,8 +197,8 @@ nlohmann::json ProfilePanelStateJson(const ProfilePanelState& s) {
   if (!cur) return j;
   std::shared_ptr<ProfilePanelCache> c = s.cache;
   if (!c || c->current != cur || c->baseline != BaselineOf(s) || c->sorted_by != s.sort_column ||
-      c->sorted_ascending != s.sort_ascending)
-    c = BuildCache(cur, BaselineOf(s), s.sort_column, s.sort_ascending);
+      c->sorted_ascending != s.sort_ascending || c->peaks != s.peaks || c->timeline_run != s.timeline_run)
+    c = BuildCache(s, cur, BaselineOf(s));
   const pf::ProfileView& v = c->view;
   j["has_baseline"] = v.has_baseline;
   j["kernels_why_empty"] = v.kernels.why_empty;
@@ -180,7 +209,9 @@ nlohmann::json ProfilePanelStateJson(const ProfilePanelState& s) {
     j["kernel_rows"].push_back({{"name", r.short_name}, {"launches", r.launches}, {"total_us", r.total_us},
                                 {"mean_us", r.mean_us}, {"share", r.share}, {"dram_read", Opt(r.dram_read)},
                                 {"dram_write", Opt(r.dram_write)}, {"match", pf::RowMatchName(r.match)},
-                                {"d_total_us", DeltaJson(r.d_total_us)}});
+                                {"d_total_us", DeltaJson(r.d_total_us)}, {"grid", r.grid}, {"block", r.block},
+                                {"registers", r.registers}, {"smem_bytes", r.smem_bytes},
+                                {"launch_varies", r.launch_varies}});
   }
   j["segment_rows"] = nlohmann::json::array();
   for (const pf::SegmentRow& r : v.segments)
@@ -190,11 +221,27 @@ nlohmann::json ProfilePanelStateJson(const ProfilePanelState& s) {
   double n = 0, nb = 0;
   for (double x : v.histogram.counts) n += x;
   for (double x : v.histogram.base_counts) nb += x;
-  j["histogram"] = {{"bins", v.histogram.counts.size()}, {"count", n}, {"base_count", nb},
-                    {"median_us", Opt(v.histogram.median_us)}, {"base_median_us", Opt(v.histogram.base_median_us)}};
+  const pf::LatencyHistogram& h = v.histogram;
+  auto bin_of = [&h](std::optional<double> x) -> nlohmann::json {
+    if (!x || h.edges.size() < 2) return nullptr;
+    for (size_t i = 0; i + 1 < h.edges.size(); ++i)
+      if (*x >= h.edges[i] && (*x < h.edges[i + 1] || i + 2 == h.edges.size())) return i;
+    return nullptr;
+  };
+  j["histogram"] = {{"bins", h.counts.size()}, {"count", n}, {"base_count", nb},
+                    {"bin_width_us", h.edges.size() >= 2 ? h.edges[1] - h.edges[0] : 0.0},
+                    {"median_us", Opt(h.median_us)}, {"base_median_us", Opt(h.base_median_us)},
+                    {"median_bin", bin_of(h.median_us)}, {"base_median_bin", bin_of(h.base_median_us)},
+                    {"below", h.below}, {"above", h.above}};
   j["roofline"] = {{"points", v.roofline.points.size()}, {"base_points", v.roofline.base_points.size()},
-                   {"why_empty", v.roofline.why_empty}};
+                   {"why_empty", v.roofline.why_empty}, {"peak_flops_per_s", v.roofline.peak_flops_per_s},
+                   {"peak_bytes_per_s", v.roofline.peak_bytes_per_s}, {"peaks_from", v.roofline.peaks_from}};
   j["timeline_spans"] = v.timeline.spans.size();
+  const pf::Timeline& t = v.timeline;
+  j["timeline"] = {{"run", t.run}, {"runs", t.runs}, {"run_spans_us", t.run_spans_us},
+                   {"span_us", t.span_us}, {"busy_us", t.busy_us}, {"gaps", t.gaps.size()},
+                   {"key", c->timeline_key.size()}, {"kernels", t.spans.size()}};
+  j["shipped"] = s.shipped;
   return j;
 }
 

@@ -32,11 +32,14 @@ struct ProfileRun {
 struct ProfilePanelCache {
   // The inputs, held so their identity (the key) cannot be reused by a new profile.
   std::shared_ptr<const profiler::LayerProfile> current, baseline;
+  std::optional<profiler::DevicePeaks> peaks;  // the roofs the view was computed with
+  int timeline_run = -1;                       // as ProfilePanelState::timeline_run
   profiler::KernelColumn sorted_by = profiler::KernelColumn::kTotal;  // sorted_kernels' order
   bool sorted_ascending = false;
   profiler::ProfileView view;
   std::vector<profiler::KernelRow> sorted_kernels;   // view.kernels.rows in the sort order
-  std::vector<plots::Span> spans, base_spans;
+  std::vector<plots::Span> spans, base_spans;  // kernels, then the gaps (plots::kGapColor)
+  std::vector<plots::LegendItem> timeline_key, base_timeline_key;
   // Bars: categories (short names / ops labels) and groups (current, then "baseline").
   std::vector<std::string> kernel_categories, segment_categories;
   std::vector<plots::BarGroup> kernel_latency, kernel_dram, segment_latency, segment_dram;
@@ -53,6 +56,12 @@ struct ProfilePanelState {
   profiler::KernelColumn sort_column = profiler::KernelColumn::kTotal;
   bool sort_ascending = false;
   plots::TimelineView timeline_view;  // shared by the current and baseline timelines
+  int timeline_run = -1;             // the traced run the timelines show; -1 = the steady one
+                                     // (profiler::SteadyTimelineRun)
+  // The roofs: the studio's device (the one every view predicts for); unset: the profile's.
+  std::optional<profiler::DevicePeaks> peaks;
+  // Profiles shipped with the project (assets/profiles/), offered while the list is empty.
+  std::vector<std::string> shipped;
   int selected_span = -1;            // index into cache.spans clicked last, -1 = none
   int select_tab = -1;               // 0..4 = Kernels, Timeline, Bars, Roofline, Histogram:
                                      // selected on the next draw, then reset (tests, screenshots)

@@ -315,8 +315,9 @@ void Studio::ExportPlan(const std::string& path) {
                                              (analysis ? analysis->selection_error : std::string("not ready")));
   if (path.empty()) return Message(MessageLevel::kError, "export plan: give a file path");
   const engine::MaskSpec* spec = Doc().state.spec ? &*Doc().state.spec : nullptr;
-  const engine::Plan plan = engine::MakeAnalyticalPlan(Doc().state.mask, spec, m_workload, Device(),
-                                                       analysis->selection, "stof-studio");
+  const engine::Plan plan = engine::MakeAnalyticalPlan(
+      Doc().state.mask, spec, m_workload, Device(), analysis->selection, "stof-studio",
+      analysis->has_run_choice ? &analysis->run_choice : nullptr);
   if (engine::Status s = engine::SavePlan(path, plan); !s.IsOk())
     return Message(MessageLevel::kError, s.Message());
   Message(MessageLevel::kInfo, "wrote the plan to " + path);

@@ -23,6 +23,7 @@
 #include "app/studio/cli_command.h"
 #include "app/studio/gpu_worker.h"
 #include "app/studio/layer_lab.h"
+#include "app/studio/learn/learn_tour.h"
 #include "app/studio/mask_document.h"
 #include "app/studio/mask_textures.h"
 #include "app/studio/save_job.h"
@@ -56,8 +57,8 @@ struct StudioOptions {
   double zoom = 1.0;                           // the canvas' zoom (1 = fit)
 };
 
-enum class Panel { kMask, kLayout, kSelection, kExport, kFusion, kTune, kProfile };
-// "mask", "layout", "selection", "export", "fusion", "tune", "profile"
+enum class Panel { kLearn, kMask, kLayout, kSelection, kExport, kFusion, kTune, kProfile };
+// "learn", "mask", "layout", "selection", "export", "fusion", "tune", "profile"
 const char* PanelName(Panel p);
 engine::Expected<Panel> ParsePanel(const std::string& name, const std::string& what = "--panel");
 
@@ -145,10 +146,22 @@ class Studio {
   // scheme into the fusion view, its measurements into the profile runs (a baseline).
   void OpenPlanFile(const std::string& path);
   void Message(MessageLevel level, const std::string& text);
+  // The Learn tab (learn/learn_tour.h): open a lesson (-1: the lesson list) or step its pages;
+  // each page's setup is applied to the real views, and a question page records what it
+  // compares the student's change with.
+  void OpenLesson(int lesson);
+  void StepLesson(int delta);
+  void ApplyLessonSetup(const LessonSetup& setup);
+  LearnState& Learn() { return m_learn; }
+  const LearnState& Learn() const { return m_learn; }
+  LessonPage CurrentLessonPage() const;  // from the live views (cheap: copies of their results)
   // Quitting: returns true when the window may close now; otherwise the unsaved-changes
   // dialog opens and the user decides.
   bool RequestQuit();
   bool QuitConfirmed() const { return m_quit.confirmed; }
+  // The error shown now (the analysis' or the last message's), "" when there is none: a
+  // batch run that shows one exits non-zero (batch_driver.cpp).
+  const std::string& ShownError() const { return CurrentError(); }
 
   // ---- state read by the panels -------------------------------------------------------------
   const Document& Doc() const { return m_doc.Get(); }
@@ -223,6 +236,7 @@ class Studio {
   std::unique_ptr<LayerLab> m_lab;
   PanelUi m_ui;
 
+  LearnState m_learn;
   StatusMessage m_message;
   ErrorStrip m_error_strip;
   std::vector<std::string> m_recent;

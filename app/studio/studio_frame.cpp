@@ -10,6 +10,7 @@
 #include "app/studio/panels/file_bar.h"
 #include "app/studio/panels/fusion_panel.h"
 #include "app/studio/panels/layout_panel.h"
+#include "app/studio/panels/learn_panel.h"
 #include "app/studio/panels/mask_canvas.h"
 #include "app/studio/panels/mask_panel.h"
 #include "app/studio/panels/profile_panel.h"
@@ -38,6 +39,21 @@ void DrawProfileTab(Studio& studio) {
   }
 }
 
+// The Learn tab: the current lesson page from the live views, and its actions.
+void DrawLearnTab(Studio& studio) {
+  const LessonPage page = studio.CurrentLessonPage();
+  const LearnPanelActions a = DrawLearnPanel(studio.Learn(), page);
+  if (studio.Learn().lesson >= 0) {  // the real views' parts, live, under the text
+    if (page.show_segments) DrawFusionSegments(studio.Lab());
+    if (page.show_ladder) DrawFusionLadder(studio.Lab());
+  }
+  if (a.open_lesson) studio.OpenLesson(*a.open_lesson);
+  if (a.page_step != 0) studio.StepLesson(a.page_step);
+  if (a.glossary) studio.Learn().glossary_open = true;
+  if (!a.show_view.empty())
+    if (auto p = ParsePanel(a.show_view); p.IsOk()) studio.ShowPanel(*p);
+}
+
 // One tab of the side area, in the tab bar's order.
 struct PanelRow {
   Panel panel;
@@ -49,6 +65,7 @@ struct PanelRow {
 };
 
 const PanelRow kPanels[] = {
+    {Panel::kLearn, "learn", "Learn", false, [](Studio& s) { DrawLearnTab(s); return false; }},
     {Panel::kMask, "mask", "Mask", false, [](Studio& s) { DrawMaskPanel(s); return false; }},
     {Panel::kLayout, "layout", "Block layout", false, [](Studio& s) { DrawLayoutPanel(s); return false; }},
     {Panel::kSelection, "selection", "Kernel selection", false, [](Studio& s) { DrawSelectionPanel(s); return false; }},
@@ -71,7 +88,7 @@ const char* PanelName(Panel p) { return RowOf(p).name; }
 engine::Expected<Panel> ParsePanel(const std::string& name, const std::string& what) {
   for (const PanelRow& row : kPanels)
     if (name == row.name) return row.panel;
-  return engine::Error{what + ": expected mask, layout, selection, export, fusion, tune or profile, got '" +
+  return engine::Error{what + ": expected learn, mask, layout, selection, export, fusion, tune or profile, got '" +
                        name + "'"};
 }
 
@@ -192,6 +209,7 @@ void Studio::Draw() {
   m_error_strip.Draw(CurrentError(), error_h);
   DrawStatusBar();
   DrawQuitDialog();
+  DrawGlossaryPopup(&m_learn.glossary_open);
   ImGui::End();
   if (!ImGui::IsAnyMouseDown() && !ImGui::IsAnyItemActive()) EndGesture();
 }
@@ -211,6 +229,8 @@ void Studio::DrawTabs(float height) {
         ImGui::EndTabItem();
       }
     }
+    // The glossary, one click away from every view.
+    if (ImGui::TabItemButton("Glossary", ImGuiTabItemFlags_Trailing)) m_learn.glossary_open = true;
     m_force_panel = false;
     if (to_fusion) {
       m_panel = Panel::kFusion;

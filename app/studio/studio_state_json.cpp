@@ -69,7 +69,7 @@ nlohmann::json Studio::StateJson() const {
     } else {
       j["selection"] = {{"error", a.selection_error}};
     }
-    j["run_choice"] = a.has_run_choice ? RunChoiceJson(a.run_choice)
+    j["run_choice"] = a.has_run_choice ? engine::MhaRunChoiceJson(a.run_choice)
                                        : nlohmann::json{{"why_not", a.run_choice_why_not}};
   }
   const CliCommands c = Commands();
@@ -79,6 +79,11 @@ nlohmann::json Studio::StateJson() const {
   j["error_strip"] = m_error_strip.StateJson(CurrentError());
   if (!m_analyses.Error().empty()) j["analysis_error"] = m_analyses.Error();
   j["lab"] = m_lab->StateJson();
+  j["learn"] = {{"lesson", m_learn.lesson + 1}, {"glossary_open", m_learn.glossary_open}};
+  if (m_learn.lesson >= 0) {
+    j["learn"]["page"] = LessonPageJson(m_learn.lesson, m_learn.page, CurrentLessonPage());
+    j["learn"]["transcript"] = m_learn.transcript;
+  }
   return j;
 }
 

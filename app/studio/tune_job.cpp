@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "app/common/run_choice.h"
 #include "engine/tune/tune_cache.h"
 
 namespace stof::app {
@@ -71,6 +72,11 @@ void TuneLiveFeed::Reset() {
   m_live = TuneLive{};
 }
 
+std::optional<double> TuneSpeedup(const engine::TuneSessionResult& s) {
+  if (!s.default_layer_us || !(s.result.total_us > 0)) return std::nullopt;
+  return *s.default_layer_us / s.result.total_us;
+}
+
 std::string TuneProgressText(const engine::TuneProgress& p) {
   char best[40] = "-";
   if (p.best_us > 0) std::snprintf(best, sizeof best, "%.1f us", p.best_us);
@@ -104,6 +110,7 @@ TuneJobResult RunTuneJob(const TuneJobRequest& in, TuneLiveFeed& live, JobContex
     rq.backend = ctx.backend;
     rq.gpu = ctx.backend != nullptr;
     rq.device = in.device;
+    rq.run_chooser = MakeMhaRunChooser();  // predictions start from what the kernels run
     rq.options = in.options;
     rq.options.method = m;
     rq.options.cancel = ctx.cancel;

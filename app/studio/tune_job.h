@@ -88,6 +88,10 @@ struct MethodResult {
   engine::TuneSessionResult session;
 };
 
+// A method's speed-up over the one baseline every method shares: the untuned default layer
+// (TuneSessionResult::default_layer_us) over the method's tuned layer; nullopt without it.
+std::optional<double> TuneSpeedup(const engine::TuneSessionResult& s);
+
 // A tuning run's inputs, copied from the GUI's state when it starts.
 struct TuneJobRequest {
   engine::OpGraph graph;

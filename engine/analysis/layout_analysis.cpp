@@ -5,12 +5,6 @@
 
 namespace stof::engine {
 
-Expected<MhaRunChoice> ChooseRun(const MhaRunChooser& chooser, const Mask& mask,
-                                 const Workload& workload, const DeviceSpec& device) {
-  if (!chooser) return MakeError(kNoKernelsRunChoice);
-  return chooser(mask, workload, device);
-}
-
 Expected<MaskAnalysis> AnalyzeMask(const Mask& mask, const AnalysisRequest& request,
                                    const AnalysisProgress& progress) {
   if (mask.Empty()) return MakeError("analysis: the mask is empty");

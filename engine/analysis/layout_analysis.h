@@ -2,7 +2,7 @@
 // computed in one call so the GUI can run it off its thread (L = 16384 takes about a second):
 // the layout at the chosen BM x BN with its statistics, work and per-row load, the same
 // figures at FlexAttention's default 128 x 128, STOF's kernel selection (Eq. 1 + Eq. 2), what
-// the engine runs (the request's chooser) and the block-size table. Progress is reported per stage; the callback can cancel.
+// the engine runs (ChooseRun, mha_run.h) and the block-size table. Progress is reported per stage; the callback can cancel.
 // Used by the studio's analysis worker; tested in tests/engine/layout_analysis_test.cpp.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/mha_run.h"
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "engine/device/device_spec.h"
@@ -22,34 +23,12 @@
 
 namespace stof::engine {
 
-// What the engine runs for a mask, workload and device: Eq. 1 / Eq. 2 restricted to what
-// the kernels support and prefer, and on sm_90 the Hopper kernel where its tile model says
-// faster (kernels/attention/prepared_mha.h, ChooseMhaConfig). Those rules live with the
-// kernels, so the front end passes a chooser in (app/common/run_choice.h); a build without
-// kernels has none and the views show Eq. 2's pick alone.
-struct MhaRunChoice {
-  std::string kernel;  // "block_wise", "row_wise"
-  int64_t block_m = 0, block_n = 0, num_warps = 0;
-  std::string family;  // "hopper" (wgmma, TMA, warp-specialized: sm_90), "portable" (mma.sync)
-  std::string kernel_source, params_source;  // "eq1" / "eq2 (preferred set)" / "hopper tile model" ...
-  std::string note;                          // why it differs from Eq. 2's pick, when it does
-};
-using MhaRunChooser =
-    std::function<Expected<MhaRunChoice>(const Mask&, const Workload&, const DeviceSpec&)>;
-// Why there is no run choice without a chooser.
-inline constexpr const char* kNoKernelsRunChoice =
-    "this build has no kernels (STOF_CUDA=OFF): the kernels' own choice is not available";
-// `chooser`'s choice, or why there is none (no chooser: kNoKernelsRunChoice; else the
-// kernels' error, e.g. a head_dim they do not support). AnalyzeMask and `stof select` use it.
-Expected<MhaRunChoice> ChooseRun(const MhaRunChooser& chooser, const Mask& mask,
-                                 const Workload& workload, const DeviceSpec& device);
-
 struct AnalysisRequest {
   int64_t block_m = 64, block_n = 64;
   Workload workload;       // seq_len must equal the mask's L
   DeviceSpec device;
   bool with_table = true;  // the block-size table (the slowest part: 16 layouts)
-  MhaRunChooser choose_run;  // none: MaskAnalysis::run_choice_why_not says so
+  MhaRunChooser choose_run;  // the kernels' rules; none: the engine's model (ChooseRun)
 };
 
 inline constexpr int64_t kFlexBlock = 128;  // FlexAttention's default block size

@@ -31,6 +31,12 @@ Status Workload::Validate(const std::string& what) const {
     return bad("seq_len", seq_len, "expected 1.." + std::to_string(kMaxSeqLen));
   if (head_dim < 1 || head_dim > kMaxHeadDim)
     return bad("head_dim", head_dim, "expected 1.." + std::to_string(kMaxHeadDim));
+  if (q_len < 0 || q_len > kMaxSeqLen)
+    return bad("q_len", q_len, "expected 1.." + std::to_string(kMaxSeqLen) + " (0: seq_len)");
+  if (kv_heads < 0 || kv_heads > heads || (kv_heads > 0 && heads % kv_heads != 0))
+    return bad("kv_heads", kv_heads,
+               "expected a divisor of heads = " + std::to_string(heads) +
+                   " (each key/value head serves heads / kv_heads query heads; 0: heads)");
   return Status::Ok();
 }
 

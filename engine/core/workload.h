@@ -1,5 +1,8 @@
-// Workload: the shape of one attention problem (batch, heads, sequence length, head size,
-// dtype). Shared by kernel selection, the CPU reference, backends and plans.
+// Workload: the shape of one attention problem (batch, query and key/value heads, query and key
+// lengths, head size, dtype). Shared by kernel selection, the CPU reference, backends and plans.
+// seq_len is the key length L_k (and the query length unless q_len says otherwise); kv_heads
+// and q_len are 0 for "the same as heads / seq_len", so every workload written before grouped
+// heads and query lengths existed means what it meant.
 #pragma once
 
 #include <cstdint>
@@ -26,9 +29,21 @@ struct Workload {
   int64_t heads = 12;
   int64_t head_dim = 64;
   DType dtype = DType::kF16;
+  // Key/value heads (GQA / MQA: each serves heads / kv_heads query heads); 0 = heads.
+  int64_t kv_heads = 0;
+  // Query rows L_q (a KV-cache prefill or a decode step: L_q < L_k; cross-attention); 0 =
+  // seq_len.
+  int64_t q_len = 0;
 
-  // Each field in range (batch, heads >= 1; 1 <= seq_len <= 32768; 1 <= head_dim <= 256);
-  // the message names `what` and the field.
+  int64_t KvHeads() const { return kv_heads > 0 ? kv_heads : heads; }
+  int64_t QLen() const { return q_len > 0 ? q_len : seq_len; }
+  int64_t GroupSize() const { return heads / KvHeads(); }  // query heads per key/value head
+  // True when the call is the plain shape: as many key heads as query heads, L_q = L_k.
+  bool IsSquareMha() const { return KvHeads() == heads && QLen() == seq_len; }
+
+  // Each field in range (batch, heads >= 1; 1 <= seq_len <= 32768; 1 <= head_dim <= 256;
+  // 0 <= q_len <= 32768; kv_heads 0 or a divisor of heads); the message names `what` and the
+  // field.
   Status Validate(const std::string& what = "workload") const;
   bool operator==(const Workload&) const = default;
 };

@@ -37,25 +37,25 @@ double Dot(const double* a, const float* b, int64_t n) {
 Status MaskedAttention(const float* q, const float* k, const float* v, float* o,
                        const Workload& w, const Mask& mask, float scale_in) {
   STOF_RETURN_IF_ERROR(w.Validate("workload"));
-  if (mask.Rows() != w.seq_len || mask.Cols() != w.seq_len) {
+  if (mask.Rows() != w.QLen() || mask.Cols() != w.seq_len) {
     return MakeError("mask: size " + std::to_string(mask.Rows()) + " x " +
-                     std::to_string(mask.Cols()) + " does not match workload.seq_len " +
-                     std::to_string(w.seq_len));
+                     std::to_string(mask.Cols()) + " does not match workload q_len x seq_len " +
+                     std::to_string(w.QLen()) + " x " + std::to_string(w.seq_len));
   }
   if (q == nullptr) return MakeError("attention: q: must not be null");
   if (k == nullptr) return MakeError("attention: k: must not be null");
   if (v == nullptr) return MakeError("attention: v: must not be null");
   if (o == nullptr) return MakeError("attention: o: must not be null");
 
-  const int64_t L = w.seq_len, d = w.head_dim;
+  const int64_t L = w.seq_len, Lq = w.QLen(), d = w.head_dim;
   const double scale =
       scale_in != 0.0f ? static_cast<double>(scale_in) : 1.0 / std::sqrt(static_cast<double>(d));
 
   // Attended columns of every row, in increasing order; shared by all (batch, head).
-  std::vector<int64_t> row_begin(static_cast<size_t>(L) + 1, 0);
+  std::vector<int64_t> row_begin(static_cast<size_t>(Lq) + 1, 0);
   std::vector<int32_t> cols;
   cols.reserve(static_cast<size_t>(mask.Count()));
-  for (int64_t r = 0; r < L; ++r) {
+  for (int64_t r = 0; r < Lq; ++r) {
     const uint64_t* words = mask.RowWords(r);
     for (int64_t wi = 0; wi < mask.WordsPerRow(); ++wi) {
       uint64_t bits = words[wi];
@@ -69,13 +69,14 @@ Status MaskedAttention(const float* q, const float* k, const float* v, float* o,
 
   std::vector<double> qi(static_cast<size_t>(d)), acc(static_cast<size_t>(d));
   std::vector<double> s(static_cast<size_t>(L));
-  const int64_t heads_total = w.batch * w.heads;
+  const int64_t heads_total = w.batch * w.heads, group = w.GroupSize();
   for (int64_t bh = 0; bh < heads_total; ++bh) {
-    const float* qh = q + bh * L * d;
-    const float* kh = k + bh * L * d;
-    const float* vh = v + bh * L * d;
-    float* oh = o + bh * L * d;
-    for (int64_t i = 0; i < L; ++i) {
+    const int64_t bh_kv = bh / group;  // (b * H + h) / group = b * H_kv + h / group
+    const float* qh = q + bh * Lq * d;
+    const float* kh = k + bh_kv * L * d;
+    const float* vh = v + bh_kv * L * d;
+    float* oh = o + bh * Lq * d;
+    for (int64_t i = 0; i < Lq; ++i) {
       float* out = oh + i * d;
       const int64_t b0 = row_begin[static_cast<size_t>(i)];
       const int64_t b1 = row_begin[static_cast<size_t>(i) + 1];

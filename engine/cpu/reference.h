@@ -12,10 +12,11 @@
 
 namespace stof::engine::cpu {
 
-// O = softmax(Q K^T * scale, masked) V for q, k, v, o of shape [B, H, L, d], one mask shared
-// by every (batch, head). scale 0 means 1/sqrt(d) (T5 layers pass 1: no scaling). Masked
-// elements are excluded (not -inf added), so a fully masked row gives zeros, never NaN.
-// Accumulates in double. Errors: mask size != L.
+// O = softmax(Q K^T * scale, masked) V for q, o of shape [B, H, L_q, d] and k, v of shape
+// [B, H_kv, L_k, d] (w.QLen(), w.KvHeads(), w.seq_len; query head h reads key/value head
+// h / (H / H_kv)), one L_q x L_k mask shared by every (batch, head). scale 0 means 1/sqrt(d)
+// (T5 layers pass 1: no scaling). Masked elements are excluded (not -inf added), so a fully
+// masked row gives zeros, never NaN. Accumulates in double. Errors: mask size != L_q x L_k.
 Status MaskedAttention(const float* q, const float* k, const float* v, float* o,
                        const Workload& w, const Mask& mask, float scale = 0.0f);
 

@@ -1,6 +1,8 @@
 // Mask storage, counting, hashing and composition. See mask.h for the invariants.
 #include "engine/mask/mask.h"
 
+#include <algorithm>
+
 #include <bit>
 #include <cstdio>
 
@@ -26,6 +28,15 @@ Expected<Mask> Mask::Create(int64_t rows, int64_t cols, const std::string& what)
   m.m_words_per_row = (cols + 63) / 64;
   m.m_words.assign(static_cast<size_t>(rows * m.m_words_per_row), 0);
   return m;
+}
+
+Expected<Mask> Mask::LastRows(int64_t rows, const std::string& what) const {
+  if (rows < 1 || rows > m_rows)
+    return MakeError(what + ": expected 1.." + std::to_string(m_rows) +
+                     " (the mask's rows), got " + std::to_string(rows));
+  STOF_ASSIGN_OR_RETURN(Mask out, Create(rows, m_cols, what));
+  std::copy(m_words.end() - rows * m_words_per_row, m_words.end(), out.m_words.begin());
+  return out;
 }
 
 void Mask::SetRange(int64_t r, int64_t c0, int64_t c1, bool v) {

@@ -61,6 +61,11 @@ class Mask {
   uint64_t Hash() const;
   std::string HashHex() const;
 
+  // The last `rows` rows (all columns): the rows of a KV cache's `rows` newest query positions
+  // over a square mask of every position (causal then aligned to the bottom right). Errors
+  // name `what` when rows is not in 1..Rows().
+  Expected<Mask> LastRows(int64_t rows, const std::string& what = "q_len") const;
+
   // Element-wise composition; sizes must match (error names both shapes).
   static Expected<Mask> Or(const Mask& a, const Mask& b);
   static Expected<Mask> And(const Mask& a, const Mask& b);

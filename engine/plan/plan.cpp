@@ -22,6 +22,17 @@ const std::vector<std::string>& PlanChosenByValues() {
   return kValues;
 }
 
+const std::vector<std::string>& PlanRunsDecidedByValues() {
+  static const std::vector<std::string> kValues = {"kernels", "engine model", "tuned"};
+  return kValues;
+}
+
+MhaConfig PlanRunningMha(const PlanMha& mha) {
+  if (!mha.runs) return MhaConfig{mha.kernel, mha.block_m, mha.block_n, mha.num_warps};
+  if (mha.runs->kernel == MhaKernel::kRowWise) return MhaConfig{MhaKernel::kRowWise, 64, 64, 4};
+  return MhaConfig{MhaKernel::kBlockWise, mha.runs->block_m, mha.runs->block_n, mha.runs->num_warps};
+}
+
 std::string PlanSegmentWhat(size_t index) { return "segment " + std::to_string(index + 1); }
 
 std::optional<int64_t> PlanSegmentNumber(const std::string& what) {

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/backend.h"
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "engine/device/device_spec.h"
@@ -51,11 +52,23 @@ struct PlanMask {
   double density = 0;
 };
 
+// What the engine runs (engine/analysis/mha_run.h): the analytical pick restricted to what
+// the kernels support and prefer (and the Hopper kernel on sm_90 where faster), or what a
+// tuner measured faster. Optional (plans written before it lack it); replay runs it when set.
+struct PlanMhaRuns {
+  MhaKernel kernel = MhaKernel::kBlockWise;
+  int64_t block_m = 0, block_n = 0, num_warps = 0;  // block-wise only (0 for row-wise)
+  std::string decided_by;  // one of PlanRunsDecidedByValues(): "kernels", "engine model", "tuned"
+  std::string note;        // why it differs from the analytical pick ("" when it does not)
+  bool operator==(const PlanMhaRuns&) const = default;
+};
+
 struct PlanMha {
   MhaKernel kernel = MhaKernel::kBlockWise;
   int64_t block_m = 64, block_n = 64, num_warps = 4;
   std::string chosen_by = "eq2";  // one of PlanChosenByValues(): "eq1+eq2" (analytical),
                                   // "eq2" (kernel given, parameters by Eq. 2), "override", "tuned"
+  std::optional<PlanMhaRuns> runs;  // JSON "mha.runs"
 };
 
 struct PlanSegment {
@@ -101,6 +114,9 @@ struct Plan {
 
 // Accepted values of PlanMha::chosen_by and PlanTuning::method (the loader refuses others).
 const std::vector<std::string>& PlanChosenByValues();
+const std::vector<std::string>& PlanRunsDecidedByValues();
+// The configuration a replay runs: mha.runs when the plan records it, else mha itself.
+MhaConfig PlanRunningMha(const PlanMha& mha);
 const std::vector<std::string>& PlanTuningMethods();
 
 // The measurement of the plan's segment `index` (0-based) is named "segment N", N = index + 1

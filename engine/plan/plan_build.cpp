@@ -5,7 +5,7 @@ namespace stof::engine {
 
 Plan MakeAnalyticalPlan(const Mask& mask, const MaskSpec* spec, const Workload& workload,
                         const DeviceSpec& device, const KernelSelection& selection,
-                        const std::string& created_by) {
+                        const std::string& created_by, const MhaRunChoice* runs) {
   Plan p;
   p.created_by = created_by;
   p.device = device;
@@ -24,9 +24,30 @@ Plan MakeAnalyticalPlan(const Mask& mask, const MaskSpec* spec, const Workload& 
   p.mha.block_n = selection.block_n;
   p.mha.num_warps = selection.num_warps;
   p.mha.chosen_by = "eq1+eq2";
+  if (runs != nullptr) p.mha.runs = PlanRunsOf(*runs);
   p.tuning.method = "analytical";
   p.tuning.seed = spec != nullptr ? spec->seed : 0;
   return p;
+}
+
+PlanMhaRuns PlanRunsOf(const MhaRunChoice& c) {
+  PlanMhaRuns r;
+  const MhaConfig config = RunConfig(c);
+  r.kernel = config.kernel;
+  if (config.kernel == MhaKernel::kBlockWise) {
+    r.block_m = config.block_m;
+    r.block_n = config.block_n;
+    r.num_warps = config.num_warps;
+  }
+  r.decided_by = c.decided_by;
+  r.note = c.note;
+  return r;
+}
+
+MhaRunChoice RunChoiceOfPlan(const PlanMhaRuns& r) {
+  MhaRunChoice c = RunChoiceOf(MhaConfig{r.kernel, r.block_m, r.block_n, r.num_warps}, r.decided_by);
+  c.note = r.note;
+  return c;
 }
 
 }  // namespace stof::engine

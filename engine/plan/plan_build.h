@@ -1,11 +1,12 @@
 // MakeAnalyticalPlan: the plan for a mask, a workload and a device whose MHA kernel was chosen
-// by STOF's Eq. 1 + Eq. 2 (no tuning, no fusion yet). Shared by `stof select --plan-out` and
-// the studio's "export plan"; tested in plan_build_test.cpp (the plan validates and replays
-// its mask).
+// by STOF's Eq. 1 + Eq. 2 (no tuning, no fusion yet), with what the engine runs beside it
+// (mha.runs). Shared by `stof select --plan-out` and the studio's "export plan"; tested in
+// plan_build_test.cpp (the plan validates, replays its mask and runs what `runs` says).
 #pragma once
 
 #include <string>
 
+#include "engine/analysis/mha_run.h"
 #include "engine/core/workload.h"
 #include "engine/device/device_spec.h"
 #include "engine/mask/mask.h"
@@ -17,8 +18,14 @@ namespace stof::engine {
 
 // `spec` (may be null): the generator the mask came from; without one the mask goes inline
 // (run-length rows). The tuning seed is the spec's seed (0 without one).
+// `runs` (may be null): what the engine runs (ChooseRun), recorded as mha.runs.
 Plan MakeAnalyticalPlan(const Mask& mask, const MaskSpec* spec, const Workload& workload,
                         const DeviceSpec& device, const KernelSelection& selection,
-                        const std::string& created_by);
+                        const std::string& created_by, const MhaRunChoice* runs = nullptr);
+
+// A run choice as a plan's mha.runs, and back (the sources are not kept: decided_by and the
+// note say enough to replay and to show).
+PlanMhaRuns PlanRunsOf(const MhaRunChoice& c);
+MhaRunChoice RunChoiceOfPlan(const PlanMhaRuns& r);
 
 }  // namespace stof::engine

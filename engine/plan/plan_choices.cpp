@@ -188,8 +188,7 @@ Expected<PlanRun> PlanToRun(const Plan& plan, const OpGraph& g, const std::strin
                      std::to_string(segs.size()) + " segments, the list has " +
                      std::to_string(f.segments.size()));
   SegmentChoice mha_base;
-  mha_base.mha_config = MhaConfig{plan.mha.kernel, plan.mha.block_m, plan.mha.block_n,
-                                  plan.mha.num_warps};
+  mha_base.mha_config = PlanRunningMha(plan.mha);  // what runs, where the plan records it
   return Catching([&]() -> Expected<PlanRun> {
     for (size_t i = 0; i < segs.size(); ++i) {
       const TemplateMatch m = MatchTemplate(g, segs[i]);

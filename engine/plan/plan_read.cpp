@@ -202,30 +202,61 @@ PlanMask ReadMask(const ObjectReader& root, int64_t workload_seq_len) {
   return m;
 }
 
-PlanMha ReadMha(const ObjectReader& root) {
-  ObjectReader r = root.Child("mha", {"kernel", "block_m", "block_n", "num_warps", "chosen_by"});
-  PlanMha m;
+// The MHA fields mha and mha.runs share: the kernel, BLOCK_M / BLOCK_N and num_warps.
+MhaKernel ReadMhaKernel(const ObjectReader& r) {
   const std::string kernel = r.Enum(
       "kernel", {MhaKernelName(MhaKernel::kBlockWise), MhaKernelName(MhaKernel::kRowWise)});
-  m.kernel = kernel == MhaKernelName(MhaKernel::kRowWise) ? MhaKernel::kRowWise
-                                                           : MhaKernel::kBlockWise;
-  for (const char* key : {"block_m", "block_n"}) {
-    const Json& v = r.Require(key);
-    if (!v.is_number_integer() || !IsPowerOfTwo(v.get<int64_t>()) || v.get<int64_t>() < 16 ||
-        v.get<int64_t>() > 256) {
-      Fail(r.PathOf(key), "expected one of 16, 32, 64, 128, 256, got " + json_read::Shown(v));
-    }
-    (std::string_view(key) == "block_m" ? m.block_m : m.block_n) = v.get<int64_t>();
+  return kernel == MhaKernelName(MhaKernel::kRowWise) ? MhaKernel::kRowWise : MhaKernel::kBlockWise;
+}
+int64_t ReadMhaBlock(const ObjectReader& r, const char* key) {
+  const Json& v = r.Require(key);
+  if (!v.is_number_integer() || !IsPowerOfTwo(v.get<int64_t>()) || v.get<int64_t>() < 16 ||
+      v.get<int64_t>() > 256) {
+    Fail(r.PathOf(key), "expected one of 16, 32, 64, 128, 256, got " + json_read::Shown(v));
   }
-  {
-    const Json& v = r.Require("num_warps");
-    const int64_t w = v.is_number_integer() ? v.get<int64_t>() : 0;
-    if (!v.is_number_integer() || ((!IsPowerOfTwo(w) || w > 8) && !IsHopperMhaWarps(w))) {
-      Fail(r.PathOf("num_warps"), "expected one of 1, 2, 4, 5, 8, 12, got " + json_read::Shown(v));
-    }
-    m.num_warps = w;
+  return v.get<int64_t>();
+}
+int64_t ReadMhaWarps(const ObjectReader& r) {
+  const Json& v = r.Require("num_warps");
+  const int64_t w = v.is_number_integer() ? v.get<int64_t>() : 0;
+  if (!v.is_number_integer() || ((!IsPowerOfTwo(w) || w > 8) && !IsHopperMhaWarps(w)))
+    Fail(r.PathOf("num_warps"), "expected one of 1, 2, 4, 5, 8, 12, got " + json_read::Shown(v));
+  return w;
+}
+
+// mha.runs: block-wise with the block fields and its family, or row-wise without them.
+PlanMhaRuns ReadMhaRuns(const ObjectReader& mha) {
+  ObjectReader r = mha.Child("runs", {"kernel", "block_m", "block_n", "num_warps", "family",
+                                      "decided_by", "note"});
+  PlanMhaRuns m;
+  m.kernel = ReadMhaKernel(r);
+  m.decided_by = r.Enum("decided_by", PlanRunsDecidedByValues());
+  if (r.Has("note")) m.note = r.String("note", /*allow_empty=*/true);
+  if (m.kernel == MhaKernel::kRowWise) {
+    for (const char* key : {"block_m", "block_n", "num_warps", "family"})
+      if (r.Has(key)) Fail(r.PathOf(key), "the row-wise kernel has no block parameters");
+    return m;
   }
+  m.block_m = ReadMhaBlock(r, "block_m");
+  m.block_n = ReadMhaBlock(r, "block_n");
+  m.num_warps = ReadMhaWarps(r);
+  const std::string family = r.Enum("family", {"hopper", "portable"});
+  const std::string want = IsHopperMhaWarps(m.num_warps) ? "hopper" : "portable";
+  if (family != want)
+    Fail(r.PathOf("family"), "num_warps " + std::to_string(m.num_warps) + " is the " + want +
+                                 " kernel, got '" + family + "'");
+  return m;
+}
+
+PlanMha ReadMha(const ObjectReader& root) {
+  ObjectReader r = root.Child("mha", {"kernel", "block_m", "block_n", "num_warps", "chosen_by", "runs"});
+  PlanMha m;
+  m.kernel = ReadMhaKernel(r);
+  m.block_m = ReadMhaBlock(r, "block_m");
+  m.block_n = ReadMhaBlock(r, "block_n");
+  m.num_warps = ReadMhaWarps(r);
   m.chosen_by = r.Enum("chosen_by", PlanChosenByValues());
+  if (r.Has("runs")) m.runs = ReadMhaRuns(r);
   return m;
 }
 

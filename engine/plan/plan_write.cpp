@@ -57,7 +57,8 @@ const std::vector<std::string>& KeyOrder() {
       "method", "budget_s", "time_spent_s", "candidates_measured", "seed", "doc_lengths",
       "causal", "operands", "hash", "density",
       // mha, sparse_mha params (variant first, sub_len last), fusion, segments, measurements
-      "variant", "kernel", "block_m", "block_n", "num_warps", "sub_len", "chosen_by", "code",
+      "variant", "kernel", "block_m", "block_n", "num_warps", "sub_len", "chosen_by", "decided_by",
+      "note", "code",
       "segments", "ops", "template", "params", "what", "latency_us", "measured", "dram_bytes"};
   return kOrder;
 }
@@ -157,6 +158,17 @@ Json PlanToJson(const Plan& plan) {
               {"block_n", plan.mha.block_n},
               {"num_warps", plan.mha.num_warps},
               {"chosen_by", plan.mha.chosen_by}};
+  if (const std::optional<PlanMhaRuns>& r = plan.mha.runs) {
+    Json runs = {{"kernel", MhaKernelName(r->kernel)}, {"decided_by", r->decided_by}};
+    if (r->kernel == MhaKernel::kBlockWise) {
+      runs["block_m"] = r->block_m;
+      runs["block_n"] = r->block_n;
+      runs["num_warps"] = r->num_warps;
+      runs["family"] = IsHopperMhaWarps(r->num_warps) ? "hopper" : "portable";
+    }
+    if (!r->note.empty()) runs["note"] = r->note;
+    j["mha"]["runs"] = std::move(runs);
+  }
   Json segments = Json::array();
   for (const PlanSegment& s : plan.fusion.segments) {
     segments.push_back({{"ops", s.ops}, {"template", s.template_name}, {"params", s.params}});

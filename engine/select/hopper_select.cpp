@@ -6,30 +6,22 @@
 #include <cmath>
 
 #include "engine/layout/block_layout.h"
+#include "engine/mask/gqa_pack.h"
 
 namespace stof::engine {
 
 namespace {
 
 // The Hopper configurations and their elements computed per unit time, relative to the
-// portable 64 x 64, 4-warp kernel, by head size. 128 x 128: fitted on the paper grid (96
-// configurations, CUDA graphs, H100, 2026-11-24, docs/benchmarks.md "Hopper kernel"): the
-// per-configuration rate over 64 x 64 ran 0.94-3.4 at d 64 (median about 1.65; higher at
-// batch 1) and 1.25-2.8 at d 128 (about 2.2); 128 x 64 ran at 0.78 (d 64) and 0.91 (d 128) of
-// 128 x 128's rate on dense L4096 B4 H12 (`stof bench mha`). 64 x 64 with 5 warps (one
-// consumer warpgroup, then 2-3 CTAs per SM), measured side by side on an H100 on 2026-11-24
-// (docs/bench/2026-11-24-hopper64-h100/): over 64 x 64 x 4 1.23-2.15 at d 64 (`stof bench
-// mha`: full L4096 1.70, bigbird L4096 B8 1.62, causal L2048 1.61) and 1.87-2.10 at d 128. On
-// dense masks (compare_dense_tiles.json, CUDA graphs) it ran 0.96-0.97x 128 x 128's rate at d 64
-// from L 2048 on (1.12x at L ~1000) and 0.80-0.83x at d 128; on the paper grid's d 128 masks
-// about 0.85x. So d 64: 1.65, the same as 128 x 128 (a tie goes to the finer tile); d 128:
-// 1.85 (0.84 x 2.2). 64 x 128 with 5 warps (d 64 only), side by side with 64 x 64 x 5
-// (bench64x128.txt, `stof bench mha`): full L4096 B4 H12 1.09x its rate, L2048 B8 H32 1.04x,
-// L1024 B16 H32 0.99x, causal L4096 B4 H32 1.04x (time ratio, more elements there): 1.73
-// (1.05 x 1.65). 0: no such kernel at that head size.
-// Since runs 42-43 (2026-11-25) the 64-row kernels run at 4 (64 x 64, d 64) and 3 CTAs per
-// SM, up to 8.5 % (d 64) and 3.4 % (d 128, one outlier 9 %) faster than these rates were fitted
-// on, all tiles alike at d 64, so the rates stand.
+// portable 64 x 64, 4-warp kernel, by head size (how each was fitted, on the H100:
+// docs/kernels-hopper.md, "The automatic choice on sm_90"). 128 x 128: fitted on the paper
+// grid (its rate over 64 x 64 ran 0.94-3.4 at d 64, median about 1.65, and 1.25-2.8 at d 128,
+// about 2.2); 128 x 64 at 0.78 (d 64) and 0.91 (d 128) of 128 x 128's rate on a dense mask.
+// 64 x 64 with 5 warps ran 0.96-0.97x 128 x 128's rate at d 64 from L 2048 on and about 0.84x
+// at d 128: d 64 1.65 (a tie goes to the finer tile), d 128 1.85. 64 x 128 with 5 warps (d 64
+// only) ran about 1.05x the rate of 64 x 64 x 5: 1.73. 0: no such kernel at that head size.
+// The 64-row kernels got faster since (more CTAs per SM), all tiles alike at d 64, so the rates
+// stand.
 // ctas_*: CTAs per SM of the kernel (its __launch_bounds__ and shared memory,
 // kernels/attention_hopper/hopper_attention_params.h), for the wave estimate below; the test
 // HopperConfig.TileModelCountsTheKernelsCtasPerSm ties the two.
@@ -55,24 +47,52 @@ double Rate(const HopperTile& t, int64_t head_dim) {
   return head_dim == 64 ? t.rate_d64 : t.rate_d128;
 }
 
+// The layout a tile's launch uses: the mask itself, or its packed form where the tile packs
+// the query heads of a key/value head (engine/mask/gqa_pack.h), with the heads its work items
+// are counted over.
+struct TileLayout {
+  BlockLayout layout;
+  int64_t item_heads = 0;
+};
+Expected<TileLayout> BuildTileLayout(const Mask& mask, const Workload& w, int64_t bm,
+                                     int64_t bn) {
+  const GqaPacking packing = ChooseGqaPacking(w.heads, w.KvHeads(), w.QLen(), bm);
+  TileLayout t;
+  t.item_heads = packing.Packed() ? w.KvHeads() : w.heads;
+  if (packing.Packed()) {
+    STOF_ASSIGN_OR_RETURN(const Mask packed, PackGqaMask(mask, packing));
+    STOF_ASSIGN_OR_RETURN(t.layout, BlockLayout::Build(packed, bm, bn));
+  } else {
+    STOF_ASSIGN_OR_RETURN(t.layout, BlockLayout::Build(mask, bm, bn));
+  }
+  return t;
+}
+
 // A grid that spills a little past what the GPU holds at once pays for a tail: beyond one wave
 // (CTAs > SMs x CTAs per SM) the persistent grid hands items out as CTAs finish, so the
 // busiest SM runs ceil(I) of the I = CTAs / SMs items per SM: the factor ceil(I) / I; 1 when
-// every CTA is resident or without an SM count. Measured (H100, paper grid): L128 B16 H12 d64
-// (384 CTAs), 2026-11-24 (runs 16, 21): 64 x 64 x 5 (resident in 396 slots) 9.3-9.5 us,
-// 64 x 128 x 5 (264 slots at two CTAs per SM then) 11.1-11.4 us. Run 43 (2026-11-25) counted
-// waves of CTAs per SM instead (ceil(W) / W, W = CTAs / slots): at 768 CTAs that charged the
-// four-per-SM 64 x 64 1.38 and moved sliding window L4096 B1, L512 B8 and L256 B16 to
-// 64 x 128, which ran 3-13 % slower than 64 x 64 had at three CTAs per SM (run 32).
-double WaveFactor(const HopperTile& t, const Workload& w, const DeviceSpec& device) {
+// every CTA is resident or without an SM count. On the paper grid a resident 64 x 64 x 5 grid
+// ran about 1.2x faster than a 64 x 128 grid past one wave; charging whole waves of CTAs per SM
+// instead moved rows to tiles that ran 3-13 % slower (docs/kernels-hopper.md, "The automatic
+// choice on sm_90").
+double WaveFactor(const HopperTile& t, const TileLayout& l, const Workload& w,
+                  const DeviceSpec& device) {
   const int per_sm = w.head_dim == 64 ? t.ctas_d64 : t.ctas_d128;
   if (device.sm_count <= 0 || per_sm <= 0) return 1.0;
-  const double ctas = static_cast<double>((w.seq_len + t.block_m - 1) / t.block_m) *
-                      static_cast<double>(w.batch * w.heads);
+  const double ctas = static_cast<double>(l.layout.BlockRows()) *
+                      static_cast<double>(w.batch * l.item_heads);
   const double sms = static_cast<double>(device.sm_count);
   if (ctas <= sms * per_sm) return 1.0;
   const double per_sm_items = ctas / sms;
   return std::ceil(per_sm_items) / per_sm_items;
+}
+
+// Elements of the valid blocks per query head (packed: per query head of the group, so that
+// every tile's count compares alike).
+double Elements(const TileLayout& l, const Workload& w) {
+  const double per_item_head = static_cast<double>(l.layout.LoadColIdx().size()) *
+                               static_cast<double>(l.layout.BlockM() * l.layout.BlockN());
+  return per_item_head * static_cast<double>(l.item_heads) / static_cast<double>(w.heads);
 }
 
 Expected<double> TileElements(const Mask& mask, int64_t bm, int64_t bn) {
@@ -80,48 +100,89 @@ Expected<double> TileElements(const Mask& mask, int64_t bm, int64_t bn) {
   return static_cast<double>(layout.LoadColIdx().size()) * static_cast<double>(bm * bn);
 }
 
+Status CheckMaskShape(const Mask& mask, const Workload& w, const std::string& what) {
+  if (mask.Rows() == w.QLen() && mask.Cols() == w.seq_len) return Status::Ok();
+  return Error{what + ": mask: expected " + std::to_string(w.QLen()) + " x " +
+               std::to_string(w.seq_len) + ", got " + std::to_string(mask.Rows()) + " x " +
+               std::to_string(mask.Cols())};
+}
+
+// The Hopper tile of the least estimated time (elements over rate, a partial last wave
+// counted), with its elements and its time before the wave factor.
+struct BestTile {
+  MhaConfig config;
+  double elements = 0, rate_time = 0;
+};
+Expected<BestTile> FastestHopperTile(const Mask& mask, const Workload& w,
+                                     const DeviceSpec& device) {
+  BestTile best;
+  double best_time = -1;
+  for (const HopperTile& t : kHopperTiles) {
+    if (Rate(t, w.head_dim) <= 0) continue;
+    STOF_ASSIGN_OR_RETURN(const TileLayout l, BuildTileLayout(mask, w, t.block_m, t.block_n));
+    const double elements = Elements(l, w);
+    const double rate_time = elements / Rate(t, w.head_dim);
+    const double time = rate_time * WaveFactor(t, l, w, device);
+    if (best_time < 0 || time < best_time) {
+      best_time = time;
+      best = {MhaConfig{MhaKernel::kBlockWise, t.block_m, t.block_n, t.num_warps}, elements,
+              rate_time};
+    }
+  }
+  return best;
+}
+
+std::string WhyNotHopper(const DeviceSpec& device, const Workload& w) {
+  if (device.cc_major != 9 || device.cc_minor != 0)
+    return "the device is not sm_90 (compute capability " + std::to_string(device.cc_major) +
+           "." + std::to_string(device.cc_minor) + ")";
+  if (w.head_dim != 64 && w.head_dim != 128)
+    return "head_dim " + std::to_string(w.head_dim) + " (the Hopper kernel: 64, 128)";
+  return "";
+}
+
 }  // namespace
 
 Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload& workload,
                                                 const DeviceSpec& device,
                                                 const MhaConfig& portable) {
-  if (mask.Rows() != workload.seq_len || mask.Cols() != workload.seq_len)
-    return Error{"hopper tile estimate: mask: expected " + std::to_string(workload.seq_len) +
-                 " x " + std::to_string(workload.seq_len) + ", got " +
-                 std::to_string(mask.Rows()) + " x " + std::to_string(mask.Cols())};
+  STOF_RETURN_IF_ERROR(CheckMaskShape(mask, workload, "hopper tile estimate"));
   HopperTileEstimate e;
   e.portable = portable;
-  if (device.cc_major != 9 || device.cc_minor != 0) {
-    e.why_not = "the device is not sm_90 (compute capability " + std::to_string(device.cc_major) +
-                "." + std::to_string(device.cc_minor) + ")";
-  } else if (workload.head_dim != 64 && workload.head_dim != 128) {
-    e.why_not = "head_dim " + std::to_string(workload.head_dim) + " (the Hopper kernel: 64, 128)";
-  } else if (portable.kernel != MhaKernel::kBlockWise) {
+  e.why_not = WhyNotHopper(device, workload);
+  if (e.why_not.empty() && portable.kernel != MhaKernel::kBlockWise)
     e.why_not = "the portable choice is row-wise";
-  }
   if (!e.why_not.empty()) return e;
   e.eligible = true;
   auto portable_elements = TileElements(mask, portable.block_m, portable.block_n);
   if (!portable_elements.IsOk()) return Error{portable_elements.Message()};
   e.portable_elements = *portable_elements;
-  // The tile: the least estimated time, a partial last wave counted (WaveFactor); the ratio
-  // against the portable tiling: elements over rate, as the rates were fitted.
-  double best_time = -1, best_rate_time = 0;
-  for (const HopperTile& t : kHopperTiles) {
-    if (Rate(t, workload.head_dim) <= 0) continue;
-    STOF_ASSIGN_OR_RETURN(auto elements, TileElements(mask, t.block_m, t.block_n));
-    const double rate_time = elements / Rate(t, workload.head_dim);
-    const double time = rate_time * WaveFactor(t, workload, device);
-    if (best_time < 0 || time < best_time) {
-      best_time = time;
-      best_rate_time = rate_time;
-      e.hopper_elements = elements;
-      e.hopper = MhaConfig{MhaKernel::kBlockWise, t.block_m, t.block_n, t.num_warps};
-    }
-  }
-  e.ratio = e.portable_elements > 0 ? best_rate_time / e.portable_elements : 1.0;
+  // The ratio against the portable tiling: elements over rate, as the rates were fitted.
+  STOF_ASSIGN_OR_RETURN(const BestTile best, FastestHopperTile(mask, workload, device));
+  e.hopper = best.config;
+  e.hopper_elements = best.elements;
+  e.ratio = e.portable_elements > 0 ? best.rate_time / e.portable_elements : 1.0;
   e.prefer_hopper = e.portable_elements > 0 && e.ratio < 1.0;
   return e;
+}
+
+Expected<HopperShapeChoice> ChooseHopperTileForShape(const Mask& mask, const Workload& workload,
+                                                     const DeviceSpec& device) {
+  STOF_RETURN_IF_ERROR(CheckMaskShape(mask, workload, "hopper tile choice"));
+  const std::string why_not = WhyNotHopper(device, workload);
+  if (!why_not.empty())
+    return Error{"workload: " + std::to_string(workload.heads) + " query heads over " +
+                 std::to_string(workload.KvHeads()) + " key/value heads, q_len " +
+                 std::to_string(workload.QLen()) + " over seq_len " +
+                 std::to_string(workload.seq_len) +
+                 " runs on the Hopper kernel only, and here " + why_not};
+  STOF_ASSIGN_OR_RETURN(const BestTile best, FastestHopperTile(mask, workload, device));
+  HopperShapeChoice c;
+  c.config = best.config;
+  c.elements = best.elements;
+  c.packing = ChooseGqaPacking(workload.heads, workload.KvHeads(), workload.QLen(),
+                               best.config.block_m);
+  return c;
 }
 
 int HopperTileCtasPerSm(int64_t head_dim, int64_t block_m, int64_t block_n) {
@@ -140,9 +201,7 @@ Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int
   if (workload.head_dim != 64 && workload.head_dim != 128)
     return Error{"hopper time ratio: head_dim: expected 64 or 128, got " +
                  std::to_string(workload.head_dim)};
-  if (mask.Rows() != workload.seq_len || mask.Cols() != workload.seq_len)
-    return Error{"hopper time ratio: mask: expected " + std::to_string(workload.seq_len) +
-                 " x " + std::to_string(workload.seq_len)};
+  STOF_RETURN_IF_ERROR(CheckMaskShape(mask, workload, "hopper time ratio"));
   STOF_ASSIGN_OR_RETURN(auto portable_elements,
                         TileElements(mask, portable.block_m, portable.block_n));
   if (Rate(*tile, workload.head_dim) <= 0)

@@ -15,6 +15,7 @@
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "engine/device/device_spec.h"
+#include "engine/mask/gqa_pack.h"
 #include "engine/mask/mask.h"
 
 namespace stof::engine {
@@ -31,10 +32,24 @@ struct HopperTileEstimate {
 };
 
 // `portable` is a block-wise mma.sync configuration (the automatic choice without the Hopper
-// form). Fails only on a mask that is not seq_len x seq_len.
+// form). Fails only on a mask that is not q_len x seq_len.
 Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload& workload,
                                                 const DeviceSpec& device,
                                                 const MhaConfig& portable);
+
+// The choice for a shape only the Hopper kernel serves (grouped key/value heads, q_len !=
+// seq_len; Workload::IsSquareMha false): the tile of the least estimated time among the Hopper
+// tiles (the estimate above, each tile on the layout it would run: the packed mask where it
+// packs the group's heads, engine/mask/gqa_pack.h) and that packing. Errors: a device other
+// than sm_90 or a head_dim the kernel lacks (the message names the shape and the reason), a
+// mask that is not q_len x seq_len.
+struct HopperShapeChoice {
+  MhaConfig config;
+  GqaPacking packing;
+  double elements = 0;  // valid-block elements per query head at that tile
+};
+Expected<HopperShapeChoice> ChooseHopperTileForShape(const Mask& mask, const Workload& workload,
+                                                     const DeviceSpec& device);
 
 // The Hopper configuration block_m x block_n's estimated time relative to `portable` on this
 // mask (the same elements-over-rates estimate): what the tuner's analytical segment model

@@ -54,14 +54,19 @@ Expected<MhaConfig> DefaultFusedMhaConfig(const Workload& w, const Mask& mask,
 }
 
 Expected<std::vector<LadderRung>> PredictLadder(const Workload& w, const Mask& mask,
-                                                const DeviceSpec& device) {
+                                                const DeviceSpec& device, const MhaConfig* given) {
   STOF_RETURN_IF_ERROR(w.Validate("workload"));
   STOF_RETURN_IF_ERROR(device.Validate("device"));
   if (mask.Rows() != w.seq_len || mask.Cols() != w.seq_len)
     return MakeError("mask: expected " + std::to_string(w.seq_len) + " x " +
                      std::to_string(w.seq_len) + " (workload.seq_len), got " +
                      std::to_string(mask.Rows()) + " x " + std::to_string(mask.Cols()));
-  STOF_ASSIGN_OR_RETURN(auto fused, DefaultFusedMhaConfig(w, mask, device));
+  MhaConfig fused;
+  if (given != nullptr) {
+    fused = *given;
+  } else {
+    STOF_ASSIGN_OR_RETURN(fused, DefaultFusedMhaConfig(w, mask, device));
+  }
   std::vector<LadderRung> out;
   for (MhaVariant v : LadderVariants()) {
     auto p = PredictMhaCall(w, mask, v, fused, kLadderSubLen, device, H100SegmentConstants());

@@ -5,7 +5,8 @@
 // MeasureLadder (profiler/ladder_profile.h) measures them on a backend. Used by
 // `stof profile ladder` and the studio's ladder view.
 // Invariants: rungs come in LadderVariants() order; a predicted rung has measured == false and
-// a basis starting "predicted"; the fused rung uses DefaultFusedMhaConfig, SD/SDF sub_len 64.
+// a basis starting "predicted"; the fused rung runs the caller's configuration (what runs) or
+// DefaultFusedMhaConfig, SD/SDF sub_len 64.
 #pragma once
 
 #include <string>
@@ -49,10 +50,12 @@ Expected<MhaConfig> DefaultFusedMhaConfig(const Workload& w, const Mask& mask,
                                           const DeviceSpec& device);
 
 // The four rungs predicted for `w` with `mask` (seq_len x seq_len) on `device` (the H100 fit of
-// the segment model, scaled by the device's peaks). Errors name the field: an invalid workload,
-// a mask of the wrong size, an invalid device.
+// the segment model, scaled by the device's peaks). The fused rung runs `fused` (what runs,
+// engine/analysis/mha_run.h; null: DefaultFusedMhaConfig). Errors name the field: an invalid
+// workload, a mask of the wrong size, an invalid device.
 Expected<std::vector<LadderRung>> PredictLadder(const Workload& w, const Mask& mask,
-                                                const DeviceSpec& device);
+                                                const DeviceSpec& device,
+                                                const MhaConfig* fused = nullptr);
 
 // [{"variant": "unfused", "name": ..., "us", "dram_bytes" (null when NaN), "kernels",
 //   "measured", "basis"}, ...]: what `stof profile ladder --json` prints under "rungs".

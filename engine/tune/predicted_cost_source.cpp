@@ -15,20 +15,22 @@ Expected<std::vector<SegmentChoice>> PredictedCostSource::Choices(const Segment&
   std::vector<SegmentChoice> out;
   const TemplateKind kind = RunningTemplate(m_graph, s, SegmentChoice{});
   if (kind == TemplateKind::kSparseMha) {
+    if (!m_run) {  // once per source: the mask, workload and device do not change
+      STOF_ASSIGN_OR_RETURN(const MhaRunChoice run,
+                            ChooseRun(m_run_chooser, m_mask, m_graph.AttentionWorkload(), m_device));
+      m_run = RunConfig(run);
+    }
+    // What runs first (the default every view shows), then the rest of Eq. 2's feasible
+    // settings in its order and row-wise: the tuner may find one faster, and says "tuned".
     const Workload w = m_graph.AttentionWorkload();
     STOF_ASSIGN_OR_RETURN(auto sel, SelectKernel(m_mask, w, m_device));
-    std::vector<MhaConfig> configs;
-    configs.push_back(sel.kernel == MhaKernel::kRowWise
-                          ? MhaConfig{MhaKernel::kRowWise, 64, 64, 4}
-                          : MhaConfig{MhaKernel::kBlockWise, sel.block_m, sel.block_n,
-                                      sel.num_warps});
+    std::vector<MhaConfig> configs = {*m_run};
     for (const Eq2Candidate& e : sel.eq2.candidates)
       if (e.feasible) configs.push_back({MhaKernel::kBlockWise, e.block_m, e.block_n, e.num_warps});
-    if (sel.kernel != MhaKernel::kRowWise) configs.push_back({MhaKernel::kRowWise, 64, 64, 4});
+    configs.push_back({MhaKernel::kRowWise, 64, 64, 4});
     std::vector<MhaConfig> unique;
-    for (const MhaConfig& c : RankMhaConfigs(configs, w, m_device)) {
+    for (const MhaConfig& c : RankMhaConfigs(configs, w, m_device))
       if (std::find(unique.begin(), unique.end(), c) == unique.end()) unique.push_back(c);
-    }
     for (const MhaConfig& c : unique) {
       SegmentChoice ch;
       ch.mha_config = c;

@@ -63,6 +63,19 @@ Expected<RunReport> MeasurePlan(Backend& backend, const Plan& plan, const OpGrap
   return MeasureModel(backend, *model, options);
 }
 
+Expected<std::optional<double>> DefaultLayerCost(CostSource& source) {
+  const FusionScheme scheme = DefaultScheme(source.Graph());
+  double total = 0;
+  for (const Segment& s : scheme.Segments()) {
+    STOF_ASSIGN_OR_RETURN(auto choices, source.Choices(s));
+    if (choices.empty()) return std::optional<double>();
+    STOF_ASSIGN_OR_RETURN(SegmentCost c, source.Cost(s, choices.front()));
+    if (!c.Ok()) return std::optional<double>();
+    total += c.us;
+  }
+  return std::optional<double>(total);
+}
+
 Expected<TuneSessionResult> RunTuneSession(const TuneSessionRequest& rq, TuneObserver* observer) {
   if (rq.mask == nullptr) return MakeError("tune: no mask");
   const Mask& mask = *rq.mask;
@@ -96,8 +109,8 @@ Expected<TuneSessionResult> RunTuneSession(const TuneSessionRequest& rq, TuneObs
     source = std::move(*s);
     out.device_text = source->Describe();
   } else {
-    source = std::make_unique<PredictedCostSource>(g, mask, spec,
-                                                   MakeSegmentPredictor(g, mask, spec));
+    source = std::make_unique<PredictedCostSource>(g, mask, spec, MakeSegmentPredictor(g, mask, spec),
+                                                   rq.run_chooser);
     out.device_text = source->Describe();
   }
   out.setup_s =
@@ -107,6 +120,10 @@ Expected<TuneSessionResult> RunTuneSession(const TuneSessionRequest& rq, TuneObs
   if (!result.IsOk()) return result.ToStatus();
   out.result = std::move(*result);
   const TuneResult& r = out.result;
+  if (!(rq.options.cancel && rq.options.cancel->load())) {
+    // Without it the views show no speed-up rather than one over another baseline.
+    if (auto d = DefaultLayerCost(*source); d.IsOk()) out.default_layer_us = *d;
+  }
 
   TunedPlanInfo info;
   info.device = spec;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/mha_run.h"
 #include "engine/backend.h"
 #include "engine/graph/op.h"
 #include "engine/mask/mask.h"
@@ -30,6 +31,9 @@ struct TuneSessionRequest {
   Backend* backend = nullptr;    // null: predict on `device`
   bool gpu = false;              // backend is a GPU: CUDA graphs, every layer timed
   DeviceSpec device;             // predictions' device when there is no backend
+  // What runs (the kernels' rules, app/common/run_choice.h) for predictions; null: the
+  // engine's model of them (engine/analysis/mha_run.h).
+  MhaRunChooser run_chooser;
   TuneOptions options;
   TuneCache* cache = nullptr;    // measurements only
   int repeats = 3;               // timed runs per candidate
@@ -44,10 +48,18 @@ struct TuneSessionResult {
   OpGraph graph;                 // as tuned (its dtype is the backend's storage type)
   std::string device_text;       // "cuda:0 (...)  N layers, CUDA graphs" / "predicted: H100..."
   std::optional<double> model_us, default_model_us;  // every layer, tuned and default
+  // One layer of the untuned default (DefaultScheme, each segment's default choice) on the
+  // same cost source as the tuning, measured or predicted as `result.measured` says: the one
+  // baseline every method's speed-up is over (each method's own initial scheme differs).
+  std::optional<double> default_layer_us;
   int layers = 0;
   std::string model_method;      // Measurement::method of the model timings
   double setup_s = 0;            // layers, weights and buffers before the tuning started
 };
+
+// The untuned default layer's cost on `source`: DefaultScheme(graph) with every segment's
+// first (default) choice. nullopt when a segment's default does not run there.
+Expected<std::optional<double>> DefaultLayerCost(CostSource& source);
 
 Expected<TuneSessionResult> RunTuneSession(const TuneSessionRequest& request,
                                            TuneObserver* observer);

@@ -33,6 +33,8 @@ Expected<Plan> MakeTunedPlan(const TuneResult& r, const OpGraph& g, const Mask& 
       p.mha.block_n = s.choice.mha_config.block_n;
       p.mha.num_warps = s.choice.mha_config.num_warps;
       p.mha.chosen_by = "tuned";
+      // What a replay runs: the configuration the tuner chose for the attention segment.
+      p.mha.runs = PlanRunsOf(RunChoiceOf(s.choice.mha_config, "tuned"));
     }
     PlanMeasurement m;
     m.what = PlanSegmentWhat(i);

@@ -185,7 +185,7 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
   // Operand layouts: packed unless the caller gave strides (checked there: 16-byte rows).
   const auto resolve = [&](const engine::MhaStrides& s, const char* name, int64_t& sb,
                            int64_t& sh, int& ld) -> engine::Status {
-    auto r = ResolveOperandStrides(s, w, what, name);
+    auto r = ResolveOperandStrides(s, w, MhaOperand::kQuery, what, name);
     if (!r.IsOk()) return r.ToStatus();
     sb = r->batch_stride, sh = r->head_stride, ld = static_cast<int>(r->row_stride);
     return engine::Status::Ok();

@@ -51,7 +51,7 @@ engine::Status CheckBlockSparseConfig(int64_t head_dim, int64_t block_m, int64_t
 
 // The part of the supported set that automatic choices (ChooseMhaConfig without overrides)
 // draw from: BLOCK_M, BLOCK_N >= 64 with one warp per 16 rows and no split. Why (H100,
-// 2026-11-21, `stof bench mha`, docs/kernels.md "Choosing parameters"): Eq. 2's score grows as
+// `stof bench mha`, docs/kernels.md "Choosing parameters"): Eq. 2's score grows as
 // tiles shrink, and on this mma.sync kernel 16 x 16 tiles ran 1.4-2.7 x slower than 64 x 64
 // with 4 warps (sliding window L4096 B16: 500 vs 222 us; BigBird L4096 B16: 1740 vs 642 us);
 // 32 rows per warp ran 1.13-1.24 x slower, and a split 1.12-1.45 x slower except at batch 1

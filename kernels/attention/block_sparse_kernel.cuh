@@ -14,7 +14,7 @@
 // O += P V with P kept in registers. With split > 1 the groups' partial (max, sum, O) are
 // merged through shared memory at the end. With kMTiles = 2 every K/V fragment read from
 // shared memory feeds two MMAs (half the ldmatrix traffic per MMA).
-// Why it is written this way (ncu on an H100, 2026-11-21, sliding window L4096 B16 d64 at
+// Why it is written this way (ncu on an H100, sliding window L4096 B16 d64 at
 // 64x64, 4 warps, the first version): 130 registers (3 blocks per SM), 0.49 instructions
 // issued per scheduler cycle and 40 % of stalls on fixed-latency ALU dependencies: the
 // per-element mask arithmetic (a 64-bit variable shift per element, even on full blocks) and

@@ -49,26 +49,43 @@ engine::Expected<void*> UploadBytes(const void* host, size_t bytes) {
 // ---- DeviceBlockLayout ------------------------------------------------------------------------
 
 engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Create(
-    const engine::Mask& mask, int64_t block_m, int64_t block_n, int32_t split_cut) {
+    const engine::Mask& mask, int64_t block_m, int64_t block_n, int32_t split_cut,
+    const engine::GqaPacking& packing, double fill_units) {
   const auto t0 = Clock::now();
-  auto layout = engine::BlockLayout::Build(mask, block_m, block_n);
+  engine::Expected<engine::BlockLayout> layout = engine::BlockLayout();
+  if (packing.Packed()) {
+    auto packed = engine::PackGqaMask(mask, packing);
+    if (!packed.IsOk()) return packed.ToStatus();
+    layout = engine::BlockLayout::Build(*packed, block_m, block_n);
+  } else {
+    layout = engine::BlockLayout::Build(mask, block_m, block_n);
+  }
   if (!layout.IsOk()) return engine::Error{layout.Message()};
   const double build_ms = MsSince(t0);
-  auto dev = Upload(*layout, split_cut);
+  auto dev = Upload(*layout, split_cut, packing, mask.Rows(), fill_units);
   if (dev.IsOk()) (*dev)->m_timing.host_build_ms = build_ms;
   return dev;
 }
 
 engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
-    const engine::BlockLayout& layout, int32_t split_cut) {
+    const engine::BlockLayout& layout, int32_t split_cut, const engine::GqaPacking& packing,
+    int64_t query_len, double fill_units) {
   if (layout.LoadRowPtr().empty()) {
     return engine::Error{"device block layout: layout: empty (never built)"};
   }
+  if (packing.Packed() &&
+      (layout.Rows() != packing.group * packing.rows || query_len < 1 || query_len > packing.rows))
+    return engine::Error{"device block layout: packing: " + std::to_string(packing.group) +
+                         " heads x " + std::to_string(packing.rows) + " rows does not match a " +
+                         std::to_string(layout.Rows()) + "-row layout for L_q " +
+                         std::to_string(query_len)};
   const auto t0 = Clock::now();
   std::unique_ptr<DeviceBlockLayout> d(new DeviceBlockLayout());
   d->m_block_m = layout.BlockM();
   d->m_block_n = layout.BlockN();
-  d->m_seq_len = layout.Rows();
+  d->m_seq_len = packing.Packed() ? query_len : layout.Rows();
+  d->m_key_len = layout.Cols();
+  d->m_packing = packing;
   d->m_block_rows = layout.BlockRows();
   d->m_valid_blocks = static_cast<int64_t>(layout.LoadColIdx().size());
   d->m_part_blocks = static_cast<int64_t>(layout.PartColIdx().size());
@@ -93,7 +110,7 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
   if (split_cut <= 0) {
     if (const char* e = std::getenv("STOF_HOPPER_SPLIT_CUT")) split_cut = std::atoi(e);
   }
-  const detail::HopperUnitPlan plan = detail::PlanHopperUnits(counts, heavy_first, split_cut);
+  const detail::HopperUnitPlan plan = detail::PlanHopperUnits(counts, heavy_first, split_cut, fill_units);
   std::vector<int32_t> units;
   units.reserve(plan.units.size() * 2);
   for (const detail::HopperUnit& u : plan.units) {

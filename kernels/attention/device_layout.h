@@ -19,6 +19,7 @@
 
 #include "engine/core/status.h"
 #include "engine/layout/block_layout.h"
+#include "engine/mask/gqa_pack.h"
 #include "engine/mask/mask.h"
 
 namespace stof::kernels {
@@ -33,23 +34,31 @@ struct LayoutPrepTiming {
 
 class DeviceBlockLayout {
  public:
-  // Builds the BlockLayout of `mask` at block_m x block_n on the host, then uploads it.
-  // `split_cut`: the blocks per chunk of the Hopper kernel's split units (HopperUnits); 0
-  // picks the default rule (PlanHopperUnits), n > 0 forces n (tests).
-  static engine::Expected<std::unique_ptr<DeviceBlockLayout>> Create(const engine::Mask& mask,
-                                                                     int64_t block_m,
-                                                                     int64_t block_n,
-                                                                     int32_t split_cut = 0);
-  // Uploads an existing layout (host_build_ms stays 0).
+  // Builds the BlockLayout of `mask` (L_q x L_k) at block_m x block_n on the host, then
+  // uploads it. `split_cut`: the blocks per chunk of the Hopper kernel's split units
+  // (HopperUnits); 0 picks the default rule (PlanHopperUnits), n > 0 forces n. `packing`
+  // (engine/mask/gqa_pack.h; the Hopper kernel only): the layout of the packed mask, whose
+  // rows are `packing.group` query heads' rows.
+  // `fill_units` > 0: the Hopper split's fill rule for layouts of few tiles (PlanHopperUnits,
+  // kernels/attention_hopper/hopper_chunk.h): resident CTAs / heads of the launches.
+  static engine::Expected<std::unique_ptr<DeviceBlockLayout>> Create(
+      const engine::Mask& mask, int64_t block_m, int64_t block_n, int32_t split_cut = 0,
+      const engine::GqaPacking& packing = {}, double fill_units = 0);
+  // Uploads an existing layout (host_build_ms stays 0). With `packing`, `layout` is the
+  // packed mask's and `query_len` the query length it serves.
   static engine::Expected<std::unique_ptr<DeviceBlockLayout>> Upload(
-      const engine::BlockLayout& layout, int32_t split_cut = 0);
+      const engine::BlockLayout& layout, int32_t split_cut = 0,
+      const engine::GqaPacking& packing = {}, int64_t query_len = 0, double fill_units = 0);
   ~DeviceBlockLayout();
   DeviceBlockLayout(const DeviceBlockLayout&) = delete;
   DeviceBlockLayout& operator=(const DeviceBlockLayout&) = delete;
 
   int64_t BlockM() const { return m_block_m; }
   int64_t BlockN() const { return m_block_n; }
-  int64_t SeqLen() const { return m_seq_len; }
+  int64_t SeqLen() const { return m_seq_len; }  // query length L_q of the mask
+  int64_t KeyLen() const { return m_key_len; }   // key length L_k
+  // Unpacked (group 0), or the packing of the layout's rows (gqa_pack.h).
+  const engine::GqaPacking& Packing() const { return m_packing; }
   int64_t BlockRows() const { return m_block_rows; }
   int64_t ValidBlocks() const { return m_valid_blocks; }
   int64_t PartBlocks() const { return m_part_blocks; }
@@ -104,7 +113,8 @@ class DeviceBlockLayout {
 
  private:
   DeviceBlockLayout() = default;
-  int64_t m_block_m = 0, m_block_n = 0, m_seq_len = 0, m_block_rows = 0;
+  int64_t m_block_m = 0, m_block_n = 0, m_seq_len = 0, m_key_len = 0, m_block_rows = 0;
+  engine::GqaPacking m_packing;
   int64_t m_valid_blocks = 0, m_part_blocks = 0, m_bitmap_words = 0;
   void* m_base = nullptr;
   size_t m_bytes = 0;

@@ -19,18 +19,26 @@ struct OperandStrides {
   int64_t batch_stride = 0, head_stride = 0, row_stride = 0;
 };
 
-// Packed [B, H, L, d] when `s` is all zero; otherwise `s` itself when every stride is a
-// multiple of 8 elements (16-byte rows) with row >= head_dim and row < 2^31. Errors start with
-// `what` and name `name`.
+// Which operand a stride set describes: q and o are [B, H, L_q, d], k and v [B, H_kv, L_k, d]
+// (engine::Workload's heads / KvHeads(), QLen() / seq_len).
+enum class MhaOperand { kQuery, kKeyValue };
+
+// Packed [B, heads, rows, d] of `operand` when `s` is all zero; otherwise `s` itself when
+// every stride is a multiple of 8 elements (16-byte rows) with row >= head_dim and row <
+// 2^31. Errors start with `what` and name `name`.
 engine::Expected<OperandStrides> ResolveOperandStrides(const engine::MhaStrides& s,
                                                        const engine::Workload& w,
+                                                       MhaOperand operand,
                                                        const std::string& what,
                                                        const char* name);
 
 // The checks every fused launch starts with: a valid f16 workload (or bf16, where the kernel
-// has it: `bf16_too`) and a layout built for its L.
+// has it: `bf16_too`) and a layout built for its L. The mma.sync kernels take the square MHA
+// shape only (Workload::IsSquareMha); `grouped_too` (the Hopper kernel) also takes grouped
+// key/value heads and q_len != seq_len (layout_seq_len is then the query length).
 engine::Status CheckFusedMhaWorkload(const engine::Workload& w, int64_t layout_seq_len,
-                                     const std::string& what, bool bf16_too = false);
+                                     const std::string& what, bool bf16_too = false,
+                                     bool grouped_too = false);
 
 // The current device and its opt-in shared memory per block.
 struct LaunchDevice {

@@ -136,6 +136,58 @@ engine::Expected<MhaChoice> ChooseBf16Config(const engine::Mask& mask,
   return c;
 }
 
+// Grouped key/value heads (GQA, MQA) and query lengths other than the key length (a KV cache's
+// prefill and decode steps, cross-attention) run on the Hopper kernel only: its tile model
+// picks the tile and whether the group's heads share a tile (packed GQA); Eq. 1 and Eq. 2
+// describe the square MHA of the STOF paper and are not evaluated. A request for another
+// kernel, or for a configuration that is not a Hopper one, is refused with the reason.
+engine::Expected<MhaChoice> ChooseGroupedConfig(const engine::Mask& mask,
+                                                const engine::Workload& workload,
+                                                const engine::DeviceSpec& device,
+                                                const MhaRequest& request) {
+  const std::string shape = Str(workload.heads) + " query heads over " +
+                            Str(workload.KvHeads()) + " key/value heads, q_len " +
+                            Str(workload.QLen()) + " over seq_len " + Str(workload.seq_len);
+  if (request.kernel != MhaKernelRequest::kAuto && request.kernel != MhaKernelRequest::kBlockWise)
+    return engine::MakeError(std::string("request: the ") + MhaKernelRequestName(request.kernel) +
+                             " kernel takes as many key/value heads as query heads and q_len = "
+                             "seq_len; " + shape + " runs on the block-wise Hopper kernel only");
+  if (workload.dtype != engine::DType::kF16 && workload.dtype != engine::DType::kBF16)
+    return engine::MakeError(std::string("workload.dtype: f16 or bf16 expected, got ") +
+                             engine::DTypeName(workload.dtype));
+  if ((request.block_m == 0) != (request.block_n == 0))
+    return engine::MakeError("request: block_m and block_n must be given together (got " +
+                             Str(request.block_m) + " x " + Str(request.block_n) + ")");
+  STOF_ASSIGN_OR_RETURN(const engine::HopperShapeChoice pick,
+                        engine::ChooseHopperTileForShape(mask, workload, device));
+  MhaChoice c;
+  c.kernel_source = request.kernel == MhaKernelRequest::kAuto ? "shape" : "user";
+  c.config = pick.config;
+  c.packing = pick.packing;
+  c.params_source = "hopper tile model";
+  if (request.block_m != 0 || request.num_warps != 0) {
+    const int64_t bm = request.block_m != 0 ? request.block_m : pick.config.block_m;
+    const int64_t bn = request.block_n != 0 ? request.block_n : pick.config.block_n;
+    const int64_t warps = request.num_warps != 0 ? request.num_warps
+                          : bm == 64               ? kHopperAttentionWarps64
+                                                   : kHopperAttentionWarps;
+    STOF_RETURN_IF_ERROR(CheckHopperAttentionConfig(workload.head_dim, bm, bn, warps,
+                                                    device.smem_per_block_bytes));
+    c.config = engine::MhaConfig{engine::MhaKernel::kBlockWise, bm, bn, warps};
+    c.packing = engine::ChooseGqaPacking(workload.heads, workload.KvHeads(), workload.QLen(), bm);
+    c.params_source = request.block_m != 0 && request.num_warps != 0 ? "user" : "user + hopper tile model";
+  }
+  c.note = shape + ": the Hopper kernel " +
+           ConfigText(c.config.block_m, c.config.block_n, c.config.num_warps) +
+           (c.packing.Packed() ? ", " + Str(c.packing.group) + " query heads x " +
+                                     Str(c.packing.rows) +
+                                     (c.packing.rows == 1 ? " row" : " rows") +
+                                     " per tile (packed GQA)"
+                               : std::string()) +
+           " (Eq. 1 / Eq. 2 describe square MHA and are not evaluated)";
+  return c;
+}
+
 }  // namespace
 
 engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
@@ -143,6 +195,7 @@ engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
                                             const engine::DeviceSpec& device,
                                             const MhaRequest& request) {
   STOF_RETURN_IF_ERROR(workload.Validate("workload"));
+  if (!workload.IsSquareMha()) return ChooseGroupedConfig(mask, workload, device, request);
   if (workload.dtype == engine::DType::kBF16)
     return ChooseBf16Config(mask, workload, device, request);
   if (workload.dtype != engine::DType::kF16)
@@ -312,9 +365,16 @@ engine::Expected<std::unique_ptr<PreparedMha>> PreparedMha::Create(const engine:
                                                                    const engine::Workload& workload,
                                                                    const MhaChoice& choice) {
   STOF_RETURN_IF_ERROR(workload.Validate("workload"));
-  if (mask.Rows() != workload.seq_len || mask.Cols() != workload.seq_len)
+  if (mask.Rows() != workload.QLen() || mask.Cols() != workload.seq_len)
     return engine::MakeError("mask: size " + Str(mask.Rows()) + " x " + Str(mask.Cols()) +
-                             " does not match workload.seq_len " + Str(workload.seq_len));
+                             " does not match the workload's q_len x seq_len " +
+                             Str(workload.QLen()) + " x " + Str(workload.seq_len));
+  if (!workload.IsSquareMha() && !IsHopperAttentionRequest(choice.config.num_warps))
+    return engine::MakeError("prepared MHA: choice: " + Str(workload.heads) +
+                             " query heads over " + Str(workload.KvHeads()) +
+                             " key/value heads, q_len " + Str(workload.QLen()) +
+                             " over seq_len " + Str(workload.seq_len) +
+                             " run on the Hopper kernel only (num_warps 5 or 12)");
   std::unique_ptr<PreparedMha> p(new PreparedMha());
   p->m_workload = workload;
   p->m_choice = choice;
@@ -333,21 +393,32 @@ engine::Expected<std::unique_ptr<PreparedMha>> PreparedMha::Create(const engine:
     if (!row.IsOk()) return row.ToStatus();
     p->m_row = std::shared_ptr<const DeviceRowLayout>(std::move(*row));
   } else {
-    auto block = DeviceBlockLayout::Create(mask, choice.config.block_m, choice.config.block_n);
+    auto block = IsHopperAttentionRequest(choice.config.num_warps)
+                     ? PrepareHopperLayout(mask, workload, choice.config.block_m,
+                                           choice.config.block_n)
+                     : DeviceBlockLayout::Create(mask, choice.config.block_m,
+                                                 choice.config.block_n);
     if (!block.IsOk()) return block.ToStatus();
-    if (IsHopperAttentionRequest(choice.config.num_warps))
-      STOF_RETURN_IF_ERROR(ReserveHopperSplitWorkspace(workload, **block));
     p->m_block = std::shared_ptr<const DeviceBlockLayout>(std::move(*block));
   }
   return p;
 }
 
 engine::Status PreparedMha::CheckWorkload(const engine::Workload& w) const {
-  if (w.seq_len != m_workload.seq_len || w.head_dim != m_workload.head_dim ||
-      w.dtype != m_workload.dtype) {
-    return engine::MakeError("prepared MHA: workload: prepared for L = " +
-                             Str(m_workload.seq_len) + ", d = " + Str(m_workload.head_dim) +
-                             ", got L = " + Str(w.seq_len) + ", d = " + Str(w.head_dim));
+  // A Hopper plan of a query shorter than its keys launches with fewer keys too (a KV cache
+  // prepared for its capacity): the keys past the launch's L_k are not attended.
+  const bool fewer_keys = m_block && IsHopperAttentionRequest(m_choice.config.num_warps) &&
+                          !m_workload.IsSquareMha() && w.seq_len < m_workload.seq_len &&
+                          w.seq_len >= w.QLen() && w.q_len == m_workload.q_len;
+  if ((w.seq_len != m_workload.seq_len && !fewer_keys) || w.QLen() != m_workload.QLen() ||
+      w.head_dim != m_workload.head_dim || w.dtype != m_workload.dtype ||
+      w.GroupSize() != m_workload.GroupSize()) {
+    return engine::MakeError(
+        "prepared MHA: workload: prepared for L_q = " + Str(m_workload.QLen()) + ", L_k = " +
+        Str(m_workload.seq_len) + ", d = " + Str(m_workload.head_dim) + ", " +
+        Str(m_workload.GroupSize()) + " query heads per key/value head, got L_q = " +
+        Str(w.QLen()) + ", L_k = " + Str(w.seq_len) + ", d = " + Str(w.head_dim) + ", " +
+        Str(w.GroupSize()));
   }
   return engine::Status::Ok();
 }
@@ -410,6 +481,14 @@ double PreparedMha::UsefulFlops(const engine::Workload& w) const {
          static_cast<double>(w.head_dim) * static_cast<double>(m_nnz);
 }
 
+double PreparedMha::MinimumBytes(const engine::Workload& w) const {
+  const double elem = static_cast<double>(engine::DTypeBytes(w.dtype));
+  const double q_and_o = 2.0 * static_cast<double>(w.batch * w.heads * w.QLen() * w.head_dim);
+  const double k_and_v =
+      2.0 * static_cast<double>(w.batch * w.KvHeads() * w.seq_len * w.head_dim);
+  return elem * (q_and_o + k_and_v);
+}
+
 double PreparedMha::KernelFlops(const engine::Workload& w) const {
   if (IsSdf(m_recomposed.get()))  // both GEMMs over the valid BM x T tiles
     return 4.0 * static_cast<double>(w.batch) * static_cast<double>(w.heads) *
@@ -421,8 +500,11 @@ double PreparedMha::KernelFlops(const engine::Workload& w) const {
            static_cast<double>(w.head_dim) * static_cast<double>(w.seq_len) *
            static_cast<double>(w.seq_len);
   if (!m_block) return UsefulFlops(w);
-  return 4.0 * static_cast<double>(w.batch) * static_cast<double>(w.heads) *
-         static_cast<double>(w.head_dim) * static_cast<double>(m_block->ValidBlocks()) *
+  // A packed layout's blocks hold the rows of a key/value head's whole group.
+  const double item_heads =
+      static_cast<double>(m_block->Packing().Packed() ? w.KvHeads() : w.heads);
+  return 4.0 * static_cast<double>(w.batch) * item_heads * static_cast<double>(w.head_dim) *
+         static_cast<double>(m_block->ValidBlocks()) *
          static_cast<double>(m_block->BlockM() * m_block->BlockN());
 }
 

@@ -66,6 +66,9 @@ struct MhaChoice {
   std::string note;                  // one line on a fallback or an ignored option; else empty
   RecomposeVariant recompose_variant = RecomposeVariant::kDecomposed;  // when recompose
   RecomposeParams recompose_params;                                    // when recompose
+  // Hopper kernel: whether a tile holds the rows of several query heads that share a key/value
+  // head (engine/mask/gqa_pack.h; grouped shapes with short queries), else unpacked.
+  engine::GqaPacking packing;
 };
 
 // "native", "sd", "sdf", "row_wise" or "block_wise": what a choice runs.
@@ -83,8 +86,10 @@ const char* MhaChoiceKernelName(const MhaChoice& c);
 // for information only (selection) and sets `native`; kDecomposed / kRecomposed likewise set
 // `recompose` with BM x T = request.block_m x block_n (64 x 64 when not given), refused with
 // CheckRecomposeParams's message (device.smem_per_block_bytes) when unsupported; num_warps is
-// ignored (noted). Fails on a bad workload (head_dim must be 64 or 128, dtype f16) or a mask
-// that is not seq_len x seq_len.
+// ignored (noted). A grouped shape (GQA / MQA heads, q_len != seq_len: Workload::IsSquareMha
+// false) runs on the Hopper kernel only (sm_90): its tile model picks the configuration and the
+// packing; any other kernel request is refused with the reason. Fails on a bad workload
+// (head_dim must be 64 or 128, dtype f16) or a mask that is not q_len x seq_len.
 engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
                                             const engine::Workload& workload,
                                             const engine::DeviceSpec& device,
@@ -100,8 +105,11 @@ class PreparedMha {
   PreparedMha(const PreparedMha&) = delete;
   PreparedMha& operator=(const PreparedMha&) = delete;
 
-  // Launches on `stream` (opaque cudaStream_t) for [B, H, L, d] fp16 buffers; `workload` may
-  // differ from the prepared one in batch and heads only (native, sd, sdf: B * H at most the
+  // Launches on `stream` (opaque cudaStream_t) for q, o [B, H, L_q, d] and k, v [B, H_kv, L_k,
+  // d] buffers; `workload` may differ from the prepared one in batch and heads only (with the
+  // same query heads per key/value head), and, for a Hopper plan with L_q below its keys (a KV
+  // cache prepared for its capacity), in a smaller seq_len >= L_q: the mask's first seq_len
+  // columns, the keys past them not attended (native, sd, sdf: B * H at most the
   // prepared B * H, the capacity of their workspace). Asynchronous.
   engine::Status Launch(const engine::Workload& workload, const void* q, const void* k,
                         const void* v, void* o, void* stream) const;
@@ -118,6 +126,12 @@ class PreparedMha {
                              const engine::MhaStrides& q_strides,
                              const engine::MhaStrides& kv_strides,
                              const engine::MhaStrides& o_strides, float scale) const;
+
+  // The checks Launch makes of `workload` before it looks at a pointer (the prepared shape, or
+  // the differences the comment of Launch allows).
+  engine::Status CheckLaunchWorkload(const engine::Workload& workload) const {
+    return CheckWorkload(workload);
+  }
 
   const MhaChoice& Choice() const { return m_choice; }
   const engine::Workload& PreparedWorkload() const { return m_workload; }
@@ -138,6 +152,9 @@ class PreparedMha {
   // * BM * T in place of valid blocks).
   double UsefulFlops(const engine::Workload& w) const;
   double KernelFlops(const engine::Workload& w) const;
+  // Bytes a launch must move at the least: Q and O ([B, H, L_q, d]) and K and V ([B, H_kv,
+  // L_k, d]) once each (the memory floor of a decode step).
+  double MinimumBytes(const engine::Workload& w) const;
 
  private:
   PreparedMha() = default;

@@ -65,8 +65,7 @@ __device__ __forceinline__ float Dot8(const uint4& a, const uint4& b, float acc)
 }
 
 // No __launch_bounds__: with (128) ptxas 13.0 spilled 8 bytes at 40-48 registers; without it
-// the kernel uses 42 (d = 64) / 50 (d = 128) registers and no local memory (2026-11-21, -Xptxas
-// -v).
+// the kernel uses 42 (d = 64) / 50 (d = 128) registers and no local memory (-Xptxas -v).
 template <int kHeadDim>
 __global__ void RowSparseAttentionKernel(const RowSparseParams p) {
   using T = RowSparseTraits<kHeadDim>;

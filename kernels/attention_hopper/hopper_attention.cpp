@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <string>
@@ -80,10 +81,8 @@ SplitBytes SplitScratchBytes(const DeviceBlockLayout& layout, int64_t heads_tota
 // True when a launch of `layout` splits heavy tiles (before the scratch is asked for): not
 // forced off, the tile has a split kernel (T::kSplitBuilt), the launch runs heavy first, some
 // tile is heavy, and (unless forced on) splitting pays: detail::SplitPays with the whole-tile
-// kernel's resident CTAs. The default since runs 63 and 65 (H100, 2026-11-25, CUDA-graph
-// replay, whole / split, us): longformer B1 H12 d64 L1024 17.1 / 12.9, L2048 33.5 / 17.8,
-// L4096 51.3 / 26.2; bigbird L1024 17.2 / 13.1, L2048 34.5 / 24.2, L4096 54.9 / 36.6; rows
-// without a heavy tile within 1 %. docs/kernels-hopper.md, "Splitting heavy tiles' blocks".
+// kernel's resident CTAs. Split, longformer and bigbird B1 rows ran 1.3-2.0x faster and rows
+// without a heavy tile within 1 % (docs/kernels-hopper.md, "Splitting heavy tiles' blocks").
 template <class T>
 bool SplitsHeavyTiles(const DeviceBlockLayout& layout, int split, int order, int64_t heads_total,
                       int sm_count) {
@@ -116,19 +115,42 @@ engine::Status PrepareSplit(const DeviceBlockLayout& layout, int split, int sm_c
 
 // Launch order. Heavy first across heads starts the longest tiles of every head in the first
 // wave, but spreads a head's tiles over the whole launch, so K and V are re-read from DRAM
-// once they no longer fit in L2. Measured side by side (H100, 2026-11-24, `stof bench mha
-// --block 128x128 --warps 12`, tile-major / heavy first, us; docs/kernels-hopper.md):
-// longformer L4096 B1 H12 d64 (K+V 12 MB) 77.7 / 59.7; causal L4096 B4 H12 d64 (48 MB)
-// 296.0 / 279.7; causal L2048 B8 H32 d64 (128 MB) 424.0 / 451.0; bigbird L4096 B8 H12 d128
-// (192 MB) 711.8 / 1067.1; causal d128 (96 MB) 380.8 / 387.8. So heavy first (1) only when all
-// K and V fit in half the L2. STOF_HOPPER_ORDER=0 / 1 forces one (experiments).
-engine::Expected<int> LaunchOrder(const engine::Workload& w, const HopperLaunchOverrides& forced,
-                                  int device) {
+// once they no longer fit in L2: heavy first won where K and V fit in half the L2 and lost up
+// to 1.5x beyond (docs/kernels-hopper.md, "Design", the launch orders side by side). So heavy
+// first (1) only when all K and V fit in half the L2. STOF_HOPPER_ORDER=0 / 1 forces one
+// (experiments).
+// A launch of one block row per head (a decode step) has one order only, and takes heavy first
+// so that its tiles may split (PrepareSplit).
+engine::Expected<int> LaunchOrder(const engine::Workload& w, const DeviceBlockLayout& layout,
+                                  const HopperLaunchOverrides& forced, int device) {
   if (forced.order >= 0) return forced.order;
+  if (layout.BlockRows() == 1) return 1;
   int l2_bytes = 0;
   STOF_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  const double kv_bytes = 4.0 * static_cast<double>(w.batch * w.heads * w.seq_len * w.head_dim);
+  const double kv_bytes =
+      4.0 * static_cast<double>(w.batch * w.KvHeads() * w.seq_len * w.head_dim);
   return 2 * kv_bytes <= static_cast<double>(l2_bytes) ? 1 : 0;
+}
+
+// The shape checks of a launch: the workload against the layout's query and key lengths and
+// its packing (engine/mask/gqa_pack.h), which must be the one ChooseGqaPacking gives this
+// workload at the layout's BLOCK_M or none.
+engine::Status CheckHopperShape(const engine::Workload& w, const DeviceBlockLayout& layout,
+                                const std::string& what) {
+  STOF_RETURN_IF_ERROR(CheckFusedMhaWorkload(w, layout.SeqLen(), what, /*bf16_too=*/true,
+                                             /*grouped_too=*/true));
+  // Fewer keys than the layout's (a KV cache's plan for its capacity): the keys past seq_len
+  // are masked by the key limit, and the K / V maps end there.
+  if (layout.KeyLen() < w.seq_len)
+    return engine::MakeError(what + "layout: built for L_k = " + Str(layout.KeyLen()) +
+                             ", workload.seq_len is " + Str(w.seq_len));
+  const engine::GqaPacking& packing = layout.Packing();
+  if (packing.Packed() &&
+      packing != engine::ChooseGqaPacking(w.heads, w.KvHeads(), w.QLen(), layout.BlockM()))
+    return engine::MakeError(what + "layout: packed for " + Str(packing.group) +
+                             " query heads per key/value head, the workload has " +
+                             Str(w.heads) + " over " + Str(w.KvHeads()));
+  return engine::Status::Ok();
 }
 
 // The device's SM count, asked once per device (every launch needs it for the split rule).
@@ -218,7 +240,7 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
                                      const engine::MhaStrides& kv_strides,
                                      const engine::MhaStrides& o_strides, float scale) {
   const std::string what = "block-wise MHA (Hopper kernel): ";
-  STOF_RETURN_IF_ERROR(CheckFusedMhaWorkload(w, layout.SeqLen(), what, /*bf16_too=*/true));
+  STOF_RETURN_IF_ERROR(CheckHopperShape(w, layout, what));
   const bool bf16 = w.dtype == engine::DType::kBF16;
   auto dev = QueryLaunchDevice();
   if (!dev.IsOk()) return dev.ToStatus();
@@ -228,7 +250,10 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   STOF_RETURN_IF_ERROR(CheckHopperDevice());
   if (q == nullptr || k == nullptr || v == nullptr || o == nullptr)
     return engine::MakeError(what + "q, k, v and o must not be null");
-  const int64_t grid = layout.BlockRows() * w.batch * w.heads;
+  // Work items: a Q tile of one query head, or (packed) of one key/value head's group.
+  const engine::GqaPacking& packing = layout.Packing();
+  const int64_t item_heads = packing.Packed() ? w.KvHeads() : w.heads;
+  const int64_t grid = layout.BlockRows() * w.batch * item_heads;
   if (grid > int64_t{0x7fffffff})
     return engine::MakeError(what + "block_rows * batch * heads = " + Str(grid) +
                              " exceeds the grid limit 2^31 - 1");
@@ -243,52 +268,68 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   p.q_tiles = static_cast<int>(layout.BlockRows());
   p.tile_order = layout.HeavyFirstRows();
   p.work_counter = layout.WorkCounter();
-  p.heads_total = static_cast<int>(w.batch * w.heads);
+  p.heads_total = static_cast<int>(w.batch * item_heads);
   const HopperLaunchOverrides forced = GetHopperLaunchOverrides();
-  STOF_ASSIGN_OR_RETURN(p.order, LaunchOrder(w, forced, dev->device));
-  p.heads = static_cast<int>(w.heads);
+  STOF_ASSIGN_OR_RETURN(p.order, LaunchOrder(w, layout, forced, dev->device));
+  p.heads = static_cast<int>(item_heads);
+  p.kv_group = static_cast<int>(w.GroupSize());
+  p.pack_rows = static_cast<int>(packing.rows);
+  p.q_len = static_cast<int>(w.QLen());
   p.items = grid;
   // A persistent grid (one wave of CTAs taking items from an atomic counter) rather than one
-  // CTA per item: a CTA's next item's Q, K and V load while it stores the last one's output.
-  // Measured side by side (H100, 2026-11-24, `stof bench mha --runs 50`, per item /
-  // persistent, us; docs/kernels-hopper.md): sliding window L4096 B16 H12 d64 205.4 / 172.0,
-  // L1024 61.1 / 52.3; causal L2048 B8 H32 d64 429.0 / 405.7; full L4096 B4 H12 d128
-  // 690.7 / 665.2; longformer L4096 B1 H12 d64 50.7 / 52.1 (the one loss, 3 %).
+  // CTA per item: a CTA's next item's Q, K and V load while it stores the last one's output
+  // (up to 1.19x faster, one loss of 3 %: docs/kernels-hopper.md, "Persistent grid").
   const bool persistent = forced.persistent >= 0 ? forced.persistent == 1 : true;
   p.max_ctas = forced.max_ctas > 0 ? forced.max_ctas : persistent ? -1 : 0;
   // Programmatic dependent launch: a launch's CTAs start, and resolve their first work item,
   // while the previous kernel on the stream drains (kernels/common/hopper/grid_dependency.cuh).
-  // On by default (-1). Measured in CUDA-graph replay (H100, off / on, us): one-wave grids
-  // (2026-11-25, runs 50 and 52) sliding window L128 B1 H12 d64 4.64 / 3.61, bigbird L512 B1
-  // 10.63 / 9.37; multi-wave grids once the consumers slept in the wait (run 74, 60 rows of
-  // the paper grid, 1.023x geomean) sliding window L4096 B1 19.30 / 17.74, L512 B8 18.76 /
-  // 17.56, bigbird L4096 B16 413.7 / 395.5. docs/kernels-hopper.md, "Starting before the
-  // previous kernel ends".
+  // On by default (-1): up to 1.29x faster on one-wave grids, 1.023x geomean on multi-wave
+  // ones (docs/kernels-hopper.md, "Starting before the previous kernel ends").
   p.dependent_launch = forced.dependent_launch;
   auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);
   if (!scale_log2.IsOk()) return scale_log2.ToStatus();
   p.scale_log2 = *scale_log2;
 
-  // One tensor map per operand: [B][H][L][d] with the caller's strides; 64-column boxes of
-  // BLOCK_M (Q), BLOCK_N (K, V) or 64 (O, one consumer warpgroup's rows) rows.
-  const auto map = [&](const void* base, const engine::MhaStrides& s, const char* name,
-                       int box_rows, CUtensorMap* out) -> engine::Status {
-    auto st = ResolveOperandStrides(s, w, what, name);
+  // K and V: [B][H_kv][L_k][d] with the caller's strides, boxes of BLOCK_N rows. Q and O:
+  // [B][H_kv][group][L_q][d] (query head h = kv head x group + g), boxes of BLOCK_M (Q) or 64
+  // (O: one consumer warpgroup's rows) rows of one head, or, packed, of Lp rows x the heads
+  // that fill them (RowCoords, hopper_scheduler.cuh).
+  const int64_t group = w.GroupSize();
+  const auto map = [&](const void* base, const engine::MhaStrides& s, MhaOperand operand,
+                       const char* name, int box_rows, CUtensorMap* out) -> engine::Status {
+    auto st = ResolveOperandStrides(s, w, operand, what, name);
     if (!st.IsOk()) return st.ToStatus();
-    hopper::TensorView4d view;
+    hopper::TensorView view;
     view.base = base;
     view.bf16 = bf16;
-    view.cols = w.head_dim, view.rows = w.seq_len, view.heads = w.heads, view.batch = w.batch;
-    view.row_stride = st->row_stride, view.head_stride = st->head_stride;
-    view.batch_stride = st->batch_stride;
-    return hopper::EncodeTensorMap4d(view, 64, box_rows, (what + name).c_str(), out);
+    int box[hopper::kMaxTensorRank] = {64, box_rows, 1, 1, 1};
+    if (operand == MhaOperand::kKeyValue) {
+      view.rank = 4;
+      const int64_t extent[4] = {w.head_dim, w.seq_len, w.KvHeads(), w.batch};
+      const int64_t stride[4] = {1, st->row_stride, st->head_stride, st->batch_stride};
+      std::copy(extent, extent + 4, view.extent);
+      std::copy(stride, stride + 4, view.stride);
+    } else {
+      view.rank = 5;
+      const int64_t extent[5] = {w.head_dim, w.QLen(), group, w.KvHeads(), w.batch};
+      const int64_t stride[5] = {1, st->row_stride, st->head_stride, st->head_stride * group,
+                                 st->batch_stride};
+      std::copy(extent, extent + 5, view.extent);
+      std::copy(stride, stride + 5, view.stride);
+      if (packing.Packed()) {
+        box[1] = static_cast<int>(packing.rows);
+        box[2] = static_cast<int>(box_rows / packing.rows);
+      }
+    }
+    return hopper::EncodeTensorMap(view, box, (what + name).c_str(), out);
   };
   detail::HopperTensorMaps maps;
   const int box_n = static_cast<int>(layout.BlockN());
-  STOF_RETURN_IF_ERROR(map(q, q_strides, "q", static_cast<int>(layout.BlockM()), &maps.q));
-  STOF_RETURN_IF_ERROR(map(k, kv_strides, "k", box_n, &maps.k));
-  STOF_RETURN_IF_ERROR(map(v, kv_strides, "v", box_n, &maps.v));
-  STOF_RETURN_IF_ERROR(map(o, o_strides, "o", 64, &maps.o));
+  STOF_RETURN_IF_ERROR(
+      map(q, q_strides, MhaOperand::kQuery, "q", static_cast<int>(layout.BlockM()), &maps.q));
+  STOF_RETURN_IF_ERROR(map(k, kv_strides, MhaOperand::kKeyValue, "k", box_n, &maps.k));
+  STOF_RETURN_IF_ERROR(map(v, kv_strides, MhaOperand::kKeyValue, "v", box_n, &maps.v));
+  STOF_RETURN_IF_ERROR(map(o, o_strides, MhaOperand::kQuery, "o", 64, &maps.o));
 
   // Heavy tiles split over CTAs where the layout has some and it pays (PrepareSplit).
   STOF_ASSIGN_OR_RETURN(const int sms, SmCount(dev->device));
@@ -307,19 +348,47 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
                            engine::Status(engine::MakeError(what + "no such variant")), launch);
 }
 
+engine::Expected<std::unique_ptr<DeviceBlockLayout>> PrepareHopperLayout(
+    const engine::Mask& mask, const engine::Workload& w, int64_t block_m, int64_t block_n) {
+  const engine::GqaPacking packing =
+      engine::ChooseGqaPacking(w.heads, w.KvHeads(), w.QLen(), block_m);
+  auto dev = QueryLaunchDevice();
+  if (!dev.IsOk()) return dev.ToStatus();
+  STOF_ASSIGN_OR_RETURN(const int sms, SmCount(dev->device));
+  const int64_t heads_total = w.batch * (packing.Packed() ? w.KvHeads() : w.heads);
+  // The split kernels' CTAs per SM (their traits): the units that fill the GPU when they run.
+  const int per_sm = WithHopperVariant(w.head_dim, block_m, block_n, 0, [](auto traits) {
+    using T = decltype(traits);
+    if constexpr (T::kSplitBuilt) {
+      return detail::HopperAttentionTraits<T::kHeadDim, T::kBlockN, T::kBlockM, false,
+                                           true>::kCtasPerSm;
+    } else {
+      return 0;
+    }
+  });
+  const double fill_units =
+      static_cast<double>(sms) * per_sm / static_cast<double>(heads_total);
+  STOF_ASSIGN_OR_RETURN(
+      std::unique_ptr<DeviceBlockLayout> layout,
+      DeviceBlockLayout::Create(mask, block_m, block_n, 0, packing, fill_units));
+  STOF_RETURN_IF_ERROR(ReserveHopperSplitWorkspace(w, *layout));
+  return layout;
+}
+
 engine::Status ReserveHopperSplitWorkspace(const engine::Workload& w,
                                            const DeviceBlockLayout& layout) {
   if (layout.HopperSplitSlots() == 0) return engine::Status::Ok();
   auto dev = QueryLaunchDevice();
   if (!dev.IsOk()) return dev.ToStatus();
   const HopperLaunchOverrides forced = GetHopperLaunchOverrides();
-  STOF_ASSIGN_OR_RETURN(const int order, LaunchOrder(w, forced, dev->device));
+  STOF_ASSIGN_OR_RETURN(const int order, LaunchOrder(w, layout, forced, dev->device));
   STOF_ASSIGN_OR_RETURN(const int sms, SmCount(dev->device));
+  const int64_t heads_total = w.batch * (layout.Packing().Packed() ? w.KvHeads() : w.heads);
   const auto reserve = [&](auto traits) -> engine::Status {
     using T = decltype(traits);
-    if (!SplitsHeavyTiles<T>(layout, forced.split, order, w.batch * w.heads, sms))
+    if (!SplitsHeavyTiles<T>(layout, forced.split, order, heads_total, sms))
       return engine::Status::Ok();
-    const SplitBytes bytes = SplitScratchBytes<T>(layout, w.batch * w.heads);
+    const SplitBytes bytes = SplitScratchBytes<T>(layout, heads_total);
     return layout.SplitWorkspace(bytes.counters, bytes.partials, nullptr).ToStatus();
   };
   return WithHopperVariant(w.head_dim, layout.BlockM(), layout.BlockN(), engine::Status::Ok(),

@@ -9,12 +9,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/backend.h"
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
+#include "engine/mask/mask.h"
 #include "kernels/attention/block_sparse_attention.h"
 
 namespace stof::kernels {
@@ -77,6 +79,15 @@ engine::Status LaunchHopperAttention(const engine::Workload& workload,
                                      const engine::MhaStrides& q_strides,
                                      const engine::MhaStrides& kv_strides,
                                      const engine::MhaStrides& o_strides, float scale);
+
+// The device layout of `mask` (L_q x L_k) for launches of `workload` on the Hopper kernel at
+// block_m x block_n: packed where ChooseGqaPacking packs the query heads of a key/value head
+// (engine/mask/gqa_pack.h), with the split's fill rule for layouts of few tiles (a decode step:
+// PlanHopperUnits in hopper_chunk.h, over the current device's resident CTAs), and the split
+// scratch reserved (ReserveHopperSplitWorkspace). Called by PreparedMha::Create.
+engine::Expected<std::unique_ptr<DeviceBlockLayout>> PrepareHopperLayout(
+    const engine::Mask& mask, const engine::Workload& workload, int64_t block_m,
+    int64_t block_n);
 
 // Allocates the layout's split scratch (DeviceBlockLayout::SplitWorkspace) for launches of
 // `workload` that will split, so that a CUDA graph captured before any eager launch splits

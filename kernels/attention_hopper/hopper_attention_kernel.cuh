@@ -125,8 +125,8 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   // commit, before its wait), so its L2 latency is off the path from the GEMM's end to the
   // softmax (the first block's comes with the work item). Where the bitmaps are not staged
   // in shared memory (64 x 128 at d 64), loading the part block's bitmap rows there too was
-  // 2-3 % slower on bigbird B1 rows (run 58, H100, graph replay: bigbird L512 B1 H12 d64
-  // 9.66 us against 9.20 without it), so they load as the mask needs them.
+  // 2-3 % slower on bigbird B1 rows, so they load as the mask needs them (docs/benchmarks.md,
+  // "Hopper kernel, step 6").
   int column = w.first_column, next_column = 0;
   const auto prefetch = [&](int i) {
     if (i + 1 < list.Count()) next_column = list.Column(p, i + 1);
@@ -135,9 +135,9 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   // Mask and softmax of the scores of visited block i (in s, ring position `cur`); alpha
   // rescales earlier rows. A part block's bitmap is staged with its V where it fits
   // (T::kBitmapsInSmem): V is loaded right after K, so that wait rarely waits, and is paid
-  // once (the wait before P V then finds the phase complete). Against the L2 read here:
-  // 1.033x over the paper grid's 96 rows, 1.019x over the extended grid's 40 (runs 76-77,
-  // H100, 2026-11-27, CUDA-graph replay; docs/benchmarks.md step 9).
+  // once (the wait before P V then finds the phase complete). Against the L2 read here: 1.033x
+  // over the paper grid, 1.019x over the extended grid (docs/benchmarks.md, "Hopper kernel,
+  // step 9").
   const auto scores = [&](int i, float (&alpha)[2]) {
     const int key0 = column * T::kBlockN;
     if (list.IsPart(i)) {
@@ -240,18 +240,21 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   bool store = true;
   if constexpr (kSplit) {
     const int piece = static_cast<const volatile HopperWorkItem*>(sm.Work(slot))->piece;
+    // Warps whose 16 rows hold no query row (a decode tile holds a few heads' rows) neither
+    // leave nor merge partials: their rows are not stored.
+    const bool rows_used = wg_row0 + warp_in_wg * 16 < QueryRowsOfTile<T::kBlockM>(p, w.tile);
     if (piece != 0)
       store = CombineChunks<T>(p, o, softmax, w.tile, w.batch * p.heads + w.head, PieceChunk(piece),
                                PieceChunks(piece), PieceSlot(piece), consumer, thread_in_wg,
-                               sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
+                               rows_used, sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
   }
   if (store) {
     float inv[2];
     softmax.Finish(inv);
     common::ScaleRows(o, inv);
     StoreOutputRows<T>(o, sm.Q(slot) + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
-                       kEpilogueBarrier + consumer, w.tile * T::kBlockM + wg_row0, w.head,
-                       w.batch);
+                       kEpilogueBarrier + consumer,
+                       RowCoords<T::kBlockM>(p, w.tile, w.head, wg_row0), w.batch);
   }
   // Warp 0's arrival comes after its lane 0 saw the store read the rows (StoreOutputRows).
   release(sm.QEmpty(slot));
@@ -271,7 +274,8 @@ __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBloc
                           const __grid_constant__ CUtensorMap o_map,
                           const HopperAttentionParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, (kSchedule & kBf16Elems) != 0>;
+  using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, (kSchedule & kBf16Elems) != 0,
+                                  (kSchedule & kSplitChunks) != 0>;
   extern __shared__ unsigned char smem_raw[];
   const HopperSmem<T> sm{reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023})};
@@ -334,11 +338,10 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
                                             const HopperTensorMaps& maps, int device,
                                             void* stream) {
   using T = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, kBf16>;
+  using TSplit = HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, kBf16, T::kSplitBuilt>;
   constexpr int kE = kBf16 ? kBf16Elems : 0;  // the element flag of every kernel below
-  // Pingpong by default: measured side by side (H100, 2026-11-24, `stof bench mha --block
-  // 128x128 --warps 12`, L4096 B4 H12, median us, serial / overlap / pingpong): full d64
-  // 505.3 / 533.2 / 472.9, causal d64 302.5 / 324.4 / 282.9, full d128 715.1 / 646.7 / 632.6,
-  // causal d128 426.3 / 385.8 / 372.3. STOF_HOPPER_SCHEDULE (0, 1, 3) picks another for
+  // Pingpong by default: the fastest of the three on full and causal masks at d 64 and 128
+  // (docs/kernels-hopper.md, "Consumer schedules"). STOF_HOPPER_SCHEDULE (0, 1, 3) picks another for
   // experiments; all three pass the GPU tests. With one consumer (BLOCK_M 64) pingpong is
   // overlap, and where the overlap does not fit the registers of kCtasPerSm CTAs (it spills:
   // kOverlapFitsRegisters) only the serial schedule is built.
@@ -351,8 +354,8 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
     return v == kSerial || v == kOverlap ? v : kTurnsOrOverlap;
   }();
   // A split launch (p.units set by the host, which asked T::kSplitBuilt) runs the merging
-  // kernel, any other launch one that does not merge: run 56 captured the merging kernel for
-  // a launch that had fallen back to whole tiles and wrote through a null workspace.
+  // kernel, any other launch one that does not merge: a capture once took the merging kernel
+  // for a launch that had fallen back to whole tiles, and it wrote through a null workspace.
   const bool split = p.units != nullptr;
   HopperAttentionParams launch = p;
   auto* kernel = &HopperAttentionKernel<kHeadDim, kBlockN, kBlockM, kSerial | kE>;
@@ -369,12 +372,14 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
     return engine::MakeError("block-wise MHA (Hopper kernel): no split kernel for this tile");
   }
   const int variant = schedule | (split ? kSplitChunks : 0);  // caches below, per kernel
+  // The split kernel's own shared-memory map (its deeper ring: TSplit).
+  const size_t smem_bytes = split ? TSplit::kSmemBytes : T::kSmemBytes;
   // The opt-in dynamic shared memory is a per-device function attribute: set once per device.
   static std::atomic<uint64_t> configured[8] = {};
   const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
   if (bit == 0 || (configured[variant].load(std::memory_order_acquire) & bit) == 0) {
     STOF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(T::kSmemBytes)));
+                                       static_cast<int>(smem_bytes)));
     configured[variant].fetch_or(bit, std::memory_order_release);
   }
   // A persistent grid: as many CTAs as fit on the GPU at once (occupancy of this kernel, once
@@ -386,7 +391,7 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
     if (slots == 0) {
       int per_sm = 0, sms = 0;
       STOF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::kThreads,
-                                                                  T::kSmemBytes));
+                                                                  smem_bytes));
       STOF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
       slots = per_sm * sms > 0 ? per_sm * sms : 1;
       resident[variant][device].store(static_cast<int>(slots), std::memory_order_release);
@@ -403,14 +408,14 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   // Programmatic dependent launch: the CTAs may start while the previous kernel on the stream
   // finishes, and set up until they need its results (WaitPriorGrids). On by default (-1),
   // multi-wave grids too: there the CTAs take the slots the previous launch's last CTAs free
-  // and resolve their first items during its tail (run 74, H100, CUDA-graph replay, 60 of the
-  // paper grid's multi-wave rows: 1.023x geomean, up to 1.087x at sliding window L4096 B1, none
-  // slower than 0.998x; before the consumers slept in the wait it had cost up to 17 %, run 50).
+  // and resolve their first items during its tail (1.023x geomean over the paper grid's
+  // multi-wave rows, none slower; before the consumers slept in the wait it had cost up to
+  // 17 %: docs/kernels-hopper.md, "Starting before the previous kernel ends").
   const bool dependent = p.dependent_launch != 0;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(grid));
   config.blockDim = dim3(T::kThreads);
-  config.dynamicSmemBytes = T::kSmemBytes;
+  config.dynamicSmemBytes = smem_bytes;
   config.stream = static_cast<cudaStream_t>(stream);
   cudaLaunchAttribute attribute[1] = {};
   attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;

@@ -3,9 +3,11 @@
 // launcher declaration. hopper_attention.cpp (host dispatch) includes only this; the variants
 // are instantiated in hopper_attention_d64.cu / _d128.cu.
 // Invariants (checked by LaunchHopperAttention before any launch): the device is sm_90; the
-// layout is a BlockLayout of the mask at kBlockM x kBlockN; q/k/v/o tensor maps describe
-// [B][H][L][d] fp16 views with 64-column, 128-byte-swizzled boxes (Q: kBlockM rows, K and V:
-// kBlockN rows, O: 64 rows); q_tiles * batch * heads < 2^31.
+// layout is a BlockLayout of the mask (or of its packed form, below) at kBlockM x kBlockN;
+// the k/v tensor maps describe [B][H_kv][L_k][d] views with 64-column boxes of kBlockN rows,
+// the q/o maps [B][H_kv][group][L_q][d] views (group = H / H_kv query heads per key/value head)
+// with boxes of kBlockM (q) or 64 (o) rows, all 128-byte-swizzled; q_tiles * batch * heads <
+// 2^31.
 #pragma once
 
 #include <cuda.h>
@@ -25,15 +27,25 @@ struct HopperAttentionParams {
   const int32_t* full_row_ptr = nullptr;  // [q_tiles + 1]
   const int32_t* full_col_idx = nullptr;
   const uint64_t* part_bitmaps = nullptr;  // [part blocks][kBlockM * kBlockN / 64], row-major
-  int seq_len = 0;
+  int seq_len = 0;  // keys L_k: a block running past it masks the keys beyond
+  // Grouped key/value heads: query head h reads key/value head h / kv_group. Unpacked
+  // (pack_rows 0): a work item is a Q tile of one query head, rows tile * kBlockM.. of the
+  // mask. Packed GQA (pack_rows = Lp, a power of two >= L_q): a work item's head is a
+  // key/value head, and its tile's rows are the rows of all kv_group query heads sharing it,
+  // row m = query head (m / Lp) of the group, query row m % Lp (rows past L_q are neither read
+  // nor written: the q/o maps' box there is Lp rows x kBlockM / Lp heads); the layout is built
+  // from the mask repeated per head (engine::PackGqaMask), so K and V load once per group.
+  int kv_group = 1;
+  int pack_rows = 0;
+  int q_len = 0;  // query rows L_q (the q / o maps' row extent)
   // Launch order (kHeavyFirst): CTA x takes rank x / heads_total of tile_order, head
   // x % heads_total, so the longest Q tiles of every head start first; else (kTileMajor) tile
   // x % q_tiles of head x / q_tiles, a head's tiles together.
   const int32_t* tile_order = nullptr;  // [q_tiles]: tiles by valid blocks, most first
   int order = 0;                        // 0 = kTileMajor, 1 = kHeavyFirst
   int heads_total = 0;                  // batch * heads
-  int q_tiles = 0;  // ceil(seq_len / kBlockM)
-  int heads = 0;
+  int q_tiles = 0;  // the layout's block rows: ceil(L_q / kBlockM), packed ceil(group Lp / kBlockM)
+  int heads = 0;    // heads of the work items: H, or H_kv when packed
   float scale_log2 = 0;  // log2(e) * score scale: scores are kept in base-2 units
   // Work items: one per (Q tile, batch, head), numbered in the launch order above. CTA c
   // starts with item c; on a persistent grid (fewer CTAs than items, `dynamic`) each CTA then
@@ -92,7 +104,14 @@ struct HopperTensorMaps {
 //   the work items of the Q slots (kWorkItemBytes each: written by the producer before it
 //   completes the slot's q_full), then the consumers' split flags
 // kBf16_: Q, K, V and O in bf16 (P too, for its GEMM), else fp16; the same sizes and roles.
-template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128, bool kBf16_ = false>
+// kSplit_: the traits of the chunk-merging split kernels (hopper_split.cuh; 64-row tiles):
+// two CTAs per SM (their __launch_bounds__) and a deeper K/V ring in the shared memory that
+// frees. They run launches of few tiles whose keys are cut over many CTAs (a decode step, the
+// global rows of a batch-1 mask), where a CTA streams K and V with little compute per block, so
+// the bytes each SM keeps in flight bound the speed (a one-stage ring refills a stage only once
+// the consumer has released it).
+template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128, bool kBf16_ = false,
+          bool kSplit_ = false>
 struct HopperAttentionTraits {
   static_assert(kHeadDim_ == 64 || kHeadDim_ == 128, "head_dim: 64 or 128");
   static_assert(kBlockN_ == 64 || kBlockN_ == 128, "BLOCK_N: 64 or 128");
@@ -110,32 +129,30 @@ struct HopperAttentionTraits {
   static constexpr int kProducerRegs = 24;   // see kConsumerRegs
   // setmaxnreg moves registers within the CTA's own allocation (384 threads x 168, the launch
   // bounds' limit), not the SM's: 24 * 128 + 240 * 256 = 64 512 = 384 * 168 exactly. With the
-  // producer at 32 (to drop its 20 bytes of spill) the consumers' increase waits forever: the
-  // Hopper tests hung (run 31). The spill stays in the producer thread, which runs up to
-  // kStages blocks ahead of the consumers.
+  // producer at 32 (to drop its spill) the consumers' increase waits forever: the Hopper tests
+  // hung. The spill stays in the producer thread, which runs up to kStages blocks ahead of the
+  // consumers.
   static constexpr int kConsumerRegs = 240;
+  static constexpr bool kSplit = kSplit_;
+  static_assert(!kSplit || kConsumers == 1, "split traits: the 64-row tiles");
   // CTAs per SM the launch bounds ask for (registers: 65536 / (kThreads * kCtasPerSm)).
-  // BLOCK_M 64: as many as the pipeline leaves room for (d 64, two stages: 64 x 64 4, 64 x 128 3; d
-  // 128, one stage: 3). ncu of 64 x 128 at two CTAs (run 33, dense L4096 B4 H12): 2.46 warps active
-  // and 0.72 eligible per scheduler, issue slots 49 % used, MUFU about 40 % busy: latency-bound.
-  // Run 42 (H100, `stof bench mha --no-counters`, median us, two CTAs and three stages with the
-  // overlapped schedule -> these counts and two stages, serial): full L4096 B4 H12 64 x 128 454.1
-  // -> 442.4, 64 x 64 483.7 -> 471.7, causal L4096 64 x 128 267.9 -> 252.5, full L1024 B8 76.4 ->
-  // 69.9, bigbird L4096 B8 64 x 64 221.7 -> 217.0, sliding window L1024 B16 49.4 -> 47.3, bigbird
-  // L512 B1 13.07 -> 13.31. Run 43, 64 x 64 at d 128 (two CTAs, two stages, overlap -> three CTAs,
-  // one stage, serial): bigbird L4096 B8 H12 353.5 -> 347.1, full L4096 B4 783.9 -> 757.4, sliding
-  // window L2048 B8 83.2 -> 82.8, longformer L1024 B8 63.3 -> 63.7, dilated L512 B8 31.2 -> 28.3.
-  static constexpr int kCtasPerSm = kWideProducer ? 1 : (kHeadDim == 64 && kBlockN == 64 ? 4 : 3);
+  // BLOCK_M 64: as many as the pipeline leaves room for (d 64, two stages: 64 x 64 4, 64 x 128 3;
+  // d 128, one stage: 3); the split kernels two (kSplit). At two CTAs the 64 x 128 kernel was
+  // latency-bound (ncu: 0.72 eligible warps per scheduler, issue slots 49 % used), and more
+  // CTAs with a shallower ring ran 1-10 % faster on most rows (docs/kernels-hopper.md, "More
+  // CTAs per SM").
+  static constexpr int kCtasPerSm =
+      kWideProducer ? 1 : kSplit ? 2 : (kHeadDim == 64 && kBlockN == 64 ? 4 : 3);
   // The overlapped schedules keep S_i, P_{i-1} and O live at once: 160 registers at 64 x 128
-  // d 64. Below that budget (65536 / (160 x 3) = 136, / (160 x 4) = 102) they spill (run 42:
-  // 160 and 96 bytes of stack, 1.4-1.9x slower), so those kernels run the serial schedule
+  // d 64. Below that budget (65536 / (160 x 3) = 136, / (160 x 4) = 102) they spill (160 and 96
+  // bytes of stack, 1.4-1.9x slower), so those kernels run the serial schedule
   // (127, 92 and, 64 x 64 at d 128, 125 registers), and the other CTAs on the SM fill the
   // tensor cores during a consumer's softmax.
   static constexpr bool kOverlapFitsRegisters = 65536 / (kThreads * kCtasPerSm) >= 160;
   // The schedules built: the overlapped ones where they fit (two consumers, or the registers
   // above), and the chunk-merging split kernels (hopper_split.cuh) for the 64-row tiles that
   // run serial only, where small grids and heavy B1 rows run.
-  static constexpr bool kOverlapBuilt = kConsumers == 2 || kOverlapFitsRegisters;
+  static constexpr bool kOverlapBuilt = !kSplit && (kConsumers == 2 || kOverlapFitsRegisters);
   static constexpr bool kSplitBuilt = kConsumers == 1 && !kOverlapBuilt;
   static constexpr int kPanels = kHeadDim / 64;
   static constexpr int kRowBytes = 128;      // one panel row: 64 fp16
@@ -149,14 +166,18 @@ struct HopperAttentionTraits {
   // 64 x 128 73 KiB at three); at d 128: 1 (65 KiB at three CTAs, where two stages with one
   // Q slot, 81 KiB, would fit only two). With one stage the next block's K still loads
   // during this block's softmax and P V, and the SM's other CTAs hide the rest.
+  // The split kernels, at two CTAs per SM: 2 stages at d 128 (twice the whole-tile kernel's
+  // bytes in flight per CTA), 4 at 64 x 64 d 64, 2 at 64 x 128 d 64.
   static constexpr int kStages =
-      kWideProducer ? ((kHeadDim == 128 && kBlockN == 128) ? 2 : 3) : (kHeadDim == 64 ? 2 : 1);
+      kWideProducer ? ((kHeadDim == 128 && kBlockN == 128) ? 2 : 3)
+      : kSplit      ? (kHeadDim == 64 && kBlockN == 64 ? 4 : 2)
+                    : (kHeadDim == 64 ? 2 : 1);
   // Q slots: two where they fit next to the ring at kCtasPerSm CTAs per SM (227 KiB per SM,
   // 1 KiB of it reserved per CTA), so the producer loads the next work item's Q (and then
   // its first K and V) while the consumers still compute this one, and a CTA's items follow
   // each other without a load's latency between them; one at 64 x 128 d 64, whose three CTAs
-  // would need 252 492 of the SM's 233 472 bytes. (Until run 69 the second slot was a
-  // separate O staging tile, which freed Q only for the time of the epilogue.)
+  // would need 252 492 of the SM's 233 472 bytes. (The second slot was once a separate O
+  // staging tile, which freed Q only for the time of the epilogue.)
   static constexpr int kSmemPerSm = 233472;
   static constexpr int kWorkItemBytes = 48;  // sizeof(HopperWorkItem), checked in HopperSmem
   static constexpr int kBarriersPerQSlot = 2;

@@ -79,21 +79,44 @@ STOF_HOST_DEVICE inline int64_t SplitArrivalIndex(int bh, int q_tiles, int tile)
 // room for 32).
 inline constexpr int kMaxHopperChunks = 16;
 
+// The fewest blocks a chunk gets from the fill rule below: a chunk's merge writes and reads
+// its partial state (about one K/V block's bytes at d 128), so shorter chunks cost more than
+// they spread.
+inline constexpr int32_t kMinChunkBlocks = 4;
+
 // The units of a launch whose heavy tiles are split: `counts` holds each tile's visited blocks
 // and `heavy_first` the tiles by count, most first. A tile with more than `cut` blocks becomes
 // ceil(count / cut) chunks (at most kMaxHopperChunks) of near-equal size, listed together at
 // the tile's place in heavy_first; the others stay whole. `cut` <= 0 picks
 // max(4, 2 x the mean count, rounded up): global rows of Longformer or BigBird (a tile that
 // visits every block while the rest visit a band) split, dense and causal masks do not.
+// `fill_units` > 0 (the units per head that fill the GPU: resident CTAs / heads of the launch)
+// adds the fill rule for layouts of few tiles (a decode step: one tile per head visits every
+// block of the KV cache, flash-decoding): when the tiles with blocks are fewer than half of
+// fill_units, the cut shrinks so that each such tile splits into about fill_units / tiles
+// chunks (at most kMaxHopperChunks, at least kMinChunkBlocks blocks each).
 inline HopperUnitPlan PlanHopperUnits(const std::vector<int32_t>& counts,
-                                      const std::vector<int32_t>& heavy_first, int32_t cut) {
+                                      const std::vector<int32_t>& heavy_first, int32_t cut,
+                                      double fill_units = 0) {
   HopperUnitPlan plan;
   if (cut <= 0) {
-    int64_t total = 0;
-    for (int32_t c : counts) total += c;
+    int64_t total = 0, tiles = 0;
+    int32_t most = 0;
+    for (int32_t c : counts) {
+      total += c;
+      tiles += c > 0 ? 1 : 0;
+      most = c > most ? c : most;
+    }
     const int64_t n = counts.empty() ? 1 : static_cast<int64_t>(counts.size());
     cut = static_cast<int32_t>((2 * total + n - 1) / n);
     if (cut < 4) cut = 4;
+    if (tiles > 0 && 2.0 * static_cast<double>(tiles) < fill_units) {
+      int64_t chunks = static_cast<int64_t>(fill_units / static_cast<double>(tiles) + 0.5);
+      if (chunks > kMaxHopperChunks) chunks = kMaxHopperChunks;
+      int32_t fill_cut = static_cast<int32_t>((most + chunks - 1) / chunks);
+      if (fill_cut < kMinChunkBlocks) fill_cut = kMinChunkBlocks;
+      if (fill_cut < cut) cut = fill_cut;
+    }
   }
   plan.cut = cut;
   for (int32_t tile : heavy_first) {
@@ -110,10 +133,9 @@ inline HopperUnitPlan PlanHopperUnits(const std::vector<int32_t>& counts,
 // tile holds more than kSplitPaysFactor times the mean blocks per resident CTA of a whole-tile
 // launch (every head's blocks over the CTAs that run at once). Below that the launch is long
 // anyway, and the split kernels' two CTAs per SM (against 3-4 for the whole-tile kernels) cost
-// more than the shorter tail gains. Measured (H100, 2026-11-25, runs 63 and 65, CUDA-graph
-// replay, 64 x 64 d64, 528 resident CTAs; whole / split, us): longformer L1024 B8 (heaviest
-// 16 blocks, mean 13.5: ratio 1.2) 34.3 / 41.8; longformer L1024 B1 (ratio 9.5) 17.1 / 12.9;
-// bigbird L4096 B1 (ratio 4.1) 54.9 / 36.6.
+// more than the shorter tail gains: longformer L1024 B8 (ratio 1.2) ran 1.22x slower split,
+// longformer L1024 B1 (ratio 9.5) 1.33x faster (docs/kernels-hopper.md, "Splitting heavy
+// tiles' blocks").
 inline constexpr int64_t kSplitPaysFactor = 2;
 inline bool SplitPays(int64_t max_tile_blocks, int64_t blocks_per_head, int64_t heads_total,
                       int64_t resident_ctas) {

@@ -142,8 +142,8 @@ __device__ __forceinline__ bool AnnounceItem(const HopperSmem<T>& sm, const Hopp
   return false;
 }
 
-// The producer thread's whole job for one work item (a Q tile of one head): Q, then K and V
-// of each visited block into the ring. An item with no visited block loads nothing and only
+// The producer thread's whole job for one work item (a Q tile of one head, or of a group's
+// heads when packed): Q, then K and V of each visited block into the ring. An item with no visited block loads nothing and only
 // completes q_full's phase, so both sides keep counting items alike.
 template <class T>
 __device__ __forceinline__ void ProduceTile(const HopperSmem<T>& sm, const CUtensorMap* q_map,
@@ -152,12 +152,14 @@ __device__ __forceinline__ void ProduceTile(const HopperSmem<T>& sm, const CUten
                                             const HopperWorkItem& w,
                                             const HopperPipelineState& at) {
   if (!AnnounceItem<T>(sm, w, p, at)) return;
-  const int n = w.list.Count(), head = w.head, batch = w.batch, slot = at.QSlot();
+  const int n = w.list.Count(), batch = w.batch, slot = at.QSlot();
+  const HopperRowCoords q = RowCoords<T::kBlockM>(p, w.tile, w.head, 0);
+  const int head = q.kv_head;  // the K and V of every block
   hopper::BarrierArriveExpectTx(sm.QFull(slot), T::kQBytes);
 #pragma unroll
   for (int pn = 0; pn < T::kPanels; ++pn)
-    hopper::TmaLoad4d(sm.Q(slot) + pn * T::kQPanelBytes, q_map, sm.QFull(slot), 64 * pn,
-                      w.tile * T::kBlockM, head, batch);
+    hopper::TmaLoad5d(sm.Q(slot) + pn * T::kQPanelBytes, q_map, sm.QFull(slot), 64 * pn, q.row,
+                      q.group_head, q.kv_head, batch);
   HopperRingPos pos = at.ring;
   // Each block's column is loaded one block ahead (the first one with the item), so the
   // dependent global load is off the path from a stage's release to its next copy.

@@ -69,8 +69,9 @@ struct HopperWorkItem {
   // the item from shared memory, and the compiler cannot tell that such a value is the same
   // in every lane: the ring stage derived from the block count, hence every wgmma descriptor
   // and barrier address, was computed in per-thread registers and moved to uniform ones
-  // before each wgmma (R2UR): 1912 SASS instructions against 1480 in step 2's 64 x 64 d 64
-  // kernel, and 4-10 % slower at batch 1 (runs 30-31). A shuffle from a fixed lane is uniform.
+  // before each wgmma (R2UR): 1912 SASS instructions against 1480 in the 64 x 64 d 64 kernel,
+  // and 4-10 % slower at batch 1 (docs/kernels-hopper.md, "Warp-uniform work items"). A
+  // shuffle from a fixed lane is uniform.
   __device__ __forceinline__ HopperWorkItem WarpUniform() const {
     HopperWorkItem w;
     w.x = __shfl_sync(0xffffffffu, x, 0);
@@ -86,6 +87,32 @@ struct HopperWorkItem {
     return w;
   }
 };
+
+// Where a work item's rows live in the 5-D q / o views ([B][H_kv][group][L_q][d]; the
+// HopperAttentionParams comment): the row, the query head within its group and the key/value
+// head of the rows `offset`.. of the item's tile. Unpacked: one query head's rows; packed:
+// rows of kBlockM / Lp heads of the group, from query row 0.
+struct HopperRowCoords {
+  int row, group_head, kv_head;
+};
+template <int kBlockM>
+__device__ __forceinline__ HopperRowCoords RowCoords(const HopperAttentionParams& p, int tile,
+                                                     int head, int offset) {
+  const int m = tile * kBlockM + offset;
+  if (p.pack_rows == 0) return {m, head % p.kv_group, head / p.kv_group};
+  return {0, m / p.pack_rows, head};
+}
+// The rows of tile `tile` that hold query rows, from its first: unpacked the rows before L_q,
+// packed the rows of the group's heads (their padding rows past L_q included).
+template <int kBlockM>
+__device__ __forceinline__ int QueryRowsOfTile(const HopperAttentionParams& p, int tile) {
+  const int rows = p.pack_rows == 0 ? p.q_len : p.kv_group * p.pack_rows;
+  return rows - tile * kBlockM;
+}
+// The key/value head of a work item's head (see RowCoords).
+__device__ __forceinline__ int KvHeadOf(const HopperAttentionParams& p, int head) {
+  return p.pack_rows == 0 ? head / p.kv_group : head;
+}
 
 // The next work item of a CTA: none on a full grid (one item per CTA); on a persistent grid
 // the next unstarted one. The CTA that takes the last "none" resets the counter for the next

@@ -39,22 +39,26 @@ struct SplitPartials {
 // (in `o` and `softmax`) and must store the output; false when another chunk will. `tile`,
 // `bh` (batch * heads + head), `chunk`, `chunks` and `slot` (this chunk's partial slot; the
 // tile's chunks have slots slot - chunk .. slot - chunk + chunks - 1) come from the work item;
-// `flag` is this consumer's shared flag; `barrier_id` a named barrier private to the
-// warpgroup.
+// `rows_used`: whether this thread's warp holds query rows (the others' rows are not stored,
+// so they neither leave nor merge partials); `flag` is this consumer's shared flag;
+// `barrier_id` a named barrier private to the warpgroup.
 template <class T>
 __device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, float (&o)[T::kOAcc],
                                               common::FragmentSoftmax<T::kSAcc>& softmax, int tile,
                                               int bh, int chunk, int chunks, int slot, int consumer,
-                                              int thread, volatile int* flag, int barrier_id) {
+                                              int thread, bool rows_used, volatile int* flag,
+                                              int barrier_id) {
   const SplitPartials<T> parts{reinterpret_cast<float4*>(p.split_partials), thread};
   constexpr int kMl = SplitPartials<T>::kVecs - 1;  // the (max, sum) vector
   const int64_t slot0 = SplitPartialIndex(bh, p.split_slots, slot - chunk);
   const int64_t mine = (slot0 + chunk) * T::kConsumers + consumer;
+  if (rows_used) {
 #pragma unroll
-  for (int j = 0; j < T::kOAcc / 4; ++j)
-    __stcg(parts.At(mine, j), make_float4(o[4 * j], o[4 * j + 1], o[4 * j + 2], o[4 * j + 3]));
-  __stcg(parts.At(mine, kMl), make_float4(softmax.row_max[0], softmax.row_max[1],
-                                          softmax.row_sum[0], softmax.row_sum[1]));
+    for (int j = 0; j < T::kOAcc / 4; ++j)
+      __stcg(parts.At(mine, j), make_float4(o[4 * j], o[4 * j + 1], o[4 * j + 2], o[4 * j + 3]));
+    __stcg(parts.At(mine, kMl), make_float4(softmax.row_max[0], softmax.row_max[1],
+                                            softmax.row_sum[0], softmax.row_sum[1]));
+  }
   __threadfence();
   hopper::NamedBarrierSync(barrier_id, hopper::kWarpgroupThreads);
   if (thread == 0) {
@@ -67,45 +71,50 @@ __device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, fl
   hopper::NamedBarrierSync(barrier_id, hopper::kWarpgroupThreads);
   if (*flag == 0) return false;
   __threadfence();
-  // Rebuilt from chunk 0 up, in chunk order, whichever chunk arrived last (its own partial is
+  if (!rows_used) return true;
+  // Rebuilt from the partials in chunk order, whichever chunk arrived last (its own partial is
   // read back like the others): the same floating-point operations in every launch, so a split
   // launch gives the same bits every time. Merging into the registers in arrival order did
-  // not: run 65 (H100, 2026-11-25) saw 1 of 768,000 elements differ between two launches.
-  // Each step: the larger max wins, both sides rescaled to it (a row that is empty in both
-  // keeps max -inf and subtracts 0, so no -inf - -inf arises).
+  // not: one element of 768,000 differed between two launches (docs/kernels-hopper.md). Two
+  // passes: the rows' largest max over the chunks (one vector per chunk, four chunks' loads in
+  // flight), then each chunk's sum and O scaled to it, so no running rescale sits between one
+  // chunk's loads and the next (two chunks' loads at once spilled at the split kernels'
+  // register budget, ptxas). A row empty in every chunk keeps max -inf and subtracts 0, so no
+  // -inf - -inf arises.
   const auto at = [&](int c) { return (slot0 + c) * T::kConsumers + consumer; };
-  {
-    const float4 ml = __ldcg(parts.At(at(0), kMl));
-    softmax.row_max[0] = ml.x, softmax.row_max[1] = ml.y;
-    softmax.row_sum[0] = ml.z, softmax.row_sum[1] = ml.w;
-#pragma unroll
-    for (int j = 0; j < T::kOAcc / 4; ++j) {
-      const float4 v = __ldcg(parts.At(at(0), j));
-      o[4 * j] = v.x, o[4 * j + 1] = v.y, o[4 * j + 2] = v.z, o[4 * j + 3] = v.w;
-    }
+  float mx[2] = {common::NegInf(), common::NegInf()};
+#pragma unroll 4
+  for (int c = 0; c < chunks; ++c) {
+    const float4 ml = __ldcg(parts.At(at(c), kMl));
+    mx[0] = fmaxf(mx[0], ml.x);
+    mx[1] = fmaxf(mx[1], ml.y);
   }
   const float scale = p.scale_log2;
-  for (int c = 1; c < chunks; ++c) {
-    const float4 ml = __ldcg(parts.At(at(c), kMl));
-    const float their_max[2] = {ml.x, ml.y}, their_sum[2] = {ml.z, ml.w};
-    float mine_f[2], theirs_f[2];
+  float base[2], sum[2] = {0.f, 0.f};
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const float mx = fmaxf(softmax.row_max[h], their_max[h]);
-      const float b = mx == common::NegInf() ? 0.f : mx * scale;
-      mine_f[h] = common::FastExp2(softmax.row_max[h] * scale - b);
-      theirs_f[h] = common::FastExp2(their_max[h] * scale - b);
-      softmax.row_max[h] = mx;
-      softmax.row_sum[h] = softmax.row_sum[h] * mine_f[h] + their_sum[h] * theirs_f[h];
-    }
+  for (int h = 0; h < 2; ++h) base[h] = mx[h] == common::NegInf() ? 0.f : mx[h] * scale;
+#pragma unroll
+  for (int i = 0; i < T::kOAcc; ++i) o[i] = 0.f;
+#pragma unroll 1
+  for (int c = 0; c < chunks; ++c) {
+    const float4 ml = __ldcg(parts.At(at(c), kMl));
+    const float f0 = common::FastExp2(ml.x * scale - base[0]);
+    const float f1 = common::FastExp2(ml.y * scale - base[1]);
+    sum[0] += ml.z * f0;
+    sum[1] += ml.w * f1;
 #pragma unroll
     for (int j = 0; j < T::kOAcc / 4; ++j) {
       const float4 v = __ldcg(parts.At(at(c), j));
-      o[4 * j] = o[4 * j] * mine_f[0] + v.x * theirs_f[0];
-      o[4 * j + 1] = o[4 * j + 1] * mine_f[0] + v.y * theirs_f[0];
-      o[4 * j + 2] = o[4 * j + 2] * mine_f[1] + v.z * theirs_f[1];
-      o[4 * j + 3] = o[4 * j + 3] * mine_f[1] + v.w * theirs_f[1];
+      o[4 * j] += v.x * f0;
+      o[4 * j + 1] += v.y * f0;
+      o[4 * j + 2] += v.z * f1;
+      o[4 * j + 3] += v.w * f1;
     }
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    softmax.row_max[h] = mx[h];
+    softmax.row_sum[h] = sum[h];
   }
   return true;
 }

@@ -108,16 +108,16 @@ engine::Expected<kernels::MhaRequest> MakeRequest(int kernel, int64_t block_m, i
   return r;
 }
 
-// L*L bytes (nonzero = attend) -> bit-packed Mask, 64 columns per word.
-engine::Expected<engine::Mask> MaskFromBytes(const uint8_t* bytes, int64_t L) {
+// rows*cols bytes (nonzero = attend) -> bit-packed Mask, 64 columns per word.
+engine::Expected<engine::Mask> MaskFromBytes(const uint8_t* bytes, int64_t rows, int64_t cols) {
   if (bytes == nullptr) return engine::MakeError("mask_host: must not be null");
-  auto m = engine::Mask::Create(L, L, "mask_host");
+  auto m = engine::Mask::Create(rows, cols, "mask_host");
   if (!m.IsOk()) return m.ToStatus();
-  for (int64_t r = 0; r < L; ++r) {
-    const uint8_t* row = bytes + r * L;
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* row = bytes + r * cols;
     uint64_t* words = m->RowWords(r);
-    for (int64_t c0 = 0; c0 < L; c0 += 64) {
-      const int64_t n = std::min<int64_t>(64, L - c0);
+    for (int64_t c0 = 0; c0 < cols; c0 += 64) {
+      const int64_t n = std::min<int64_t>(64, cols - c0);
       uint64_t w = 0;
       for (int64_t j = 0; j < n; ++j) w |= static_cast<uint64_t>(row[c0 + j] != 0) << j;
       words[c0 >> 6] = w;
@@ -126,15 +126,25 @@ engine::Expected<engine::Mask> MaskFromBytes(const uint8_t* bytes, int64_t L) {
   return m;
 }
 
-engine::Expected<engine::Workload> MakeWorkload(int64_t B, int64_t H, int64_t L, int64_t d,
-                                                int dtype) {
+// The call's shape: B, H query heads over Hkv key/value heads, Lq query rows over Lk keys, d.
+struct CallShape {
+  int64_t B = 0, H = 0, Hkv = 0, Lq = 0, Lk = 0, d = 0;
+};
+
+engine::Expected<engine::Workload> MakeWorkload(const CallShape& shape, int dtype) {
   if (dtype != STOF_DTYPE_F16 && dtype != STOF_DTYPE_BF16)
     return engine::MakeError("dtype: expected STOF_DTYPE_F16 (0) or STOF_DTYPE_BF16 (1), got " +
                              std::to_string(dtype));
+  if (shape.Hkv < 1 || shape.Lq < 1)
+    return engine::MakeError("shape: Hkv and Lq must be positive, got Hkv " +
+                             std::to_string(shape.Hkv) + ", Lq " + std::to_string(shape.Lq));
   engine::Workload w;
-  w.batch = B;
-  w.heads = H;
-  w.seq_len = L;
+  w.batch = shape.B;
+  w.heads = shape.H;
+  w.kv_heads = shape.Hkv;
+  w.seq_len = shape.Lk;
+  w.q_len = shape.Lq;
+  const int64_t d = shape.d;
   w.head_dim = d;
   w.dtype = dtype == STOF_DTYPE_BF16 ? engine::DType::kBF16 : engine::DType::kF16;
   STOF_RETURN_IF_ERROR(w.Validate("workload"));
@@ -153,15 +163,14 @@ struct CallInputs {
   engine::Mask mask;
 };
 
-engine::Expected<CallInputs> ParseCallInputs(const uint8_t* mask_host, int64_t B, int64_t H,
-                                             int64_t L, int64_t d, int kernel, int64_t block_m,
-                                             int64_t block_n, int64_t num_warps,
-                                             int dtype = STOF_DTYPE_F16) {
+engine::Expected<CallInputs> ParseCallInputs(const uint8_t* mask_host, const CallShape& shape,
+                                             int kernel, int64_t block_m, int64_t block_n,
+                                             int64_t num_warps, int dtype = STOF_DTYPE_F16) {
   auto request = MakeRequest(kernel, block_m, block_n, num_warps);
   if (!request.IsOk()) return engine::Error{request.Message()};
-  auto w = MakeWorkload(B, H, L, d, dtype);
+  auto w = MakeWorkload(shape, dtype);
   if (!w.IsOk()) return engine::Error{w.Message()};
-  auto mask = MaskFromBytes(mask_host, L);
+  auto mask = MaskFromBytes(mask_host, shape.Lq, shape.Lk);
   if (!mask.IsOk()) return engine::Error{mask.Message()};
   return CallInputs{*request, *w, std::move(*mask)};
 }
@@ -265,12 +274,27 @@ int RunPlan(const stof_plan& plan, const void* q, const void* k, const void* v, 
 // strides (NULL = packed) and the scale, into `out`.
 int Bind(const stof_plan* plan, int64_t B, int64_t H, const int64_t* q_strides,
          const int64_t* kv_strides, const int64_t* o_strides, float scale, stof_bound& out,
-         char* err, size_t err_len) {
+         char* err, size_t err_len, int64_t Lk = 0) {
   if (plan == nullptr) return Report({STOF_ERR_INVALID, "plan: must not be null"}, err, err_len);
   out.plan = plan;
   out.workload = plan->mha->PreparedWorkload();
+  if (Lk != 0) {
+    if (Lk < 1 || Lk > out.workload.seq_len)
+      return Report({STOF_ERR_INVALID, "Lk: expected 1.." + std::to_string(out.workload.seq_len) +
+                                           " (the plan's keys), got " + std::to_string(Lk)},
+                    err, err_len);
+    out.workload.q_len = out.workload.QLen();
+    out.workload.seq_len = Lk;
+  }
+  const int64_t group = out.workload.GroupSize();
+  if (H < 1 || H % group != 0)
+    return Report({STOF_ERR_INVALID, "H: the plan serves " + std::to_string(group) +
+                                         " query heads per key/value head: H must be a positive "
+                                         "multiple of it, got " + std::to_string(H)},
+                  err, err_len);
   out.workload.batch = B;
   out.workload.heads = H;
+  out.workload.kv_heads = group > 1 ? H / group : 0;
   if (engine::Status s = out.workload.Validate("workload"); !s.IsOk())
     return Report({STOF_ERR_INVALID, s.Message()}, err, err_len);
   const auto strides = [](const int64_t* s) {
@@ -305,7 +329,8 @@ int stof_mha(const void* q, const void* k, const void* v, void* o, int64_t B, in
              int64_t L, int64_t d, const uint8_t* mask_host, int kernel, int64_t block_m,
              int64_t block_n, int64_t num_warps, void* stream, char* err, size_t err_len) {
   return Guard(err, err_len, [&]() -> int {
-    auto in = ParseCallInputs(mask_host, B, H, L, d, kernel, block_m, block_n, num_warps);
+    auto in = ParseCallInputs(mask_host, CallShape{B, H, H, L, L, d}, kernel, block_m, block_n,
+                              num_warps);
     if (!in.IsOk()) return Report({STOF_ERR_INVALID, in.Message()}, err, err_len);
     const int device = DeviceOfPointer(q);
     const CacheKey key{device, in->mask.Hash(), B, H, L, d, kernel, block_m, block_n, num_warps};
@@ -344,11 +369,19 @@ int stof_prepare_dtype(const uint8_t* mask_host, int64_t B, int64_t H, int64_t L
                        int dtype, int kernel, int64_t block_m, int64_t block_n,
                        int64_t num_warps, int device, stof_plan** plan, char* err,
                        size_t err_len) {
+  return stof_prepare_shape(mask_host, B, H, H, L, L, d, dtype, kernel, block_m, block_n,
+                            num_warps, device, plan, err, err_len);
+}
+
+int stof_prepare_shape(const uint8_t* mask_host, int64_t B, int64_t H, int64_t Hkv, int64_t Lq,
+                       int64_t Lk, int64_t d, int dtype, int kernel, int64_t block_m,
+                       int64_t block_n, int64_t num_warps, int device, stof_plan** plan,
+                       char* err, size_t err_len) {
   return Guard(err, err_len, [&]() -> int {
     if (plan == nullptr) return Report({STOF_ERR_INVALID, "plan: must not be null"}, err, err_len);
     *plan = nullptr;
-    auto in =
-        ParseCallInputs(mask_host, B, H, L, d, kernel, block_m, block_n, num_warps, dtype);
+    auto in = ParseCallInputs(mask_host, CallShape{B, H, Hkv, Lq, Lk, d}, kernel, block_m,
+                              block_n, num_warps, dtype);
     if (!in.IsOk()) return Report({STOF_ERR_INVALID, in.Message()}, err, err_len);
     auto dev = ResolveDevice(device);
     if (!dev.IsOk()) return Report({STOF_ERR_CUDA, dev.Message()}, err, err_len);
@@ -389,6 +422,26 @@ int stof_bind_views(const stof_plan* plan, int64_t B, int64_t H, const int64_t* 
     auto made = std::make_unique<stof_bound>();
     if (int code = Bind(plan, B, H, q_strides, kv_strides, o_strides, scale, *made, err, err_len))
       return code;
+    *bound = made.release();
+    return STOF_OK;
+  });
+}
+
+int stof_bind_views_keys(const stof_plan* plan, int64_t B, int64_t H, int64_t Lk,
+                         const int64_t* q_strides, const int64_t* kv_strides,
+                         const int64_t* o_strides, float scale, stof_bound** bound, char* err,
+                         size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (bound == nullptr)
+      return Report({STOF_ERR_INVALID, "bound: must not be null"}, err, err_len);
+    *bound = nullptr;
+    auto made = std::make_unique<stof_bound>();
+    if (int code = Bind(plan, B, H, q_strides, kv_strides, o_strides, scale, *made, err, err_len,
+                        Lk))
+      return code;
+    // The workload's checks of a launch, now, so a refused key length fails here.
+    if (engine::Status s = plan->mha->CheckLaunchWorkload(made->workload); !s.IsOk())
+      return Report({STOF_ERR_INVALID, s.Message()}, err, err_len);
     *bound = made.release();
     return STOF_OK;
   });

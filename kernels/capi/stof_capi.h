@@ -46,14 +46,17 @@
 extern "C" {
 #endif
 
-#define STOF_CAPI_VERSION 5 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
+#define STOF_CAPI_VERSION 6 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
                                only: no function or layout changed); 3: stof_run_views (strided
                                views, another batch / head count, a score scale; the python/
                                package uses it), added only: no function or layout changed;
                                4: stof_prepare_dtype and STOF_DTYPE_* (bf16 on the Hopper
                                kernel), added only; 5: stof_bind_views, stof_run_bound and
                                stof_bound_release (a call bound once, run with the addresses
-                               only), added only */
+                               only), added only; 6: stof_prepare_shape (grouped key/value
+                               heads, query length != key length), stof_bind_views_keys (fewer
+                               keys than prepared) and stof_run_views taking H query heads of
+                               such a plan, added only */
 
 enum {
   STOF_OK = 0,
@@ -104,12 +107,29 @@ STOF_CAPI_EXPORT int stof_prepare_dtype(const uint8_t* mask_host, int64_t B, int
                                         int64_t block_n, int64_t num_warps, int device,
                                         stof_plan** plan, char* err, size_t err_len);
 
+/* stof_prepare_dtype for the shapes of today's models (since version 6): q and o are [B, H,
+ * Lq, d], k and v [B, Hkv, Lk, d] with H a multiple of Hkv (grouped-query attention: query
+ * head h reads key/value head h / (H / Hkv), in place, never copied; Hkv = 1 is MQA), and the
+ * mask is Lq*Lk bytes (row i = query i, column j = key j). A KV-cache step passes its new
+ * query rows as Lq and the whole cache as Lk, with a mask whose rows say what each new row
+ * attends (causal aligned to the bottom right: row i attends keys j <= i + Lk - Lq).
+ * H = Hkv and Lq = Lk is stof_prepare_dtype; any other shape runs on the block-wise Hopper
+ * kernel only (sm_90), which packs the query heads of a key/value head into one tile when the
+ * queries are short (a decode step). stof_run_views then takes H query heads (a multiple of
+ * H / Hkv); its kv_strides describe k and v. */
+STOF_CAPI_EXPORT int stof_prepare_shape(const uint8_t* mask_host, int64_t B, int64_t H,
+                                        int64_t Hkv, int64_t Lq, int64_t Lk, int64_t d, int dtype,
+                                        int kernel, int64_t block_m, int64_t block_n,
+                                        int64_t num_warps, int device, stof_plan** plan,
+                                        char* err, size_t err_len);
+
 /* Launches the prepared plan on `stream` for the prepared B, H, L, d: no mask work. */
 STOF_CAPI_EXPORT int stof_run(const stof_plan* plan, const void* q, const void* k, const void* v,
                               void* o, void* stream, char* err, size_t err_len);
 
 /* Launches the prepared plan on `stream` for [B, H, L, d] operands given as strided views
- * (since version 3). B and H may differ from the prepared ones (native, sd, sdf: B * H at most
+ * (since version 3; a stof_prepare_shape plan: q and o [B, H, Lq, d], k and v [B, H / group,
+ * Lk, d]). B and H may differ from the prepared ones (native, sd, sdf: B * H at most
  * the prepared B * H); L and d may not. Each stride array holds 3 element strides {batch, head,
  * row} (a row's d values are contiguous); NULL = packed [B, H, L, d]; k and v share kv_strides.
  * A [B, L, H, d] tensor is {L*H*d, d, H*d}. Strides must be multiples of 8 elements (16-byte
@@ -133,6 +153,14 @@ STOF_CAPI_EXPORT int stof_bind_views(const stof_plan* plan, int64_t B, int64_t H
                                      const int64_t* q_strides, const int64_t* kv_strides,
                                      const int64_t* o_strides, float scale, stof_bound** bound,
                                      char* err, size_t err_len);
+/* stof_bind_views for a launch with Lk keys, fewer than the plan's (since version 6): a KV
+ * cache prepared once for its capacity (a stof_prepare_shape plan with Lq below its keys),
+ * launched as it fills; the mask's first Lk columns, the keys past them not attended. Lk equal
+ * to the plan's keys is stof_bind_views. */
+STOF_CAPI_EXPORT int stof_bind_views_keys(const stof_plan* plan, int64_t B, int64_t H, int64_t Lk,
+                                          const int64_t* q_strides, const int64_t* kv_strides,
+                                          const int64_t* o_strides, float scale,
+                                          stof_bound** bound, char* err, size_t err_len);
 STOF_CAPI_EXPORT int stof_run_bound(const stof_bound* bound, const void* q, const void* k,
                                     const void* v, void* o, void* stream, char* err,
                                     size_t err_len);

@@ -246,7 +246,7 @@ struct LtGemm::Impl {
                            ", but this LtGemm was created on device " + std::to_string(device)};
     // cuBLASLt launches through the driver API, which needs a current context; a host thread
     // that has made no runtime call yet has none (cudaGetDevice does not create it), and its
-    // first matmul failed with CUBLAS_STATUS_EXECUTION_FAILED on an H100 (2026-11-22).
+    // first matmul failed with CUBLAS_STATUS_EXECUTION_FAILED on an H100.
     // cudaSetDevice makes the device's primary context current in this thread.
     STOF_CUDA_TRY(cudaSetDevice(device));
     return engine::Status::Ok();

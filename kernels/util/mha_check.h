@@ -69,34 +69,49 @@ struct MhaInputs {
   std::vector<float> qf, kf, vf;
 };
 
+// `elements` values of q (and, unless kv_elements >= 0 says otherwise, of k and v: grouped
+// heads or another key length make them differ).
 inline MhaInputs RandomInputs(int64_t elements, uint64_t seed,
-                              engine::DType dtype = engine::DType::kF16) {
+                              engine::DType dtype = engine::DType::kF16,
+                              int64_t kv_elements = -1) {
   MhaInputs in;
   uint64_t state = seed * 0x2545F4914F6CDD1Dull + 1;
-  auto fill = [&](std::vector<uint16_t>& h, std::vector<float>& f) {
-    h.resize(static_cast<size_t>(elements));
-    f.resize(static_cast<size_t>(elements));
-    for (int64_t i = 0; i < elements; ++i) {
+  auto fill = [&](std::vector<uint16_t>& h, std::vector<float>& f, int64_t n) {
+    h.resize(static_cast<size_t>(n));
+    f.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
       const double u = static_cast<double>(SplitMix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
       h[static_cast<size_t>(i)] = FloatToBits16(static_cast<float>(2.0 * u - 1.0), dtype);
       f[static_cast<size_t>(i)] = Bits16ToFloat(h[static_cast<size_t>(i)], dtype);
     }
   };
-  fill(in.q, in.qf);
-  fill(in.k, in.kf);
-  fill(in.v, in.vf);
+  const int64_t kv = kv_elements >= 0 ? kv_elements : elements;
+  fill(in.q, in.qf, elements);
+  fill(in.k, in.kf, kv);
+  fill(in.v, in.vf, kv);
   return in;
 }
 
-// cpu::MaskedAttention, one thread per (batch, head) slice (each slice is contiguous).
+// The q (and o) and the k (and v) element counts of a workload: [B, H, L_q, d] and
+// [B, H_kv, L_k, d].
+inline int64_t QueryElements(const engine::Workload& w) {
+  return w.batch * w.heads * w.QLen() * w.head_dim;
+}
+inline int64_t KeyElements(const engine::Workload& w) {
+  return w.batch * w.KvHeads() * w.seq_len * w.head_dim;
+}
+
+// cpu::MaskedAttention, one thread per (batch, query head) slice (each slice is contiguous;
+// query slice s reads key/value slice s / group).
 inline engine::Status ThreadedReference(const MhaInputs& in, const engine::Workload& w,
                                         const engine::Mask& mask, std::vector<float>& out) {
-  const int64_t slice = w.seq_len * w.head_dim;
-  const int64_t slices = w.batch * w.heads;
+  const int64_t slice = w.QLen() * w.head_dim, kv_slice = w.seq_len * w.head_dim;
+  const int64_t slices = w.batch * w.heads, group = w.GroupSize();
   out.assign(static_cast<size_t>(slice * slices), 0.f);
   engine::Workload one = w;
   one.batch = 1;
   one.heads = 1;
+  one.kv_heads = 0;
   one.dtype = engine::DType::kF32;
   std::vector<engine::Status> results(static_cast<size_t>(slices));
   std::vector<std::thread> threads;
@@ -106,9 +121,10 @@ inline engine::Status ThreadedReference(const MhaInputs& in, const engine::Workl
     for (int64_t s = first; s < std::min(slices, first + hw); ++s) {
       threads.emplace_back([&, s] {
         const size_t off = static_cast<size_t>(s * slice);
-        results[static_cast<size_t>(s)] =
-            engine::cpu::MaskedAttention(in.qf.data() + off, in.kf.data() + off, in.vf.data() + off,
-                                         out.data() + off, one, mask);
+        const size_t kv_off = static_cast<size_t>(s / group * kv_slice);
+        results[static_cast<size_t>(s)] = engine::cpu::MaskedAttention(
+            in.qf.data() + off, in.kf.data() + kv_off, in.vf.data() + kv_off, out.data() + off,
+            one, mask);
       });
     }
     for (auto& t : threads) t.join();
@@ -130,7 +146,7 @@ struct MhaError {
 inline MhaError CompareMha(const std::vector<uint16_t>& out, const std::vector<float>& ref,
                            const engine::Workload& w, const std::vector<uint8_t>& empty_row) {
   MhaError e;
-  const int64_t d = w.head_dim, L = w.seq_len;
+  const int64_t d = w.head_dim, L = w.QLen();  // query rows per (batch, head)
   const int64_t rows = w.batch * w.heads * L;
   double max_abs_err = 0, max_abs_ref = 0;
   for (int64_t r = 0; r < rows; ++r) {

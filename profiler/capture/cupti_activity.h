@@ -22,10 +22,15 @@ struct ActivityPassResult {
   std::vector<double> run_us;         // GPU span of each run
   uint64_t dropped_records = 0;       // CUPTI ran out of buffer space
   size_t foreign_records = 0;         // records outside every run (another thread's kernels)
+  // Runs told apart by external correlation ids (true), or by CUPTI timestamps taken after
+  // each run (false: CUPTI refused correlation; short runs may then lose kernels in a
+  // long-lived process, whose CPU and GPU clocks drift apart).
+  bool by_correlation = false;
 };
 
-// Runs `work` `runs` times with kernel tracing on, synchronising after each run and taking a
-// CUPTI timestamp there, so each record is assigned to its run by its start time. A failure
+// Runs `work` `runs` times with kernel tracing on, each run inside its own external
+// correlation id, synchronising after each run, so each kernel record is assigned to the run
+// whose API call launched it (by timestamps only where CUPTI refuses correlation). A failure
 // of a CUPTI or CUDA call comes back as the error (the caller reports the pass unavailable).
 engine::Status RunActivityPass(const WorkFn& work, int runs, cudaStream_t stream,
                                ActivityPassResult* out);

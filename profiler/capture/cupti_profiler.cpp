@@ -153,6 +153,9 @@ engine::Status ActivityPass(const TrackedWork& work, const MeasureOptions& optio
   if (a.foreign_records)
     r->notes.push_back("activity: ignored " + std::to_string(a.foreign_records) +
                        " kernel records outside the traced runs (other threads' work)");
+  if (!a.by_correlation)
+    r->notes.push_back("activity: runs told apart by timestamps (CUPTI refused external "
+                       "correlation); in a long-lived process short runs may lose kernels");
   if (r->kernels.empty())
     r->notes.push_back("activity: no kernel records: `work` launched no kernels (copies and "
                        "memsets are not traced)");

@@ -115,12 +115,21 @@ KernelTable ComputeKernelTable(const ProfileResult& r) {
   std::vector<Acc> acc;
   for (const KernelRecord* k : order) {
     auto [it, fresh] = index.emplace(k->name, t.rows.size());
+    const int64_t smem = k->static_smem_bytes + k->dynamic_smem_bytes;
     if (fresh) {
       KernelRow row;
       row.name = k->name;
       row.short_name = ShortKernelName(k->name);
+      row.grid = k->grid;
+      row.block = k->block;
+      row.registers = k->registers_per_thread;
+      row.smem_bytes = smem;
       t.rows.push_back(std::move(row));
       acc.push_back(Acc{std::vector<double>(static_cast<size_t>(runs), 0.0), 0, 0, 0, 0});
+    } else {
+      KernelRow& row = t.rows[it->second];
+      row.launch_varies = row.launch_varies || row.grid != k->grid || row.block != k->block ||
+                          row.registers != k->registers_per_thread || row.smem_bytes != smem;
     }
     Acc& a = acc[it->second];
     const double us = k->DurationUs();
@@ -214,8 +223,55 @@ void CompareKernelRows(KernelTable* current, const KernelTable& base) {
   }
 }
 
+namespace {
+
+// Per traced run: the span from its first kernel start to its last end (0 without kernels).
+std::vector<double> RunSpansUs(const ProfileResult& r, int runs) {
+  std::vector<uint64_t> first(static_cast<size_t>(runs), UINT64_MAX), last(static_cast<size_t>(runs), 0);
+  for (const KernelRecord& k : r.kernels) {
+    if (k.run < 0 || k.run >= runs || k.end_ns < k.start_ns) continue;
+    first[static_cast<size_t>(k.run)] = std::min(first[static_cast<size_t>(k.run)], k.start_ns);
+    last[static_cast<size_t>(k.run)] = std::max(last[static_cast<size_t>(k.run)], k.end_ns);
+  }
+  std::vector<double> out;
+  for (size_t i = 0; i < first.size(); ++i)
+    out.push_back(first[i] == UINT64_MAX ? 0.0 : static_cast<double>(last[i] - first[i]) * 1e-3);
+  return out;
+}
+
+int TracedRuns(const ProfileResult& r) {
+  int runs = r.activity_runs;
+  if (runs <= 0)
+    for (const KernelRecord& k : r.kernels) runs = std::max(runs, k.run + 1);
+  return runs;
+}
+
+std::string LaunchText(const KernelRecord& k) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "grid %d x %d x %d, block %d x %d x %d\n%d registers/thread, "
+                "shared memory %lld B static + %lld B dynamic",
+                k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
+                k.registers_per_thread, static_cast<long long>(k.static_smem_bytes),
+                static_cast<long long>(k.dynamic_smem_bytes));
+  return buf;
+}
+
+}  // namespace
+
+int SteadyTimelineRun(const ProfileResult& r) {
+  const std::vector<double> spans = RunSpansUs(r, TracedRuns(r));
+  int best = 0;
+  for (size_t i = 0; i < spans.size(); ++i)
+    if (spans[i] > 0 && (spans[static_cast<size_t>(best)] <= 0 || spans[i] <= spans[static_cast<size_t>(best)]))
+      best = static_cast<int>(i);
+  return best;
+}
+
 Timeline ComputeTimeline(const ProfileResult& r, int run) {
   Timeline t;
+  t.run = run;
+  t.runs = TracedRuns(r);
+  t.run_spans_us = RunSpansUs(r, t.runs);
   std::vector<const KernelRecord*> ks;
   for (const KernelRecord& k : r.kernels)
     if (k.run == run && k.end_ns >= k.start_ns) ks.push_back(&k);
@@ -236,27 +292,30 @@ Timeline ComputeTimeline(const ProfileResult& r, int run) {
     name += std::to_string(stream);
     t.lanes.push_back(std::move(name));
   }
+  std::map<std::string, int> key_of;
   const uint64_t t0 = ks.front()->start_ns;
-  uint64_t last = t0;
+  uint64_t last = t0;  // the latest end so far: a start after it opens a gap
   for (const KernelRecord* k : ks) {
+    if (k->start_ns > last)
+      t.gaps.push_back({static_cast<double>(last - t0) * 1e-3, static_cast<double>(k->start_ns - t0) * 1e-3});
     TimelineSpan s;
     s.lane = lane_of[k->stream_id];
     s.start_us = static_cast<double>(k->start_ns - t0) * 1e-3;
     s.end_us = static_cast<double>(k->end_ns - t0) * 1e-3;
     s.name = ShortKernelName(k->name);
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "grid %d x %d x %d, block %d x %d x %d\n%d registers/thread, "
-                  "shared memory %lld B static + %lld B dynamic",
-                  k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2],
-                  k->registers_per_thread, static_cast<long long>(k->static_smem_bytes),
-                  static_cast<long long>(k->dynamic_smem_bytes));
+    auto [it, fresh] = key_of.emplace(s.name, static_cast<int>(t.keys.size()));
+    if (fresh) t.keys.push_back(s.name);
+    s.key = it->second;
     s.detail = k->name;
     s.detail += '\n';
-    s.detail += buf;
+    s.detail += LaunchText(*k);
     last = std::max(last, k->end_ns);
     t.spans.push_back(std::move(s));
   }
   t.span_us = static_cast<double>(last - t0) * 1e-3;
+  double idle = 0;
+  for (const TimelineGap& g : t.gaps) idle += g.end_us - g.start_us;
+  t.busy_us = t.span_us - idle;
   return t;
 }
 
@@ -319,10 +378,12 @@ std::vector<SegmentRow> ComputeSegmentRows(const LayerProfile& current, const La
   return rows;
 }
 
-Roofline ComputeRoofline(const LayerProfile& current, const LayerProfile* base) {
+Roofline ComputeRoofline(const LayerProfile& current, const LayerProfile* base,
+                         const DevicePeaks* peaks) {
   Roofline r;
-  r.peak_flops_per_s = current.peak_flops_per_s;
-  r.peak_bytes_per_s = current.peak_dram_bytes_per_s;
+  r.peak_flops_per_s = peaks ? peaks->flops_per_s : current.peak_flops_per_s;
+  r.peak_bytes_per_s = peaks ? peaks->bytes_per_s : current.peak_dram_bytes_per_s;
+  r.peaks_from = peaks ? peaks->name : current.device_name;
   auto points = [](const LayerProfile& p, std::vector<RoofPoint>* out) {
     int skipped = 0;
     for (const SegmentProfile& seg : p.segments) {
@@ -380,13 +441,32 @@ LatencyHistogram ComputeLatencyHistogram(const std::vector<double>& current,
   if (bins <= 0) {
     const double n = static_cast<double>(std::max(cur.size(), bas.size()));
     bins = std::clamp(static_cast<int>(std::ceil(std::sqrt(n))), 5, 40);
+    // Two medians must land in different bins: bins at most half their distance wide.
+    const double gap = h.median_us && h.base_median_us ? std::abs(*h.median_us - *h.base_median_us) : 0;
+    if (gap > 0 && (hi - lo) / bins > gap / 2) {
+      const double width = gap / 2;
+      const double need = std::ceil((hi - lo) / width);
+      if (need <= kMaxHistogramBins) {
+        bins = static_cast<int>(need);
+        hi = lo + bins * width;
+      } else {  // cut the range around the medians; the rest goes to the edge bins
+        bins = kMaxHistogramBins;
+        const double mid = (*h.median_us + *h.base_median_us) / 2;
+        const double half = bins * width / 2;
+        const double shift = std::clamp(mid - half, lo, hi - 2 * half);
+        lo = shift;
+        hi = shift + 2 * half;
+      }
+    }
   }
   h.edges.resize(static_cast<size_t>(bins) + 1);
   for (int i = 0; i <= bins; ++i) h.edges[static_cast<size_t>(i)] = lo + (hi - lo) * i / bins;
   auto count = [&](const std::vector<double>& v) {
     std::vector<double> c(static_cast<size_t>(bins), 0.0);
     for (double x : v) {
-      const int b = std::clamp(static_cast<int>((x - lo) / (hi - lo) * bins), 0, bins - 1);
+      h.below += x < lo ? 1 : 0;
+      h.above += x > hi ? 1 : 0;
+      const int b = std::clamp(static_cast<int>(std::floor((x - lo) / (hi - lo) * bins)), 0, bins - 1);
       c[static_cast<size_t>(b)] += 1;
     }
     return c;
@@ -396,18 +476,22 @@ LatencyHistogram ComputeLatencyHistogram(const std::vector<double>& current,
   return h;
 }
 
-ProfileView ComputeProfileView(const LayerProfile& current, const LayerProfile* base) {
+ProfileView ComputeProfileView(const LayerProfile& current, const LayerProfile* base,
+                               const DevicePeaks* peaks, int timeline_run) {
   ProfileView v;
   v.has_baseline = base != nullptr;
   v.kernels = ComputeKernelTable(current.layer);
   if (base) CompareKernelRows(&v.kernels, ComputeKernelTable(base->layer));
-  v.timeline = ComputeTimeline(current.layer, 0);
-  if (base) v.base_timeline = ComputeTimeline(base->layer, 0);
+  v.timeline = ComputeTimeline(current.layer,
+                               timeline_run >= 0 ? timeline_run : SteadyTimelineRun(current.layer));
+  if (base)
+    v.base_timeline = ComputeTimeline(base->layer,
+                                      timeline_run >= 0 ? timeline_run : SteadyTimelineRun(base->layer));
   v.segments = ComputeSegmentRows(current, base);
   if (current.segments.empty())
     v.segments_why_empty = "no per-segment measurements in this profile (the layer was "
                            "profiled as a whole)";
-  v.roofline = ComputeRoofline(current, base);
+  v.roofline = ComputeRoofline(current, base, peaks);
   v.histogram = ComputeLatencyHistogram(current.layer.latency.samples_us,
                                         base ? &base->layer.latency.samples_us : nullptr);
   return v;

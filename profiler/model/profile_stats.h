@@ -9,6 +9,7 @@
 // data says why in its `why_empty`.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +45,12 @@ struct KernelRow {
   double min_us = 0, max_us = 0;  // one launch: shortest and longest traced launch
   double share = 0;            // total_us / the table's kernel_time_us, in [0, 1]
   std::optional<double> dram_read, dram_write;  // bytes per run (one counter pass)
+  // The launch configuration of the first traced launch; `launch_varies` when a later launch
+  // of the same kernel had another grid, block, register count or shared memory.
+  std::array<int, 3> grid{0, 0, 0}, block{0, 0, 0};
+  int registers = 0;               // per thread
+  int64_t smem_bytes = 0;          // static + dynamic shared memory per block
+  bool launch_varies = false;
   RowMatch match = RowMatch::kNoBaseline;
   Delta d_total_us, d_dram_read, d_dram_write;  // set by CompareKernelRows
 };
@@ -85,14 +92,28 @@ struct TimelineSpan {
   double start_us = 0, end_us = 0;  // relative to the run's first kernel start
   std::string name;             // short kernel name
   std::string detail;           // full name, grid, block, registers, shared memory
+  int key = 0;                  // index into Timeline::keys (one per distinct kernel)
+};
+// A stretch of the run in which no kernel ran (host work, launch latency, synchronisation).
+struct TimelineGap {
+  double start_us = 0, end_us = 0;
 };
 struct Timeline {
   std::vector<std::string> lanes;   // "stream 7", in stream id order
   std::vector<TimelineSpan> spans;  // in start order
+  std::vector<std::string> keys;    // distinct short kernel names, in first-start order
+  std::vector<TimelineGap> gaps;    // idle stretches between the run's first start and last end
   double span_us = 0;               // last end - first start
+  double busy_us = 0;               // time some kernel ran (the union of the spans)
+  int run = 0, runs = 0;            // the run shown, of how many traced
+  std::vector<double> run_spans_us; // each traced run's span (first start to last end)
   std::string why_empty;
 };
 Timeline ComputeTimeline(const ProfileResult& r, int run = 0);
+// The traced run a timeline shows by default: the one with the shortest span (ties: the
+// later), as the first run of a process often carries one-time host work in its gaps.
+// 0 when nothing was traced.
+int SteadyTimelineRun(const ProfileResult& r);
 
 // ---- Segments ---------------------------------------------------------------------------
 
@@ -115,24 +136,40 @@ struct RoofPoint {
   std::string label;              // segment ops label
   double intensity = 0, flops_per_s = 0;
 };
+// The roofs: a device's dense fp16 tensor peak and DRAM bandwidth, with the device's name.
+struct DevicePeaks {
+  std::string name;
+  double flops_per_s = 0, bytes_per_s = 0;
+  bool operator==(const DevicePeaks&) const = default;
+};
 struct Roofline {
   double peak_flops_per_s = 0, peak_bytes_per_s = 0;
+  std::string peaks_from;         // the device whose peaks are the roofs
   std::vector<RoofPoint> points, base_points;
   int skipped = 0;                // current segments without FLOPs, DRAM bytes or latency
   std::string why_empty;          // no point, or no roofs
 };
-Roofline ComputeRoofline(const LayerProfile& current, const LayerProfile* base);
+// Roofs from `peaks` when given (the caller's device spec, so that every view shows one peak
+// per device), else from the profile's own record.
+Roofline ComputeRoofline(const LayerProfile& current, const LayerProfile* base,
+                         const DevicePeaks* peaks = nullptr);
 
 struct LatencyHistogram {
   std::vector<double> edges;      // bins + 1, shared by current and baseline
   std::vector<double> counts, base_counts;  // base_counts empty without a baseline
   size_t samples = 0, base_samples = 0;     // finite samples counted
   std::optional<double> median_us, base_median_us;
+  size_t below = 0, above = 0;    // samples outside [edges.front(), edges.back()], counted in
+                                  // the first / last bin (both sets together)
   std::string why_empty;
 };
+inline constexpr int kMaxHistogramBins = 120;
 // Bins over [min, max] of both sample sets together (a single value gets a 1 us wide range
-// around it); the maximum falls in the last bin. bins <= 0: ceil(sqrt(samples)) within [5, 40].
-// Non-finite samples are skipped.
+// around it); the maximum falls in the last bin. bins <= 0: ceil(sqrt(samples)) within
+// [5, 40], narrowed so that bins are at most half the distance between the two medians (two
+// medians 1 % apart fall in different bins); when that needs more than kMaxHistogramBins the
+// range is cut around the medians and the samples outside it are counted in the edge bins
+// (`below`, `above`). Non-finite samples are skipped.
 LatencyHistogram ComputeLatencyHistogram(const std::vector<double>& current,
                                          const std::vector<double>* base, int bins = 0);
 
@@ -147,6 +184,8 @@ struct ProfileView {
   LatencyHistogram histogram;
   bool has_baseline = false;
 };
-ProfileView ComputeProfileView(const LayerProfile& current, const LayerProfile* base);
+// `peaks`: the roofs (ComputeRoofline); `timeline_run` < 0: SteadyTimelineRun of each profile.
+ProfileView ComputeProfileView(const LayerProfile& current, const LayerProfile* base,
+                               const DevicePeaks* peaks = nullptr, int timeline_run = -1);
 
 }  // namespace stof::profiler

@@ -88,6 +88,15 @@ def _declare(lib):
         lib.stof_prepare_dtype.argtypes = [_p, _i64, _i64, _i64, _i64, ctypes.c_int,
                                            ctypes.c_int, _i64, _i64, _i64, ctypes.c_int,
                                            ctypes.POINTER(_p), ctypes.c_char_p, ctypes.c_size_t]
+    if lib.stof_capi_version() >= 6:
+        lib.stof_bind_views_keys.restype = ctypes.c_int
+        lib.stof_bind_views_keys.argtypes = [_p, _i64, _i64, _i64, _i64p, _i64p, _i64p,
+                                             ctypes.c_float, ctypes.POINTER(_p), ctypes.c_char_p,
+                                             ctypes.c_size_t]
+        lib.stof_prepare_shape.restype = ctypes.c_int
+        lib.stof_prepare_shape.argtypes = [_p, _i64, _i64, _i64, _i64, _i64, _i64, ctypes.c_int,
+                                           ctypes.c_int, _i64, _i64, _i64, ctypes.c_int,
+                                           ctypes.POINTER(_p), ctypes.c_char_p, ctypes.c_size_t]
 
 
 def load():
@@ -167,13 +176,16 @@ def _error_buffer():
 
 
 class PreparedPlan:
-    """A stof_plan: the kernel choice and device layout for one mask and [B, H, L, d] on one
-    device. Released when garbage-collected or by close()."""
+    """A stof_plan: the kernel choice and device layout for one mask and one shape on one
+    device: q and o [B, H, L_q, d], k and v [B, H_kv, L_k, d] (L_q = L_k = L and H_kv = H unless
+    given). Released when garbage-collected or by close()."""
 
     def __init__(self, mask_bytes, B, H, L, d, device, kernel="auto", block_m=0, block_n=0,
-                 num_warps=0, dtype="f16"):
-        """mask_bytes: a C-contiguous numpy uint8 array of L*L (nonzero = attend). dtype: "f16"
-        or "bf16" (the Hopper kernel only; C API version 4)."""
+                 num_warps=0, dtype="f16", kv_heads=None, q_len=None):
+        """mask_bytes: a C-contiguous numpy uint8 array of L_q*L (nonzero = attend). dtype: "f16"
+        or "bf16" (the Hopper kernel only; C API version 4). kv_heads (H_kv) and q_len (L_q):
+        grouped key/value heads and another query length (C API version 6; the Hopper kernel
+        only)."""
         lib = load()
         if kernel not in KERNELS:
             raise StofError(f"kernel: expected one of {', '.join(KERNELS)}, got {kernel!r}")
@@ -182,16 +194,29 @@ class PreparedPlan:
         if dtype != "f16" and version() < 4:
             raise StofError(f"dtype {dtype}: the library is C API version {version()}, bf16 "
                             f"needs version 4 (rebuild libstof_capi.so)")
-        if mask_bytes.size != L * L or not mask_bytes.flags["C_CONTIGUOUS"]:
-            raise StofError(f"mask: expected {L}x{L} contiguous bytes, got {mask_bytes.shape}")
+        Hkv = H if kv_heads is None else int(kv_heads)
+        Lq = L if q_len is None else int(q_len)
+        shaped = Hkv != H or Lq != L
+        if shaped and version() < 6:
+            raise StofError(f"{H} query heads over {Hkv} key/value heads, L_q {Lq} over L_k {L}: "
+                            f"the library is C API version {version()}, these shapes need "
+                            f"version 6 (rebuild libstof_capi.so)")
+        if mask_bytes.size != Lq * L or not mask_bytes.flags["C_CONTIGUOUS"]:
+            raise StofError(f"mask: expected {Lq}x{L} contiguous bytes, got {mask_bytes.shape}")
         self._lib = lib
         self._h = ctypes.c_void_p()
         self._bound = weakref.WeakSet()
         self.shape = (B, H, L, d)
+        self.kv_heads, self.q_len = Hkv, Lq
         self.device = device
         err = ctypes.create_string_buffer(_ERR_LEN)
         self.dtype = dtype
-        if dtype == "f16":
+        if shaped:
+            code = lib.stof_prepare_shape(mask_bytes.ctypes.data, B, H, Hkv, Lq, L, d,
+                                          DTYPES[dtype], KERNELS[kernel], block_m, block_n,
+                                          num_warps, device, ctypes.byref(self._h), err,
+                                          _ERR_LEN)
+        elif dtype == "f16":
             code = lib.stof_prepare(mask_bytes.ctypes.data, B, H, L, d, KERNELS[kernel], block_m,
                                     block_n, num_warps, device, ctypes.byref(self._h), err,
                                     _ERR_LEN)
@@ -200,6 +225,8 @@ class PreparedPlan:
                                           KERNELS[kernel], block_m, block_n, num_warps, device,
                                           ctypes.byref(self._h), err, _ERR_LEN)
         of = "" if dtype == "f16" else f", {dtype}"
+        if shaped:
+            of += f", H_kv={Hkv}, L_q={Lq}"
         _check(code, err, f"stof_prepare (B={B}, H={H}, L={L}, d={d}{of}, device {device})")
         self.kernel, self.block_m, self.block_n, self.num_warps, self.text = self._choice()
 
@@ -220,9 +247,18 @@ class PreparedPlan:
         code = self._lib.stof_run(self._h, q, k, v, o, stream, err, _ERR_LEN)
         _check(code, err, "stof_run")
 
-    def run_views(self, q, k, v, o, B, H, q_strides, kv_strides, o_strides, scale, stream):
+    def run_views(self, q, k, v, o, B, H, q_strides, kv_strides, o_strides, scale, stream,
+                  kv_len=None):
         """Strided operands (3 element strides each: batch, head, row; None = packed) and a
-        score scale (0 = 1/sqrt(d)). Needs C API version 3."""
+        score scale (0 = 1/sqrt(d)). Needs C API version 3. kv_len: fewer keys than the plan's
+        (a KV cache prepared for its capacity; C API version 6)."""
+        if kv_len is not None and kv_len != self.shape[2]:
+            bound = self.bind_views(B, H, q_strides, kv_strides, o_strides, scale, kv_len)
+            try:
+                bound(q, k, v, o, stream)
+            finally:
+                bound.close()
+            return
         if not has_views():
             raise StofError(f"stof_run_views: the library is C API version {version()}, "
                             f"strided views need version 3 (rebuild libstof_capi.so)")
@@ -232,12 +268,17 @@ class PreparedPlan:
                                         float(scale), stream, err, _ERR_LEN)
         _check(code, err, "stof_run_views")
 
-    def bind_views(self, B, H, q_strides, kv_strides, o_strides, scale):
+    def bind_views(self, B, H, q_strides, kv_strides, o_strides, scale, kv_len=None):
         """run_views with all but the four addresses and the stream fixed, for the eager hot
         path of attention.py (one call signature, many calls): a BoundViews, called as
-        run(q, k, v, o, stream), released with this plan. Needs C API version 5."""
+        run(q, k, v, o, stream), released with this plan. Needs C API version 5 (6 with a
+        kv_len below the plan's keys)."""
         _require_bound("stof_bind_views")
-        bound = BoundViews(self, B, H, q_strides, kv_strides, o_strides, scale)
+        if kv_len is not None and kv_len != self.shape[2] and version() < 6:
+            raise StofError(f"kv_len {kv_len}: the library is C API version {version()}, fewer "
+                            f"keys than prepared need version 6 (rebuild libstof_capi.so)")
+        keys = None if kv_len is None or kv_len == self.shape[2] else int(kv_len)
+        bound = BoundViews(self, B, H, q_strides, kv_strides, o_strides, scale, keys)
         self._bound.add(bound)
         return bound
 
@@ -264,15 +305,21 @@ class BoundViews:
 
     __slots__ = ("_h", "_fn", "_release", "__weakref__")
 
-    def __init__(self, plan, B, H, q_strides, kv_strides, o_strides, scale):
+    def __init__(self, plan, B, H, q_strides, kv_strides, o_strides, scale, kv_len=None):
         lib = plan._lib
         self._h = None
         self._fn, self._release = lib.stof_run_bound, lib.stof_bound_release
         h, err = ctypes.c_void_p(), ctypes.create_string_buffer(_ERR_LEN)
-        code = lib.stof_bind_views(plan._h, B, H, _strides(q_strides), _strides(kv_strides),
-                                   _strides(o_strides), float(scale), ctypes.byref(h), err,
-                                   _ERR_LEN)
-        _check(code, err, f"stof_bind_views (B={B}, H={H})")
+        if kv_len is None:
+            code = lib.stof_bind_views(plan._h, B, H, _strides(q_strides), _strides(kv_strides),
+                                       _strides(o_strides), float(scale), ctypes.byref(h), err,
+                                       _ERR_LEN)
+        else:
+            code = lib.stof_bind_views_keys(plan._h, B, H, kv_len, _strides(q_strides),
+                                            _strides(kv_strides), _strides(o_strides),
+                                            float(scale), ctypes.byref(h), err, _ERR_LEN)
+        _check(code, err, f"stof_bind_views (B={B}, H={H}" +
+               ("" if kv_len is None else f", L_k={kv_len}") + ")")
         self._h = h
 
     def __call__(self, q, k, v, o, stream):

@@ -48,13 +48,15 @@ def clear_cache():
 
 def cache_info():
     """The cached keys: (mask key, kernel, block_m, block_n, num_warps, B, H, L, d, device,
-    dtype)."""
+    dtype, H_kv, L_q), H_kv and L_q None for self-attention with as many key heads as query
+    heads."""
     with _cache_lock:
         return list(_cache)
 
 
-def _prepared(mask_key, req, B, H, L, d, device_index, dtype="f16"):
-    key = (mask_key,) + tuple(req) + (B, H, L, d, device_index, dtype)
+def _prepared(mask_key, req, B, H, L, d, device_index, dtype="f16", kv_heads=None,
+              q_len=None):
+    key = (mask_key,) + tuple(req) + (B, H, L, d, device_index, dtype, kv_heads, q_len)
     with _cache_lock:
         p = _cache.get(key)
     if p is not None:
@@ -66,10 +68,26 @@ def _prepared(mask_key, req, B, H, L, d, device_index, dtype="f16"):
     mask = lookup(mask_key)
     kernel, bm, bn, nw = req
     p = _capi.PreparedPlan(mask.bytes_u8(), B, H, L, d, device_index, kernel, bm, bn, nw,
-                           dtype)
+                           dtype, kv_heads=kv_heads, q_len=q_len)
     with _cache_lock:
         _cache.setdefault(key, p)
         return _cache[key]
+
+
+def _shape(q, k, layout, kv_capacity=0):
+    """(B, H, L_k, d, H_kv, L_q) of a call's plan, H_kv and L_q None where they equal H and L_k
+    (the plain self-attention shape, prepared by the older C API calls too); L_k is the mask's
+    kv_capacity when that is larger than k's keys."""
+    if layout == "bhld":
+        B, H, Lq, d = q.shape
+        Hkv, L = k.shape[1], k.shape[2]
+    else:
+        B, Lq, H, d = q.shape
+        L, Hkv = k.shape[1], k.shape[2]
+    L = max(L, kv_capacity)
+    if Hkv == H and Lq == L:
+        return B, H, L, d, None, None
+    return B, H, L, d, Hkv, Lq
 
 
 def _packed(shape, layout):
@@ -115,15 +133,16 @@ def _view_strides(q, k, v, layout):
 
 def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key: str,
                     layout: str, scale: float, kernel: str, block_m: int, block_n: int,
-                    num_warps: int) -> torch.Tensor:
-    """The op's work: find (or prepare) the plan, allocate the output, one C call."""
-    if layout == "bhld":
-        B, H, L, d = q.shape
-    else:
-        B, L, H, d = q.shape
+                    num_warps: int, kv_capacity: int = 0) -> torch.Tensor:
+    """The op's work: find (or prepare) the plan, allocate the output, one C call.
+    kv_capacity > L_k: the mask's keys (a KV cache's capacity): the plan is prepared for them and
+    launched with k's L_k."""
+    B, H, L, d, kv_heads, q_len = _shape(q, k, layout, kv_capacity)
     dev = q.device.index if q.device.index is not None else torch.cuda.current_device()
     plan = _prepared(mask_key, (kernel, block_m, block_n, num_warps), B, H, L, d, dev,
-                     DTYPES[q.dtype])
+                     DTYPES[q.dtype], kv_heads, q_len)
+    keys = k.shape[2] if layout == "bhld" else k.shape[1]
+    kv_len = keys if keys != L else None
     stream = _current_stream(dev)
     out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     if plan.kernel == "block_wise" and _capi.has_views():
@@ -132,7 +151,7 @@ def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key:
             q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
             views = _view_strides(q, k, v, layout)
         plan.run_views(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), B, H, *views,
-                       scale, stream)
+                       scale, stream, kv_len)
         return out
     # Packed [B, H, L, d] for the kernels without strided views; their scale is 1/sqrt(d), so
     # another scale is folded into q.
@@ -153,7 +172,7 @@ _attention_op = torch.library.custom_op("stof::attention", mutates_args=())(_att
 
 
 @_attention_op.register_fake
-def _(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps):
+def _(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps, kv_capacity=0):
     return torch.empty(q.shape, dtype=q.dtype, device=q.device)
 
 
@@ -177,9 +196,22 @@ def _check(q, k, v, layout):
         if t.dtype != q.dtype:
             raise StofError(f"stof.attention: {name}: expected q's dtype {q.dtype}, got "
                             f"{t.dtype}")
-    if k.shape != q.shape or v.shape != q.shape:
-        raise StofError(f"stof.attention: q, k, v: expected equal shapes (self-attention, "
-                        f"no GQA), got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
+    hd = 1 if layout == "bhld" else 2  # the heads dimension
+    ld = 3 - hd                         # the length dimension
+    if v.shape != k.shape or k.shape[0] != q.shape[0] or k.shape[3] != q.shape[3] \
+            or q.shape[hd] % k.shape[hd] != 0:
+        qs, ks = ("[B, H, L_q, d]", "[B, H_kv, L_k, d]") if layout == "bhld" else \
+            ("[B, L_q, H, d]", "[B, L_k, H_kv, d]")
+        raise StofError(f"stof.attention: q, k, v: expected q {qs} and k, v of one shape {ks} "
+                        f"with H a multiple of H_kv (GQA), got {tuple(q.shape)}, "
+                        f"{tuple(k.shape)}, {tuple(v.shape)}")
+    if (q.shape[hd] != k.shape[hd] or q.shape[ld] != k.shape[ld]) and \
+            torch.cuda.get_device_capability(q.device) != (9, 0):
+        raise StofError(f"stof.attention: {q.shape[hd]} query heads over {k.shape[hd]} key/value "
+                        f"heads, L_q {q.shape[ld]} over L_k {k.shape[ld]}: these shapes run on "
+                        f"the Hopper kernel only (sm_90), "
+                        f"{torch.cuda.get_device_name(q.device)} is sm_"
+                        f"{''.join(map(str, torch.cuda.get_device_capability(q.device)))}")
     if k.device != q.device or v.device != q.device:
         raise StofError(f"stof.attention: q, k, v: expected one device, got {q.device}, "
                         f"{k.device}, {v.device}")
@@ -195,10 +227,16 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
               _block=(0, 0, 0)):
     """softmax(mask(Q K^T * scale)) V on STOF's sparse kernels.
 
-    q, k, v: fp16 or bf16 (the Hopper kernel only, sm_90) CUDA tensors, [B, H, L, d]
-    (layout="bhld") or [B, L, H, d] ("blhd"), d 64 or 128; strided views are read in place
-    by the block-wise kernel. mask: a stof.Mask, a bool [L, L] tensor / numpy array, or a mask
-    file path; None with no plan = full attention.
+    q: fp16 or bf16 (the Hopper kernel only, sm_90) CUDA tensor, [B, H, L_q, d]
+    (layout="bhld") or [B, L_q, H, d] ("blhd"), d 64 or 128; k and v: [B, H_kv, L_k, d] (or
+    [B, L_k, H_kv, d]) with H a multiple of H_kv: grouped-query attention as SDPA's enable_gqa
+    and Flex's enable_gqa compute it (query head h reads key/value head h // (H // H_kv), not
+    copied), and L_q != L_k for a KV cache or cross-attention; those shapes run on the Hopper
+    kernel (sm_90). Strided views are read in place by the block-wise kernel. mask: a
+    stof.Mask, a bool [L_q, L_k] tensor / numpy array, or a mask file path; None with no plan
+    = full attention (a KV cache's causal rows: stof.Mask.causal(L_q, L_k)). A mask with more
+    columns than k has keys (L_q below them: a KV cache's capacity) is prepared once and run
+    with its first L_k columns, so a decode loop over a growing cache reuses one plan.
     plan: a stof.Plan or a plan file path: its mask (unless mask is given) and MHA kernel
     choice; warns (once per plan and shape) when run on another device or shape.
     scale: None = 1/sqrt(d). kernel: "auto" (Eq. 1 / Eq. 2), "row_wise",
@@ -224,7 +262,8 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
                 if out is not None:
                     return out
     _check(q, k, v, layout)
-    L = q.shape[2] if layout == "bhld" else q.shape[1]
+    Lq = q.shape[2] if layout == "bhld" else q.shape[1]
+    L = k.shape[2] if layout == "bhld" else k.shape[1]
     req = (kernel,) + tuple(_block)  # _block: BLOCK_M, BLOCK_N, num_warps (hf.py, plans)
     if plan is not None:
         if not hasattr(plan, "mha_choice"):
@@ -243,15 +282,20 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
                 # is named by cudaDeviceProp::name, which torch reports too).
                 plan.check_run(torch.cuda.get_device_name(q.device), (B, H, L, d))
     if mask is None:
-        mask = _full_masks.get(L)
+        mask = _full_masks.get((Lq, L))
         if mask is None:
             import numpy as np
-            mask = _full_masks.setdefault(L, Mask(np.ones((L, L), dtype=bool), source="full"))
+            mask = _full_masks.setdefault((Lq, L), Mask(np.ones((Lq, L), dtype=bool),
+                                                        source="full"))
     elif not isinstance(mask, Mask):
         mask = as_mask(mask)
-    if mask.seq_len != L:
-        raise StofError(f"stof.attention: mask: L = {mask.seq_len} ({mask.source}), q has "
-                        f"L = {L}")
+    if mask.q_len != Lq or mask.kv_len < L or (mask.kv_len > L and Lq == mask.kv_len):
+        raise StofError(f"stof.attention: mask: {mask.q_len} x {mask.kv_len} ({mask.source}), "
+                        f"the call has L_q = {Lq} queries over L_k = {L} keys (a mask with more "
+                        f"columns than keys: a KV cache's capacity, L_q below it)")
+    # A mask over more keys than k holds (a KV cache prepared once for its capacity): the plan
+    # is for its columns, the launch for k's keys; the columns past them are not attended.
+    capacity = mask.kv_len if mask.kv_len > L else 0
     if q.dtype == torch.bfloat16 and int(req[3]) not in (0, 5, 12):
         # Only the Hopper kernel (5 or 12 warps) takes bf16: a plan's portable configuration
         # gives way to the Hopper kernel's own choice (said once per configuration).
@@ -260,7 +304,8 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
                    f"by its own choice")
         req = ("block_wise", 0, 0, 0)
     s = 0.0 if scale is None else float(scale)
-    args = (q, k, v, mask.key, layout, s, req[0], int(req[1]), int(req[2]), int(req[3]))
+    args = (q, k, v, mask.key, layout, s, req[0], int(req[1]), int(req[2]), int(req[3]),
+            capacity)
     if _eager_direct(q, k, v):
         out = _attention_impl(*args)
         if sig is not None:
@@ -271,18 +316,19 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     return torch.ops.stof.attention(*args)
 
 
-def _bind(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps):
+def _bind(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps,
+          kv_capacity=0):
     """The launch that later eager calls of the same signature take (_eager.Launch): the plan
     this call prepared and its strides, bound once. None where the call needs copies or runs
     a kernel without strided views, or the library predates bound calls (C API version 5):
     those calls keep the full path."""
     if not _capi.has_bound():
         return None
-    B, H, L, d = q.shape if layout == "bhld" else (q.shape[0], q.shape[2], q.shape[1],
-                                                      q.shape[3])
+    B, H, L, d, kv_heads, q_len = _shape(q, k, layout, kv_capacity)
     plan = _prepared(mask_key, (kernel, block_m, block_n, num_warps), B, H, L, d,
-                     q.get_device(), DTYPES[q.dtype])
+                     q.get_device(), DTYPES[q.dtype], kv_heads, q_len)
     views = _view_strides(q, k, v, layout)
     if plan.kernel != "block_wise" or views is None:
         return None
-    return _eager.Launch(plan.bind_views(B, H, *views, scale), q)
+    keys = k.shape[2] if layout == "bhld" else k.shape[1]
+    return _eager.Launch(plan.bind_views(B, H, *views, scale, keys if keys != L else None), q)

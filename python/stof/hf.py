@@ -3,15 +3,20 @@ sdpa's boolean masks to AttentionMaskInterface under the same name), so a model 
 attn_implementation="stof" runs its attention on stof.attention; use_mask(model, mask_or_plan)
 sets the sparse pattern, which is ANDed with the model's own mask (padding, causal).
 
+Grouped-query attention (fewer key/value heads than query heads) and a KV cache (a prefill
+over cached keys, every decode step of generate(): fewer query rows than keys, causal aligned
+to the bottom right) run on the Hopper kernel (sm_90) in one launch per distinct mask.
 Unsupported cases run transformers' sdpa_attention_forward instead, with one warning per reason
 (warnings.warn): head_dim other than 64 / 128, dropout while training, attention weights
-requested, CPU or non-fp16 tensors, cross-attention or a KV cache (query and key lengths
-differ), GQA, an additive float mask, and extra tensor arguments such as T5's position_bias (or a
-sliding window, softcap or sinks passed beside the mask), which the kernel cannot apply.
+requested, CPU or non-fp16 tensors (bf16: sm_90 only), grouped heads or a KV cache on a GPU
+other than sm_90, an additive float mask, and extra tensor arguments such as T5's
+position_bias (or a sliding window, softcap or sinks passed beside the mask), which the kernel
+cannot apply.
 
 The combined mask (pattern AND the model's mask) is built once per forward, not per layer:
 without a model mask on the host from the pattern and the layer's causal flag; with one, read
-from the GPU once per mask tensor. Under CUDA-graph capture (after one eager forward, which
+from the GPU once per mask tensor. With L_q query rows over L_k keys the pattern's rows
+L_k - L_q .. L_k - 1 (its columns 0 .. L_k - 1) are the new rows' pattern. Under CUDA-graph capture (after one eager forward, which
 uploads the layouts) the model mask is taken to carry no padding and checked on the device
 (_padding_rows). clear_cache() (or stof.clear_cache()) forgets them.
 Used by user code and python/tests/test_gpu_hf.py; imports torch and transformers.
@@ -64,8 +69,11 @@ def use_mask(model, mask_or_plan):
 # one forward share that tensor (transformers builds it once per forward), so the result is
 # kept per tensor object and version. Both caches hold at most _CACHE_SIZE entries.
 _CACHE_SIZE = 8
-_host_masks = {}    # (pattern key or None, causal, L) -> Mask
-_padding_masks = {}  # (id, data_ptr, version, pattern key, L) -> (tensor, [Mask per row])
+# A decode step's plan covers the cache rounded up to this many keys: one plan (one layout
+# upload) per this many generated tokens; the extra keys are masked, not loaded.
+_DECODE_CAPACITY_STEP = 256
+_host_masks = {}    # (pattern key or None, causal, L_q, L_k) -> Mask
+_padding_masks = {}  # (id, data_ptr, version, pattern key, L_q, L_k) -> (tensor, [Mask per row])
 
 
 def _remember(cache, key, value):
@@ -81,46 +89,83 @@ def clear_cache():
     _padding_masks.clear()
 
 
-def _host_mask(sparse, causal, L):
-    """The pattern (or full) AND causal when asked, as a Mask built on the host."""
-    key = (None if sparse is None else sparse.key, bool(causal and L > 1), L)
+def _pattern_rows(sparse, Lq, L):
+    """The pattern's rows for L_q new query rows over L keys (bool [L_q, L]): its last L_q rows
+    of the first L (the whole pattern when it is L_q x L), or an error naming both sizes."""
+    if sparse.q_len == Lq and sparse.kv_len == L:
+        return sparse.numpy()
+    if sparse.q_len == sparse.kv_len and sparse.kv_len >= L:
+        return sparse.numpy()[L - Lq:L, :L]
+    raise ValueError(f"stof attention: the pattern set by stof.hf.use_mask is "
+                     f"{sparse.q_len} x {sparse.kv_len}; this call has {Lq} queries over {L} "
+                     f"keys (a square pattern at least as long as the keys covers a KV cache)")
+
+
+def _causal(Lq, L):
+    """Bottom-right causal [L_q, L] (query i at position i + L - L_q), as a KV cache needs."""
+    import numpy as np
+    return np.arange(L).reshape(1, -1) <= np.arange(L - Lq, L).reshape(-1, 1)
+
+
+def _host_mask(sparse, causal, Lq, L, window=None):
+    """The pattern (or full) AND causal when asked AND a sliding window of `window` keys (a
+    query at position p attends keys p - window < j, transformers' sliding_window) when given,
+    as a Mask built on the host."""
+    window = int(window) if window and window < L else None
+    key = (None if sparse is None else sparse.key, bool(causal and Lq > 1), Lq, L, window)
     m = _host_masks.get(key)
     if m is None:
         import numpy as np
-        a = np.ones((L, L), dtype=bool) if sparse is None else sparse.numpy().copy()
+        a = np.ones((Lq, L), dtype=bool) if sparse is None else _pattern_rows(sparse, Lq, L).copy()
         if key[1]:
-            a &= np.tril(np.ones((L, L), dtype=bool))
+            a &= _causal(Lq, L)
         what = ("full" if sparse is None else sparse.source) + (" & causal" if key[1] else "")
+        if window is not None:
+            pos = np.arange(L - Lq, L).reshape(-1, 1)
+            a &= np.arange(L).reshape(1, -1) > pos - window
+            what += f" & window {window}"
         m = _remember(_host_masks, key, Mask(a, source=what))
     return m
 
 
-def _padding_rows(attention_mask, sparse, L, causal):
-    """One Mask per batch row of a boolean [B, 1, L, L] model mask AND the pattern: a list of
-    B Masks (equal rows share one), read on the host once per mask tensor. Under CUDA-graph
-    capture nothing can be read: transformers materialises a mask even without padding, so the
-    mask is taken to be the one without padding (full, or causal when `causal`), and a
-    device-side assert checks that it is (a captured forward replayed with padding stops with
-    that assert; it never runs on a wrong layout)."""
+def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None):
+    """One Mask per batch row of a boolean [B, 1, L_q, L] model mask AND the pattern: a list of
+    B Masks (equal rows share one), read on the host once per mask tensor. A mask without
+    padding (full, or causal when `causal`, within the sliding `window` when given: what
+    transformers materialises for Mistral-style layers) is recognised on the device and taken
+    from the host cache, so such a forward reads no L_q x L bytes. Under CUDA-graph capture
+    nothing can be read: the mask is taken to be the one without padding, and a device-side
+    assert checks that it is (a captured forward replayed with padding stops with that assert;
+    it never runs on a wrong layout)."""
+    window = int(window) if window and window < L else None
     key = (id(attention_mask), attention_mask.data_ptr(), attention_mask._version,
-           None if sparse is None else sparse.key, L)
+           None if sparse is None else sparse.key, Lq, L, window)
     hit = _padding_masks.get(key)
     if hit is not None and hit[0] is attention_mask:
         return hit[1]
-    given = attention_mask[:, 0, :, :L].expand(-1, L, L)  # [B or 1, L, L]
-    unpadded = torch.ones(L, L, dtype=torch.bool, device=given.device)
-    if causal and L > 1:
-        unpadded = torch.tril(unpadded)
+    given = attention_mask[:, 0, :, :L].expand(-1, Lq, L)  # [B or 1, L_q, L]
+    # Made on the device: no host copy, which a capture forbids.
+    pos = torch.arange(L - Lq, L, device=given.device).view(-1, 1)
+    cols = torch.arange(L, device=given.device).view(1, -1)
+    unpadded = torch.ones(Lq, L, dtype=torch.bool, device=given.device)
+    if causal and Lq > 1:
+        unpadded = cols <= pos
+    if window is not None:
+        unpadded = unpadded & (cols > pos - window)
     same = (given == unpadded).all()
     if torch.cuda.is_current_stream_capturing():
         torch._assert_async(same, "stof attention: a captured forward got a padding mask; "
                                   "capture and replay forwards without padding, or run them "
                                   "eagerly")
     if torch.cuda.is_current_stream_capturing() or bool(same):
-        # No padding: the host mask, without copying B x L x L bytes to the host.
-        rows = [_host_mask(sparse, causal, L)]
+        # No padding: the host mask, without copying B x L_q x L bytes to the host.
+        rows = [_host_mask(sparse, causal, Lq, L, window)]
         return _remember(_padding_masks, key, (attention_mask, rows))[1]
-    dense = given & sparse.to_tensor(given.device) if sparse is not None else given
+    if sparse is not None:
+        pattern = torch.from_numpy(_pattern_rows(sparse, Lq, L)).to(given.device)
+        dense = given & pattern
+    else:
+        dense = given
     host = dense.cpu().numpy()
     rows, seen = [], {}
     for b in range(host.shape[0]):
@@ -137,14 +182,11 @@ def _with_pattern(module, query, key, attention_mask, is_causal):
     sparse = getattr(module, "_stof_mask", None)
     if sparse is None:
         return attention_mask, is_causal
-    L = query.shape[2]
-    if key.shape[2] != L or sparse.seq_len != L:
-        raise ValueError(f"stof attention: the pattern set by stof.hf.use_mask is L = "
-                         f"{sparse.seq_len}; this call has {L} queries over {key.shape[2]} keys")
+    Lq, L = query.shape[2], key.shape[2]
     if attention_mask is None:
         causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
-        return _host_mask(sparse, causal, L).to_tensor(query.device)[None, None], False
-    pattern = sparse.to_tensor(query.device)
+        return _host_mask(sparse, causal, Lq, L).to_tensor(query.device)[None, None], False
+    pattern = torch.from_numpy(_pattern_rows(sparse, Lq, L)).to(query.device)
     if attention_mask.dtype == torch.bool:
         return attention_mask[..., :L] & pattern, False
     return attention_mask[..., :L].masked_fill(~pattern, float("-inf")), False
@@ -175,11 +217,16 @@ def _unsupported(module, query, key, attention_mask, dropout, kwargs):
     if kwargs.get("output_attentions") or getattr(getattr(module, "config", None),
                                                    "output_attentions", False):
         return "attention weights requested (output_attentions)"
-    if query.shape[2] != key.shape[2]:
-        return (f"query length {query.shape[2]} != key length {key.shape[2]} (cross-attention "
-                f"or a KV cache)")
-    if query.shape[1] != key.shape[1]:
-        return f"{query.shape[1]} query heads over {key.shape[1]} key heads (GQA)"
+    grouped = query.shape[2] != key.shape[2] or query.shape[1] != key.shape[1]
+    if grouped and torch.cuda.get_device_capability(query.device) != (9, 0):
+        return (f"{query.shape[1]} query heads over {key.shape[1]} key heads, query length "
+                f"{query.shape[2]} over key length {key.shape[2]} on "
+                f"{torch.cuda.get_device_name(query.device)} (grouped heads and KV caches run "
+                f"on the Hopper kernel only, sm_90)")
+    if query.shape[1] % key.shape[1] != 0:
+        return f"{query.shape[1]} query heads over {key.shape[1]} key heads (not a multiple)"
+    if query.shape[2] > key.shape[2]:
+        return f"query length {query.shape[2]} > key length {key.shape[2]}"
     if attention_mask is not None and attention_mask.dtype != torch.bool:
         return f"an additive {attention_mask.dtype} attention mask (e.g. a position bias)"
     # Arguments the kernels cannot apply, passed beside the mask: T5 gives its relative position
@@ -191,6 +238,9 @@ def _unsupported(module, query, key, attention_mask, dropout, kwargs):
         if torch.is_tensor(value):
             return f"an extra tensor argument '{name}' (e.g. T5's position_bias) the kernels " \
                    f"cannot apply"
+        if name == "sliding_window" and (attention_mask is None or
+                                         attention_mask.dtype == torch.bool):
+            continue  # in the boolean mask transformers built, or applied here (_host_mask)
         if name in ("sliding_window", "softcap", "s_aux", "sinks"):
             return f"'{name}' = {value} (not applied by the kernels; give the pattern with " \
                    f"stof.hf.use_mask)"
@@ -199,18 +249,18 @@ def _unsupported(module, query, key, attention_mask, dropout, kwargs):
 
 def stof_attention_forward(module, query, key, value, attention_mask, dropout=0.0,
                            scaling=None, is_causal=None, **kwargs):
-    """The AttentionInterface function: query, key, value [B, H, L, d]; returns
-    ([B, L, H, d], None) like sdpa_attention_forward."""
+    """The AttentionInterface function: query [B, H, L_q, d], key and value [B, H_kv, L_k, d];
+    returns ([B, L_q, H, d], None) like sdpa_attention_forward."""
     reason = _unsupported(module, query, key, attention_mask, dropout, kwargs)
     if reason is not None:
         return _fallback(reason, module, query, key, value, attention_mask, dropout=dropout,
                          scaling=scaling, is_causal=is_causal, **kwargs)
-    B, H, L, d = query.shape
+    B, H, Lq, d = query.shape
+    L = key.shape[2]
     sparse = getattr(module, "_stof_mask", None)
     choice = getattr(module, "_stof_choice", None) or ("auto", 0, 0, 0)
-    if sparse is not None and sparse.seq_len != L:
-        raise ValueError(f"stof attention: the mask set by stof.hf.use_mask is L = "
-                         f"{sparse.seq_len}, the model runs L = {L}")
+    if key.shape[1] != H or Lq != L:
+        choice = ("auto", 0, 0, 0)  # a plan's choice is for its own square shape
     q, k, v = query, key.to(query.dtype), value.to(query.dtype)
     s = scaling if scaling is not None else d ** -0.5
     kernel, bm, bn, nw = choice
@@ -218,9 +268,15 @@ def stof_attention_forward(module, query, key, value, attention_mask, dropout=0.
     # is_causal (True when the layer does not say).
     causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
     if attention_mask is None:
-        rows = [_host_mask(sparse, causal, L)]
+        rows = [_host_mask(sparse, causal, Lq, L, kwargs.get("sliding_window"))]
     else:
-        rows = _padding_rows(attention_mask, sparse, L, causal)
+        rows = _padding_rows(attention_mask, sparse, Lq, L, causal, kwargs.get("sliding_window"))
+    # A decode step over an unpadded cache attends every key: its plan is prepared for the
+    # cache's capacity (rounded up), so the steps that follow reuse it (stof.attention).
+    window = kwargs.get("sliding_window")
+    if Lq == 1 and sparse is None and (not window or window >= L) and \
+            all(r is rows[0] for r in rows) and rows[0] is _host_mask(None, causal, 1, L, window):
+        rows = [_host_mask(None, False, 1, -(-L // _DECODE_CAPACITY_STEP) * _DECODE_CAPACITY_STEP)]
     # One call when every batch row has the same mask (no padding, or equal padding).
     if all(r is rows[0] for r in rows):
         out = attention(q, k, v, mask=rows[0], scale=s, kernel=kernel, _block=(bm, bn, nw))

@@ -60,10 +60,15 @@ class Plan:
 
     def mha_choice(self):
         """The attention kernel request for the C API: {"kernel", "block_m", "block_n",
-        "num_warps"}. The plan's mha section, overridden key by key by a sparse_mha segment's
-        params; a segment variant other than fused selects native / sd / sdf (sd, sdf: BM x T
-        = the segment's block_m or 64 x sub_len or 64)."""
-        req = {k: self.mha[k] for k in ("kernel", "block_m", "block_n", "num_warps")}
+        "num_warps"}. What the plan records the engine runs (mha.runs), else its mha section,
+        overridden key by key by a sparse_mha segment's params; a segment variant other than
+        fused selects native / sd / sdf (sd, sdf: BM x T = the segment's block_m or 64 x
+        sub_len or 64)."""
+        runs = self.mha.get("runs")
+        if runs is not None and runs["kernel"] == "row_wise":
+            req = {"kernel": "row_wise", "block_m": 64, "block_n": 64, "num_warps": 4}
+        else:
+            req = {k: (runs or self.mha)[k] for k in ("kernel", "block_m", "block_n", "num_warps")}
         for s in self.segments:
             if s["template"] != "sparse_mha":
                 continue

@@ -396,7 +396,8 @@ class AttentionTest(unittest.TestCase):
             self.assertIn(text, str(cm.exception))
         with self.assertRaises(stof.StofError) as cm:
             stof.attention(q, k, v, mask=stof.Mask(band(128, 8)))
-        self.assertIn("mask: L = 128", str(cm.exception))
+        self.assertIn("mask: 128 x 128", str(cm.exception))
+        self.assertIn("L_q = 256 queries over L_k = 256 keys", str(cm.exception))
 
     def test_bf16_on_hopper(self):
         """bf16 runs on the Hopper kernel (sm_90): both layouts, d 64 and 128, against the

@@ -173,17 +173,17 @@ class HfTest(unittest.TestCase):
         full = torch.ones(2, 1, L, L, dtype=torch.bool, device="cuda")
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
-            rows = stof.hf._padding_rows(full, None, L, False)
+            rows = stof.hf._padding_rows(full, None, L, L, False)
         graph.replay()
         torch.cuda.synchronize()
-        self.assertIs(rows[0], stof.hf._host_mask(None, False, L))
+        self.assertIs(rows[0], stof.hf._host_mask(None, False, L, L))
         padding = full.clone()
         padding[1, :, :, L - 40:] = False
-        rows = stof.hf._padding_rows(padding, None, L, False)
+        rows = stof.hf._padding_rows(padding, None, L, L, False)
         self.assertEqual(len(rows), 2)
         self.assertIsNot(rows[0], rows[1])
         self.assertEqual(rows[1].nnz, L * (L - 40))
-        self.assertIs(stof.hf._padding_rows(padding, None, L, False), rows, "one read a tensor")
+        self.assertIs(stof.hf._padding_rows(padding, None, L, L, False), rows, "one read a tensor")
 
     def test_fallbacks_warn_once_with_reason(self):
         from transformers import BertConfig

@@ -57,6 +57,23 @@ class PlanTest(unittest.TestCase):
         self.assertIsNotNone(t.model)
         self.assertEqual(len(t.segment_choices()), len(t.segments))
 
+    def test_mha_runs(self):
+        # Issue 35: a plan records what the engine runs beside Eq. 1 / Eq. 2's pick; the
+        # attention request is what runs, and the record is checked as the engine checks it.
+        d = copy.deepcopy(self.doc)
+        self.assertEqual(d["mha"]["runs"]["num_warps"], 5)  # the example: the Hopper kernel
+        p = stof.load_plan(self.write(d, "runs.json"), check_mask=False)
+        want = {k: d["mha"]["runs"][k] for k in ("kernel", "block_m", "block_n", "num_warps")}
+        self.assertEqual(p.mha_choice(), want)
+        d["mha"]["runs"]["family"] = "portable"
+        self.refused(d, "mha.runs.family: num_warps 5 is the hopper kernel, got 'portable'")
+        d = copy.deepcopy(self.doc)
+        d["mha"]["runs"]["decided_by"] = "guess"
+        self.refused(d, "mha.runs.decided_by: expected one of kernels, engine model, tuned")
+        d = copy.deepcopy(self.doc)
+        d["mha"]["runs"] = {"kernel": "row_wise", "decided_by": "kernels", "block_m": 64}
+        self.refused(d, "mha.runs.block_m: the row-wise kernel has no block parameters")
+
     def test_wrong_types_and_ranges(self):
         d = copy.deepcopy(self.doc)
         d["workload"]["batch"] = 0
@@ -166,11 +183,46 @@ class MaskTest(unittest.TestCase):
         self.assertEqual((m.nnz, m.density), (10, 0.625))
         self.assertEqual(stof.Mask(np.array(j <= i)), m)
         for bad, text in ((np.ones((4, 4), np.uint8), "expected a bool array"),
-                          (np.ones((4, 5), bool), "square"),
-                          (np.ones((0, 0), bool), "L must be in 1..32768")):
+                          (np.ones((4, 5, 1), bool), "expected a 2-D [L_q, L_k] array"),
+                          (np.ones((0, 0), bool), "L_q must be in 1..32768"),
+                          (np.ones((4, 0), bool), "L_k must be in 1..32768")):
             with self.assertRaises(stof.StofError) as cm:
                 stof.Mask(bad)
             self.assertIn(text, str(cm.exception))
+
+    def test_registry_finds_a_live_mask_after_an_equal_one_died(self):
+        """Two Masks of one content share the attention op's key; the first dying must leave
+        the second findable (a WeakSet kept only one of two equal Masks)."""
+        import gc
+        from stof.mask import lookup
+        first = stof.Mask(np.ones((3, 7), bool), source="first")
+        second = stof.Mask(np.ones((3, 7), bool), source="second")
+        self.assertEqual(first.key, second.key)
+        del first
+        gc.collect()
+        self.assertIs(lookup(second.key), second)
+        key = second.key
+        del second
+        gc.collect()
+        with self.assertRaises(stof.StofError) as cm:
+            lookup(key)
+        self.assertIn("no live stof.Mask", str(cm.exception))
+
+    def test_rectangular_and_bottom_right_causal(self):
+        """A KV cache's rows: L_q x L_k masks, causal aligned to the bottom right."""
+        m = stof.Mask.causal(3, 5)
+        self.assertEqual((m.q_len, m.kv_len, m.seq_len), (3, 5, 5))
+        expected = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 0], [1, 1, 1, 1, 1]], bool)
+        np.testing.assert_array_equal(m.numpy(), expected)
+        self.assertTrue(stof.Mask.causal(1, 4096).numpy().all(), "a decode row attends all")
+        i, j = np.indices((6, 6))
+        self.assertEqual(stof.Mask.causal(6), stof.Mask(j <= i))
+        self.assertIn("L_q=3, L_k=5", repr(m))
+        self.assertEqual(m.bytes_u8().size, 15)
+        for q_len, kv_len in ((0, 4), (5, 4)):
+            with self.assertRaises(stof.StofError) as cm:
+                stof.Mask.causal(q_len, kv_len)
+            self.assertIn("1 <= q_len <= kv_len", str(cm.exception))
 
     def test_attention_without_torch_says_so(self):
         import importlib.util

@@ -18,12 +18,14 @@ run_ok() {
   local name=$1; shift
   if "$@" >"$tmp/out" 2>"$tmp/err"; then ok; else bad "$name: exit $? ($(cat "$tmp/err"))"; fi
 }
-# run_fail NAME REGEX CMD...: must exit 1..127 with one stderr line matching REGEX
+# run_fail NAME REGEX CMD...: must exit 1..127 with one stderr line matching REGEX ($want_rc,
+# when set, is the exact code wanted: 2 for a usage error, 1 for failed work)
 run_fail() {
   local name=$1 regex=$2; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
   if [ "$rc" -lt 1 ] || [ "$rc" -gt 127 ]; then bad "$name: exit $rc, want 1..127"; return; fi
+  if [ -n "${want_rc:-}" ] && [ "$rc" != "$want_rc" ]; then bad "$name: exit $rc, want $want_rc"; return; fi
   if ! grep -Eq -e "$regex" "$tmp/err"; then bad "$name: stderr '$(cat "$tmp/err")' does not match /$regex/"; return; fi
   ok
 }
@@ -78,11 +80,21 @@ run_ok "select" "$stof" select --pattern bigbird --seq 1024 --batch 8 --heads 12
 json_check "select shows Eq. 1 and all 64 Eq. 2 candidates" "j['eq1']['n'] == 64 and len(j['eq2']['candidates']) == 64 and j['choice']['kernel'] in ('block_wise', 'row_wise')"
 # What the engine runs beside Eq. 2's pick (issue 15): on a dense mask Eq. 2 picks 16 x 16, the
 # engine runs the Hopper kernel on an H100 and the portable kernel (BLOCK >= 64) on an A100;
-# a build without kernels says why it cannot tell.
+# a build without kernels answers with the engine's model of the kernels' rules (mha_run.h).
 run_ok "select: run choice on an H100" "$stof" select --pattern full --seq 4096 --batch 4 --heads 12 --head-dim 64 --device h100 --json
-json_check "dense L4096 d64 on an H100: Eq. 2 picks 16x16, the engine runs the Hopper kernel" "j['choice']['block_m'] == 16 and ((j['run_choice'].get('why_not', '').startswith('this build has no kernels')) or (j['run_choice']['family'] == 'hopper' and j['run_choice']['num_warps'] in (5, 12) and j['run_choice']['block_m'] >= 64 and j['run_choice']['params_source'] == 'hopper tile model'))"
+json_check "dense L4096 d64 on an H100: Eq. 2 picks 16x16, the engine runs the Hopper kernel" "j['choice']['block_m'] == 16 and j['run_choice']['family'] == 'hopper' and j['run_choice']['num_warps'] in (5, 12) and j['run_choice']['block_m'] >= 64 and j['run_choice']['params_source'] == 'hopper tile model'"
 run_ok "select: run choice on an A100" "$stof" select --pattern full --seq 4096 --batch 4 --heads 12 --head-dim 64 --device a100 --json
-json_check "dense L4096 d64 on an A100: the portable kernel, BLOCK >= 64" "(j['run_choice'].get('why_not', '').startswith('this build has no kernels')) or (j['run_choice']['family'] == 'portable' and j['run_choice']['block_m'] >= 64 and j['run_choice']['block_n'] >= 64)"
+json_check "dense L4096 d64 on an A100: the portable kernel, BLOCK >= 64" "j['run_choice']['family'] == 'portable' and j['run_choice']['block_m'] >= 64 and j['run_choice']['block_n'] >= 64"
+# Today's shapes (grouped key/value heads, a KV cache's query rows): Eq. 1 / Eq. 2 are not
+# evaluated; on an H100 a decode step runs the Hopper kernel with the group's heads packed into
+# a 64-row tile; on an A100 nothing runs, and the reason names the shape.
+run_ok "select: GQA decode on an H100" "$stof" select --pattern causal --seq 8192 --heads 32 --kv-heads 8 --q-len 1 --head-dim 128 --device h100 --json
+json_check "GQA decode: no Eq. 1, the packed Hopper tile" "j['eq1'] is None and j['workload']['q_len'] == 1 and j['workload']['kv_heads'] == 8 and j['run_choice']['family'] == 'hopper' and j['run_choice']['block_m'] == 64 and '4 query heads x 1 row' in j['run_choice']['note']"
+run_ok "select: GQA on an A100" "$stof" select --pattern causal --seq 256 --heads 8 --kv-heads 2 --device a100 --json
+json_check "GQA on an A100: nothing runs, the shape named" "'8 query heads over 2 key/value heads' in j['run_choice'].get('why_not', '')"
+run_fail "--kv-heads not a divisor" "^stof select: --kv-heads: expected a divisor of --heads 12, got 5$" "$stof" select --pattern causal --seq 64 --heads 12 --kv-heads 5
+run_fail "--q-len past the keys" "^stof select: --q-len: expected at most the key length 64, got 65$" "$stof" select --pattern causal --seq 64 --q-len 65
+run_fail "--plan-out of a decode step" "^stof select: --plan-out: plans hold square MHA" "$stof" select --pattern causal --seq 64 --q-len 1 --plan-out "$tmp/dec.json"
 run_ok "plan validate" "$stof" plan validate "$tmp/plan.json"
 run_ok "plan validate json" "$stof" plan validate "$tmp/plan.json" --json
 json_check "plan valid" "j['valid'] is True and j['device'] == 'H100-SXM-80GB'"
@@ -166,7 +178,7 @@ PY
 run_ok "plan: tuned plan validates" "$stof" plan validate "$tmp/p_tuned.json" --json
 json_check "plan: validate shows the model" "j['valid'] is True and j['model'] == 'bert-small'"
 run_ok "run --plan alone" "$stof" run --plan "$tmp/p_tuned.json" --device cpu --repeats 1 --json
-json_check "run --plan: the plan's model, shape, mask, scheme and params; a forced op-by-op segment; the device warning; tuned vs now" "j['model'] == 'bert-small' and j['batch'] == 1 and j['seq'] == 64 and j['layers'] == 2 and j['scheme']['code'] == '$code' and j['mask']['hash'] == json.load(open('$tmp/p_sel.json'))['mask']['hash'] and j['segments'][1]['template'] == 'sparse_mha' and j['segments'][2]['how'].startswith('op by op (requested') and j['warnings'] == ['plan made on H100-SXM-80GB, running on cpu: its timings and parameters may not carry over'] and j['tuned']['us'] == 1000.0 and abs(j['tuned']['ratio'] - j['total_us'] / 1000.0) < 1e-9 and j['tuned']['within_5pct'] == (abs(j['tuned']['ratio'] - 1) <= 0.05) and j['plan']['method'] == 'analytical'"
+json_check "run --plan: the plan's model, shape, mask, scheme and params; a forced op-by-op segment; the device warning; tuned vs now" "j['model'] == 'bert-small' and j['batch'] == 1 and j['seq_len'] == 64 and j['layers'] == 2 and j['scheme']['code'] == '$code' and j['mask']['hash'] == json.load(open('$tmp/p_sel.json'))['mask']['hash'] and j['segments'][1]['template'] == 'sparse_mha' and j['segments'][2]['how'].startswith('op by op (requested') and j['warnings'] == ['plan made on H100-SXM-80GB, running on cpu: its timings and parameters may not carry over'] and j['tuned']['us'] == 1000.0 and abs(j['tuned']['ratio'] - j['total_us'] / 1000.0) < 1e-9 and j['tuned']['within_5pct'] == (abs(j['tuned']['ratio'] - 1) <= 0.05) and j['plan']['method'] == 'analytical'"
 grep -q "^stof run: warning: plan made on H100-SXM-80GB, running on cpu" "$tmp/err" && ok || bad "run --plan: no device warning on stderr: $(cat "$tmp/err")"
 run_ok "run --plan text" "$stof" run --plan "$tmp/p_tuned.json" --device cpu --repeats 1
 grep -Eq "^plan: tuned at 1000\.0 us, now [0-9.]+ us \([+-][0-9.]+ %\)$" "$tmp/out" && ok || bad "run --plan text lacks the tuned line: $(tail -3 "$tmp/out")"
@@ -181,7 +193,7 @@ run_fail "run --plan, other ffn" "model\.ffn: the plan was tuned for ffn 2048, t
 run_fail "run --plan, other layer part" "layer: bert has encoder layers only, got decoder" "$stof" run --plan "$tmp/p_tuned.json" --layer decoder --device cpu --repeats 1
 run_fail "run --plan without a model" "p_nomodel\.json: model: the plan has no model; give --model or --config" "$stof" run --plan "$tmp/p_nomodel.json" --device cpu --repeats 1
 run_ok "run --plan without a model, --model given" "$stof" run --plan "$tmp/p_nomodel.json" --model bert-small --layers 1 --device cpu --repeats 1 --json
-json_check "run --plan --model: the plan's shape and scheme" "j['batch'] == 1 and j['seq'] == 64 and j['scheme']['code'] == '$code' and 'tuned' not in j"
+json_check "run --plan --model: the plan's shape and scheme" "j['batch'] == 1 and j['seq_len'] == 64 and j['scheme']['code'] == '$code' and 'tuned' not in j"
 run_fail "run --plan with --scheme" "excludes" "$stof" run --plan "$tmp/p_tuned.json" --scheme unfused --device cpu
 $py -c "import json; j=json.load(open('$tmp/p_tuned.json')); j['device']['name']='A100-SXM4-80GB'; json.dump(j, open('$tmp/p_a100.json','w'))"
 run_ok "run --plan made elsewhere" "$stof" run --plan "$tmp/p_a100.json" --layers 1 --device cpu --repeats 1
@@ -219,7 +231,7 @@ run_fail "tune bad method" "--method: expected stof, gtco, mcfuser or exhaustive
 run_fail "tune bad samples" "--samples: expected an integer in 1\.\.1000000, got '0'" "$stof" tune --model bert-small --seq 128 --device predict --samples 0
 run_fail "tune exhaustive too big" "exhaustive: .* over the limit of 65536; use --method gtco" "$stof" tune --model t5-small --layer decoder --batch 1 --seq 128 --device predict --method exhaustive
 run_fail "tune mask size" "--mask: .* is 64 x 64, --seq is 128" "$stof" tune --model bert-small --seq 128 --mask "$tmp/m64.npy" --device predict
-run_fail "tune unknown device" "--device: expected auto, local, cpu or predict, got 'tpu'" "$stof" tune --model bert-small --seq 128 --device tpu
+run_fail "tune unknown device" "--device: expected auto, local, cpu, predict or a built-in device, got 'tpu'" "$stof" tune --model bert-small --seq 128 --device tpu
 
 # --- device -------------------------------------------------------------------------------
 run_ok "device" "$stof" device --json
@@ -429,43 +441,45 @@ else
 fi
 
 # --- every option checked at start (issue 16) ------------------------------------------------
-# refuse NAME REGEX CMD...: exit 1..127 with exactly one stderr line matching REGEX
+# refuse NAME REGEX CMD...: exit 1..127 with exactly one stderr line matching REGEX;
+# refuse_usage: the same for a usage error, which exits 2 (issue 35)
 refuse() { local name=$1; run_fail "$@"; one_line "$name"; }
+refuse_usage() { local name=$1; want_rc=2 run_fail "$@"; one_line "$name"; }
 # The reproductions: accepted silently before (the first two ran at L = 512).
-refuse "tune --seq 0" "^stof tune: --seq: expected an integer in 1\.\.32768, got '0' \(stof tune --help lists the options\)$" "$stof" tune --model bert-small --seq 0 --device predict
-refuse "run --seq 0" "^stof run: --seq: expected an integer in 1\.\.32768, got '0'" "$stof" run --model bert-small --seq 0 --device cpu
-refuse "run --mha-kernel nosuch" "^stof run: --mha-kernel: expected auto, row_wise or block_wise, got 'nosuch'" "$stof" run --model bert-small --seq 32 --device cpu --mha-kernel nosuch
-refuse "run --mha-kernel on the cpu" "^stof run: --mha-kernel row_wise: picks the GPU's attention kernel \(--device local\); --device cpu runs the fp32 reference$" "$stof" run --model bert-small --seq 32 --device cpu --mha-kernel row_wise
-refuse "run --mha-kernel with --mha unfused" "^stof run: --mha-kernel block_wise: applies to --mha fused, not --mha unfused$" "$stof" run --model bert-small --seq 32 --device local --mha unfused --mha-kernel block_wise
-refuse "run --sub-len with --mha fused" "^stof run: --sub-len: applies to --mha sd and sdf, not --mha fused$" "$stof" run --model bert-small --seq 32 --device cpu --sub-len 32
-refuse "mask file with --causal" "^stof mask: --causal: does not apply to a mask file \(--mask $tmp/m64\.npy holds the whole mask; the generator's options go with --pattern\)$" "$stof" mask --mask "$tmp/m64.npy" --causal
+refuse_usage "tune --seq 0" "^stof tune: --seq: expected an integer in 1\.\.32768, got '0' \(stof tune --help lists the options\)$" "$stof" tune --model bert-small --seq 0 --device predict
+refuse_usage "run --seq 0" "^stof run: --seq: expected an integer in 1\.\.32768, got '0'" "$stof" run --model bert-small --seq 0 --device cpu
+refuse_usage "run --mha-kernel nosuch" "^stof run: --mha-kernel: expected auto, row_wise or block_wise, got 'nosuch'" "$stof" run --model bert-small --seq 32 --device cpu --mha-kernel nosuch
+refuse_usage "run --mha-kernel on the cpu" "^stof run: --mha-kernel row_wise: picks the GPU's attention kernel \(--device local\); --device cpu runs the fp32 reference$" "$stof" run --model bert-small --seq 32 --device cpu --mha-kernel row_wise
+refuse_usage "run --mha-kernel with --mha unfused" "^stof run: --mha-kernel block_wise: applies to --mha fused, not --mha unfused$" "$stof" run --model bert-small --seq 32 --device local --mha unfused --mha-kernel block_wise
+refuse_usage "run --sub-len with --mha fused" "^stof run: --sub-len: applies to --mha sd and sdf, not --mha fused$" "$stof" run --model bert-small --seq 32 --device cpu --sub-len 32
+refuse_usage "mask file with --causal" "^stof mask: --causal: does not apply to a mask file \(--mask $tmp/m64\.npy holds the whole mask; the generator's options go with --pattern\)$" "$stof" mask --mask "$tmp/m64.npy" --causal
 for opt in "--width 4" "--global 2" "--dilation 2" "--fill 0.5" "--rand-block 8" "--seed 3" "--docs 32,32"; do
-  refuse "mask file with $opt" "^stof layout: ${opt%% *}: does not apply to a mask file" "$stof" layout --mask "$tmp/m64.npy" $opt
+  refuse_usage "mask file with $opt" "^stof layout: ${opt%% *}: does not apply to a mask file" "$stof" layout --mask "$tmp/m64.npy" $opt
 done
-refuse "run: mask file with --causal" "^stof run: --causal: does not apply to a mask file" "$stof" run --model bert-small --seq 64 --device cpu --mask "$tmp/m64.npy" --causal
-refuse "run --plan with --causal" "^stof run: --causal: does not apply to the plan's mask; give --mask NAME \(or --pattern\) with it to run another mask$" "$stof" run --plan "$tmp/p_tuned.json" --device cpu --causal
-refuse "--seq that is not the file's" "^stof select: --mask: $tmp/m64\.npy is 64 x 64, --seq is 32$" "$stof" select --mask "$tmp/m64.npy" --seq 32
-refuse "an option the pattern ignores" "^stof mask: --width: does not apply to --pattern causal \(its options: --seq and --causal; docs/masks\.md\)$" "$stof" mask --pattern causal --seq 64 --width 8
-refuse "--seed without random blocks" "^stof mask: --seed: does not apply to --pattern longformer \(its options: --width, --global, --seq and --causal; docs/masks\.md\)$" "$stof" mask --pattern longformer --seq 64 --seed 3
-refuse "generator limits name the option" "^stof mask: --width: must be in 1\.\.64, got 100$" "$stof" mask --pattern sliding_window --seq 64 --width 100
-refuse "--rand-block beyond L" "^stof mask: --rand-block: must be in 1\.\.64, got 100$" "$stof" mask --pattern bigbird --seq 64 --rand-block 100
-refuse "--docs not summing to L" "^stof mask: --docs: sum 30 != seq_len 64$" "$stof" mask --pattern document --seq 64 --docs 10,20
-refuse "--out ''" "^stof mask: --out: expected a file name, got ''" "$stof" mask --pattern causal --seq 64 --out ''
-refuse "tune --out ''" "^stof tune: --out: expected a file name, got ''" "$stof" tune --model bert-small --seq 64 --device predict --out ''
-refuse "--plan-out ''" "^stof select: --plan-out: expected a file name, got ''" "$stof" select --pattern causal --seq 64 --plan-out ''
-refuse "--seed -1" "^stof mask: --seed: expected an integer in 0\.\.18446744073709551615, got '-1'" "$stof" mask --pattern bigbird --seq 64 --seed -1
-refuse "select --top -5" "^stof select: --top: expected an integer in 1\.\.2147483647, got '-5'" "$stof" select --pattern causal --seq 64 --top -5
+refuse_usage "run: mask file with --causal" "^stof run: --causal: does not apply to a mask file" "$stof" run --model bert-small --seq 64 --device cpu --mask "$tmp/m64.npy" --causal
+refuse_usage "run --plan with --causal" "^stof run: --causal: does not apply to the plan's mask; give --mask NAME \(or --pattern\) with it to run another mask$" "$stof" run --plan "$tmp/p_tuned.json" --device cpu --causal
+refuse_usage "--seq that is not the file's" "^stof select: --mask: $tmp/m64\.npy is 64 x 64, --seq is 32$" "$stof" select --mask "$tmp/m64.npy" --seq 32
+refuse_usage "an option the pattern ignores" "^stof mask: --width: does not apply to --pattern causal \(its options: --seq and --causal; docs/masks\.md\)$" "$stof" mask --pattern causal --seq 64 --width 8
+refuse_usage "--seed without random blocks" "^stof mask: --seed: does not apply to --pattern longformer \(its options: --width, --global, --seq and --causal; docs/masks\.md\)$" "$stof" mask --pattern longformer --seq 64 --seed 3
+refuse_usage "generator limits name the option" "^stof mask: --width: must be in 1\.\.64, got 100$" "$stof" mask --pattern sliding_window --seq 64 --width 100
+refuse_usage "--rand-block beyond L" "^stof mask: --rand-block: must be in 1\.\.64, got 100$" "$stof" mask --pattern bigbird --seq 64 --rand-block 100
+refuse_usage "--docs not summing to L" "^stof mask: --docs: sum 30 != seq_len 64$" "$stof" mask --pattern document --seq 64 --docs 10,20
+refuse_usage "--out ''" "^stof mask: --out: expected a file name, got ''" "$stof" mask --pattern causal --seq 64 --out ''
+refuse_usage "tune --out ''" "^stof tune: --out: expected a file name, got ''" "$stof" tune --model bert-small --seq 64 --device predict --out ''
+refuse_usage "--plan-out ''" "^stof select: --plan-out: expected a file name, got ''" "$stof" select --pattern causal --seq 64 --plan-out ''
+refuse_usage "--seed -1" "^stof mask: --seed: expected an integer in 0\.\.18446744073709551615, got '-1'" "$stof" mask --pattern bigbird --seq 64 --seed -1
+refuse_usage "select --top -5" "^stof select: --top: expected an integer in 1\.\.2147483647, got '-5'" "$stof" select --pattern causal --seq 64 --top -5
 for v in nan inf -inf -1 0 1e999 x; do
-  refuse "run --tolerance $v" "^stof run: --tolerance: expected a finite number > 0, got '$v'" "$stof" run --model bert-small --seq 32 --device cpu --tolerance "$v"
+  refuse_usage "run --tolerance $v" "^stof run: --tolerance: expected a finite number > 0, got '$v'" "$stof" run --model bert-small --seq 32 --device cpu --tolerance "$v"
 done
-refuse "leading zeros (CLI11 reads 010 as 8)" "^stof mask: --seq: expected an integer in 1\.\.32768, got '010'" "$stof" mask --pattern causal --seq 010
-refuse "hex" "^stof mask: --seq: expected an integer in 1\.\.32768, got '0x40'" "$stof" mask --pattern causal --seq 0x40
-refuse "unknown option, one line" "^stof mask: The following argument was not expected: --no-such-flag \(stof mask --help lists the options\)$" "$stof" mask --pattern causal --seq 64 --no-such-flag
-refuse "nested subcommand named" "^stof profile gemm: --m: expected an integer in 1\.\.2147483647, got '0'" "$stof" profile gemm --m 0
-refuse "bench chain --shape" "^stof bench chain: --shape: gemm_chain: unknown preset 'G99'" "$stof" bench chain --shape G99
-refuse "graph --layer" "^stof graph: --layer: expected encoder or decoder, got 'middle'" "$stof" graph --model t5-small --layer middle
-refuse "tune --model nosuch" "^stof tune: --model: expected one of bert-small, .* got 'nosuch'$" "$stof" tune --model nosuch --device predict
-refuse "graph --dtype" "^stof graph: --dtype: expected one of f16, bf16, f32, got 'f8'$" "$stof" graph --model bert-base --dtype f8
+refuse_usage "leading zeros (CLI11 reads 010 as 8)" "^stof mask: --seq: expected an integer in 1\.\.32768, got '010'" "$stof" mask --pattern causal --seq 010
+refuse_usage "hex" "^stof mask: --seq: expected an integer in 1\.\.32768, got '0x40'" "$stof" mask --pattern causal --seq 0x40
+refuse_usage "unknown option, one line" "^stof mask: The following argument was not expected: --no-such-flag \(stof mask --help lists the options\)$" "$stof" mask --pattern causal --seq 64 --no-such-flag
+refuse_usage "nested subcommand named" "^stof profile gemm: --m: expected an integer in 1\.\.2147483647, got '0'" "$stof" profile gemm --m 0
+refuse_usage "bench chain --shape" "^stof bench chain: --shape: gemm_chain: unknown preset 'G99'" "$stof" bench chain --shape G99
+refuse_usage "graph --layer" "^stof graph: --layer: expected encoder or decoder, got 'middle'" "$stof" graph --model t5-small --layer middle
+refuse_usage "tune --model nosuch" "^stof tune: --model: expected one of bert-small, .* got 'nosuch'$" "$stof" tune --model nosuch --device predict
+refuse_usage "graph --dtype" "^stof graph: --dtype: expected one of f16, bf16, f32, got 'f8'$" "$stof" graph --model bert-base --dtype f8
 # Every numeric option of every subcommand: a range check named by the option and the value.
 numeric=(
   "mask|--pattern causal --seq 64|--seq|40000" "mask|--pattern bigbird --seq 64|--width|0"
@@ -494,7 +508,7 @@ numeric=(
 for c in "${numeric[@]}"; do
   IFS='|' read -r sub args opt val <<<"$c"
   # shellcheck disable=SC2086
-  refuse "$sub $opt $val" "^stof $sub: $opt: expected .*, got '$val' \(stof $sub --help lists the options\)$" "$stof" $sub $args $opt "$val"
+  refuse_usage "$sub $opt $val" "^stof $sub: $opt: expected .*, got '$val' \(stof $sub --help lists the options\)$" "$stof" $sub $args $opt "$val"
 done
 
 # Clearer messages. --mask NAME: a missing file says so and names the path; a generator's
@@ -551,13 +565,55 @@ timeout 20 "$stof" run --model bert-base --batch 1 --seq 4096 --device cpu >"$tm
 stage "run: segment 1/7 \[#1\]"
 [ "$(grep -c . "$tmp/err")" -ge 3 ] && ok || bad "bert-base L 4096: $(cat "$tmp/err")"
 
-# --- usage --------------------------------------------------------------------------------
+# --- usage and conventions (issue 35) -----------------------------------------------------
+# Exit codes: 0 ok, 2 a usage error (any option CLI11 refuses, and one the command refuses
+# naming it), 1 failed work. They were 105, 106, 109 or 1 depending on the option.
 run_ok "help" "$stof" --help
 run_ok "subcommand help" "$stof" layout --help
+run_ok "version" "$stof" --version
 "$stof" >/dev/null 2>&1; rc=$?
-[ "$rc" -ge 1 ] && [ "$rc" -le 127 ] && ok || bad "no subcommand: exit $rc"
+[ "$rc" -eq 2 ] && ok || bad "no subcommand: exit $rc, want 2"
 "$stof" mask --pattern causal --seq 64 --no-such-flag >/dev/null 2>&1; rc=$?
-[ "$rc" -ge 1 ] && [ "$rc" -le 127 ] && ok || bad "unknown flag: exit $rc"
+[ "$rc" -eq 2 ] && ok || bad "unknown flag: exit $rc, want 2"
+"$stof" layout --pattern causal >/dev/null 2>&1; rc=$?
+[ "$rc" -eq 2 ] && ok || bad "--seq missing: exit $rc, want 2"
+"$stof" select --pattern bigbird --seq 64 --batch 0 >/dev/null 2>&1; rc=$?
+[ "$rc" -eq 2 ] && ok || bad "--batch out of range: exit $rc, want 2"
+want_rc=2 run_fail "select --device cpu" "^stof select: --device cpu: the CPU reference has no GPU to model" "$stof" select --pattern bigbird --seq 64 --device cpu
+want_rc=1 run_fail "a missing mask file is failed work" "no such file" "$stof" layout --mask "$tmp/none.npy"
+want_rc=1 run_fail "an invalid plan is failed work" "plan" "$stof" plan validate "$tmp/none.json"
+# --device: one meaning everywhere (the device the command runs on or predicts for).
+run_ok "select --device auto" "$stof" select --pattern bigbird --seq 256 --device auto --json
+if "$stof" device --json | $py -c "import json,sys; sys.exit(0 if 'local' in json.load(sys.stdin) else 1)"; then
+  json_check "select --device auto with a GPU: this GPU" "j['device'] != 'H100-SXM-80GB' or 'H100' in j['device']"
+else
+  json_check "select --device auto without a GPU: the H100 built-in" "j['device'] == 'H100-SXM-80GB'"
+fi
+run_ok "tune --device a100" "$stof" tune --model bert-small --seq 64 --device a100 --budget 20c --json
+json_check "tune --device a100 predicts for the A100" "'A100' in j['device'] and j['measured'] is False"
+want_rc=2 run_fail "tune --device nosuch" "^stof tune: --device: expected auto, local, cpu, predict or a built-in device, got 'nosuch'$" "$stof" tune --model bert-small --seq 64 --device nosuch
+run_ok "graph --scheme default" "$stof" graph --model bert-base --scheme default --json
+json_check "graph's named schemes are run's" "j['scheme']['code'] == '01111100100110'"
+# JSON: one name per key (seq_len) and a format and version in every output.
+for cmd in "mask --pattern causal --seq 64" "layout --pattern causal --seq 64" \
+           "select --pattern causal --seq 64" "graph --model bert-small" "device" \
+           "tune --model bert-small --seq 64 --device predict --budget 20c" \
+           "run --model bert-small --seq 32 --device cpu --layers 1 --repeats 1"; do
+  run_ok "$cmd --json" "$stof" $cmd --json
+  json_check "$cmd: format and version" "j['format'] == 'stof-${cmd%% *}' and j['format_version'] == 1 and 'seq' not in j"
+done
+run_ok "run --json seq_len" "$stof" run --model bert-small --seq 32 --device cpu --layers 1 --repeats 1 --json
+json_check "run: seq_len" "j['seq_len'] == 32 and 'seq' not in j"
+run_ok "plan validate --json" "$stof" plan validate "$tmp/plan.json" --json
+json_check "plan validate: its format" "j['format'] == 'stof-plan-check' and j['valid'] is True"
+# Shipped files hold no machine's path (a profile held /root/out/r/...).
+assets_dir="$(cd "$(dirname "$0")/../../assets" && pwd)"
+if grep -rlE '(/root/|/home/|/tmp/|/work/)' "$assets_dir" >"$tmp/paths.txt"; then
+  bad "machine paths in shipped files: $(tr '\n' ' ' <"$tmp/paths.txt")"
+else ok; fi
+run_ok "run on the CPU: times with their unit" "$stof" run --model bert-small --seq 128 --device cpu --layers 1 --repeats 1
+grep -Eq "^layer +[0-9.]+ (us|ms|s) \(one layer as a whole\)" "$tmp/out" && grep -q "host clock" "$tmp/out" && ok ||
+  bad "run on the CPU: layer line: $(grep -E '^(layer|total)' "$tmp/out")"
 
 echo "cli: $pass passed, $failures failed"
 [ "$failures" -eq 0 ]

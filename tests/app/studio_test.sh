@@ -21,9 +21,28 @@ assets="$(cd "$(dirname "$0")/../../assets" && pwd)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME="$tmp/config"   # never the user's own recent files
+export STOF_RC_FILE="$tmp/studio.rc"   # run_rc's exit code file
 recent="$XDG_CONFIG_HOME/stof-studio/recent.json"
 command -v xvfb-run >/dev/null || { echo "xvfb-run missing: run scripts/setup" >&2; exit 1; }
 run() { xvfb-run -a -s "-screen 0 1600x900x24" "$studio" "$@"; }
+# run_rc ERRFILE ARGS...: the studio under Xvfb; sets $rc to the studio's own exit code (through
+# a file: xvfb-run's cleanup sometimes fails after a command that exits non-zero and then
+# reports 5 instead) and leaves its stderr, without xvfb-run's own lines, in ERRFILE.
+run_rc() {
+  local err=$1; shift
+  rm -f "$STOF_RC_FILE"
+  xvfb-run -a -s "-screen 0 1600x900x24" sh -c '"$0" "$@"; echo $? >"$STOF_RC_FILE"' "$studio" "$@" \
+    2>"$err.raw" || true
+  grep -v '^xvfb-run: ' "$err.raw" >"$err" || true
+  rc=$(cat "$STOF_RC_FILE" 2>/dev/null || echo none)
+}
+# run_err ARGS...: a batch run whose window shows an error: it still writes its screenshot and
+# state, and exits 1 (issue 35: --open of a missing file exited 0).
+run_err() {
+  run_rc "$tmp/run_err.err" "$@"
+  [ "$rc" = 1 ] || { echo "FAIL: $*: exit $rc, want 1 ($(cat "$tmp/run_err.err"))" >&2; exit 1; }
+  grep -q "^stof-studio: " "$tmp/run_err.err" || { echo "FAIL: $*: no error line on stderr" >&2; exit 1; }
+}
 
 # --- the default, every panel -------------------------------------------------------------
 for panel in mask layout selection export; do
@@ -112,7 +131,7 @@ print("file state ok:", {k: s["layout"][k] for k in ("full_blocks", "part_blocks
 PY
 
 # --- errors: shown in the app, never a crash; bad options refused --------------------------
-run --open "$tmp/missing.npy" --screenshot "$tmp/err.png" --dump-state "$tmp/err.json" --frames 2
+run_err --open "$tmp/missing.npy" --screenshot "$tmp/err.png" --dump-state "$tmp/err.json" --frames 2
 /usr/bin/python3 -c "
 import json; s = json.load(open('$tmp/err.json'))
 assert s['message']['level'] == 'error' and 'missing.npy' in s['message']['text'], s['message']
@@ -135,8 +154,8 @@ p["fusion"]["segments"][1]["params"]["num_warps"] = "@DEEP@"
 open(f"{d}/deep_plan.json", "w").write(json.dumps(p, indent=2).replace('"@DEEP@"', "[" * 100000 + "]" * 100000))
 open(f"{d}/deep_profile.json", "w").write('{"schema": ' + "[" * 60000 + "]" * 60000 + "}")
 PY
-run --no-gpu --panel fusion --open-plan "$tmp/deep_plan.json" --screenshot "$tmp/deep1.png" --dump-state "$tmp/deep_plan_state.json" --frames 1
-run --panel profile --open-profile "$tmp/deep_profile.json" --screenshot "$tmp/deep2.png" --dump-state "$tmp/deep_profile_state.json" --frames 1
+run_err --no-gpu --panel fusion --open-plan "$tmp/deep_plan.json" --screenshot "$tmp/deep1.png" --dump-state "$tmp/deep_plan_state.json" --frames 1
+run_err --panel profile --open-profile "$tmp/deep_profile.json" --screenshot "$tmp/deep2.png" --dump-state "$tmp/deep_profile_state.json" --frames 1
 cp "$assets/masks/longformer-256.npy" "$tmp/y_"$'\xe9'".npy"
 run --open "$tmp/y_"$'\xe9'".npy" --screenshot "$tmp/utf.png" --dump-state "$tmp/utf.json" --frames 1
 /usr/bin/python3 - "$tmp" <<'PY'
@@ -173,7 +192,7 @@ assert s["message"]["level"] == "info", s["message"]
 print("recent files kept across sessions:", len(s["recent"]), "entries")
 PY
 echo '{"format": "stof-studio-recent", "version": 1, "files": [3' >"$recent"
-run --screenshot "$tmp/r.png" --dump-state "$tmp/recent2.json" --frames 1
+run_err --screenshot "$tmp/r.png" --dump-state "$tmp/recent2.json" --frames 1
 /usr/bin/python3 -c "
 import json; s = json.load(open('$tmp/recent2.json'))
 m = s['message']
@@ -274,8 +293,8 @@ run --no-gpu --panel tune --tune --method stof,gtco --budget 200c --export-plan 
     --budget 200c --tune-seed 1 --json >"$tmp/cli_tune.json" 2>/dev/null
 "$stof" plan validate "$tmp/tuned.plan.json" >/dev/null
 # Opening the exported plan shows its scheme; a run without a GPU refuses "run plan" in words.
-run --no-gpu --panel fusion --open-plan "$tmp/tuned.plan.json" --run-plan --screenshot "$tmp/plan.png" \
-    --dump-state "$tmp/plan.json" --frames 3 || true
+run_err --no-gpu --panel fusion --open-plan "$tmp/tuned.plan.json" --run-plan --screenshot "$tmp/plan.png" \
+    --dump-state "$tmp/plan.json" --frames 3
 # Profile view: a layer profile measured on an H100 (assets/profiles), the default scheme's
 # profile pinned as the baseline.
 for tab in 0 1 2 3 4; do
@@ -306,6 +325,19 @@ assert res["stof"]["code"] == cli["scheme"]["code"], (res["stof"]["code"], cli["
 assert abs(res["stof"]["layer_us"] - cli["layer_us"]) < 1e-6 * cli["layer_us"], (res["stof"], cli["layer_us"])
 assert [tr["method"] for tr in t["tune"]["traces"]] == ["stof", "gtco"] and all(tr["points"] >= 1 for tr in t["tune"]["traces"])
 assert t["tune"]["points"] >= 100 and t["tune"]["measured_points"] == 0 and t["tune"]["rewards"] > 0, t["tune"]
+# Issue 35: without a GPU the candidate plot is predictions alone (no measured axis), and
+# every method's speed-up is over one baseline, the untuned default layer, as `stof tune`'s.
+cp = t["tune"]["candidate_plot"]
+assert cp["measured"] is False and cp["measured_series"] == 0, cp
+assert "measured" not in cp["y_axis"] and cp["y_axis"].startswith("predicted") and "measured" not in cp["x_axis"], cp
+assert sum(s["points"] for s in cp["series"]) == t["tune"]["points"], cp
+assert t["tune"]["progress"] == "finished", t["tune"]["progress"]
+base = {r["default_layer_us"] for r in res.values()}
+assert len(base) == 1 and None not in base, base
+assert abs(res["stof"]["default_layer_us"] - cli["default_layer_us"]) < 1e-6 * cli["default_layer_us"], (res["stof"], cli["default_layer_us"])
+for r in res.values():
+    assert abs(r["speedup"] - r["default_layer_us"] / r["layer_us"]) < 1e-9, r
+assert load("fusion.json")["lab"]["tune"]["progress"] == "not started"
 best = min(res.values(), key=lambda r: r["layer_us"])
 assert t["fusion"]["code"] == best["code"] and t["fusion"]["source"].startswith("tuned"), t["fusion"]
 assert t["plan"]["code"] == best["code"] and t["tune"]["running"] is False, t["plan"]
@@ -350,9 +382,9 @@ PY
 # Bad start options: refused before any work, one line naming the option and the value.
 refuse() {
   local regex=$1; shift
-  if run "$@" --screenshot "$tmp/x.png" 2>"$tmp/bad.err"; then
-    echo "FAIL: accepted: $*" >&2; exit 1
-  fi
+  run_rc "$tmp/bad.err" "$@" --screenshot "$tmp/x.png"
+  # A usage error: exit 2, as stof's (issue 35).
+  [ "$rc" = 2 ] || { echo "FAIL: $*: exit $rc, want 2 (a usage error)" >&2; exit 1; }
   grep -Eq -e "$regex" "$tmp/bad.err" && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ] ||
     { echo "FAIL: $*: stderr '$(cat "$tmp/bad.err")' does not match /$regex/ in one line" >&2; exit 1; }
 }
@@ -365,7 +397,7 @@ refuse "^stof-studio: --model bert-base, --batch 65536 at L = 1024: batch \* seq
 refuse "^stof-studio: --overlay: expected mask, blocks-over-mask or blocks, got 'nosuch'" --overlay nosuch
 refuse "^stof-studio: --method: expected one of stof, gtco, mcfuser, exhaustive, got 'nosuch' \(a comma-separated list\)$" --tune --method nosuch
 refuse "^stof-studio: --budget: expected seconds" --tune --budget 5x
-refuse "^stof-studio: --also-panels: expected mask, layout, .* got 'nosuch'$" --also-panels fusion,nosuch
+refuse "^stof-studio: --also-panels: expected learn, mask, layout, .* got 'nosuch'$" --also-panels fusion,nosuch
 refuse "^stof-studio: --device: unknown device 'h900'" --device h900
 refuse "^stof-studio: --pattern: expected full, causal, .* got 'nosuch'" --pattern nosuch
 refuse "^stof-studio: --seq: expected an integer in 1\.\.32768, got '0'" --seq 0
@@ -376,7 +408,7 @@ refuse "^stof-studio: --block: expected BMxBN" --block 64y
 # edge; now it is wrapped in a strip above the status line: all of it is in the state and
 # the screenshot shows it on two lines of error-coloured text.
 long="$tmp/$(/usr/bin/python3 -c "print('/'.join('a_rather_long_folder_name_%d' % i for i in range(9)))")/missing.npy"
-run --open "$long" --screenshot "$tmp/long_err.png" --dump-state "$tmp/long_err.json" --frames 2
+run_err --open "$long" --screenshot "$tmp/long_err.png" --dump-state "$tmp/long_err.json" --frames 2
 "$check" "$tmp/long_err.png" 1600 900 --text-lines ff7373 700 900 2
 /usr/bin/python3 - "$tmp/long_err.json" "$long" <<'PY'
 import json, sys

@@ -80,15 +80,19 @@ TEST(LayoutAnalysis, FailingSelectionIsReportedNotFatal) {
 }
 
 // The run choice comes from the request's chooser, called once with the request's mask,
-// workload and device; its error is reported, not fatal; without one the reason is given.
+// workload and device; its error is reported, not fatal; without one the engine's model of
+// the kernels' rules answers (ModelMhaRun) and says so.
 TEST(LayoutAnalysis, RunChoiceComesFromTheChooser) {
   const Mask m = BigBird(256);
   AnalysisRequest r = Request(256);
   r.with_table = false;
   auto none = AnalyzeMask(m, r);
   ASSERT_TRUE(none.IsOk()) << none.Message();
-  EXPECT_FALSE(none->has_run_choice);
-  EXPECT_EQ(none->run_choice_why_not, stof::engine::kNoKernelsRunChoice);
+  ASSERT_TRUE(none->has_run_choice) << none->run_choice_why_not;
+  EXPECT_EQ(none->run_choice.decided_by, "engine model");
+  auto model = stof::engine::ModelMhaRun(m, r.workload, r.device);
+  ASSERT_TRUE(model.IsOk()) << model.Message();
+  EXPECT_EQ(none->run_choice, *model);
 
   int calls = 0;
   r.choose_run = [&](const Mask& mask, const stof::engine::Workload& w,
@@ -109,6 +113,7 @@ TEST(LayoutAnalysis, RunChoiceComesFromTheChooser) {
   EXPECT_EQ(calls, 1);
   ASSERT_TRUE(with->has_run_choice);
   EXPECT_EQ(with->run_choice.block_n, 128);
+  EXPECT_EQ(with->run_choice.decided_by, "kernels");
   EXPECT_EQ(with->run_choice.family, "hopper");
 
   r.choose_run = [](const Mask&, const stof::engine::Workload&, const stof::engine::DeviceSpec&)

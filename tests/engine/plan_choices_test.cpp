@@ -369,6 +369,24 @@ TEST(PlanToRun, MhaDefaultsComeFromThePlansMhaSection) {
   EXPECT_EQ(run->choices[1].sub_len, 32);
 }
 
+// Issue 35: a plan that records what runs (mha.runs) replays that, not Eq. 2's pick beside it;
+// segment params still override it key by key.
+TEST(PlanToRun, MhaRunsIsWhatAReplayRuns) {
+  const OpGraph g = PresetGraph("bert-base", 2, 128);
+  Plan p = PlanFor(g, "bert-base", DefaultScheme(g), {});
+  p.fusion = PlanFusion{};
+  p.mha = PlanMha{MhaKernel::kBlockWise, 16, 16, 4, "eq1+eq2"};
+  p.mha.runs = PlanMhaRuns{MhaKernel::kBlockWise, 64, 64, 5, "kernels", ""};
+  auto run = PlanToRun(p, g, "plan.json");
+  ASSERT_TRUE(run.IsOk()) << run.Message();
+  EXPECT_EQ(run->choices[1].mha_config, (MhaConfig{MhaKernel::kBlockWise, 64, 64, 5}));
+  EXPECT_EQ(PlanRunningMha(p.mha), (MhaConfig{MhaKernel::kBlockWise, 64, 64, 5}));
+  p.mha.runs = PlanMhaRuns{MhaKernel::kRowWise, 0, 0, 0, "engine model", ""};
+  EXPECT_EQ(PlanRunningMha(p.mha), (MhaConfig{MhaKernel::kRowWise, 64, 64, 4}));
+  p.mha.runs.reset();
+  EXPECT_EQ(PlanRunningMha(p.mha), (MhaConfig{MhaKernel::kBlockWise, 16, 16, 4}));
+}
+
 TEST(PlanToRun, RefusesTemplatesParamsAndCodesThatDoNotFit) {
   const OpGraph g = PresetGraph("bert-base", 2, 128);
   const FusionScheme d = DefaultScheme(g);  // 01111100100110: [1][2-6][7-8][9][10-11][12-13][14]

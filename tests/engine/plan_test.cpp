@@ -21,8 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/mha_run.h"
 #include "engine/core/json_io.h"
 #include "engine/mask/mask_json.h"
+#include "engine/plan/plan_build.h"
 
 namespace {
 
@@ -95,6 +97,7 @@ Plan FullPlan() {
   p.mask.hash = m.HashHex();
   p.mask.density = m.Density();
   p.mha.chosen_by = "tuned";
+  p.mha.runs = PlanMhaRuns{MhaKernel::kBlockWise, 64, 64, 5, "tuned", "measured faster"};
   p.fusion.code = "01111100011100";
   p.fusion.segments = {
       {{1}, "", json::object()},
@@ -120,8 +123,9 @@ Plan ModelPlan() {
 
 // The checked-in example: BigBird with the paper defaults at L = 1024, a BERT-base layer's
 // attention (12 heads of 64, batch 8, fp16) on the built-in H100; the kernel and its
-// parameters are Eq. 1 + Eq. 2's choice. `stof select --pattern bigbird --seq 1024
-// --plan-out FILE` writes the same plan except for created_by.
+// parameters are Eq. 1 + Eq. 2's choice, and mha.runs what the engine runs there. `stof select
+// --pattern bigbird --seq 1024 --plan-out FILE` writes the same plan except for created_by
+// (and, in a CUDA build, mha.runs decided by the kernels' rules instead of the engine's model).
 Plan ExamplePlan() {
   Plan p;
   p.created_by = "stof 0.1.0 (tests/engine/plan_test.cpp)";
@@ -138,6 +142,7 @@ Plan ExamplePlan() {
   p.mask.density = m.Density();
   const KernelSelection sel = *SelectKernel(m, p.workload, p.device);
   p.mha = PlanMha{sel.kernel, sel.block_m, sel.block_n, sel.num_warps, "eq1+eq2"};
+  p.mha.runs = PlanRunsOf(*ModelMhaRun(m, p.workload, p.device));
   p.tuning.method = "analytical";
   return p;
 }
@@ -173,6 +178,40 @@ TEST(PlanJson, ExactRoundTripWithFusionMeasurementsAndBigSeeds) {
   EXPECT_EQ(j["tuning"]["seed"], "18446744073709551615");
   EXPECT_EQ(j["fusion"]["segments"][2]["params"]["stages"], 3);
   EXPECT_FALSE(j["measurements"][1].contains("dram_bytes"));
+}
+
+// mha.runs: optional; block-wise with its tiles and family, row-wise without them; refused
+// with the JSON path when inconsistent.
+TEST(PlanJson, MhaRunsRoundTripsAndIsChecked) {
+  Plan p = SpecPlan();
+  EXPECT_FALSE(PlanToJson(p)["mha"].contains("runs"));
+  p.mha.runs = PlanMhaRuns{MhaKernel::kRowWise, 0, 0, 0, "engine model", ""};
+  ExpectExactRoundTrip(p);
+  EXPECT_EQ(PlanToJson(p)["mha"]["runs"], json({{"kernel", "row_wise"}, {"decided_by", "engine model"}}));
+  p = FullPlan();
+  const json j = PlanToJson(p);
+  EXPECT_EQ(j["mha"]["runs"]["family"], "hopper");
+  EXPECT_EQ(j["mha"]["runs"]["note"], "measured faster");
+  auto back = PlanFromJson(j, "plan.json");
+  ASSERT_TRUE(back.IsOk()) << back.Message();
+  EXPECT_EQ(back->mha.runs, p.mha.runs);
+  const std::vector<std::pair<std::function<void(json&)>, std::string>> bad = {
+      {[](json& x) { x["mha"]["runs"]["family"] = "portable"; },
+       "plan.json: mha.runs.family: num_warps 5 is the hopper kernel, got 'portable'"},
+      {[](json& x) { x["mha"]["runs"]["decided_by"] = "guess"; }, "plan.json: mha.runs.decided_by: "},
+      {[](json& x) { x["mha"]["runs"]["num_warps"] = 3; }, "plan.json: mha.runs.num_warps: expected one of"},
+      {[](json& x) { x["mha"]["runs"].erase("block_n"); }, "plan.json: mha.runs.block_n: "},
+      {[](json& x) { x["mha"]["runs"]["kernel"] = "row_wise"; },
+       "plan.json: mha.runs.block_m: the row-wise kernel has no block parameters"},
+      {[](json& x) { x["mha"]["runs"]["tile"] = 64; }, "plan.json: mha.runs.tile: unknown key"},
+  };
+  for (const auto& [edit, want] : bad) {
+    json k = j;
+    edit(k);
+    auto r = PlanFromJson(k, "plan.json");
+    ASSERT_FALSE(r.IsOk()) << k["mha"].dump();
+    EXPECT_EQ(r.Message().rfind(want, 0), 0u) << r.Message();
+  }
 }
 
 TEST(PlanJson, ExactRoundTripWithModel) {
@@ -809,6 +848,13 @@ TEST(PlanSchema, AcceptsWrittenPlansAndRefusesBrokenOnes) {
       {"model_layers", [](json& j) { j["model"]["layers"] = 0; }},
       {"model_missing_ffn", [](json& j) { j["model"].erase("ffn"); }},
       {"model_separate_bias", [](json& j) { j["model"]["separate_bias"] = 1; }},
+      {"runs_family", [](json& j) {
+         j["mha"]["runs"] = json::parse(R"({"kernel": "block_wise", "block_m": 64, "block_n": 64,
+             "num_warps": 5, "family": "hopper", "decided_by": "magic"})");
+       }},
+      {"runs_unknown_key", [](json& j) {
+         j["mha"]["runs"] = json::parse(R"({"kernel": "row_wise", "decided_by": "kernels", "tile": 1})");
+       }},
   };
   std::vector<std::string> bad;
   for (const auto& [name, edit] : broken) {

@@ -297,21 +297,7 @@ std::string TileName(std::pair<int64_t, int64_t> t) {
   return std::to_string(t.first) + "x" + std::to_string(t.second);
 }
 
-// Seeded inputs of `w` on the device, their fp32 reference on `mask` and its empty rows:
-// what a checked run needs. `ok` is false when the reference or the upload failed.
-struct CheckedCase {
-  CheckedCase(CudaBackend& backend, const Mask& mask, const Workload& w, uint64_t seed)
-      : in(st::RandomInputs(w.batch * w.heads * w.seq_len * w.head_dim, seed)),
-        empty_row(st::EmptyRows(mask)),
-        buf(backend, w.batch * w.heads * w.seq_len * w.head_dim) {
-    ok = st::ThreadedReference(in, w, mask, ref).IsOk() && buf.Ok() && buf.Upload(in).IsOk();
-  }
-  st::MhaInputs in;
-  std::vector<float> ref;
-  std::vector<uint8_t> empty_row;
-  st::DeviceMhaBuffers buf;
-  bool ok = false;
-};
+using CheckedCase = st::CheckedMhaCase;
 
 // The configurations on one (mask, workload) against one reference.
 void CheckHopper(const Mask& mask, const Workload& w, uint64_t seed, const std::string& label) {

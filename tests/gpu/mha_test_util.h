@@ -102,11 +102,12 @@ inline engine::Workload MhaWorkload(int64_t batch, int64_t heads, int64_t seq_le
 // destruction.
 class DeviceMhaBuffers {
  public:
-  DeviceMhaBuffers(kernels::CudaBackend& backend, int64_t elements)
+  // kv_elements >= 0: k and v of another size than q and o (grouped heads, L_q != L_k).
+  DeviceMhaBuffers(kernels::CudaBackend& backend, int64_t elements, int64_t kv_elements = -1)
       : m_bytes(static_cast<size_t>(elements) * 2),
         m_q(m_bytes, &backend),
-        m_k(m_bytes, &backend),
-        m_v(m_bytes, &backend),
+        m_k(static_cast<size_t>(kv_elements >= 0 ? kv_elements : elements) * 2, &backend),
+        m_v(static_cast<size_t>(kv_elements >= 0 ? kv_elements : elements) * 2, &backend),
         m_o(m_bytes, &backend) {}
 
   bool Ok() const { return m_q.Ok() && m_k.Ok() && m_v.Ok() && m_o.Ok(); }
@@ -124,6 +125,24 @@ class DeviceMhaBuffers {
  private:
   size_t m_bytes;
   DeviceBuffer m_q, m_k, m_v, m_o;
+};
+
+// Seeded inputs of `w` (its element type; q [B, H, L_q, d], k and v [B, H_kv, L_k, d]) on the
+// device, their fp32 reference on `mask` and its empty rows: what a checked run needs. `ok` is
+// false when the reference or the upload failed.
+struct CheckedMhaCase {
+  CheckedMhaCase(kernels::CudaBackend& backend, const engine::Mask& mask,
+                 const engine::Workload& w, uint64_t seed)
+      : in(RandomInputs(kernels::QueryElements(w), seed, w.dtype, kernels::KeyElements(w))),
+        empty_row(EmptyRows(mask)),
+        buf(backend, kernels::QueryElements(w), kernels::KeyElements(w)) {
+    ok = ThreadedReference(in, w, mask, ref).IsOk() && buf.Ok() && buf.Upload(in).IsOk();
+  }
+  MhaInputs in;
+  std::vector<float> ref;
+  std::vector<uint8_t> empty_row;
+  DeviceMhaBuffers buf;
+  bool ok = false;
 };
 
 // A parameterised case of the MHA correctness matrices, printed and named readably in gtest and
@@ -153,7 +172,7 @@ inline void CheckMhaRun(kernels::CudaBackend& backend, const DeviceMhaBuffers& b
                         const std::function<engine::Status()>& launch,
                         const std::vector<float>& ref, const engine::Workload& w,
                         const std::vector<uint8_t>& empty_row, MhaError* error) {
-  const int64_t elements = w.batch * w.heads * w.seq_len * w.head_dim;
+  const int64_t elements = kernels::QueryElements(w);
   ASSERT_TRUE(kernels::PoisonBuffer(buf.O(), buf.Bytes()).IsOk());
   auto run = launch();
   ASSERT_TRUE(run.IsOk()) << run.Message();
@@ -166,8 +185,8 @@ inline void CheckMhaRun(kernels::CudaBackend& backend, const DeviceMhaBuffers& b
   ASSERT_TRUE(backend.CopyToHost(out.data(), buf.O(), out.size() * 2).IsOk());
   const MhaError e = CompareMha(out, ref, w, empty_row);
   EXPECT_LT(e.row_err, kernels::MhaTolerance(w.dtype))
-      << "worst row " << e.worst_row << " (query " << e.worst_row % w.seq_len << ", bh "
-      << e.worst_row / w.seq_len << ") col " << e.worst_col << ": out " << e.worst_out << " ref "
+      << "worst row " << e.worst_row << " (query " << e.worst_row % w.QLen() << ", bh "
+      << e.worst_row / w.QLen() << ") col " << e.worst_col << ": out " << e.worst_out << " ref "
       << e.worst_ref << "; global error " << e.global_err;
   EXPECT_EQ(e.nonzero_empty_rows, 0) << "rows with nothing attended must be exactly zero";
   if (error) *error = e;

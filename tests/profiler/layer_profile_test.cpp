@@ -242,9 +242,9 @@ TEST(LayerProfileFile, SaveLoadAndErrorsNameTheFile) {
   // A FIFO is refused by its kind, not opened (`stof-studio --open-profile` on one hung).
   const std::string fifo = TempPath("fifo.json");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  auto f = LoadLayerProfile(fifo);
-  ASSERT_FALSE(f.IsOk());
-  EXPECT_EQ(f.Message(), fifo + ": is a FIFO (named pipe), not a regular file");
+  auto from_fifo = LoadLayerProfile(fifo);
+  ASSERT_FALSE(from_fifo.IsOk());
+  EXPECT_EQ(from_fifo.Message(), fifo + ": is a FIFO (named pipe), not a regular file");
   std::remove(fifo.c_str());
 
   const std::string unwritable = TempPath("no_such_dir") + "/p.json";

@@ -1,10 +1,12 @@
 // CPU: the bookkeeping of the profiler that needs no GPU: the summary arithmetic (latency
-// source, bandwidth, FLOP/s, floor), splitting activity records into runs by CUPTI timestamps,
+// source, bandwidth, FLOP/s, floor), splitting activity records into runs by CUPTI timestamps
+// and by external correlation ids (immune to clock drift),
 // per-run spans, naming auto ranges after kernels, and the STOF_PROFILER_DISABLE parser.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <unordered_map>
 
 #include "profiler/measure_internal.h"
 #include "profiler/model/profile_result.h"
@@ -193,6 +195,35 @@ TEST(ProfilerRuns, AssignByTimestampBoundaries) {
   EXPECT_DOUBLE_EQ(busy[0], 0.080);
   // A run without kernels has span 0.
   EXPECT_EQ(sp::detail::RunSpansUs(ks, 4)[3], 0);
+}
+
+// The clock-free assignment: the run is the one whose pushed external correlation id covered
+// the launching API call. Here the kernels' timestamps have drifted 3 ms away from the runs'
+// CPU windows (a long-lived process): the timestamp rule drops them all, the correlation rule
+// keeps every one in its run.
+TEST(ProfilerRuns, AssignByCorrelationIgnoresClockDrift) {
+  const std::vector<uint64_t> b = {100, 200, 300, 400};
+  const uint64_t drift = 3'000'000;
+  std::vector<sp::KernelRecord> ks = {Kernel("c", drift + 310, drift + 330, 7),
+                                      Kernel("a", drift + 110, drift + 150, 1),
+                                      Kernel("b", drift + 150, drift + 190, 2),
+                                      Kernel("x", drift + 50, drift + 60, 99),
+                                      Kernel("d", drift + 210, drift + 290, 4)};
+  std::vector<sp::KernelRecord> by_time = ks;
+  EXPECT_EQ(sp::detail::AssignRuns(&by_time, b), 5u);
+  EXPECT_TRUE(by_time.empty());
+  const std::unordered_map<uint32_t, int> runs = {{1, 0}, {2, 0}, {3, 0}, {4, 1}, {7, 2}, {8, -1}};
+  EXPECT_EQ(sp::detail::AssignRunsByCorrelation(&ks, runs), 1u);  // x: not launched in a run
+  ASSERT_EQ(ks.size(), 4u);
+  EXPECT_EQ(ks[0].name, "a");
+  EXPECT_EQ(ks[0].run, 0);
+  EXPECT_EQ(ks[1].name, "b");
+  EXPECT_EQ(ks[1].run, 0);
+  EXPECT_EQ(ks[2].name, "d");
+  EXPECT_EQ(ks[2].run, 1);
+  EXPECT_EQ(ks[3].name, "c");
+  EXPECT_EQ(ks[3].run, 2);
+  EXPECT_DOUBLE_EQ(sp::detail::RunSpansUs(ks, 3)[0], 0.080);
 }
 
 TEST(ProfilerRuns, RangesNamedOnlyWhenCountsAgree) {

@@ -1,9 +1,12 @@
 // CPU: the profile view's numbers (profiler/model/profile_stats.h) on hand-built profiles: kernel rows
-// over two traced runs (medians, shares, DRAM bytes from auto ranges with a NaN counter),
-// sorting, the timeline of run 0, segment rows and kernel rows against a baseline that fused
-// differently, roofline points, histogram bins shared by current and baseline, empty input.
+// over two traced runs (medians, shares, DRAM bytes from auto ranges with a NaN counter, the
+// launch configuration), sorting, the timeline (lanes, gaps, busy time, the colour key, the
+// steady run), segment rows and kernel rows against a baseline that fused differently,
+// roofline points and roofs, histogram bins shared by current and baseline (two close medians
+// in different bins, a far outlier in the edge bin), empty input.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -191,6 +194,57 @@ TEST(ProfileStatsTimeline, RunZeroInLanesByStream) {
   EXPECT_FALSE(sp::ComputeTimeline(ThreeKernels(), 5).why_empty.empty());
 }
 
+// Run 0 (40 us, no gap: kernel C overlaps B) and run 1 (38 us); gaps are idle stretches of
+// the run, busy time is the union of the kernels.
+TEST(ProfileStatsTimeline, GapsBusyTimeKeysAndTheSteadyRun) {
+  sp::ProfileResult r = ThreeKernels();
+  // Run 0 with host work after its first kernel, as a process's first traced run has.
+  r.kernels[1] = Kernel("B", 0, 900, 920);
+  r.kernels[2] = Kernel("C", 0, 902, 910, 9);
+  r.kernels[3] = Kernel("void ns::A<1>(int)", 0, 930, 940);
+  const sp::Timeline t0 = sp::ComputeTimeline(r, 0);
+  EXPECT_DOUBLE_EQ(t0.span_us, 940);
+  ASSERT_EQ(t0.gaps.size(), 2u);
+  EXPECT_DOUBLE_EQ(t0.gaps[0].start_us, 10);
+  EXPECT_DOUBLE_EQ(t0.gaps[0].end_us, 900);
+  EXPECT_DOUBLE_EQ(t0.gaps[1].start_us, 920);
+  EXPECT_DOUBLE_EQ(t0.busy_us, 10 + 20 + 10);
+  EXPECT_EQ(t0.keys, (std::vector<std::string>{"A<1>", "B", "C"}));
+  EXPECT_EQ(t0.spans[3].key, 0);
+  EXPECT_EQ(t0.runs, 2);
+  EXPECT_EQ(t0.run_spans_us, (std::vector<double>{940, 38}));
+  EXPECT_EQ(sp::SteadyTimelineRun(r), 1);
+  const sp::Timeline t1 = sp::ComputeTimeline(r, 1);
+  EXPECT_DOUBLE_EQ(t1.span_us, 38);
+  EXPECT_TRUE(t1.gaps.empty());
+  EXPECT_DOUBLE_EQ(t1.busy_us, 38);
+  // The view shows the steady run unless asked for another.
+  sp::LayerProfile p;
+  p.layer = r;
+  EXPECT_EQ(sp::ComputeProfileView(p, nullptr).timeline.run, 1);
+  EXPECT_EQ(sp::ComputeProfileView(p, nullptr, nullptr, 0).timeline.run, 0);
+}
+
+TEST(ProfileStatsKernels, LaunchConfigurationAndVariation) {
+  sp::ProfileResult r = ThreeKernels();
+  for (sp::KernelRecord& k : r.kernels) {
+    k.grid = {768, 1, 1};
+    k.block = {128, 1, 1};
+    k.registers_per_thread = 128;
+    k.static_smem_bytes = 1024;
+    k.dynamic_smem_bytes = 45056;
+  }
+  r.kernels[7].registers_per_thread = 96;  // A's last launch
+  const sp::KernelTable t = sp::ComputeKernelTable(r);
+  const sp::KernelRow& b = RowNamed(t, "B");
+  EXPECT_EQ(b.grid, (std::array<int, 3>{768, 1, 1}));
+  EXPECT_EQ(b.block, (std::array<int, 3>{128, 1, 1}));
+  EXPECT_EQ(b.registers, 128);
+  EXPECT_EQ(b.smem_bytes, 46080);
+  EXPECT_FALSE(b.launch_varies);
+  EXPECT_TRUE(RowNamed(t, "void ns::A<1>(int)").launch_varies);
+}
+
 TEST(ProfileStatsSegments, DeltasAgainstBaselineWithMissingSegment) {
   sp::LayerProfile cur, base;
   cur.segments = {Segment(0, "1", 10, 100, 50, 3000), Segment(1, "2-4", 20, 200, 100, 6000),
@@ -238,6 +292,14 @@ TEST(ProfileStatsSegments, Roofline) {
   ASSERT_EQ(r.base_points.size(), 1u);
   EXPECT_DOUBLE_EQ(r.base_points[0].intensity, 15);
   EXPECT_TRUE(r.why_empty.empty());
+  EXPECT_DOUBLE_EQ(r.peak_flops_per_s, 989e12);
+  // The caller's device peaks replace the profile's record (one peak per device everywhere).
+  cur.device_name = "NVIDIA H100 80GB HBM3";
+  const sp::DevicePeaks h100{"H100-SXM-80GB", 989.4e12, 3.35e12};
+  const sp::Roofline d = sp::ComputeRoofline(cur, &base, &h100);
+  EXPECT_DOUBLE_EQ(d.peak_flops_per_s, 989.4e12);
+  EXPECT_EQ(d.peaks_from, "H100-SXM-80GB");
+  EXPECT_EQ(sp::ComputeRoofline(cur, &base).peaks_from, "NVIDIA H100 80GB HBM3");
   cur.segments.erase(cur.segments.begin());
   EXPECT_FALSE(sp::ComputeRoofline(cur, nullptr).why_empty.empty());
 }
@@ -259,12 +321,52 @@ TEST(ProfileStatsHistogram, CountsSumToSamples) {
   std::vector<double> cur, base;
   for (int i = 0; i < 200; ++i) cur.push_back(40 + std::sin(i) * 7 + (i % 13));
   for (int i = 0; i < 50; ++i) base.push_back(45 + (i % 7) * 3.5);
+  EXPECT_EQ(sp::ComputeLatencyHistogram(cur, nullptr).edges.size(), 16u);  // ceil(sqrt(200)) = 15 bins
   const sp::LatencyHistogram h = sp::ComputeLatencyHistogram(cur, &base);
-  EXPECT_EQ(h.edges.size(), 16u);  // ceil(sqrt(200)) = 15 bins
   EXPECT_DOUBLE_EQ(std::accumulate(h.counts.begin(), h.counts.end(), 0.0), 200);
   EXPECT_DOUBLE_EQ(std::accumulate(h.base_counts.begin(), h.base_counts.end(), 0.0), 50);
   EXPECT_DOUBLE_EQ(h.edges.front(), std::min(*std::min_element(cur.begin(), cur.end()),
                                              *std::min_element(base.begin(), base.end())));
+}
+
+int BinOf(const sp::LatencyHistogram& h, double x) {
+  for (size_t i = 0; i + 1 < h.edges.size(); ++i)
+    if (x >= h.edges[i] && x < h.edges[i + 1]) return static_cast<int>(i);
+  return static_cast<int>(h.edges.size()) - 2;
+}
+
+// The shipped H100 profiles' case: 20 runs each, one slow outlier, medians 2.8 % apart; with
+// sqrt-rule bins (13 us wide) both medians shared a bin.
+TEST(ProfileStatsHistogram, MediansOnePercentApartFallInDifferentBins) {
+  std::vector<double> cur, base;
+  for (int i = 0; i < 19; ++i) {
+    cur.push_back(150 + 0.4 * i);   // median 153.6
+    base.push_back(151.5 + 0.4 * i);  // median 155.1, 1 % above
+  }
+  cur.push_back(215.9);
+  base.push_back(202.0);
+  const sp::LatencyHistogram h = sp::ComputeLatencyHistogram(cur, &base);
+  ASSERT_TRUE(h.median_us && h.base_median_us);
+  EXPECT_NEAR(*h.base_median_us / *h.median_us, 1.01, 0.001);
+  EXPECT_NE(BinOf(h, *h.median_us), BinOf(h, *h.base_median_us));
+  EXPECT_LE(h.edges[1] - h.edges[0], (*h.base_median_us - *h.median_us) / 2 + 1e-9);
+  EXPECT_LE(h.counts.size(), static_cast<size_t>(sp::kMaxHistogramBins));
+  EXPECT_EQ(h.below + h.above, 0u);  // 66 us at 0.75 us per bin fits in the bin limit
+  EXPECT_DOUBLE_EQ(std::accumulate(h.counts.begin(), h.counts.end(), 0.0), 20);
+  EXPECT_DOUBLE_EQ(std::accumulate(h.base_counts.begin(), h.base_counts.end(), 0.0), 20);
+}
+
+// A far outlier would need more bins than allowed: the range is cut around the medians and
+// the outlier is counted in the last bin (and reported).
+TEST(ProfileStatsHistogram, FarOutlierGoesToTheEdgeBin) {
+  std::vector<double> cur = {100, 100.2, 100.4, 100.6, 5000}, base = {101, 101.2, 101.4, 101.6};
+  const sp::LatencyHistogram h = sp::ComputeLatencyHistogram(cur, &base);
+  EXPECT_EQ(h.counts.size(), static_cast<size_t>(sp::kMaxHistogramBins));
+  EXPECT_EQ(h.above, 1u);
+  EXPECT_EQ(h.below, 0u);
+  EXPECT_DOUBLE_EQ(h.counts.back(), 1);
+  EXPECT_NE(BinOf(h, *h.median_us), BinOf(h, *h.base_median_us));
+  EXPECT_DOUBLE_EQ(std::accumulate(h.counts.begin(), h.counts.end(), 0.0), 5);
 }
 
 TEST(ProfileStatsHistogram, SingleValueAndEmpty) {
@@ -310,5 +412,9 @@ TEST(ProfileStatsView, LayerKernelsComparedWithBaseline) {
   const sp::ProfileView v = sp::ComputeProfileView(cur, &base);
   EXPECT_DOUBLE_EQ(*v.kernels.rows[0].d_total_us.base, 16);  // median of 20 and 12
   EXPECT_DOUBLE_EQ(*v.kernels.rows[0].d_total_us.pct, 25);
-  EXPECT_EQ(v.base_timeline.spans.size(), 4u);
+  // Each timeline shows its profile's steady (shortest) run: the baseline's run 1 is now
+  // shorter, with its three kernels.
+  EXPECT_EQ(v.base_timeline.run, 1);
+  EXPECT_EQ(v.base_timeline.spans.size(), 3u);
+  EXPECT_EQ(v.timeline.run, 1);
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "app/studio/layer_lab.h"
+#include "app/studio/widgets/elided_text.h"
 #include "app/studio/widgets/error_text.h"
 #include "app/studio/widgets/input_text.h"
 #include "app/studio/widgets/plots.h"
@@ -39,12 +40,16 @@ std::string Dims(const std::vector<int64_t>& d) {
 void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionScheme& scheme) {
   const int n = static_cast<int>(g.ops.size());
   const float gap = 14.0f, box_h = 46.0f, label_h = ImGui::GetTextLineHeight() + 4.0f;
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float min_w = 64.0f;
+  // Every box holds its longest label ("BatchGEMM", "LayerNorm", "#14") and every group its
+  // template name; the group rectangles reach 4 px past their boxes, inside the view.
+  float widest = ImGui::CalcTextSize("op by op").x;
+  for (const engine::Op& o : g.ops) widest = std::max(widest, ImGui::CalcTextSize(engine::OpKindName(o.kind)).x);
+  const float min_w = std::max(64.0f, widest + 10.0f);
+  const float avail = ImGui::GetContentRegionAvail().x - 8.0f;
   const int per_row = std::max(1, std::min(n, static_cast<int>((avail + gap) / (min_w + gap))));
   const float box_w = (avail - gap * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
   const int rows = (n + per_row - 1) / per_row;
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 origin(ImGui::GetCursorScreenPos().x + 4.0f, ImGui::GetCursorScreenPos().y);
   const float row_h = box_h + label_h + 16.0f;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   auto box_at = [&](int op) {  // 1-based op -> top-left
@@ -119,18 +124,27 @@ void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionSche
     }
     ImGui::PopID();
   }
-  ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + 6.0f + static_cast<float>(rows) * row_h));
-  ImGui::Dummy(ImVec2(avail, 1));
+  ImGui::SetCursorScreenPos(ImVec2(origin.x - 4.0f, origin.y + 6.0f + static_cast<float>(rows) * row_h));
+  ImGui::Dummy(ImVec2(avail + 8.0f, 1));
 }
 
 void DrawSegmentTable(const LayerLab& lab) {
   const auto& views = lab.Segments();
-  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_SizingStretchProp;
-  if (!ImGui::BeginTable("segments", 6, flags)) return;
+  // Narrower than its content (the Learn tab at 1280 x 720) the table scrolls sideways
+  // rather than cutting its cells; its height shows every row.
+  const float narrow = 820.0f;
+  const bool scroll = ImGui::GetContentRegionAvail().x < narrow;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+      (scroll ? ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit : ImGuiTableFlags_SizingStretchProp);
+  const float rows = static_cast<float>(views.size() + 2);  // the header, the segments, the sum
+  const float row_h = ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y + 1;
+  const ImVec2 size(0, scroll ? rows * row_h + ImGui::GetStyle().ScrollbarSize + 4 : 0);
+  if (!ImGui::BeginTable("segments", 6, flags, size)) return;
   ImGui::TableSetupColumn("ops");
   ImGui::TableSetupColumn("template");
-  ImGui::TableSetupColumn("parameters", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+  ImGui::TableSetupColumn("parameters", scroll ? ImGuiTableColumnFlags_WidthFixed : ImGuiTableColumnFlags_WidthStretch,
+                          scroll ? 0.0f : 2.0f);
   ImGui::TableSetupColumn("predicted us");
   ImGui::TableSetupColumn("predicted DRAM");
   ImGui::TableSetupColumn("measured us");
@@ -145,11 +159,14 @@ void DrawSegmentTable(const LayerLab& lab) {
     if (v.tmpl.empty()) {
       ImGui::TextDisabled("op by op");
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", v.why.c_str());
-    } else {
+    } else if (scroll) {  // the table scrolls: whole text, columns fit it
       ImGui::Text("%s (%s)", v.tmpl.c_str(), v.mix.c_str());
+    } else {
+      ElidedText(v.tmpl + " (" + v.mix + ")");  // a stretched column narrower than it: ".."
     }
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(v.choice.empty() ? "default" : v.choice.c_str());
+    if (scroll) ImGui::TextUnformatted(v.choice.empty() ? "default" : v.choice.c_str());
+    else ElidedText(v.choice.empty() ? "default" : v.choice);
     ImGui::TableNextColumn();
     if (v.predict_error.empty()) ImGui::Text("%.1f", v.predicted_us);
     else ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "error");
@@ -177,6 +194,17 @@ void DrawSegmentTable(const LayerLab& lab) {
   ImGui::EndTable();
 }
 
+const char* RungLetters(engine::MhaVariant v) {
+  using engine::MhaVariant;
+  switch (v) {
+    case MhaVariant::kUnfused: return "U";
+    case MhaVariant::kDecomposed: return "SD";
+    case MhaVariant::kRecomposed: return "SDF";
+    case MhaVariant::kFused: return "F";
+  }
+  return "?";
+}
+
 void DrawLadder(LayerLab& lab) {
   const auto& rungs = lab.Ladder();
   ImGui::TextUnformatted("Fusion ladder of the attention block");
@@ -184,16 +212,28 @@ void DrawLadder(LayerLab& lab) {
   ImGui::BeginDisabled(!lab.HasGpu() || lab.Worker().Busy());
   if (ImGui::SmallButton("Measure on the GPU")) lab.MeasureLadder();
   ImGui::EndDisabled();
-  ImGui::TextDisabled("%s", lab.LadderNote().c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("%s", lab.LadderNote().c_str());
+  ImGui::PopStyleColor();
   if (rungs.empty()) return;
+  // The paper's letters name the bars (full names would be cut to "decomp.." twice in a
+  // narrow view); the key below spells them out.
   std::vector<std::string> cats;
   plots::BarGroup us{"latency (us)", {}, {}, 0}, mb{"DRAM (MB)", {}, {}, 0};
+  int measured = 0;
   for (const engine::LadderRung& r : rungs) {
-    cats.push_back(r.name);
+    cats.push_back(RungLetters(r.variant));
     us.values.push_back(r.us);
-    us.tags.push_back(r.measured ? "measured" : "predicted");
     mb.values.push_back(r.dram_bytes > 0 ? r.dram_bytes / 1e6 : std::nan(""));
-    mb.tags.push_back(r.measured ? "measured" : "predicted");
+    measured += r.measured ? 1 : 0;
+  }
+  // Tag each bar only when measured and predicted bars stand side by side; otherwise the
+  // note above says which they all are.
+  if (measured > 0 && measured < static_cast<int>(rungs.size())) {
+    for (const engine::LadderRung& r : rungs) {
+      us.tags.push_back(r.measured ? "measured" : "predicted");
+      mb.tags.push_back(r.measured ? "measured" : "predicted");
+    }
   }
   mb.color = plots::SeriesColor(1);
   const float w = ImGui::GetContentRegionAvail().x * 0.5f - 4.0f;
@@ -204,9 +244,15 @@ void DrawLadder(LayerLab& lab) {
   ImGui::BeginChild("ladder_mb", ImVec2(0, 230), false);
   plots::GroupedBars("ladder_bytes", cats, {mb}, plots::Axis{"DRAM bytes (MB)"}, 210);
   ImGui::EndChild();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("U unfused, SD decomposed softmax, SDF decomposed + fused, F fully fused");
+  ImGui::PopStyleColor();
 }
 
 }  // namespace
+
+void DrawFusionLadder(LayerLab& lab) { DrawLadder(lab); }
+void DrawFusionSegments(const LayerLab& lab) { DrawSegmentTable(lab); }
 
 void DrawLayerChooser(LayerLab& lab) {
   LayerChoice& c = lab.Choice();
@@ -255,6 +301,13 @@ void DrawFusionPanel(LayerLab& lab) {
   if (!lab.FusionMessage().empty())
     ImGui::TextColored(ImVec4(1.0f, 0.55f, 0.4f, 1.0f), "not allowed: %s", lab.FusionMessage().c_str());
   DrawSegmentTable(lab);
+  // What runs for the attention (the same answer as the Kernel selection tab and `stof select`).
+  if (const auto& run = lab.RunChoice()) {
+    ImGui::TextWrapped("Attention runs: %s", engine::MhaRunChoiceText(*run).c_str());
+    if (ImGui::IsItemHovered() && !run->note.empty()) ImGui::SetTooltip("%s", run->note.c_str());
+  } else if (!lab.RunChoiceError().empty()) {
+    ErrorTextWrapped("attention: what runs is not known: " + lab.RunChoiceError());
+  }
   ImGui::Spacing();
   DrawLadder(lab);
 }

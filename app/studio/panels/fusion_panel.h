@@ -2,8 +2,9 @@
 // hover) grouped into the scheme's segments, the binary code and its hex form; a click
 // between two ops splits or joins segments (a refused join is explained); each segment's
 // template, parameters and predicted or measured time and bytes; and the attention block's
-// fusion ladder (unfused, decomposed, decomposed + fused, fully fused) as latency and DRAM
-// bytes bars, each labelled measured or predicted. Reads and edits LayerLab.
+// fusion ladder (U unfused, SD decomposed, SDF decomposed + fused, F fully fused) as latency
+// and DRAM bytes bars, measured or predicted as the note above them says (each bar tagged
+// when the two kinds are mixed). Reads and edits LayerLab.
 #pragma once
 
 namespace stof::app {
@@ -12,5 +13,9 @@ class LayerLab;
 void DrawFusionPanel(LayerLab& lab);
 // The model / config.json / batch row shared with the tune view.
 void DrawLayerChooser(LayerLab& lab);
+// The view's parts the Learn tab shows inside its lessons: the fusion ladder's bars and the
+// segments table.
+void DrawFusionLadder(LayerLab& lab);
+void DrawFusionSegments(const LayerLab& lab);
 
 }  // namespace stof::app

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "app/studio/canvas_key.h"
 #include "app/studio/studio.h"
 #include "app/studio/widgets/bar_chart.h"
 
@@ -14,16 +15,6 @@ namespace stof::app {
 namespace {
 
 constexpr int64_t kSizes[] = {16, 32, 64, 128, 256};
-
-ImVec4 ToVec4(uint32_t c) {
-  return ImVec4((c & 255) / 255.0f, ((c >> 8) & 255) / 255.0f, ((c >> 16) & 255) / 255.0f, 1.0f);
-}
-
-void Swatch(uint32_t color, const char* label) {
-  ImGui::ColorButton(label, ToVec4(color), ImGuiColorEditFlags_NoTooltip, ImVec2(14, 14));
-  ImGui::SameLine();
-  ImGui::TextUnformatted(label);
-}
 
 std::string Flops(double f) {
   char buf[32];
@@ -109,12 +100,7 @@ void DrawLayoutPanel(Studio& studio) {
   ImGui::SameLine();
   ImGui::RadioButton("blocks only", &ov, 2);
   studio.SetOverlay(static_cast<Overlay>(ov));
-  Swatch(kColorFull, "full");
-  ImGui::SameLine(0, 20);
-  Swatch(kColorPart, "part");
-  ImGui::SameLine(0, 20);
-  Swatch(kColorEmpty, "empty");
-  ImGui::SameLine(0, 20);
+  plots::KeyRow(CanvasKey(studio.OverlayMode()));  // the canvas' own colours
   ImGui::TextDisabled("(hover a block for its CSR place; click in Inspect to zoom)");
 
   const engine::MaskAnalysis* a = studio.Analysis();

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/studio/canvas_key.h"
 #include "app/studio/studio.h"
 #include "engine/layout/block_lookup.h"
 
@@ -33,32 +34,40 @@ struct Geometry {
   double Row(float y) const { return cy + (y - centre.y) / ppc; }
 };
 
+// The next toolbar item on this line when `width` pixels are left for it, else on the next:
+// the toolbar wraps in a narrow canvas instead of running past its edge.
+void Flow(float width) {
+  ImGui::SameLine();
+  if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+}
+float CheckWidth(const char* label) {  // radio buttons and checkboxes
+  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
 void DrawToolbar(Studio& studio) {
   EditSettings& e = studio.Edit();
   const char* tools[] = {"Inspect", "Brush", "Line", "Rect", "Band"};
   for (int i = 0; i < 5; ++i) {
-    if (i) ImGui::SameLine();
+    if (i) Flow(CheckWidth(tools[i]));
     if (ImGui::RadioButton(tools[i], static_cast<int>(e.tool) == i)) e.tool = static_cast<Tool>(i);
   }
-  ImGui::SameLine();
-  ImGui::TextDisabled("|");
-  ImGui::SameLine();
+  Flow(CheckWidth("Erase"));
   ImGui::Checkbox("Erase", &e.erase);
-  ImGui::SameLine();
+  Flow(CheckWidth("Symmetric"));
   ImGui::Checkbox("Symmetric", &e.symmetric);
-  ImGui::SameLine();
+  Flow(80 + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("width").x);
   ImGui::SetNextItemWidth(80);
   const int most = static_cast<int>(std::max<int64_t>(1, studio.Doc().state.mask.Rows()));
   if (e.tool == Tool::kBand)
     ImGui::SliderInt("width", &e.band_width, 1, std::min(most, 1024), "%d", ImGuiSliderFlags_Logarithmic);
   else
     ImGui::SliderInt("size", &e.brush, 1, std::min(most, 256), "%d", ImGuiSliderFlags_Logarithmic);
-  ImGui::SameLine();
+  Flow(135);
   ImGui::SetNextItemWidth(135);
   const char* overlays[] = {"Mask", "Blocks + mask", "Blocks"};
   int ov = static_cast<int>(studio.OverlayMode());
   if (ImGui::Combo("##overlay", &ov, overlays, 3)) studio.SetOverlay(static_cast<Overlay>(ov));
-  ImGui::SameLine();
+  Flow(ImGui::CalcTextSize("Fit").x + 2 * ImGui::GetStyle().FramePadding.x);
   if (ImGui::Button("Fit")) {
     const engine::Mask& m = studio.Doc().state.mask;
     studio.View() = CanvasView::Fitting(m);
@@ -182,6 +191,7 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
 
 void DrawMaskCanvas(Studio& studio) {
   DrawToolbar(studio);
+  plots::KeyRow(CanvasKey(studio.OverlayMode()));  // the canvas' colours, named
   const engine::Mask& m = studio.Doc().state.mask;
   if (m.Empty()) return;
   CanvasView& v = studio.View();

@@ -4,9 +4,11 @@
 
 #include <imgui.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 
+#include "app/studio/widgets/elided_text.h"
 #include "app/studio/widgets/input_text.h"
 
 namespace stof::app {
@@ -41,6 +43,27 @@ void DeltaText(std::optional<double> v, const char* fmt) {
     ImGui::TextUnformatted(t.c_str());
 }
 
+// The profiles shipped in assets/profiles/ (measured on an H100), one Open button each.
+void ShippedProfiles(const ProfilePanelState& s, ProfilePanelActions* a) {
+  if (s.shipped.empty()) {
+    ImGui::TextDisabled("The project ships H100 profiles in assets/profiles/ (not found from here).");
+    return;
+  }
+  ImGui::TextUnformatted("Or open a profile shipped with the project (measured on an H100):");
+  for (const std::string& path : s.shipped) {
+    ImGui::PushID(path.c_str());
+    if (ImGui::SmallButton("Open")) {
+      a->open = true;
+      a->open_path = path;
+    }
+    ImGui::SameLine();
+    const size_t slash = path.find_last_of('/');
+    ImGui::TextUnformatted(slash == std::string::npos ? path.c_str() : path.c_str() + slash + 1);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", path.c_str());
+    ImGui::PopID();
+  }
+}
+
 void RunList(ProfilePanelState& s, ProfilePanelActions* a, bool can_profile, const std::string& status) {
   ImGui::BeginDisabled(!can_profile);
   if (ImGui::Button("Profile now")) a->profile_now = true;
@@ -63,6 +86,7 @@ void RunList(ProfilePanelState& s, ProfilePanelActions* a, bool can_profile, con
   if (s.runs.empty()) {
     Reason("No profiles yet", "press \"Profile now\" (needs a GPU) or open a .profile.json made by "
                               "`stof profile layer`");
+    ShippedProfiles(s, a);
     return;
   }
   int remove = -1;
@@ -80,9 +104,11 @@ void RunList(ProfilePanelState& s, ProfilePanelActions* a, bool can_profile, con
       ImGui::PushID(i);
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      if (ImGui::Selectable(r.name.c_str(), s.current == i)) s.current = i;
+      const std::string name = ElideToWidth(r.name, ImGui::GetContentRegionAvail().x);
+      if (ImGui::Selectable(name.c_str(), s.current == i)) s.current = i;
+      if (name.size() != r.name.size() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.name.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextDisabled("%s", r.source.c_str());
+      ElidedText(r.source, /*disabled=*/true);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(s.current == i ? (s.baseline == i ? "both" : "current")
                                             : (s.baseline == i ? "baseline" : ""));
@@ -140,6 +166,26 @@ void SummaryLine(const ProfilePanelState& s, const ProfilePanelCache& c) {
   }
 }
 
+std::string Dims(const std::array<int, 3>& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+// Grid, block, registers per thread and shared memory per block of the first launch; "*"
+// marks a kernel whose later launches differed (the timeline's tooltips have each one).
+void LaunchCells(const pf::KernelRow& r, bool here) {
+  const char* mark = r.launch_varies ? " *" : "";
+  auto cell = [&](const std::string& text) {
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(here ? (text + mark).c_str() : "-");
+    if (here && r.launch_varies && ImGui::IsItemHovered())
+      ImGui::SetTooltip("the first launch's; later launches of this kernel differed");
+  };
+  cell(Dims(r.grid));
+  cell(Dims(r.block));
+  cell(std::to_string(r.registers));
+  cell(plots::FormatSI(static_cast<double>(r.smem_bytes), "B"));
+}
+
 void KernelsTab(ProfilePanelState& s, const ProfilePanelCache& c) {
   const pf::KernelTable& t = c.view.kernels;
   if (t.rows.empty()) return Reason("No kernel table", t.why_empty);
@@ -147,16 +193,18 @@ void KernelsTab(ProfilePanelState& s, const ProfilePanelCache& c) {
                       c.baseline ? " Deltas: current - baseline." : "");
   if (!t.have_dram) Reason("DRAM columns empty", t.dram_why_not);
   const bool base = c.baseline != nullptr;
-  const int ncol = base ? 12 : 9;
+  const int ncol = base ? 16 : 13;
+  // Scrolls sideways rather than squeezing the kernel names: 13 to 16 columns do not fit 1280 px.
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable | ImGuiTableFlags_RowBg |
-                                ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+                                ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
+                                ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("##kernels", ncol, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
   using K = pf::KernelColumn;
   auto col = [](const char* name, K id, ImGuiTableColumnFlags f = 0) {
     ImGui::TableSetupColumn(name, f | ImGuiTableColumnFlags_PreferSortDescending, 0, static_cast<ImGuiID>(id));
   };
   ImGui::TableSetupScrollFreeze(1, 1);
-  ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch, 0, static_cast<ImGuiID>(K::kName));
+  ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthFixed, 260, static_cast<ImGuiID>(K::kName));
   col("launches/run", K::kLaunches);
   col("total us/run", K::kTotal, ImGuiTableColumnFlags_DefaultSort);
   col("mean us", K::kMean);
@@ -165,6 +213,8 @@ void KernelsTab(ProfilePanelState& s, const ProfilePanelCache& c) {
   col("share", K::kShare);
   col("DRAM read", K::kDramRead);
   col("DRAM write", K::kDramWrite);
+  for (const char* h : {"grid", "block", "registers", "smem/block"})
+    ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_NoSort);
   if (base) {
     col("delta us", K::kDeltaTotal);
     col("delta %", K::kDeltaTotalPct);
@@ -198,6 +248,7 @@ void KernelsTab(ProfilePanelState& s, const ProfilePanelCache& c) {
     cell(here ? share : "-");
     cell(Bytes(r.dram_read));
     cell(Bytes(r.dram_write));
+    LaunchCells(r, here);
     if (base) {
       ImGui::TableNextColumn();
       DeltaText(r.d_total_us.abs, "%+.2f");
@@ -217,16 +268,51 @@ void FitTimeline(ProfilePanelState& s, const pf::ProfileView& v) {
   s.timeline_view.t1 = 1.02 * end;
 }
 
+// "traced run 2 of 2 (the shortest; ...)": which traced run is drawn (1-based) and why.
+std::string RunText(const pf::Timeline& t, bool chosen) {
+  std::string out = "traced run " + std::to_string(t.run + 1) + " of " + std::to_string(t.runs);
+  if (!chosen && t.runs > 1) out += " (the shortest; the first run of a process carries one-time host work)";
+  return out;
+}
+
+void TimelineHeader(const pf::Timeline& t, bool chosen, const char* who) {
+  const double gaps = t.span_us - t.busy_us;
+  ImGui::TextWrapped("%s%s: %zu kernels over %s us; kernels ran %s us (%.0f %%), gaps %s us.", who,
+                     RunText(t, chosen).c_str(), t.spans.size(), ProfileUsText(t.span_us).c_str(),
+                     ProfileUsText(t.busy_us).c_str(), t.span_us > 0 ? 100 * t.busy_us / t.span_us : 0.0,
+                     ProfileUsText(gaps).c_str());
+}
+
+// The run chooser: each traced run with its span.
+void RunChooser(ProfilePanelState& s, const pf::Timeline& t) {
+  if (t.runs < 2) return;
+  std::string preview = s.timeline_run < 0 ? "steady (shortest)" : "run " + std::to_string(s.timeline_run + 1);
+  ImGui::SetNextItemWidth(260);
+  if (ImGui::BeginCombo("traced run", preview.c_str())) {
+    if (ImGui::Selectable("steady (shortest)", s.timeline_run < 0)) s.timeline_run = -1;
+    for (int i = 0; i < t.runs; ++i) {
+      char label[64];
+      std::snprintf(label, sizeof label, "run %d: %s us", i + 1,
+                    ProfileUsText(i < static_cast<int>(t.run_spans_us.size()) ? t.run_spans_us[static_cast<size_t>(i)] : NAN).c_str());
+      if (ImGui::Selectable(label, s.timeline_run == i)) s.timeline_run = i;
+    }
+    ImGui::EndCombo();
+  }
+}
+
 void TimelineTab(ProfilePanelState& s, const ProfilePanelCache& c) {
   const pf::ProfileView& v = c.view;
+  const float lane_h = 36.0f;
   if (v.timeline.spans.empty()) {
     Reason("No timeline", v.timeline.why_empty);
   } else {
-    ImGui::Text("Traced run 0: %zu kernels over %s us", v.timeline.spans.size(), ProfileUsText(v.timeline.span_us).c_str());
+    RunChooser(s, v.timeline);
+    TimelineHeader(v.timeline, s.timeline_run >= 0, "");
     FitTimeline(s, v);
     const int hit = plots::TimelinePlot("##timeline", v.timeline.lanes, c.spans, &s.timeline_view,
-                                        70.0f + 30.0f * static_cast<float>(v.timeline.lanes.size()));
+                                        70.0f + lane_h * static_cast<float>(v.timeline.lanes.size()));
     if (hit >= 0) s.selected_span = hit;
+    plots::KeyRow(c.timeline_key);
     if (s.selected_span >= 0 && s.selected_span < static_cast<int>(c.spans.size())) {
       const plots::Span& sp = c.spans[static_cast<size_t>(s.selected_span)];
       ImGui::TextWrapped("Selected: %s, %.2f us\n%s", sp.name.c_str(), sp.end - sp.start, sp.tip.c_str());
@@ -235,11 +321,12 @@ void TimelineTab(ProfilePanelState& s, const ProfilePanelCache& c) {
   if (!c.baseline) return;
   ImGui::Separator();
   if (v.base_timeline.spans.empty()) return Reason("No baseline timeline", v.base_timeline.why_empty);
-  ImGui::Text("Baseline, traced run 0: %zu kernels over %s us (same time axis: zoom and pan move both)",
-              v.base_timeline.spans.size(), ProfileUsText(v.base_timeline.span_us).c_str());
+  TimelineHeader(v.base_timeline, s.timeline_run >= 0, "Baseline, ");
+  ImGui::TextDisabled("Same time axis: zoom and pan move both.");
   FitTimeline(s, v);
   plots::TimelinePlot("##base_timeline", v.base_timeline.lanes, c.base_spans, &s.timeline_view,
-                      70.0f + 30.0f * static_cast<float>(v.base_timeline.lanes.size()));
+                      70.0f + lane_h * static_cast<float>(v.base_timeline.lanes.size()));
+  plots::KeyRow(c.base_timeline_key);
 }
 
 void BarsTab(const ProfilePanelCache& c) {
@@ -250,7 +337,8 @@ void BarsTab(const ProfilePanelCache& c) {
       Reason("No kernel bars", v.kernels.why_empty);
     } else {
       plots::GroupedBars("##k_lat", c.kernel_categories, c.kernel_latency, {"time per run (us)"}, h);
-      if (v.kernels.have_dram) plots::GroupedBars("##k_dram", c.kernel_categories, c.kernel_dram, {"DRAM bytes per run"}, h);
+      if (v.kernels.have_dram)
+        plots::GroupedBars("##k_dram", c.kernel_categories, c.kernel_dram, {"DRAM bytes per run"}, h);
       else Reason("No DRAM bars", v.kernels.dram_why_not);
     }
   }
@@ -306,6 +394,10 @@ void RooflineTab(const ProfilePanelCache& c) {
   if (!r.why_empty.empty()) return Reason("No roofline", r.why_empty);
   ImGui::TextDisabled("One dot per segment: its FLOPs over its measured DRAM bytes and latency.%s",
                       c.baseline ? " Grey rings: the baseline's segments." : "");
+  ImGui::TextDisabled("Roofs: %s (%s fp16 tensor, %s DRAM)%s.", r.peaks_from.c_str(),
+                      plots::FormatSI(r.peak_flops_per_s, "FLOP/s").c_str(),
+                      plots::FormatSI(r.peak_bytes_per_s, "B/s").c_str(),
+                      c.peaks ? ", the device every view uses" : ", as the profile recorded them");
   if (r.skipped > 0) {
     ImGui::SameLine();
     ImGui::TextDisabled("Left out (no FLOPs, counters or latency): %d of %zu segments.", r.skipped,
@@ -319,8 +411,12 @@ void RooflineTab(const ProfilePanelCache& c) {
 void HistogramTab(const ProfilePanelCache& c) {
   const pf::LatencyHistogram& h = c.view.histogram;
   if (!h.why_empty.empty()) return Reason("No histogram", h.why_empty);
-  ImGui::TextDisabled("Whole-layer latency of each timed run (CUDA events).%s",
-                      c.baseline ? " Outline: the baseline's runs, same bins." : "");
+  ImGui::TextDisabled("Whole-layer latency of each timed run (CUDA events), bins of %s us.%s",
+                      h.edges.size() >= 2 ? ProfileUsText(h.edges[1] - h.edges[0]).c_str() : "-",
+                      c.baseline ? " Right half of each bin, outlined: the baseline's runs." : "");
+  if (h.below + h.above > 0)
+    ImGui::TextDisabled("%zu runs below and %zu above the range drawn are counted in the edge bins.", h.below,
+                        h.above);
   plots::HistogramPlot("##hist", c.hist, c.baseline ? &c.base_hist : nullptr, c.hist_markers,
                        {"layer latency (us)"}, std::max(260.0f, ImGui::GetContentRegionAvail().y - 10));
 }

@@ -5,7 +5,9 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "app/common/run_choice.h"
@@ -15,6 +17,13 @@
 namespace stof::app {
 
 namespace {
+
+// Grey text wrapped to the tab's width (the formulas are wider than 1280 x 720's tab).
+void DisabledWrapped(const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
 
 double Key(const engine::Eq2Candidate& c, int column) {
   switch (column) {
@@ -98,13 +107,19 @@ void DrawSelectionPanel(Studio& studio) {
   engine::Workload w = studio.Workload();
   bool changed = false;
   const int64_t step = 1;
+  // Three fields on one line where they fit (each 140 px and its label), else one per line.
+  bool first = true;
   for (auto [label, field] : {std::pair{"batch", &w.batch}, std::pair{"heads", &w.heads},
                               std::pair{"head dim d", &w.head_dim}}) {
+    const float width = 140 + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+    if (!first) {
+      ImGui::SameLine();
+      if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+    }
+    first = false;
     ImGui::SetNextItemWidth(140);
     changed |= ImGui::InputScalar(label, ImGuiDataType_S64, field, &step, nullptr, "%lld");
-    ImGui::SameLine();
   }
-  ImGui::NewLine();
   if (changed) studio.SetWorkload(w);
   const std::vector<engine::DeviceSpec>& devices = studio.Devices().devices;
   ImGui::SetNextItemWidth(260);
@@ -117,10 +132,11 @@ void DrawSelectionPanel(Studio& studio) {
     ImGui::EndCombo();
   }
   const engine::DeviceSpec& d = studio.Device();
-  ImGui::TextDisabled("%d SMs, %lld KiB SMEM/SM, %lld KiB/block, %d warps/SM, sm_%d%d (%s)", d.sm_count,
-                      static_cast<long long>(d.smem_per_sm_bytes / 1024),
-                      static_cast<long long>(d.smem_per_block_bytes / 1024), d.max_warps_per_sm, d.cc_major,
-                      d.cc_minor, d.source.c_str());
+  char spec[160];
+  std::snprintf(spec, sizeof spec, "%d SMs, %lld KiB SMEM/SM, %lld KiB/block, %d warps/SM, sm_%d%d (%s)", d.sm_count,
+                static_cast<long long>(d.smem_per_sm_bytes / 1024), static_cast<long long>(d.smem_per_block_bytes / 1024),
+                d.max_warps_per_sm, d.cc_major, d.cc_minor, d.source.c_str());
+  DisabledWrapped(spec);
 
   const engine::MaskAnalysis* a = studio.Analysis();
   if (!a) {
@@ -136,10 +152,10 @@ void DrawSelectionPanel(Studio& studio) {
   ImGui::Spacing();
   ImGui::TextUnformatted("STOF Eq. 1: row-wise or block-wise");
   ImGui::Separator();
-  ImGui::TextUnformatted("threshold = valid / n^2 - tau / (log2 n)^2,  n = ceil(L / 16),  tau = 1.2");
-  ImGui::Text("n = ceil(%lld / 16) = %lld,  valid 16x16 blocks = %lld", static_cast<long long>(studio.Workload().seq_len),
+  ImGui::TextWrapped("threshold = valid / n^2 - tau / (log2 n)^2,  n = ceil(L / 16),  tau = 1.2");
+  ImGui::TextWrapped("n = ceil(%lld / 16) = %lld,  valid 16x16 blocks = %lld", static_cast<long long>(studio.Workload().seq_len),
               static_cast<long long>(e1.n), static_cast<long long>(e1.valid_blocks));
-  ImGui::Text("threshold = %lld / %lld^2 - 1.2 / (log2 %lld)^2 = %.6f - %.6f = %.6f",
+  ImGui::TextWrapped("threshold = %lld / %lld^2 - 1.2 / (log2 %lld)^2 = %.6f - %.6f = %.6f",
               static_cast<long long>(e1.valid_blocks), static_cast<long long>(e1.n), static_cast<long long>(e1.n),
               e1.valid_ratio, e1.penalty, e1.threshold);
   ImGui::Text("threshold %s 0  ->  %s kernel", e1.threshold < 0 ? "<" : ">=", engine::MhaKernelName(e1.kernel));
@@ -149,21 +165,22 @@ void DrawSelectionPanel(Studio& studio) {
   // What the engine runs on this device (the kernels' rules on top of Eq. 1 / Eq. 2), then
   // Eq. 2's own pick, which the engine restricts to the kernels' supported set.
   if (a->has_run_choice) {
-    ImGui::TextWrapped("engine runs:  %s", RunChoiceText(a->run_choice).c_str());
+    ImGui::TextWrapped("engine runs:  %s", engine::MhaRunChoiceText(a->run_choice).c_str());
     if (!a->run_choice.note.empty()) NoteTextWrapped(a->run_choice.note);
   } else {
     NoteTextWrapped("engine runs: not known here (" + a->run_choice_why_not + ")");
   }
   if (s.kernel == engine::MhaKernel::kBlockWise || s.block_m > 0)
-    ImGui::Text("Eq. 2's best:  %s,  BM %lld, BN %lld, %lld warps", engine::MhaKernelName(s.kernel),
+    ImGui::TextWrapped("Eq. 2's best:  %s,  BM %lld, BN %lld, %lld warps", engine::MhaKernelName(s.kernel),
                 static_cast<long long>(s.block_m), static_cast<long long>(s.block_n), static_cast<long long>(s.num_warps));
   else
     ImGui::Text("Eq. 1:  %s", engine::MhaKernelName(s.kernel));
   ImGui::Spacing();
-  ImGui::TextUnformatted("STOF Eq. 2: every (BM, BN, num_warps); click a header to sort");
+  ImGui::TextWrapped("STOF Eq. 2: every (BM, BN, num_warps); click a header to sort");
   ImGui::Separator();
-  ImGui::TextDisabled("req_SMEM = 2 ((2 BM + BN)(d + 16) + BM (BN + 16)) B;  OCC = warps min(blocks, MAX_WARP / warps) / MAX_WARP");
-  ImGui::TextDisabled("score = OCC sqrt(SM_NUM / (BM BN) * (L H B) / BM)");
+  DisabledWrapped("req_SMEM = 2 ((2 BM + BN)(d + 16) + BM (BN + 16)) bytes;  OCC = warps min(blocks, MAX_WARP / "
+                  "warps) / MAX_WARP");
+  DisabledWrapped("score = OCC sqrt(SM_NUM / (BM BN) * (L H B) / BM)");
   Eq2Table(s, studio.AnalysisSerial(), studio.Ui());
 }
 

@@ -4,7 +4,7 @@
 #include <imgui.h>
 
 #include <cstdio>
-#include <map>
+#include <optional>
 
 #include "app/studio/layer_lab.h"
 #include "app/studio/panels/fusion_panel.h"
@@ -17,82 +17,35 @@ namespace stof::app {
 
 namespace {
 
-void RebuildPlots(TunePlots& p, const TuneLive& live) {
-  p.live = live;
-  p.version = live.version;
-  p.best.clear();
-  p.scatter.clear();
-  p.rewards.clear();
-  for (const TuneLive::Trace& t : live.traces) {
-    plots::Series s;
-    s.name = t.method;
-    s.x = t.t_s;
-    s.y = t.best_us;
-    s.step = true;
-    s.points = true;
-    p.best.push_back(std::move(s));
-  }
-  std::map<std::string, size_t> by_method;
-  for (const TuneLive::Point& pt : live.points) {
-    auto [it, fresh] = by_method.emplace(pt.method, p.scatter.size());
-    if (fresh) {
-      plots::Series s;
-      s.name = pt.method;
-      p.scatter.push_back(std::move(s));
-    }
-    plots::Series& s = p.scatter[it->second];
-    s.x.push_back(pt.predicted_us);
-    s.y.push_back(pt.us);
-    std::string tip = pt.segment;
-    tip += ' ';
-    tip += pt.tmpl.empty() ? "op by op" : pt.tmpl;
-    if (!pt.choice.empty()) {
-      tip += " (";
-      tip += pt.choice;
-      tip += ')';
-    }
-    s.tips.push_back(std::move(tip));
-  }
-  std::map<std::string, size_t> by_segment;
-  for (const TuneLive::Reward& r : live.rewards) {
-    auto [it, fresh] = by_segment.emplace(r.segment, p.rewards.size());
-    if (fresh) {
-      plots::Series s;
-      s.name = r.segment;
-      s.points = true;
-      p.rewards.push_back(std::move(s));
-    }
-    plots::Series& s = p.rewards[it->second];
-    s.x.push_back(static_cast<double>(r.iteration + 1));
-    s.y.push_back(r.gain_us);
-    char tip[96];
-    std::snprintf(tip, sizeof tip, "iteration %lld: %lld settings, saved %.2f us, best %.1f us",
-                  static_cast<long long>(r.iteration + 1), static_cast<long long>(r.samples), r.gain_us,
-                  r.best_us);
-    s.tips.push_back(tip);
-  }
-}
-
+// Not started: an empty grey bar; running: the fraction done; finished: a full bar.
 void DrawProgress(const LayerLab& lab, const TuneLive& live) {
   const engine::TuneProgress& p = live.progress;
+  const bool started = lab.Tuning() || p.candidates > 0 || !lab.Results().empty();
+  if (!started) {
+    ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
+    ImGui::ProgressBar(0.0f, ImVec2(-1, 0), "not started: press Start");
+    ImGui::PopStyleColor();
+    return;
+  }
   std::string overlay = TuneProgressText(p);
-  float fraction = 1.0f;  // finished (or not started): a full bar, the text says which
+  float fraction = 1.0f;
   if (lab.Tuning())
     fraction = p.fraction >= 0 ? static_cast<float>(p.fraction)
                                : static_cast<float>(ImGui::GetTime() * 0.5 - static_cast<int>(ImGui::GetTime() * 0.5));
-  if (!lab.Tuning() && !lab.Results().empty()) {  // no time left to estimate any more
+  if (!lab.Tuning()) {  // no time left to estimate any more
     engine::TuneProgress done = p;
     done.remaining_s = -1;
     overlay = "finished: " + TuneProgressText(done);
   }
-  ImGui::ProgressBar(fraction, ImVec2(-1, 0), lab.Tuning() || p.candidates > 0 ? overlay.c_str() : "not started");
+  ImGui::ProgressBar(fraction, ImVec2(-1, 0), overlay.c_str());
 }
 
 void DrawResults(LayerLab& lab) {
   const auto& results = lab.Results();
   if (results.empty()) return;
   if (!ImGui::BeginTable("results", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) return;
-  for (const char* h : {"method", "layer us", "", "model us", "default us", "speed-up", "candidates", "tuning s"})
+  for (const char* h : {"method", "layer us", "", "model us", "default model us",
+                        "speed-up vs default", "candidates", "tuning s"})
     ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   for (const MethodResult& m : results) {
@@ -111,16 +64,21 @@ void DrawResults(LayerLab& lab) {
     if (s.default_model_us) ImGui::Text("%.1f", *s.default_model_us);
     else ImGui::TextDisabled("-");
     ImGui::TableNextColumn();
-    if (s.model_us && s.default_model_us) ImGui::Text("%.2fx", *s.default_model_us / *s.model_us);
-    else ImGui::Text("%.2fx", s.result.total_us > 0 ? s.result.initial_us / s.result.total_us : 0.0);
+    if (const std::optional<double> x = TuneSpeedup(s)) ImGui::Text("%.2fx", *x);
+    else ImGui::TextDisabled("-");
     ImGui::TableNextColumn();
     ImGui::Text("%lld", static_cast<long long>(s.result.stats.candidates));
     ImGui::TableNextColumn();
     ImGui::Text("%.2f", s.result.stats.total_s);
   }
   ImGui::EndTable();
-  ImGui::TextDisabled("layer us: the tuner's sum of its segments; model us: every layer, timed "
-                      "after tuning; speed-up over the untuned default (or the initial scheme).");
+  const engine::TuneSessionResult& first = results.front().session;
+  if (first.default_layer_us)
+    ImGui::TextDisabled("untuned default layer (default scheme, default choices): %.1f us, %s", *first.default_layer_us,
+                        first.result.measured ? "measured" : "predicted");
+  ImGui::TextWrapped("layer us: the tuner's sum of its segments; model us: every layer, timed after "
+                     "tuning (GPU only); speed-up vs default: the untuned default layer over the method's "
+                     "layer, the same baseline for every method.");
 }
 
 }  // namespace
@@ -153,10 +111,10 @@ bool DrawTunePanel(LayerLab& lab, PanelUi& ui) {
   if (ImGui::Button("Cancel")) lab.CancelJobs();
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::TextDisabled("on %s", lab.Worker().Ready() ? lab.Worker().DeviceText().c_str() : "(starting)");
+  ImGui::TextDisabled("device: %s", lab.Worker().Ready() ? lab.Worker().DeviceText().c_str() : "(starting)");
 
   TunePlots& p = lab.Plots();
-  if (lab.LiveVersion() != p.version) RebuildPlots(p, lab.LiveSnapshot());
+  if (lab.LiveVersion() != p.version) p = BuildTunePlots(lab.LiveSnapshot());
   DrawProgress(lab, p.live);
   if (!lab.TuneError().empty()) ErrorTextWrapped(lab.TuneError());
 
@@ -167,9 +125,8 @@ bool DrawTunePanel(LayerLab& lab, PanelUi& ui) {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("scatter", ImVec2(0, 250), false);
-  ImGui::TextUnformatted("Each candidate: predicted vs measured");
-  plots::ScatterPlot("scatter_plot", p.scatter, plots::Axis{"predicted (us)", true},
-                     plots::Axis{"measured (us)", true}, 220, true);
+  ImGui::TextUnformatted(p.candidates_title.c_str());
+  plots::ScatterPlot("scatter_plot", p.candidates, p.candidates_x, p.candidates_y, 220, p.measured);
   ImGui::EndChild();
   ImGui::TextUnformatted("Stage 2 (STOF): time each segment's samples saved, per iteration");
   if (p.rewards.empty())

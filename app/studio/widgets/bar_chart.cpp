@@ -1,4 +1,4 @@
-// DrawBarChart (bar_chart.h).
+// DrawBarChart (bar_chart.h). Bars carry their values where the text fits the bar.
 #include "app/studio/widgets/bar_chart.h"
 
 #include <imgui.h>
@@ -34,6 +34,16 @@ void DrawBarChart(const char* id, const std::vector<int32_t>& values, float heig
     const float y = b.y - (b.y - a.y) * static_cast<float>(v) / static_cast<float>(top);
     const float x0 = a.x + bar_w * static_cast<float>(i);
     dl->AddRectFilled(ImVec2(x0 + (bar_w > 3 ? 1.0f : 0.0f), y), ImVec2(x0 + bar_w, b.y), color);
+    // Each bar's value where it fits: inside the top of a tall bar, else just above it.
+    if (bars == n) {
+      std::snprintf(buf, sizeof buf, "%d", v);
+      const ImVec2 t = ImGui::CalcTextSize(buf);
+      if (t.x + 2 <= bar_w) {
+        const bool inside = b.y - y >= t.y + 2;
+        dl->AddText(ImVec2(x0 + (bar_w - t.x) * 0.5f, inside ? y + 1 : y - t.y - 1),
+                    inside ? IM_COL32(255, 255, 255, 255) : IM_COL32(200, 200, 210, 255), buf);
+      }
+    }
   }
   if (ImGui::IsItemHovered()) {
     const float mx = ImGui::GetIO().MousePos.x;

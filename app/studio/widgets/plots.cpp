@@ -127,7 +127,8 @@ void ScatterPlot(const char* id, const std::vector<Series>& series, const Axis& 
 }
 
 void GroupedBars(const char* id, const std::vector<std::string>& categories,
-                 const std::vector<BarGroup>& groups, const Axis& ya, float height) {
+                 const std::vector<BarGroup>& groups, const Axis& ya, float height,
+                 const char* value_unit) {
   Frame f = BeginFrame(id, height);
   std::vector<double> values;
   bool tagged = false;
@@ -135,11 +136,11 @@ void GroupedBars(const char* id, const std::vector<std::string>& categories,
     values.insert(values.end(), g.values.begin(), g.values.end());
     tagged = tagged || !g.tags.empty();
   }
-  if (tagged && !ya.log && ya.min >= ya.max) {  // room above the tallest bar for its tag
+  if (!ya.log && ya.min >= ya.max) {  // room above the tallest bar for its value and tag
     double top = 0;
     for (double v : values)
       if (std::isfinite(v)) top = std::max(top, v);
-    if (top > 0) values.push_back(top * 1.15);
+    if (top > 0) values.push_back(top * (tagged ? 1.3 : 1.15));
   }
   Scale y;
   if (categories.empty() || groups.empty() || !FitScale(ya, values, true, &y)) {
@@ -164,10 +165,18 @@ void GroupedBars(const char* id, const std::vector<std::string>& categories,
       const ImVec2 a(bx + (bar > 4 ? 1.0f : 0.0f), std::min(top, base_px)), b(bx + bar, std::max(top, base_px));
       if (is_baseline(grp)) f.dl->AddRect(a, b, kBaselineColor, 0, 0, 1.5f);
       else f.dl->AddRectFilled(a, b, ColorOr(grp.color, g));
+      // The value over the bar, where it fits the bar and its share of the gap between slots.
+      float text_y = a.y;
+      const std::string value = value_unit && *value_unit ? FormatSI(v, value_unit) : FormatSI(v);
+      const ImVec2 vs = ImGui::CalcTextSize(value.c_str());
+      if (vs.x <= bar + slot * 0.2f / ng) {
+        text_y -= vs.y + 1;
+        f.dl->AddText(ImVec2(bx + (bar - vs.x) * 0.5f, text_y), kText, value.c_str());
+      }
       if (static_cast<size_t>(c) < grp.tags.size() && !grp.tags[static_cast<size_t>(c)].empty()) {
         const std::string tag = Fit(grp.tags[static_cast<size_t>(c)], bar + slot * 0.1f);
         const ImVec2 sz = ImGui::CalcTextSize(tag.c_str());
-        f.dl->AddText(ImVec2(bx + (bar - sz.x) * 0.5f, a.y - sz.y - 1), kDim, tag.c_str());
+        f.dl->AddText(ImVec2(bx + (bar - sz.x) * 0.5f, text_y - sz.y - 1), kDim, tag.c_str());
       }
     }
   }
@@ -219,6 +228,10 @@ void HistogramPlot(const char* id, const Histogram& current, const Histogram* ba
     xs.insert(xs.end(), baseline->edges.begin(), baseline->edges.end());
     ys.insert(ys.end(), baseline->counts.begin(), baseline->counts.end());
   }
+  double top = 0;  // room above the tallest bar for its count
+  for (double c : ys)
+    if (Finite(c)) top = std::max(top, c);
+  ys.push_back(top * 1.15);
   Scale x, y;
   Axis count_axis;
   if (!FitScale(xa, xs, false, &x) || !FitScale(count_axis, ys, true, &y)) {
@@ -229,23 +242,31 @@ void HistogramPlot(const char* id, const Histogram& current, const Histogram* ba
   XAxis(f, &x, xa.label);
   PushPlotClip(f);
   const ImU32 color = SeriesColor(0);
-  for (size_t i = 0; i < current.counts.size(); ++i) {
-    if (!Finite(current.counts[i]) || current.counts[i] <= 0) continue;
-    f.dl->AddRectFilled(ImVec2(x.Px(current.edges[i]) + 1, y.Px(current.counts[i])),
-                        ImVec2(x.Px(current.edges[i + 1]), y.Px(0)), color);
-  }
-  if (have_base) {  // the baseline's bars as one step outline (separate lines: no miter spikes)
-    double prev = 0;
-    for (size_t i = 0; i < baseline->counts.size(); ++i) {
-      const double c = Finite(baseline->counts[i]) ? baseline->counts[i] : 0;
-      const float x0 = x.Px(baseline->edges[i]), x1 = x.Px(baseline->edges[i + 1]);
-      f.dl->AddLine(ImVec2(x0, y.Px(prev)), ImVec2(x0, y.Px(c)), kBaselineColor, 2);
-      f.dl->AddLine(ImVec2(x0, y.Px(c)), ImVec2(x1, y.Px(c)), kBaselineColor, 2);
-      prev = c;
+  // With a baseline each bin holds two bars: current on the left half, baseline on the right.
+  auto bars = [&](const Histogram& h, bool right, bool outline) {
+    for (size_t i = 0; i < h.counts.size(); ++i) {
+      if (!Finite(h.counts[i]) || h.counts[i] <= 0) continue;
+      float x0 = x.Px(h.edges[i]) + 1, x1 = x.Px(h.edges[i + 1]);
+      if (have_base) {
+        const float mid = (x0 + x1) * 0.5f;
+        (right ? x0 : x1) = mid;
+      }
+      const ImVec2 a(x0, y.Px(h.counts[i])), b(std::max(x1, x0 + 1), y.Px(0));
+      if (outline) {
+        f.dl->AddRectFilled(a, b, IM_COL32(160, 160, 160, 70));
+        f.dl->AddRect(a, b, kBaselineColor, 0, 0, 1.5f);
+      } else {
+        f.dl->AddRectFilled(a, b, color);
+      }
+      char count[16];  // the bar's value, over it, where it fits
+      std::snprintf(count, sizeof count, "%g", h.counts[i]);
+      const ImVec2 t = ImGui::CalcTextSize(count);
+      if (t.x <= b.x - a.x + 2 && a.y - t.y - 1 >= f.plot0.y)
+        f.dl->AddText(ImVec2((a.x + b.x - t.x) * 0.5f, a.y - t.y - 1), outline ? kDim : kText, count);
     }
-    f.dl->AddLine(ImVec2(x.Px(baseline->edges.back()), y.Px(prev)), ImVec2(x.Px(baseline->edges.back()), y.Px(0)),
-                  kBaselineColor, 2);
-  }
+  };
+  bars(current, false, false);
+  if (have_base) bars(*baseline, true, true);
   float label_y = f.plot0.y + 2;
   for (size_t m = 0; m < markers.size(); ++m) {
     if (!x.Usable(markers[m].x)) continue;
@@ -306,6 +327,7 @@ void RooflinePlot(const char* id, double peak_flops, double peak_bw,
   if (roofs) {  // show the ridge and the flat roof even when every point is memory-bound
     xs.push_back(ridge * 1.5);
     ys.push_back(peak_flops);
+    ys.push_back(peak_flops * 3);  // room above the roof for its label, clear of every point
   }
   Scale x, y;
   x.log = y.log = true;
@@ -323,7 +345,7 @@ void RooflinePlot(const char* id, double peak_flops, double peak_bw,
       f.dl->AddLine(ImVec2(x.Px(ridge), yy), ImVec2(x.Px(ridge), std::min(yy + 4, f.plot1.y)), kDim);
     std::string flat = "peak ";
     flat += FormatSI(peak_flops, "FLOP/s");
-    f.dl->AddText(ImVec2(x.Px(ridge) + 6, y.Px(peak_flops) + 3), roof_color, flat.c_str());
+    f.dl->AddText(ImVec2(x.Px(ridge) + 6, y.Px(peak_flops) - LineH() - 3), roof_color, flat.c_str());
     // Left of a point on the slope and above it: the rising line stays below the text.
     std::string slope = "DRAM ";
     slope += FormatSI(peak_bw, "B/s");
@@ -453,15 +475,30 @@ int TimelinePlot(const char* id, const std::vector<std::string>& lanes,
     const float x0 = x.Px(s.start), x1 = std::max(x.Px(s.end), x0 + 1);
     if (x1 < f.plot0.x || x0 > f.plot1.x) continue;
     const float y0 = f.plot0.y + lane_h * s.lane + 2, y1 = y0 + lane_h - 4;
-    const ImU32 c = s.color ? s.color : HashColor(s.name);
-    f.dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), c);
-    f.dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), IM_COL32(0, 0, 0, 120));
     const float vis0 = std::max(x0, f.plot0.x), vis1 = std::min(x1, f.plot1.x);
-    if (vis1 - vis0 > 24) {
-      const std::string t = Fit(s.name, vis1 - vis0 - 6);
-      f.dl->AddText(ImVec2(vis0 + 3, (y0 + y1 - LineH()) * 0.5f), IM_COL32(10, 10, 14, 255), t.c_str());
+    if (s.gap) {  // hatched, labelled with its length where that fits
+      f.dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), s.color ? s.color : kGapColor);
+      for (float hx = x0 - (y1 - y0); hx < x1; hx += 8)
+        f.dl->AddLine(ImVec2(std::max(hx, x0), y1 - (std::max(hx, x0) - hx)),
+                      ImVec2(std::min(hx + (y1 - y0), x1), y1 - (std::min(hx + (y1 - y0), x1) - hx)),
+                      IM_COL32(150, 150, 160, 90));
+      const ImVec2 sz = ImGui::CalcTextSize(s.name.c_str());
+      if (sz.x + 6 <= vis1 - vis0)
+        f.dl->AddText(ImVec2((vis0 + vis1 - sz.x) * 0.5f, (y0 + y1 - LineH()) * 0.5f), kText, s.name.c_str());
+    } else {
+      const ImU32 c = s.color ? s.color : HashColor(s.name);
+      f.dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), c);
+      f.dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), IM_COL32(0, 0, 0, 120));
+      // The whole name where it fits, else the short label (the key's number), never "n..".
+      const float room = vis1 - vis0 - 6;
+      const std::string* text = ImGui::CalcTextSize(s.name.c_str()).x <= room ? &s.name
+                                : !s.label.empty() && ImGui::CalcTextSize(s.label.c_str()).x <= room ? &s.label
+                                                                                                   : nullptr;
+      if (text)
+        f.dl->AddText(ImVec2(vis0 + 3, (y0 + y1 - LineH()) * 0.5f), IM_COL32(10, 10, 14, 255), text->c_str());
     }
-    if (f.InPlot() && f.mouse.x >= x0 && f.mouse.x <= x1 && f.mouse.y >= y0 && f.mouse.y <= y1)
+    if (f.InPlot() && f.mouse.x >= x0 && f.mouse.x <= x1 && f.mouse.y >= y0 && f.mouse.y <= y1 &&
+        (hovered < 0 || !s.gap))
       hovered = static_cast<int>(i);
   }
   f.dl->PopClipRect();
@@ -476,9 +513,35 @@ int TimelinePlot(const char* id, const std::vector<std::string>& lanes,
                 FormatSI(s.end - s.start).c_str());
     if (!s.tip.empty()) ImGui::TextUnformatted(s.tip.c_str());
     ImGui::EndTooltip();
-    if (ImGui::IsMouseReleased(0) && io.MouseDragMaxDistanceSqr[0] < 9) clicked = hovered;
+    if (!s.gap && ImGui::IsMouseReleased(0) && io.MouseDragMaxDistanceSqr[0] < 9) clicked = hovered;
   }
   return clicked;
+}
+
+void KeyRow(const std::vector<LegendItem>& items) {
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  const float h = ImGui::GetTextLineHeight();
+  bool first = true;
+  for (const LegendItem& it : items) {
+    const float w = h + 4 + ImGui::CalcTextSize(it.name.c_str()).x;
+    if (!first) {
+      ImGui::SameLine(0, 14);
+      if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+    }
+    first = false;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 a(p.x, p.y + 2), b(p.x + h - 2, p.y + h - 2);
+    if (it.outline) {
+      dl->AddRect(a, b, it.color, 0, 0, 1.5f);
+    } else {
+      dl->AddRectFilled(a, b, it.color);
+      dl->AddRect(a, b, IM_COL32(150, 150, 160, 255));  // a dark colour stays visible
+    }
+    ImGui::Dummy(ImVec2(h + 2, h));
+    ImGui::SameLine(0, 2);
+    ImGui::TextUnformatted(it.name.c_str());
+  }
 }
 
 }  // namespace stof::app::plots

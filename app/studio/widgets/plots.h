@@ -18,6 +18,16 @@ namespace stof::app::plots {
 // Colours (IM_COL32 layout): one per series index, and the baseline's.
 uint32_t SeriesColor(int index);
 inline constexpr uint32_t kBaselineColor = 0xB4A0A0A0u;  // grey, translucent
+inline constexpr uint32_t kGapColor = 0x50808080u;       // a timeline's idle stretch
+
+// One entry of a colour key drawn under a plot (KeyRow).
+struct LegendItem {
+  std::string name;
+  uint32_t color = 0;
+  bool outline = false;   // drawn as an outlined swatch (a baseline, a gap)
+};
+// A colour key as ImGui items: a swatch and a name per entry, wrapped to the available width.
+void KeyRow(const std::vector<LegendItem>& items);
 
 // Tick-label style number: three significant digits with an SI suffix from 1e3 up
 // ("950", "1.5k", "10M", "1T"; "0.25" below 1). Tables use it too, so plots and tables agree.
@@ -49,9 +59,10 @@ void ScatterPlot(const char* id, const std::vector<Series>& series, const Axis& 
                  float height, bool diagonal);
 
 // Grouped bars: for each category (x axis), one bar per group (legend), side by side.
-// values[g][c] is group g's value of category c (NaN = no bar). `tags[g][c]` (optional) is
-// drawn above the bar (e.g. "measured" / "pred."). A group whose name starts with "baseline"
-// is drawn in kBaselineColor as an outline.
+// values[g][c] is group g's value of category c (NaN = no bar). Each bar carries its value
+// above it (FormatSI, with `value_unit`) where the text fits the bar's slot; `tags[g][c]`
+// (optional) is drawn above that (e.g. "measured" / "pred."). A group whose name starts with
+// "baseline" is drawn in kBaselineColor as an outline.
 struct BarGroup {
   std::string name;
   std::vector<double> values;
@@ -59,10 +70,12 @@ struct BarGroup {
   uint32_t color = 0;
 };
 void GroupedBars(const char* id, const std::vector<std::string>& categories,
-                 const std::vector<BarGroup>& groups, const Axis& y, float height);
+                 const std::vector<BarGroup>& groups, const Axis& y, float height,
+                 const char* value_unit = "");
 
 // A histogram of `bins` (counts over [edges[i], edges[i+1])), with an optional baseline
-// histogram drawn as an outline over the same x range, and vertical markers (e.g. medians).
+// histogram on the same bins: each bin then holds two bars side by side (current left,
+// baseline right, outlined), so neither hides the other; vertical markers (e.g. medians).
 struct Histogram {
   std::vector<double> edges;   // bins + 1 ascending edges
   std::vector<double> counts;  // per bin
@@ -97,6 +110,8 @@ struct Span {
   std::string name;            // shown inside the span when it fits, and in the tooltip
   std::string tip;             // extra tooltip lines
   uint32_t color = 0;          // 0 = by name hash
+  std::string label;           // shown instead of `name` when only it fits (the key's number)
+  bool gap = false;            // an idle stretch: hatched, "gap N us", never clicked
 };
 struct TimelineView {
   double t0 = 0, t1 = 0;       // visible range; t0 >= t1 = fit all spans on the next draw

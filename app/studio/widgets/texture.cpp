@@ -93,6 +93,10 @@ uint32_t Over(uint32_t top, uint32_t bottom, uint32_t alpha) {
 }
 }  // namespace
 
+uint32_t BlendedBlockColor(engine::BlockClass cls, bool attend) {
+  return Over(ClassColor(static_cast<uint8_t>(cls)), attend ? kColorAttend : kColorMasked, kBlockOverlayAlpha);
+}
+
 void UploadBlockTexture(const engine::BlockLayout& layout, Texture* texture) {
   const int w = static_cast<int>(layout.BlockCols()), h = static_cast<int>(layout.BlockRows());
   if (w == 0 || h == 0) return;

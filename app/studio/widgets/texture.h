@@ -63,5 +63,8 @@ inline constexpr uint32_t kColorMasked = Rgba(24, 26, 34);
 inline constexpr uint32_t kColorFull = Rgba(0, 114, 178);
 inline constexpr uint32_t kColorPart = Rgba(230, 159, 0);
 inline constexpr uint32_t kColorEmpty = Rgba(204, 121, 167);
+// What the "blocks over mask" overlay shows: `cls`'s colour over an attended or a masked cell
+// (the canvas' colour keys use it, so they show the canvas' own colours).
+uint32_t BlendedBlockColor(engine::BlockClass cls, bool attend);
 
 }  // namespace stof::app

@@ -1,6 +1,6 @@
-// TMA (cp.async.bulk.tensor, sm_90) helpers: 4-D tiled loads into shared memory completing on
-// an mbarrier, plain (1-D) bulk loads likewise, 4-D tiled stores from shared memory, and the
-// bulk-group fences. The tensor maps
+// TMA (cp.async.bulk.tensor, sm_90) helpers: 4-D and 5-D tiled loads into shared memory
+// completing on an mbarrier, plain (1-D) bulk loads likewise, 5-D tiled stores from shared
+// memory, and the bulk-group fences. The tensor maps
 // are built on the host (tensor_map.h) and passed as __grid_constant__ kernel parameters; the
 // device takes their generic address. Used by the Hopper attention kernel's producer warp and
 // epilogue (kernels/attention_hopper/).
@@ -33,6 +33,17 @@ __device__ __forceinline__ void TmaLoad4d(void* smem, const CUtensorMap* map, ui
       : "memory");
 }
 
+// The same for a 5-D map (coordinates c0 innermost .. c4).
+__device__ __forceinline__ void TmaLoad5d(void* smem, const CUtensorMap* map, uint64_t* bar,
+                                          int c0, int c1, int c2, int c3, int c4) {
+  asm volatile(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4, %5, %6}], [%7];\n" ::"r"(SmemAddr(smem)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4),
+      "r"(SmemAddr(bar))
+      : "memory");
+}
+
 // `bytes` of global memory at `src` into `smem` (both 16-byte aligned, `bytes` a multiple of
 // 16) by the copy engine; completes on `bar`, whose phase must have announced the bytes.
 __device__ __forceinline__ void BulkLoad(void* smem, const void* src, uint32_t bytes,
@@ -44,12 +55,14 @@ __device__ __forceinline__ void BulkLoad(void* smem, const void* src, uint32_t b
       : "memory");
 }
 
-// Box of `smem` to coordinates (c0 .. c3) of `map`; rows outside the tensor are not written.
-__device__ __forceinline__ void TmaStore4d(const CUtensorMap* map, const void* smem, int c0,
-                                           int c1, int c2, int c3) {
+// Box of `smem` to coordinates (c0 .. c4) of `map`; elements outside the tensor are not
+// written.
+__device__ __forceinline__ void TmaStore5d(const CUtensorMap* map, const void* smem, int c0,
+                                           int c1, int c2, int c3, int c4) {
   asm volatile(
-      "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n"
-      ::"l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3),
+      "cp.async.bulk.tensor.5d.global.shared::cta.tile.bulk_group"
+      " [%0, {%1, %2, %3, %4, %5}], [%6];\n"
+      ::"l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4),
       "r"(SmemAddr(smem))
       : "memory");
 }

@@ -1,0 +1,54 @@
+// Studio's Learn commands (studio.h): opening a lesson, stepping its pages, applying a page's
+// setup to the real views, and the current page built from their live results.
+#include <algorithm>
+
+#include "app/studio/studio.h"
+
+namespace stof::app {
+
+void Studio::OpenLesson(int lesson) {
+  m_learn.memory = LearnMemory{};
+  m_learn.page = 0;
+  m_learn.transcript.clear();
+  if (lesson < 0 || lesson >= static_cast<int>(Lessons().size())) {
+    m_learn.lesson = -1;
+    return;
+  }
+  m_learn.lesson = lesson;
+  ApplyLessonSetup(PageSetup(lesson, 0));
+}
+
+void Studio::StepLesson(int delta) {
+  if (m_learn.lesson < 0) return;
+  const int pages = Lessons()[static_cast<size_t>(m_learn.lesson)].pages;
+  const int page = std::clamp(m_learn.page + delta, 0, pages - 1);
+  if (page == m_learn.page) return;
+  m_learn.transcript.push_back(LessonPageJson(m_learn.lesson, m_learn.page, CurrentLessonPage()));
+  m_learn.page = page;
+  ApplyLessonSetup(PageSetup(m_learn.lesson, page));
+  // The question compares the student's change with the figures shown so far.
+  if (page == pages - 1) RememberForQuestion(m_learn.lesson, GatherLearnFacts(*this), &m_learn.memory);
+}
+
+void Studio::ApplyLessonSetup(const LessonSetup& s) {
+  if (s.mask) {
+    const auto want = engine::Resolve(*s.mask);
+    if (!want.IsOk() || !Doc().state.spec || !(*Doc().state.spec == *want)) {
+      ApplySpec(*s.mask, /*record=*/true);
+      if (Doc().state.spec) m_preset = *Doc().state.spec;  // the Mask tab shows it
+    }
+  }
+  if (s.block) SetBlockSize(s.block->first, s.block->second);
+  if (s.batch) m_lab->SetChoice(LayerChoice{"bert-base", "", *s.batch});
+  if (s.device)
+    for (size_t i = 0; i < m_devices.devices.size(); ++i)
+      if (m_devices.devices[i].name == *s.device) SetDevice(static_cast<int>(i));
+  if (s.default_scheme) m_lab->ResetScheme();
+}
+
+LessonPage Studio::CurrentLessonPage() const {
+  if (m_learn.lesson < 0) return LessonPage{};
+  return BuildPage(m_learn.lesson, m_learn.page, GatherLearnFacts(*this), m_learn.memory);
+}
+
+}  // namespace stof::app

@@ -1,0 +1,241 @@
+"""GPU tests of the shapes of today's models (torch + CUDA + libstof_capi.so on an sm_90 GPU;
+skipped otherwise): stof.attention with grouped key/value heads (GQA ratios 1-32, MQA) and a KV
+cache's query rows (L_q < L_k, causal aligned to the bottom right, decode steps), both layouts,
+fp16 and bf16, against the fp32 reference; and the Hugging Face backend on randomly initialised
+Llama (GQA), Mistral (sliding window), Qwen2 and GPT-2 models from configs: a padded forward
+against "sdpa", and greedy generate() whose logits stay within tolerance of sdpa's at every
+step with our kernel counted in every layer and step."""
+
+import unittest
+import warnings
+
+import _gpu
+from _gpu import skip_unless_gpu
+
+if _gpu.OK:
+    import numpy as np
+    import torch
+    import stof
+
+HOPPER = _gpu.OK and torch.cuda.get_device_capability() == (9, 0)
+skip_unless_hopper = unittest.skipUnless(HOPPER, "needs an sm_90 GPU (the Hopper kernel): "
+                                         + (_gpu.WHY or "another GPU"))
+
+
+def grouped_inputs(B, H, Hkv, Lq, Lk, d, dtype, layout="bhld", seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+
+    def make(h, n):
+        shape = (B, h, n, d) if layout == "bhld" else (B, n, h, d)
+        return torch.randn(shape, generator=g, device="cuda", dtype=dtype)
+    return make(H, Lq), make(Hkv, Lk), make(Hkv, Lk)
+
+
+def reference(q, k, v, mask, layout="bhld"):
+    """fp32 attention with K and V repeated per query head (SDPA's enable_gqa)."""
+    if layout == "blhd":
+        q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+    group = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(group, dim=1)
+    v = v.repeat_interleave(group, dim=1)
+    s = torch.matmul(q.float(), k.float().transpose(-2, -1)) / q.shape[-1] ** 0.5
+    s = s.masked_fill(~mask.to(q.device), float("-inf"))
+    p = torch.nan_to_num(torch.softmax(s, dim=-1), nan=0.0)
+    out = torch.matmul(p, v.float())
+    return out.transpose(1, 2) if layout == "blhd" else out
+
+
+def rel_err(out, ref):
+    return float((out.float() - ref).abs().max() / ref.abs().max().clamp(min=1e-3))
+
+
+@skip_unless_gpu
+@skip_unless_hopper
+class GroupedShapesTest(unittest.TestCase):
+    def check(self, H, Hkv, Lq, Lk, d=128, dtype=None, layout="bhld", mask=None, B=2):
+        dtype = dtype or torch.float16
+        q, k, v = grouped_inputs(B, H, Hkv, Lq, Lk, d, dtype, layout, seed=H + Lq + Lk)
+        mask = mask or stof.Mask.causal(Lq, Lk)
+        out = stof.attention(q, k, v, mask=mask, layout=layout)
+        torch.cuda.synchronize()
+        self.assertEqual(out.shape, q.shape)
+        self.assertFalse(torch.isnan(out).any().item())
+        err = rel_err(out, reference(q, k, v, mask.to_tensor("cuda"), layout))
+        tol = 2e-2 if dtype == torch.bfloat16 else 5e-3
+        self.assertLess(err, tol, f"H {H}/{Hkv} Lq {Lq} Lk {Lk} d {d} {dtype} {layout}")
+
+    def test_gqa_ratios(self):
+        for Hkv in (32, 16, 8, 4, 1):
+            for d in (64, 128):
+                with self.subTest(Hkv=Hkv, d=d):
+                    self.check(32, Hkv, 1000, 1000, d)
+
+    def test_kv_cache_rows_and_decode(self):
+        for Lq in (1, 7, 16, 128):
+            for Lk in (Lq, 1000, 4097):
+                with self.subTest(Lq=Lq, Lk=Lk):
+                    self.check(32, 8, Lq, Lk)
+
+    def test_layouts_and_bf16(self):
+        for layout in ("bhld", "blhd"):
+            for dtype in (torch.float16, torch.bfloat16):
+                with self.subTest(layout=layout, dtype=dtype):
+                    self.check(16, 4, 1, 2048, dtype=dtype, layout=layout)
+                    self.check(16, 4, 300, 300, dtype=dtype, layout=layout)
+
+    def test_sparse_cache(self):
+        """A sliding window over the cache: the decode row reads only the window's blocks."""
+        Lk = 8192
+        a = np.zeros((1, Lk), dtype=bool)
+        a[0, Lk - 1024:] = True
+        self.check(32, 8, 1, Lk, mask=stof.Mask(a))
+
+    def test_cache_capacity_plan_is_reused(self):
+        """A mask over a KV cache's capacity (more columns than keys) is prepared once; each
+        decode step runs its first L_k columns."""
+        cap = 1024
+        rows = np.ones((1, cap), dtype=bool)
+        rows[0, 5] = False  # a hole, so the columns past L_k are not all the same
+        mask = stof.Mask(rows)
+        plans = len(stof.cache_info())
+        for Lk in (700, 701, 960, cap):
+            q, k, v = grouped_inputs(2, 32, 8, 1, Lk, 128, torch.float16, seed=Lk)
+            out = stof.attention(q, k, v, mask=mask)
+            ref = reference(q, k, v, mask.to_tensor("cuda")[:, :Lk])
+            self.assertLess(rel_err(out, ref), 5e-3, f"L_k {Lk}")
+        self.assertEqual(len(stof.cache_info()), plans + 1, "one plan for every step")
+        q, k, v = grouped_inputs(1, 8, 2, 16, 64, 64, torch.float16)
+        with self.assertRaisesRegex(stof.StofError, "more columns than keys"):
+            stof.attention(q, k, v, mask=stof.Mask(np.ones((8, 64), dtype=bool)))
+
+    def test_refusals_name_the_shape(self):
+        q, k, v = grouped_inputs(1, 12, 5, 64, 64, 64, torch.float16)
+        with self.assertRaisesRegex(stof.StofError, "H a multiple of H_kv"):
+            stof.attention(q, k, v)
+        q, k, v = grouped_inputs(1, 8, 2, 64, 64, 96, torch.float16)
+        with self.assertRaisesRegex(stof.StofError, "head_dim"):
+            stof.attention(q, k, v)
+        q, k, v = grouped_inputs(1, 8, 2, 16, 64, 64, torch.float16)
+        with self.assertRaisesRegex(stof.StofError, "16 x 16 .*L_q = 16 queries over L_k = 64"):
+            stof.attention(q, k, v, mask=stof.Mask.causal(16, 16))
+
+
+HAVE_HF = False
+if HOPPER:
+    try:
+        import stof.hf
+        stof.hf.register()
+        HAVE_HF = True
+    except ImportError:
+        pass
+
+VOCAB = 1000
+
+
+def hf_config(name):
+    import transformers as tf
+    common = dict(vocab_size=VOCAB, hidden_size=512, intermediate_size=1024,
+                  num_hidden_layers=2, max_position_embeddings=4096)
+    if name == "llama":
+        return tf.LlamaConfig(num_attention_heads=8, num_key_value_heads=2, **common)
+    if name == "mistral":
+        return tf.MistralConfig(num_attention_heads=8, num_key_value_heads=2, sliding_window=96,
+                                **common)
+    if name == "qwen2":
+        return tf.Qwen2Config(num_attention_heads=8, num_key_value_heads=4, **common)
+    return tf.GPT2Config(vocab_size=VOCAB, n_embd=512, n_layer=2, n_head=8, n_positions=4096)
+
+
+def hf_model(name, impl, state=None):
+    from transformers import AutoModelForCausalLM
+    torch.manual_seed(0)
+    m = AutoModelForCausalLM.from_config(hf_config(name), attn_implementation=impl)
+    if state is not None:
+        m.load_state_dict(state)
+    return m.to("cuda", torch.float16).eval()
+
+
+class KernelCount:
+    """Counts stof.attention calls that ran our kernel (not the sdpa fallback)."""
+
+    def __enter__(self):
+        import sys
+        att = sys.modules["stof.attention"]  # the module (stof.attention is the function)
+        self.mod, self.orig, self.calls = att, att._attention_impl, 0
+
+        def counted(*a, **kw):
+            self.calls += 1
+            return self.orig(*a, **kw)
+        att._attention_impl = counted
+        # The remembered eager launches (Python and compiled) would bypass the count.
+        import stof._eager as eager
+        self.eager, self.was = eager, eager.enabled
+        eager.enabled = False
+        return self
+
+    def __exit__(self, *exc):
+        self.mod._attention_impl = self.orig
+        self.eager.enabled = self.was
+        return False
+
+
+@unittest.skipUnless(HAVE_HF, "needs transformers and an sm_90 GPU")
+class HfModernModelsTest(unittest.TestCase):
+    MODELS = ("llama", "mistral", "qwen2", "gpt2")
+
+    def pair(self, name):
+        ref = hf_model(name, "sdpa")
+        return hf_model(name, "stof", ref.state_dict()), ref
+
+    def test_padded_forward_matches_sdpa(self):
+        for name in self.MODELS:
+            with self.subTest(model=name):
+                ours, ref = self.pair(name)
+                g = torch.Generator().manual_seed(1)
+                ids = torch.randint(0, VOCAB, (2, 256), generator=g).cuda()
+                am = torch.ones_like(ids)
+                am[1, :40] = 0  # left padding, as generation pads
+                stof._warn.reset()
+                with torch.no_grad(), warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter("always")
+                    a = ours(input_ids=ids, attention_mask=am).logits
+                    b = ref(input_ids=ids, attention_mask=am).logits
+                fallbacks = [str(x.message) for x in w if "stof attention" in str(x.message)]
+                self.assertEqual(fallbacks, [], f"{name}: the stof kernels must run")
+                keep = am.bool()
+                err = float((a[keep].float() - b[keep].float()).abs().max())
+                self.assertLess(err, 5e-2, name)
+
+    def test_generate_steps_match_sdpa(self):
+        steps = 32
+        for name in self.MODELS:
+            with self.subTest(model=name):
+                ours, ref = self.pair(name)
+                g = torch.Generator().manual_seed(2)
+                ids = torch.randint(0, VOCAB, (1, 200), generator=g).cuda()
+                kw = dict(max_new_tokens=steps, do_sample=False, output_logits=True,
+                          return_dict_in_generate=True, pad_token_id=0)
+                stof._warn.reset()
+                with torch.no_grad(), warnings.catch_warnings(record=True) as w, \
+                        KernelCount() as count:
+                    warnings.simplefilter("always")
+                    a = ours.generate(ids, **kw)
+                fallbacks = [str(x.message) for x in w if "stof attention" in str(x.message)]
+                self.assertEqual(fallbacks, [], f"{name}: the stof kernels must run")
+                layers = hf_config(name).num_hidden_layers
+                self.assertEqual(count.calls, layers * steps, f"{name}: kernel calls")
+                with torch.no_grad():
+                    b = ref.generate(ids, **kw)
+                for step, (la, lb) in enumerate(zip(a.logits, b.logits)):
+                    err = float((la.float() - lb.float()).abs().max())
+                    self.assertLess(err, 5e-2, f"{name} step {step}")
+                    # Same token wherever sdpa's top two logits are apart by more than that.
+                    top = lb.float().topk(2, dim=-1).values[0]
+                    if float(top[0] - top[1]) > 5e-2:
+                        self.assertEqual(int(la.argmax()), int(lb.argmax()), f"{name} {step}")
+                    if int(la.argmax()) != int(lb.argmax()):
+                        break  # the sequences differ from here on: later logits compare apart
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,355 @@
+// The Hopper kernel on the shapes of today's models (issue "GQA / KV cache"): grouped key/value
+// heads (GQA, MQA), query lengths other than the key length (a KV cache's prefill and decode
+// steps, with causal aligned to the bottom right), the packed-GQA tiles of short queries and the
+// split of a decode step's keys over CTAs; each against the fp32 CPU reference with the output
+// poisoned first, in fp16 and bf16. Also the host rules of the kernel (the split's fill rule)
+// and the refusals that name the shape (the engine's rules: tests/engine/grouped_shapes_test.cpp).
+// GPU cases skip without an sm_90 GPU; the host cases always run.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "engine/mask/gqa_pack.h"
+#include "kernels/attention/block_sparse_attention.h"
+#include "kernels/attention/prepared_mha.h"
+#include "kernels/attention_hopper/hopper_chunk.h"
+#include "kernels/device_query.h"
+#include "gpu_test_util.h"
+#include "mha_test_util.h"
+
+namespace {
+
+namespace st = stof::testing;
+namespace k = stof::kernels;
+using stof::engine::DType;
+using stof::engine::Mask;
+using stof::engine::MhaStrides;
+using stof::engine::Workload;
+
+Workload Shape(int64_t batch, int64_t heads, int64_t kv_heads, int64_t q_len, int64_t kv_len,
+               int64_t d, DType dtype = DType::kF16) {
+  Workload w{batch, kv_len, heads, d, dtype};
+  w.kv_heads = kv_heads;
+  w.q_len = q_len;
+  return w;
+}
+
+// The bottom rows of the square mask `pattern` at L = kv_len: a KV cache's q_len new rows.
+Mask BottomRows(const std::string& pattern, int64_t q_len, int64_t kv_len) {
+  auto square = st::MakeMask(pattern, kv_len);
+  EXPECT_TRUE(square.IsOk()) << square.Message();
+  auto m = Mask::Create(q_len, kv_len);
+  EXPECT_TRUE(m.IsOk());
+  for (int64_t r = 0; r < q_len; ++r)
+    for (int64_t c = 0; c < kv_len; ++c)
+      if (square->Get(kv_len - q_len + r, c)) m->Set(r, c);
+  return *m;
+}
+
+std::string Label(const Workload& w, const std::string& mask) {
+  return mask + " B" + std::to_string(w.batch) + " H" + std::to_string(w.heads) + "/" +
+         std::to_string(w.KvHeads()) + " Lq" + std::to_string(w.QLen()) + " Lk" +
+         std::to_string(w.seq_len) + " d" + std::to_string(w.head_dim) +
+         (w.dtype == DType::kBF16 ? " bf16" : " f16");
+}
+
+using ShapeCase = st::CheckedMhaCase;
+
+// Prepares `request` for (mask, w) the way the C API does and checks one launch of it;
+// returns the choice (or nothing on a fatal failure).
+void CheckPrepared(const Mask& mask, const Workload& w, const k::MhaRequest& request,
+                   uint64_t seed, const std::string& label, k::MhaChoice* chosen = nullptr) {
+  k::CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  auto spec = k::QueryDeviceSpec(0);
+  ASSERT_TRUE(spec.IsOk()) << spec.Message();
+  auto choice = k::ChooseMhaConfig(mask, w, *spec, request);
+  ASSERT_TRUE(choice.IsOk()) << label << ": " << choice.Message();
+  // A square MHA shape (L_q = L_k, as many key/value heads) may take any kernel Eq. 1 picks.
+  if (!w.IsSquareMha()) {
+    ASSERT_TRUE(k::IsHopperAttentionRequest(choice->config.num_warps)) << label;
+  }
+  auto plan = k::PreparedMha::Create(mask, w, *choice);
+  ASSERT_TRUE(plan.IsOk()) << label << ": " << plan.Message();
+  ShapeCase c(*backend, mask, w, seed);
+  ASSERT_TRUE(c.ok) << label;
+  SCOPED_TRACE(label + " " + std::to_string(choice->config.block_m) + "x" +
+               std::to_string(choice->config.block_n) +
+               (choice->packing.Packed() ? " packed" : ""));
+  st::MhaError e;
+  st::CheckMhaRun(
+      *backend, c.buf,
+      [&] { return (*plan)->Launch(w, c.buf.Q(), c.buf.K(), c.buf.V(), c.buf.O(), nullptr); },
+      c.ref, w, c.empty_row, &e);
+  std::printf("[ shapes ] %s %lldx%lld%s: worst row error %.2e\n", label.c_str(),
+              static_cast<long long>(choice->config.block_m),
+              static_cast<long long>(choice->config.block_n),
+              choice->packing.Packed() ? " packed" : "", e.row_err);
+  if (chosen) *chosen = *choice;
+}
+
+k::MhaRequest Tile(int64_t bm, int64_t bn) {
+  k::MhaRequest r;
+  r.kernel = k::MhaKernelRequest::kBlockWise;
+  r.block_m = bm, r.block_n = bn;
+  r.num_warps = bm == 64 ? k::kHopperAttentionWarps64 : k::kHopperAttentionWarps;
+  return r;
+}
+
+const std::pair<int64_t, int64_t> kTiles[] = {{128, 128}, {128, 64}, {64, 64}, {64, 128}};
+
+bool TileRuns(std::pair<int64_t, int64_t> t, int64_t d) {
+  const k::MhaRequest r = Tile(t.first, t.second);
+  return k::CheckHopperAttentionConfig(d, r.block_m, r.block_n, r.num_warps).IsOk();
+}
+
+// ---- host rules (no GPU) ----------------------------------------------------------------------
+
+// A decode step's one tile per head splits into about fill / tiles chunks of at least
+// kMinChunkBlocks; a layout with many tiles keeps the heavy-tile rule.
+TEST(HopperShapes, SplitFillRuleCutsFewTiles) {
+  namespace d = stof::kernels::detail;
+  const d::HopperUnitPlan decode = d::PlanHopperUnits({128}, {0}, 0, 396.0 / 64);
+  EXPECT_EQ(decode.units.size(), 6u);  // 6.19 units per head fill the GPU
+  EXPECT_EQ(decode.cut, 22);
+  const d::HopperUnitPlan tiny = d::PlanHopperUnits({6}, {0}, 0, 396.0 / 8);
+  EXPECT_EQ(tiny.cut, d::kMinChunkBlocks);
+  EXPECT_EQ(tiny.units.size(), 2u);
+  const d::HopperUnitPlan many = d::PlanHopperUnits({128}, {0}, 0, 396.0 / 512);
+  EXPECT_EQ(many.units.size(), 1u) << "a wave of whole tiles fills the GPU already";
+  const d::HopperUnitPlan heavy =
+      d::PlanHopperUnits({16, 2, 2, 2}, {0, 1, 2, 3}, 0, 396.0 / 96);
+  EXPECT_EQ(heavy.cut, 11) << "four tiles of 96 heads fill the GPU: the heavy-tile rule";
+}
+
+TEST(HopperShapes, RefusalsNameTheShape) {
+  Workload w = Shape(1, 12, 5, 64, 64, 64);
+  auto v = w.Validate();
+  ASSERT_FALSE(v.IsOk());
+  EXPECT_NE(v.Message().find("kv_heads"), std::string::npos) << v.Message();
+  EXPECT_NE(v.Message().find("divisor of heads = 12"), std::string::npos) << v.Message();
+
+  const Mask mask = BottomRows("causal", 16, 256);
+  auto h100 = stof::engine::FindBuiltinDevice("h100");
+  ASSERT_TRUE(h100.IsOk()) << h100.Message();
+  k::MhaRequest row;
+  row.kernel = k::MhaKernelRequest::kRowWise;
+  auto refused = k::ChooseMhaConfig(mask, Shape(1, 8, 2, 16, 256, 64), *h100, row);
+  ASSERT_FALSE(refused.IsOk());
+  EXPECT_NE(refused.Message().find("8 query heads over 2 key/value heads, q_len 16 over "
+                                   "seq_len 256"),
+            std::string::npos)
+      << refused.Message();
+  auto d96 = k::ChooseMhaConfig(mask, Shape(1, 8, 2, 16, 256, 96), *h100, {});
+  ASSERT_FALSE(d96.IsOk());
+  EXPECT_NE(d96.Message().find("head_dim 96"), std::string::npos) << d96.Message();
+  auto a100 = stof::engine::FindBuiltinDevice("a100");
+  ASSERT_TRUE(a100.IsOk()) << a100.Message();
+  auto ampere = k::ChooseMhaConfig(mask, Shape(1, 8, 2, 16, 256, 64), *a100, {});
+  ASSERT_FALSE(ampere.IsOk());
+  EXPECT_NE(ampere.Message().find("not sm_90"), std::string::npos) << ampere.Message();
+  auto wrong = k::ChooseMhaConfig(mask, Shape(1, 8, 2, 8, 256, 64), *h100, {});
+  ASSERT_FALSE(wrong.IsOk()) << "a 16-row mask for 8 query rows";
+  EXPECT_NE(wrong.Message().find("expected 8 x 256"), std::string::npos) << wrong.Message();
+}
+
+// ---- on the GPU -------------------------------------------------------------------------------
+
+// GQA ratios 1, 2, 4, 8 and 32 (MQA) at L_q = L_k, every Hopper tile, fp16 and bf16.
+TEST(GpuHopperShapes, GroupedHeadsMatchReference) {
+  STOF_REQUIRE_HOPPER();
+  for (const std::string m : {"causal", "bigbird"}) {
+    auto mask = st::MakeMask(m, 1000);
+    ASSERT_TRUE(mask.IsOk());
+    for (int64_t d : {64, 128}) {
+      for (int64_t kv_heads : {32, 16, 8, 4, 1}) {
+        const DType dtype = kv_heads == 8 ? DType::kBF16 : DType::kF16;
+        const Workload w = Shape(2, 32, kv_heads, 1000, 1000, d, dtype);
+        for (const auto& t : kTiles) {
+          if (!TileRuns(t, d)) continue;
+          CheckPrepared(*mask, w, Tile(t.first, t.second), 7 + kv_heads + d, Label(w, m));
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+// A KV cache: L_q new rows over L_k keys with causal (and a sliding window) aligned to the
+// bottom right, L_q 1, 7, 16 and 128, ragged L_k from 1 to 16384; the automatic choice (which
+// packs a group's heads into a tile for short queries and splits a decode step's keys).
+TEST(GpuHopperShapes, KvCacheRowsMatchReference) {
+  STOF_REQUIRE_HOPPER();
+  for (int64_t q_len : {1, 7, 16, 128}) {
+    for (int64_t kv_len : {1, 100, 1000, 4096, 16384}) {
+      if (kv_len < q_len) continue;
+      for (const std::string m : {"causal", "sliding_window"}) {
+        if (m == "sliding_window" && kv_len < 1000) continue;
+        const Mask mask = BottomRows(m, q_len, kv_len);
+        for (int64_t kv_heads : {8, 32}) {
+          const int64_t d = kv_len == 4096 ? 64 : 128;
+          const DType dtype = q_len == 7 ? DType::kBF16 : DType::kF16;
+          const Workload w = Shape(2, 32, kv_heads, q_len, kv_len, d, dtype);
+          k::MhaChoice c;
+          CheckPrepared(mask, w, {}, 3 + q_len + kv_len, Label(w, m), &c);
+          if (HasFatalFailure()) return;
+          if (kv_heads == 8 && q_len <= 16) {
+            EXPECT_TRUE(c.packing.Packed()) << "short queries of a group share a tile";
+          }
+        }
+      }
+    }
+  }
+}
+
+// The decode path's parts, each forced: the packed tile at BLOCK_M 64 and 128, split over CTAs
+// or whole, on a full and a persistent grid; a split decode launch leaves its arrival counters
+// at zero, so it runs twice.
+TEST(GpuHopperShapes, DecodeSplitAndPackingMatchReference) {
+  STOF_REQUIRE_HOPPER();
+  k::CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  const k::HopperLaunchOverrides before = k::GetHopperLaunchOverrides();
+  const Mask mask = BottomRows("causal", 4, 8192);
+  for (int64_t d : {64, 128}) {
+    const Workload w = Shape(3, 16, 4, 4, 8192, d);
+    ShapeCase c(*backend, mask, w, 99 + d);
+    ASSERT_TRUE(c.ok);
+    for (const auto& t : kTiles) {
+      if (!TileRuns(t, d)) continue;
+      auto layout = k::PrepareHopperLayout(mask, w, t.first, t.second);
+      ASSERT_TRUE(layout.IsOk()) << layout.Message();
+      EXPECT_TRUE((*layout)->Packing().Packed());
+      if (t.first == 64) {
+        EXPECT_GT((*layout)->HopperSplitSlots(), 0) << "the fill rule split";
+      }
+      for (int split : {0, 1}) {
+        for (int persistent : {0, 1}) {
+          SCOPED_TRACE(Label(w, "causal") + " " + std::to_string(t.first) + "x" +
+                       std::to_string(t.second) + " split " + std::to_string(split) +
+                       " persistent " + std::to_string(persistent));
+          k::HopperLaunchOverrides o;
+          o.split = split;
+          o.persistent = persistent;
+          k::SetHopperLaunchOverrides(o);
+          for (int rep = 0; rep < 2; ++rep) {
+            st::CheckMhaRun(
+                *backend, c.buf,
+                [&] {
+                  return k::LaunchHopperAttention(w, **layout, c.buf.Q(), c.buf.K(), c.buf.V(),
+                                                  c.buf.O(), nullptr, MhaStrides{}, MhaStrides{},
+                                                  MhaStrides{}, 0.0f);
+                },
+                c.ref, w, c.empty_row, nullptr);
+            if (HasFatalFailure()) break;
+          }
+        }
+      }
+    }
+  }
+  k::SetHopperLaunchOverrides(before);
+}
+
+// [B, L, H, d] views as Hugging Face passes them (transposed, not copied) with grouped heads
+// and a KV cache give the same bits as the packed [B, H, L, d] tensors.
+TEST(GpuHopperShapes, StridedViewsOfGroupedHeads) {
+  STOF_REQUIRE_HOPPER();
+  k::CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  for (int64_t q_len : {1, 300}) {
+    const Workload w = Shape(2, 8, 2, q_len, 300, 128);
+    const Mask mask = BottomRows("causal", q_len, 300);
+    auto spec = k::QueryDeviceSpec(0);
+    ASSERT_TRUE(spec.IsOk());
+    auto choice = k::ChooseMhaConfig(mask, w, *spec, {});
+    ASSERT_TRUE(choice.IsOk()) << choice.Message();
+    auto plan = k::PreparedMha::Create(mask, w, *choice);
+    ASSERT_TRUE(plan.IsOk()) << plan.Message();
+    ShapeCase packed(*backend, mask, w, 5);
+    ASSERT_TRUE(packed.ok);
+    ASSERT_TRUE((*plan)->Launch(w, packed.buf.Q(), packed.buf.K(), packed.buf.V(),
+                                packed.buf.O(), nullptr)
+                    .IsOk());
+    // The same values laid out [B, L, H, d].
+    const auto transpose = [](const std::vector<uint16_t>& bhld, int64_t B, int64_t H, int64_t L,
+                              int64_t d) {
+      std::vector<uint16_t> out(bhld.size());
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t l = 0; l < L; ++l)
+            for (int64_t c = 0; c < d; ++c)
+              out[static_cast<size_t>(((b * L + l) * H + h) * d + c)] =
+                  bhld[static_cast<size_t>(((b * H + h) * L + l) * d + c)];
+      return out;
+    };
+    st::MhaInputs t = packed.in;
+    t.q = transpose(packed.in.q, 2, 8, q_len, 128);
+    t.k = transpose(packed.in.k, 2, 2, 300, 128);
+    t.v = transpose(packed.in.v, 2, 2, 300, 128);
+    st::DeviceMhaBuffers views(*backend, k::QueryElements(w), k::KeyElements(w));
+    ASSERT_TRUE(views.Upload(t).IsOk());
+    const MhaStrides qs{q_len * 8 * 128, 128, 8 * 128}, kvs{300 * 2 * 128, 128, 2 * 128};
+    ASSERT_TRUE(k::PoisonBuffer(views.O(), views.Bytes()).IsOk());
+    auto run = (*plan)->LaunchViews(w, views.Q(), views.K(), views.V(), views.O(), nullptr, qs,
+                                    kvs, qs, 0.0f);
+    ASSERT_TRUE(run.IsOk()) << run.Message();
+    ASSERT_TRUE(backend->Synchronize().IsOk());
+    std::vector<uint16_t> a(static_cast<size_t>(k::QueryElements(w))), b(a.size());
+    ASSERT_TRUE(backend->CopyToHost(a.data(), packed.buf.O(), a.size() * 2).IsOk());
+    ASSERT_TRUE(backend->CopyToHost(b.data(), views.O(), b.size() * 2).IsOk());
+    EXPECT_EQ(transpose(a, 2, 8, q_len, 128), b) << "L_q " << q_len;
+  }
+}
+
+// A plan prepared for a KV cache's capacity launches with fewer keys (the mask's first L_k
+// columns) and matches the reference on those columns; more keys than prepared are refused
+// with the prepared shape.
+TEST(GpuHopperShapes, FewerKeysThanPreparedMatchReference) {
+  STOF_REQUIRE_HOPPER();
+  k::CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  const Mask capacity = BottomRows("sliding_window", 4, 2048);
+  auto spec = k::QueryDeviceSpec(0);
+  ASSERT_TRUE(spec.IsOk());
+  const Workload prepared = Shape(2, 16, 4, 4, 2048, 128);
+  auto choice = k::ChooseMhaConfig(capacity, prepared, *spec, {});
+  ASSERT_TRUE(choice.IsOk()) << choice.Message();
+  auto plan = k::PreparedMha::Create(capacity, prepared, *choice);
+  ASSERT_TRUE(plan.IsOk()) << plan.Message();
+  for (int64_t keys : {1500, 1537, 2048}) {
+    const Workload w = Shape(2, 16, 4, 4, keys, 128);
+    auto cols = Mask::Create(4, keys);
+    ASSERT_TRUE(cols.IsOk());
+    for (int64_t r = 0; r < 4; ++r)
+      for (int64_t c = 0; c < keys; ++c)
+        if (capacity.Get(r, c)) cols->Set(r, c);
+    ShapeCase c(*backend, *cols, w, 17 + keys);
+    ASSERT_TRUE(c.ok);
+    SCOPED_TRACE("L_k " + std::to_string(keys) + " of 2048");
+    st::CheckMhaRun(
+        *backend, c.buf,
+        [&] { return (*plan)->Launch(w, c.buf.Q(), c.buf.K(), c.buf.V(), c.buf.O(), nullptr); },
+        c.ref, w, c.empty_row, nullptr);
+  }
+  auto more = (*plan)->CheckLaunchWorkload(Shape(2, 16, 4, 4, 4096, 128));
+  EXPECT_FALSE(more.IsOk());
+  EXPECT_NE(more.Message().find("L_k = 2048"), std::string::npos) << more.Message();
+}
+
+// The mma.sync kernels refuse grouped shapes with the reason, before any pointer is read.
+TEST(GpuHopperShapes, PortableKernelRefusesGroupedShapes) {
+  STOF_REQUIRE_GPU();
+  const Mask mask = BottomRows("causal", 64, 64);
+  auto layout = k::DeviceBlockLayout::Create(mask, 64, 64);
+  ASSERT_TRUE(layout.IsOk()) << layout.Message();
+  auto s = k::LaunchBlockSparseAttention(Shape(1, 8, 2, 64, 64, 64), **layout, 4, nullptr,
+                                         nullptr, nullptr, nullptr);
+  ASSERT_FALSE(s.IsOk());
+  EXPECT_NE(s.Message().find("8 query heads over 2 key/value heads"), std::string::npos)
+      << s.Message();
+  EXPECT_NE(s.Message().find("Hopper kernel"), std::string::npos) << s.Message();
+}
+
+}  // namespace
