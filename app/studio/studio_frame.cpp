@@ -17,6 +17,7 @@
 #include "app/studio/panels/selection_panel.h"
 #include "app/studio/panels/tune_panel.h"
 #include "app/studio/studio.h"
+#include "app/studio/widgets/elided_text.h"
 #include "app/studio/widgets/error_text.h"
 
 namespace stof::app {
@@ -156,7 +157,10 @@ void Studio::DrawStatusBar() {
               Device().name.c_str());
   if (m_devices.index == m_devices.initial && !m_devices.note.empty()) {
     ImGui::SameLine(0, 4);
-    ImGui::TextDisabled("(%s)", m_devices.note.c_str());
+    // A long note (why this machine has no usable GPU) is cut to the line, whole in its
+    // tooltip, leaving room for the message after it.
+    const float room = ImGui::GetContentRegionAvail().x - 16 * ImGui::GetFontSize();
+    ElidedText("(" + m_devices.note + ")", /*disabled=*/true, room > 0 ? room : 1);
   }
   ImGui::SameLine(0, 4);
   ImGui::TextUnformatted("|");
@@ -164,7 +168,7 @@ void Studio::DrawStatusBar() {
   // Errors are in the strip above; a dismissed one comes back from here.
   const bool error = !m_analyses.Error().empty() || m_message.level == MessageLevel::kError;
   if (!error) {
-    ImGui::TextUnformatted(m_message.text.c_str());
+    ElidedText(m_message.text);  // the rest of the line; whole on hover
   } else if (m_error_strip.Shown(CurrentError()).empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
     if (ImGui::SmallButton("show the error")) m_error_strip.ShowAgain();

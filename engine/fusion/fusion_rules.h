@@ -1,4 +1,4 @@
-// STOF's fusion-expansion rules (papers.md; STOF 4.4) as pure functions from a scheme and its
+// STOF's fusion-expansion rules (docs/references.md, STOF 4.4) as pure functions from a scheme and its
 // graph to the neighbour schemes one step away. The tuner (a later issue) walks them depth
 // first, measures each neighbour and keeps it only if faster.
 //   expand:  merge two adjacent segments into one (the others keep their ops).

@@ -1,4 +1,4 @@
-// FusionScheme: STOF's binary code of a layer's fusion (papers.md, STOF 4.3): one digit per
+// FusionScheme: STOF's binary code of a layer's fusion (docs/references.md, STOF 4.3): one digit per
 // op, adjacent ops with equal digits form one segment, so digits alternate 0/1 between
 // segments ("10000011100011" = BERT's [#1] [#2-#6] [#7-#9] [#10-#12] [#13,#14]). Also written in
 // hex (scheme_hex.h). Used by template matching, the expand/seize/compete rules, `stof graph

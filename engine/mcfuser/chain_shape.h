@@ -1,4 +1,4 @@
-// MCFuser's GEMM chain C = A x B, E = C x D (papers.md, MCFuser section) and its tile sizes.
+// MCFuser's GEMM chain C = A x B, E = C x D (docs/references.md, MCFuser) and its tile sizes.
 // A is [batch, m, k], B [batch, k, n], D [batch, n, h], E [batch, m, h]; C [m, n] per batch is
 // the intermediate the fused kernel keeps on chip. Loops: m (rows of A), n (cols of B = rows
 // of D), k (GEMM1's reduction), h (cols of D). Used by every file of engine/mcfuser/, the

@@ -1,4 +1,4 @@
-// STOF's analytical kernel selection, Eq. 1 and Eq. 2 (see kernel_select.h and papers.md).
+// STOF's analytical kernel selection, Eq. 1 and Eq. 2 (see kernel_select.h and docs/references.md).
 // Called by SelectKernel users: `stof select`, plans, the GUI's kernel-selection view.
 // Invariants: every candidate of Eq. 2 is reported (64 of them, BM-major, then BN, then warps),
 // feasible or not, with every intermediate value; `best` is the first feasible candidate with

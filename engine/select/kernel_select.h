@@ -1,4 +1,4 @@
-// STOF's analytical MHA kernel selection (papers.md, STOF section 4.2):
+// STOF's analytical MHA kernel selection (docs/references.md, STOF section 4.2):
 //   Eq. 1 picks the row-wise or block-wise kernel from the valid-block ratio at 16 x 16;
 //   Eq. 2 ranks every (BLOCK_M, BLOCK_N, num_warps) by SMEM-limited occupancy and granularity.
 // Every intermediate value is returned so the CLI and the GUI can show why a choice was made.

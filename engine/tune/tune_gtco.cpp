@@ -1,4 +1,4 @@
-// GTCO's fusion by dynamic programming (papers.md, GTCO Algorithm 1) on a layer's op chain:
+// GTCO's fusion by dynamic programming (docs/references.md, GTCO Algorithm 1) on a layer's op chain:
 //   dp[0] = 0,  dp[j] = min over segments [i, j] of dp[i - 1] + cost([i, j]),
 // over the candidate segments (at most two CI ops, at most max_segment_ops ops), where
 // cost([i, j]) is measured: the best of the segment's first `samples` ordered settings. The

@@ -1,4 +1,4 @@
-// MCFuser as a tuning method (tuner.h; papers.md, MCFuser): the default scheme with CI+CI
+// MCFuser as a tuning method (tuner.h; docs/references.md, MCFuser): the default scheme with CI+CI
 // GEMM chains fused, each chain tuned by MCFuser's population search (engine/mcfuser/
 // chain_search.h) over its pruned tiling-expression space, measuring only the top n of each
 // round by the analytical model and stopping when the best improves by less than epsilon.

@@ -1,4 +1,4 @@
-// STOF's two-stage search (papers.md; STOF section 4.4, tuner.h):
+// STOF's two-stage search (docs/references.md, STOF section 4.4; tuner.h):
 //   initial  DefaultScheme with CI+CI chains fused when batch * L <= small_tokens (the rule of
 //            the paper: chains pay at small batch x length), attention on Eq. 1 / Eq. 2's
 //            kernel (the first ordered choice), each segment the best of `samples` settings;

@@ -1,4 +1,4 @@
-// Softmax recomposition (Choi et al., papers/softmax-recomposition.txt) for the attention block
+// Softmax recomposition (Choi et al.; docs/references.md) for the attention block
 // O = softmax(mask(Q K^T / sqrt(d))) V: the two middle rungs of the fusion ladder between the
 // unfused baseline (U, native_attention.h) and the fused sparse kernel (F, block_sparse_*):
 //   SD  (kDecomposed): cuBLAS S = Q K^T -> LS kernel (per row and sub-vector of length T:

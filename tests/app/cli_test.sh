@@ -539,7 +539,7 @@ refuse "tune: no setting runs" "^stof tune: tune: the initial scheme does not ru
 # driver version is insufficient for CUDA runtime version".
 if ! ldconfig -p 2>/dev/null | grep -q "libcuda\.so\.1 "; then
   run_ok "device without a driver" "$stof" device --json
-  json_check "no driver: said so" "'local' not in j and (j['local_unavailable'].startswith('--device local: this build has no CUDA') or j['local_unavailable'].startswith('--device local: no usable GPU: no NVIDIA driver found')) and 'insufficient' not in j['local_unavailable']"
+  json_check "no driver: said so" "'local' not in j and (j['local_unavailable'].startswith('--device local: this build has no CUDA') or j['local_unavailable'].startswith('this GPU (--device local): no usable GPU: no NVIDIA driver found')) and 'insufficient' not in j['local_unavailable']"
 fi
 
 # Progress on the CPU runner's long work (as stof tune shows it): stage lines on stderr, a

@@ -69,7 +69,8 @@ void RunList(ProfilePanelState& s, ProfilePanelActions* a, bool can_profile, con
   if (ImGui::Button("Profile now")) a->profile_now = true;
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::TextDisabled("%s", status.c_str());
+  // The status may be a long reason (no usable GPU, and why): cut to the line, whole on hover.
+  ElidedText(status, /*disabled=*/true);
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("Profile or plan JSON:");
   ImGui::SameLine();
