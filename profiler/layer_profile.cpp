@@ -8,11 +8,9 @@
 
 #include <cmath>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
+#include "engine/core/file_read.h"
 #include "engine/core/json_io.h"
 #include "engine/core/json_read.h"
 #include "engine/fusion/fusion_scheme.h"
@@ -27,7 +25,7 @@ using Json = nlohmann::json;
 namespace jr = engine::json_read;
 
 // Layer profiles hold a few profiles of a few thousand kernel records each; far below this.
-constexpr uintmax_t kMaxLayerProfileFileBytes = uintmax_t{1} << 30;
+constexpr uint64_t kMaxLayerProfileFileBytes = uint64_t{1} << 30;
 
 std::string NowIso8601Utc() {
   const std::time_t t = std::time(nullptr);
@@ -280,22 +278,9 @@ engine::Status SaveLayerProfile(const std::string& path, const LayerProfile& p) 
 }
 
 engine::Expected<LayerProfile> LoadLayerProfile(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    return engine::MakeError(path + ": " +
-                             (std::filesystem::exists(path, ec) ? "not a regular file"
-                                                                : "no such file"));
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) return engine::MakeError(path + ": cannot read its size: " + ec.message());
-  if (size > kMaxLayerProfileFileBytes)
-    return engine::MakeError(path + ": file is too large (" + std::to_string(size) +
-                             " bytes, at most " + std::to_string(kMaxLayerProfileFileBytes) + ")");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return engine::MakeError(path + ": cannot open for reading");
-  std::stringstream text;
-  text << f.rdbuf();
-  if (f.bad()) return engine::MakeError(path + ": read failed");
-  STOF_ASSIGN_OR_RETURN(auto j, engine::ParseJson(text.str(), path));
+  STOF_ASSIGN_OR_RETURN(auto text, engine::ReadFileBounded(path, {"layer profiles",
+                                                                  kMaxLayerProfileFileBytes}));
+  STOF_ASSIGN_OR_RETURN(auto j, engine::ParseJson(text, path));
   return LayerProfileFromJson(j, path);
 }
 

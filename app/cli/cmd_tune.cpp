@@ -6,9 +6,7 @@
 // remaining) on stderr, then a table of the chosen segments, measures the whole model under
 // the tuned plan and under the untuned default in one process, and writes the plan (--out).
 // Measurements are cached across runs in the user's cache file (docs/tuner.md).
-#include <atomic>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -17,6 +15,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/device_choice.h"
 #include "app/cli/graph_args.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/progress_line.h"
 #include "app/cli/run_common.h"
 #include "app/common/option_checks.h"
@@ -46,9 +45,6 @@ struct TuneArgs {
   int repeats = 10;
   bool no_measure_model = false;
 };
-
-std::atomic<bool> g_cancel{false};
-extern "C" void OnInterrupt(int) { g_cancel.store(true); }
 
 // The tuner's events on the shared progress display (progress_line.h).
 class CliProgress : public engine::TuneObserver {
@@ -192,7 +188,7 @@ int Tune(const TuneArgs& a_in) {
   if (!budget.IsOk()) return Fail(cmd, budget.Message());
   o.seed = a.tune_seed;
   o.samples = a.samples;
-  o.cancel = &g_cancel;
+  o.cancel = InterruptFlag();  // Ctrl-C / SIGTERM: stop, write nothing (interrupt.h)
   auto valid = o.Validate("tune");
   if (!valid.IsOk()) return Fail(cmd, valid.Message());
 
@@ -245,11 +241,10 @@ int Tune(const TuneArgs& a_in) {
   rq.repeats = a.repeats;
   rq.measure_model = !a.no_measure_model;
   rq.separate_bias = a.graph.separate_bias;
-  std::signal(SIGINT, OnInterrupt);  // Ctrl-C: stop and keep the best plan found
   CliProgress progress(a.quiet || a.graph.json);
   auto session = engine::RunTuneSession(rq, &progress);
   progress.Finish();
-  std::signal(SIGINT, SIG_DFL);
+  if (InterruptSignal() != 0) return kExitFailure;  // main reports it and exits 128 + signal
   if (!session.IsOk()) return Fail(cmd, session.Message());
   if (!a.out.empty()) {
     auto st = engine::SavePlan(a.out, session->plan);

@@ -1,19 +1,23 @@
 // `stof`: the command-line front end over the engine. Subcommands live in cmd_*.cpp; this
 // file only wires them into CLI11 and maps results to exit codes (0 ok, 2 a usage error, 1
-// failed work; cli_common.h). Any exception that escapes a subcommand
-// (a bug, or memory running out) ends here as one line and exit code 1, never std::terminate.
+// failed work; cli_common.h; 128 + the signal when interrupted: interrupt.h). Any exception
+// that escapes a subcommand (a bug, or memory running out) ends here as one line and exit
+// code 1, never std::terminate.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <exception>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/force_option.h"
+#include "app/cli/interrupt.h"
 #include "app/common/option_checks.h"
 #include "engine/core/json_io.h"
 
 namespace {
 
 int Run(int argc, char** argv) {
+  stof::app::InstallInterruptHandling();
   CLI::App app{"stof: STOF Studio command line (sparse attention masks, block layouts, kernel "
                "selection, op graphs and fusion schemes, plans)"};
   app.require_subcommand(1);
@@ -30,12 +34,14 @@ int Run(int argc, char** argv) {
   stof::app::RegisterGraphCommand(app, &exit_code);
   stof::app::RegisterRunCommand(app, &exit_code);
   stof::app::RegisterTuneCommand(app, &exit_code);
+  stof::app::AddForceOptions(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version end here with 0; every other parse error is a usage error.
     return app.exit(e) == 0 ? stof::app::kExitOk : stof::app::kExitUsage;
   }
+  if (stof::app::InterruptSignal() != 0) return stof::app::ReportInterrupt();
   return exit_code;
 }
 

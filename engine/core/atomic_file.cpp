@@ -9,10 +9,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <utility>
 
 namespace stof::engine {
@@ -23,8 +27,34 @@ std::atomic<ssize_t (*)(int, const void*, size_t)> g_write_hook{nullptr};
 std::atomic<int (*)(int)> g_fsync_hook{nullptr};
 std::atomic<uint64_t> g_temp_counter{0};
 
+std::atomic<bool> g_replace_read_only{false};
+std::atomic<const std::atomic<bool>*> g_cancel{nullptr};
+std::atomic<void (*)(const std::string&)> g_notice{nullptr};
+
+// The temporaries of writes in progress, for RemoveTemporariesInProgress.
+std::mutex& TempsMutex() {
+  static std::mutex m;
+  return m;
+}
+std::set<std::string>& Temps() {
+  static std::set<std::string> s;
+  return s;
+}
+void TrackTemp(const std::string& temp, bool live) {
+  std::lock_guard<std::mutex> lock(TempsMutex());
+  if (live) Temps().insert(temp);
+  else Temps().erase(temp);
+}
+
 // Symlinks followed this many times at most (Linux's own limit for a path is 40).
 constexpr int kMaxSymlinkHops = 40;
+// One write(2) call writes at most this much, so a cancel is seen within a MiB.
+constexpr size_t kMaxWriteChunk = size_t{1} << 20;
+
+bool Cancelled() {
+  const std::atomic<bool>* c = g_cancel.load();
+  return c != nullptr && c->load();
+}
 
 ssize_t DoWrite(int fd, const void* data, size_t n) {
   if (auto hook = g_write_hook.load()) return hook(fd, data, n);
@@ -66,7 +96,54 @@ Expected<std::string> ResolveTarget(const std::string& path) {
   return MakeError(path + ": cannot follow the symlink: " + std::strerror(ELOOP));
 }
 
+// "<folder>/<name>.tmp-<pid>-", with <name> cut (at a UTF-8 character boundary) so that the
+// name plus the suffix and a counter of up to 20 digits fit the folder's file-name limit.
+std::string TempStem(const std::string& target) {
+  const std::string folder = Folder(target);
+  const long limit = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+  const size_t name_max = limit > 0 ? static_cast<size_t>(limit) : 255;
+  const std::string suffix = ".tmp-" + std::to_string(::getpid()) + "-";
+  std::string base = BaseName(target);
+  const size_t room = name_max > suffix.size() + 20 ? name_max - suffix.size() - 20 : 1;
+  if (base.size() > room) {
+    size_t cut = room;
+    while (cut > 0 && (static_cast<unsigned char>(base[cut]) & 0xC0) == 0x80) --cut;
+    base.resize(cut);
+  }
+  const size_t slash = target.rfind('/');
+  return (slash == std::string::npos ? "" : target.substr(0, slash + 1)) + base + suffix;
+}
+
+// A target the user cannot write, or one with no write bit at all (root may write it, but
+// `chmod a-w` says "keep this", which editors honour too).
+bool IsReadOnly(const std::string& target, const struct stat& st) {
+  if ((st.st_mode & 0222) == 0) return true;
+  return ::access(target.c_str(), W_OK) != 0 && errno == EACCES;
+}
+
 }  // namespace
+
+void SetAtomicFileSettings(const AtomicFileSettings& settings) {
+  g_replace_read_only = settings.replace_read_only;
+  g_cancel = settings.cancel;
+  g_notice = settings.notice;
+}
+
+AtomicFileSettings CurrentAtomicFileSettings() {
+  AtomicFileSettings s;
+  s.replace_read_only = g_replace_read_only.load();
+  s.cancel = g_cancel.load();
+  s.notice = g_notice.load();
+  return s;
+}
+
+int RemoveTemporariesInProgress() {
+  std::lock_guard<std::mutex> lock(TempsMutex());
+  int removed = 0;
+  for (const std::string& t : Temps()) removed += ::unlink(t.c_str()) == 0 ? 1 : 0;
+  Temps().clear();
+  return removed;
+}
 
 void SetAtomicFileHooksForTesting(const AtomicFileHooks& hooks) {
   g_write_hook = hooks.write;
@@ -91,8 +168,16 @@ Expected<AtomicFile> AtomicFile::Create(const std::string& path) {
     return f;
   }
 
+  if (f.m_existed && !g_replace_read_only.load() && IsReadOnly(f.m_target, st)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return MakeError(path + ": is read-only (mode " + mode + "): not replaced (the file is "
+                     "unchanged; make it writable or force the write)");
+  }
+  if (f.m_existed) f.m_other_links = st.st_nlink > 1 ? static_cast<uint64_t>(st.st_nlink - 1) : 0;
+
   const std::string folder = Folder(f.m_target);
-  const std::string stem = f.m_target + ".tmp-" + std::to_string(::getpid()) + "-";
+  const std::string stem = TempStem(f.m_target);
   for (int attempt = 0; attempt < 100 && f.m_fd < 0; ++attempt) {
     f.m_temp = stem + std::to_string(g_temp_counter.fetch_add(1));
     f.m_fd = ::open(f.m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -104,6 +189,7 @@ Expected<AtomicFile> AtomicFile::Create(const std::string& path) {
     return MakeError(path + ": cannot create a file in " + folder + ": " + std::strerror(err) +
                      (f.m_existed ? " (the file is unchanged)" : ""));
   }
+  TrackTemp(f.m_temp, true);
   // Keep the replaced file's permissions (harmless if refused: the file is then 0666 - umask).
   if (f.m_existed) (void)::fchmod(f.m_fd, st.st_mode & 07777);
   return f;
@@ -115,6 +201,7 @@ AtomicFile::AtomicFile(AtomicFile&& other) noexcept
       m_temp(std::exchange(other.m_temp, std::string())),
       m_fd(std::exchange(other.m_fd, -1)),
       m_existed(other.m_existed),
+      m_other_links(other.m_other_links),
       m_failed(other.m_failed),
       m_committed(other.m_committed) {}
 
@@ -126,6 +213,7 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
     m_temp = std::exchange(other.m_temp, std::string());
     m_fd = std::exchange(other.m_fd, -1);
     m_existed = other.m_existed;
+    m_other_links = other.m_other_links;
     m_failed = other.m_failed;
     m_committed = other.m_committed;
   }
@@ -139,7 +227,10 @@ AtomicFile::~AtomicFile() {
 void AtomicFile::Abandon() {
   if (m_fd >= 0) ::close(m_fd);
   m_fd = -1;
-  if (!m_temp.empty()) ::unlink(m_temp.c_str());
+  if (!m_temp.empty()) {
+    ::unlink(m_temp.c_str());
+    TrackTemp(m_temp, false);
+  }
   m_temp.clear();
   m_failed = true;
 }
@@ -147,7 +238,8 @@ void AtomicFile::Abandon() {
 Status AtomicFile::Fail(const std::string& what, int err) {
   const bool in_place = m_temp.empty();
   Abandon();
-  std::string message = m_path + ": " + what + ": " + std::strerror(err);
+  std::string message = m_path + ": " + what;
+  if (err != 0) message += std::string(": ") + std::strerror(err);
   if (!in_place) message += m_existed ? " (the file is unchanged)" : " (nothing was written)";
   return MakeError(message);
 }
@@ -157,7 +249,9 @@ Status AtomicFile::Write(std::string_view bytes) {
     return MakeError(m_path + ": write after a failed or finished write");
   size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t n = DoWrite(m_fd, bytes.data() + done, bytes.size() - done);
+    if (Cancelled()) return Fail("interrupted", 0);
+    const ssize_t n =
+        DoWrite(m_fd, bytes.data() + done, std::min(bytes.size() - done, kMaxWriteChunk));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return Fail("cannot write", n < 0 ? errno : EIO);
     done += static_cast<size_t>(n);
@@ -175,6 +269,7 @@ Status AtomicFile::Commit(FileIdentity* written) {
     m_committed = true;
     return Status::Ok();
   }
+  if (Cancelled()) return Fail("interrupted", 0);
   if (DoFsync(m_fd) != 0) return Fail("cannot write (flushing to disk)", errno);
   struct stat st {};
   if (::fstat(m_fd, &st) != 0) return Fail("cannot write", errno);
@@ -182,10 +277,18 @@ Status AtomicFile::Commit(FileIdentity* written) {
   const int rc = ::close(m_fd);
   m_fd = -1;
   if (rc != 0) return Fail("cannot write", errno);
+  if (Cancelled()) return Fail("interrupted", 0);
   if (::rename(m_temp.c_str(), m_target.c_str()) != 0)
     return Fail("cannot replace the file", errno);
+  TrackTemp(m_temp, false);
   m_temp.clear();
   m_committed = true;
+  if (auto notice = g_notice.load(); notice != nullptr && m_other_links > 0) {
+    notice(m_path + ": had " + std::to_string(m_other_links) + " other hard link" +
+           (m_other_links == 1 ? "" : "s") + " (other names of the same file): " +
+           (m_other_links == 1 ? "it keeps" : "they keep") +
+           " the old content; the new content is at this name only");
+  }
   const int dir = ::open(Folder(m_target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
     (void)::fsync(dir);

@@ -10,15 +10,24 @@
 //   the old file is left exactly as it was, and the message names the path and the reason
 //   ("m.npy: cannot write: No space left on device (the file is unchanged)").
 // - A replaced file keeps its permission bits; a new file gets 0666 minus the umask.
+// - A read-only file (no write permission for this user, or no write bit at all: what `chmod
+//   a-w` makes, which stops root too, as it stops editors) is not replaced unless the settings
+//   allow it (`stof --force`); a file with other hard links is replaced at this name only,
+//   and the settings' notice says so (the other names keep the old content).
 // - A target that exists and is not a regular file (a terminal, a pipe, /dev/null) has no
 //   content to keep: it is written in place, without a temporary.
-// - A process killed mid-write (kill -9, power loss after the fsync) leaves the old file and a
-//   "<name>.tmp-<pid>-<n>" temporary beside it; nothing removes stale temporaries.
+// - The temporary is "<name>.tmp-<pid>-<n>", with <name> shortened (at a UTF-8 character) so
+//   the whole fits the folder's file-name limit (255 bytes on most file systems).
+// - Once the settings' cancel flag is set, Write and Commit fail ("interrupted") and remove the
+//   temporary; RemoveTemporariesInProgress removes those of writes still running (the CLI's
+//   interrupt handling calls it before it exits). Only a process killed outright (kill -9, a
+//   crash) leaves a temporary beside the old file.
 // POSIX only (open, fsync, rename).
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -59,14 +68,27 @@ class AtomicFile {
 
  private:
   AtomicFile() = default;
-  Status Fail(const std::string& what, int err);
+  Status Fail(const std::string& what, int err);  // err 0: no errno text
   void Abandon();
 
   std::string m_path, m_target, m_temp;  // m_temp empty: writing the target in place
   int m_fd = -1;
   bool m_existed = false;  // the target existed when we started (for the message)
+  uint64_t m_other_links = 0;  // hard links of the replaced file besides this name
   bool m_failed = false, m_committed = false;
 };
+
+// Process-wide settings of every AtomicFile; the CLI sets them once at start.
+struct AtomicFileSettings {
+  bool replace_read_only = false;             // replace a read-only target (stof --force)
+  const std::atomic<bool>* cancel = nullptr;  // when set: writes stop, temporaries go
+  void (*notice)(const std::string& text) = nullptr;  // what a write did besides (hard links)
+};
+void SetAtomicFileSettings(const AtomicFileSettings& settings);
+AtomicFileSettings CurrentAtomicFileSettings();
+// Unlinks the temporaries of the writes in progress; gives how many. Thread-safe; not
+// async-signal-safe (call it from a thread, not a signal handler).
+int RemoveTemporariesInProgress();
 
 // Create + Write + Commit of a whole byte string.
 Status WriteFileAtomic(const std::string& path, std::string_view bytes,

@@ -5,6 +5,8 @@
 
 #include <climits>
 
+#include "engine/core/text_format.h"
+
 namespace stof::engine {
 
 namespace {
@@ -28,8 +30,15 @@ Expected<std::string> EncodePng(const uint8_t* first_row, int width, int height,
                                 int stride) {
   if (width < 1 || height < 1) return MakeError("PNG: cannot encode an empty image");
   std::string out;
-  if (!stbi_write_png_to_func(AppendToString, &out, width, height, channels, first_row, stride))
-    return MakeError("PNG: encoding failed");
+  // With valid arguments stb fails only when an allocation fails: its filtered copy of the
+  // image and the compressed stream (about twice the raw bytes) live at once.
+  if (!stbi_write_png_to_func(AppendToString, &out, width, height, channels, first_row, stride)) {
+    const double raw = static_cast<double>(width) * height * channels;
+    return MakeError("PNG: encoding failed: out of memory (a " + std::to_string(width) + " x " +
+                     std::to_string(height) + " image of " + std::to_string(channels) +
+                     " channel" + (channels == 1 ? "" : "s") + " needs about " +
+                     FormatBytes(2 * raw) + " while it is compressed)");
+  }
   return out;
 }
 

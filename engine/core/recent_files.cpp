@@ -2,13 +2,10 @@
 // readers of json_read.h throw inside this file only; every public function catches.
 #include "engine/core/recent_files.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "engine/core/atomic_file.h"
+#include "engine/core/file_read.h"
 #include "engine/core/json_io.h"
 #include "engine/core/json_read.h"
 
@@ -16,7 +13,7 @@ namespace stof::engine {
 
 namespace {
 constexpr const char* kFormat = "stof-studio-recent";
-constexpr uintmax_t kMaxFileBytes = uintmax_t{1} << 20;
+constexpr uint64_t kMaxFileBytes = uint64_t{1} << 20;
 
 bool Keep(const std::string& path) { return !path.empty() && path.size() <= kMaxRecentPathChars; }
 }  // namespace
@@ -83,16 +80,8 @@ Expected<std::string> RecentFilesPath(const char* xdg_config_home, const char* h
 Expected<std::vector<std::string>> LoadRecentFiles(const std::string& path, size_t max) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::vector<std::string>{};
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) return MakeError(path + ": cannot read: " + ec.message());
-  if (size > kMaxFileBytes)
-    return MakeError(path + ": " + std::to_string(size) + " bytes, more than a recent-files list has (1 MiB)");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return MakeError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << f.rdbuf();
-  if (f.bad()) return MakeError(path + ": read failed");
-  return ParseRecentFiles(text.str(), path, max);
+  STOF_ASSIGN_OR_RETURN(auto text, ReadFileBounded(path, {"recent-files lists", kMaxFileBytes}));
+  return ParseRecentFiles(text, path, max);
 }
 
 Status SaveRecentFiles(const std::string& path, const std::vector<std::string>& list) {

@@ -3,11 +3,10 @@
 #include "engine/graph/model_config.h"
 
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/file_read.h"
 #include "engine/core/json_io.h"
 
 namespace stof::engine {
@@ -182,12 +181,9 @@ Expected<ModelConfig> ParseModelConfigJson(const std::string& text, const std::s
 }
 
 Expected<ModelConfig> LoadModelConfig(const std::string& path, const ModelFamily* fallback_family) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path + ": cannot open the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return MakeError(path + ": read error");
-  return ParseModelConfigJson(ss.str(), path, fallback_family);
+  STOF_ASSIGN_OR_RETURN(auto text,
+                        ReadFileBounded(path, {"HuggingFace configs", kMaxModelConfigBytes}));
+  return ParseModelConfigJson(text, path, fallback_family);
 }
 
 }  // namespace stof::engine

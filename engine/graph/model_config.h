@@ -42,6 +42,9 @@ Expected<ModelConfig> FindModelPreset(const std::string& name);
 // ignored (vocab is not needed). T5's feed_forward_proj, when present, must be "relu".
 Expected<ModelConfig> ParseModelConfigJson(const std::string& text, const std::string& file_name,
                                            const ModelFamily* fallback_family = nullptr);
+// LoadModelConfig reads a regular file of at most kMaxModelConfigBytes (file_read.h); real
+// configs are a few kB, the largest with label maps a few hundred.
+inline constexpr uint64_t kMaxModelConfigBytes = uint64_t{16} << 20;
 Expected<ModelConfig> LoadModelConfig(const std::string& path,
                                       const ModelFamily* fallback_family = nullptr);
 

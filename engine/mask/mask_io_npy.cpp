@@ -11,7 +11,6 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <string_view>
 #include <vector>
@@ -246,8 +245,8 @@ Expected<NpyHeader> ParseNpyHeader(std::string_view prefix, uint64_t file_size,
 
 // ---- NPY data ---------------------------------------------------------------------------
 
-// Reads exactly n bytes into dst; false on a short read.
-using ByteSource = std::function<bool(char* dst, size_t n)>;
+// Reads exactly n bytes into dst; an error naming the input on a short or failed read.
+using ByteSource = std::function<Status(char* dst, size_t n)>;
 
 // Element != 0 from its bytes: any set bit, except a float's sign bit (so -0.0 is 0).
 class NonZeroTest {
@@ -285,8 +284,9 @@ Expected<Mask> DecodeNpyData(const NpyHeader& h, const ByteSource& read, const s
   const int64_t per_line = h.fortran ? h.rows : h.cols;
   std::vector<unsigned char> buf(static_cast<size_t>(per_line) * h.item_size);
   for (int64_t line = 0; line < lines; ++line) {
-    if (!read(reinterpret_cast<char*>(buf.data()), buf.size())) {
-      return MakeError(name + ": data: read failed at line " + std::to_string(line));
+    if (Status got = read(reinterpret_cast<char*>(buf.data()), buf.size()); !got.IsOk()) {
+      return MakeError(got.Message() + " (reading " + (h.fortran ? "column " : "row ") +
+                       std::to_string(line) + " of the data)");
     }
     for (int64_t k = 0; k < per_line; ++k) {
       const unsigned char* p = buf.data() + static_cast<size_t>(k) * h.item_size;
@@ -318,20 +318,14 @@ void NpyRowBytes(const Mask& m, int64_t r, char* dst) {
 
 namespace mask_io_detail {
 
-Expected<Mask> LoadNpyFile(const std::string& path) {
-  STOF_ASSIGN_OR_RETURN(auto size, RegularFileSize(path));
-  STOF_ASSIGN_OR_RETURN(auto f, OpenForRead(path));
-  std::string prefix(static_cast<size_t>(std::min<uint64_t>(size, 12 + kMaxNpyHeaderBytes)), '\0');
-  f.read(prefix.data(), static_cast<std::streamsize>(prefix.size()));
-  prefix.resize(static_cast<size_t>(f.gcount()));
-  STOF_ASSIGN_OR_RETURN(auto header, ParseNpyHeader(prefix, size, path));
-  f.clear();
-  f.seekg(static_cast<std::streamoff>(header.data_offset));
-  std::ifstream& in = f;
-  return DecodeNpyData(header, [&in](char* dst, size_t n) {
-    in.read(dst, static_cast<std::streamsize>(n));
-    return static_cast<size_t>(in.gcount()) == n;
-  }, path);
+Expected<Mask> LoadNpyFile(InputFile& f) {
+  std::string prefix(static_cast<size_t>(std::min<uint64_t>(f.Size(), 12 + kMaxNpyHeaderBytes)),
+                     '\0');
+  STOF_RETURN_IF_ERROR(f.ReadExactly(prefix.data(), prefix.size()));
+  STOF_ASSIGN_OR_RETURN(auto header, ParseNpyHeader(prefix, f.Size(), f.Path()));
+  STOF_RETURN_IF_ERROR(f.Seek(header.data_offset));
+  return DecodeNpyData(header, [&f](char* dst, size_t n) { return f.ReadExactly(dst, n); },
+                       f.Path());
 }
 
 // The NPY file streamed through the atomic writer about 1 MiB at a time, so a 1 GiB mask
@@ -356,11 +350,11 @@ Status SaveNpyFile(const std::string& path, const Mask& mask) {
 Expected<Mask> DecodeNpy(const std::string& bytes, const std::string& name) {
   STOF_ASSIGN_OR_RETURN(auto header, ParseNpyHeader(bytes, bytes.size(), name));
   size_t pos = static_cast<size_t>(header.data_offset);
-  return DecodeNpyData(header, [&](char* dst, size_t n) {
-    if (bytes.size() - pos < n) return false;
+  return DecodeNpyData(header, [&](char* dst, size_t n) -> Status {
+    if (bytes.size() - pos < n) return MakeError(name + ": data: truncated");
     std::memcpy(dst, bytes.data() + pos, n);
     pos += n;
-    return true;
+    return Status::Ok();
   }, name);
 }
 

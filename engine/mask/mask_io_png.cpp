@@ -77,6 +77,11 @@ Status CheckPngDecodeSize(const std::string& bytes, const std::string& name) {
 
 std::string StbReason() {
   const char* r = stbi_failure_reason();
+  // stb's inflate grows its buffer until the data ends or it reaches 2 GiB: a small file whose
+  // image data inflates that far (an IDAT "bomb") ends here too, after about 2 GB of memory.
+  if (r != nullptr && std::strcmp(r, "outofmem") == 0)
+    return "out of memory (the image data inflates past what stb can hold, at most 2 GiB, or "
+           "memory ran out)";
   return r ? r : "unknown error";
 }
 

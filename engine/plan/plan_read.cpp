@@ -16,6 +16,8 @@
 #include "engine/core/json_read.h"
 #include "engine/graph/model_config.h"
 #include "engine/mask/mask_json.h"
+#include "engine/fusion/template_match.h"
+#include "engine/plan/plan_choices.h"
 #include "engine/plan/plan_internal.h"
 
 namespace stof::engine {
@@ -39,6 +41,17 @@ constexpr double kDensityTolerance = 1e-9;
 using plan_detail::Prefix;
 
 bool IsPowerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+// A sparse_mha segment's params read as `stof run --plan` reads them (SegmentChoiceFromParams):
+// they are the plan's MHA choice, which the replay and the Python package (stof.Plan's
+// mha_choice) both read, so a plan that validates has one ({"variant": [1]} used to pass here,
+// then fail at the run and raise TypeError in Python). Other templates' params stay the
+// backend's to check when the segment runs (docs/plan-schema.md).
+void CheckSegmentParams(const PlanSegment& seg, const std::string& path) {
+  if (seg.template_name != TemplateName(TemplateKind::kSparseMha)) return;
+  auto choice = SegmentChoiceFromParams(seg.params, TemplateKind::kSparseMha, path);
+  if (!choice.IsOk()) Fail("", choice.Message());
+}
 
 DeviceSpec ReadDevice(const ObjectReader& root) {
   ObjectReader r = root.Child("device", {"name", "sm_count", "smem_per_sm_bytes",
@@ -294,6 +307,7 @@ PlanFusion ReadFusion(const ObjectReader& root) {
       Fail(s.PathOf("params"), "expected an object, got " + json_read::Shown(params));
     }
     seg.params = params;
+    CheckSegmentParams(seg, s.PathOf("params"));
     f.segments.push_back(std::move(seg));
   }
   return f;

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "engine/core/atomic_file.h"
+#include "engine/core/file_read.h"
 #include "engine/core/json_io.h"
 #include "engine/core/json_read.h"
 
@@ -102,7 +103,10 @@ struct LockedFile {
 // inode is still the one at `path` (see the file comment).
 Expected<LockedFile> OpenLocked(const std::string& path, int lock_op) {
   for (int attempt = 0; attempt < kMaxReplaceRetries; ++attempt) {
-    Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666));
+    // A FIFO or device at the path is refused before it is opened (file_read.h); O_NONBLOCK
+    // keeps one swapped in after the check from blocking the open.
+    STOF_RETURN_IF_ERROR(CheckNotSpecialFile(path));
+    Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK | O_CLOEXEC, 0666));
     if (fd.Get() < 0) return MakeError(path + ": cannot open: " + Errno());
     int rc;
     do rc = ::flock(fd.Get(), lock_op);

@@ -127,6 +127,9 @@ Expected<TuneSessionResult> RunTuneSession(const TuneSessionRequest& rq, TuneObs
 
   TunedPlanInfo info;
   info.device = spec;
+  // Measured on the CPU reference: the plan says so (the backend's name, "cpu", which `stof
+  // run --device cpu` compares with), not the GPU whose figures the kernel choice predicts for.
+  if (rq.backend && !rq.gpu) info.device.name = rq.backend->Name();
   info.spec = rq.spec ? &*rq.spec : nullptr;
   info.separate_bias = rq.separate_bias;
   info.options = rq.options;

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -74,9 +75,13 @@ int Guard(char* err, size_t err_len, Body&& body) {
   }
 }
 
-// CUDA-side failures (allocation, upload, launch) carry the CUDA call text from STOF_CUDA_TRY.
+// CUDA-side failures (allocation, upload, launch) carry the CUDA call text from STOF_CUDA_TRY;
+// the runtime's own texts say "CUDA" ("CUDA driver version is insufficient ..."), so the
+// match ignores case.
 int CodeOf(const std::string& message) {
-  return message.find("cuda") != std::string::npos || message.find("GPU") != std::string::npos
+  std::string lower = message;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("cuda") != std::string::npos || lower.find("gpu") != std::string::npos
              ? STOF_ERR_CUDA
              : STOF_ERR_INVALID;
 }
@@ -207,7 +212,7 @@ engine::Expected<std::unique_ptr<stof_plan>> BuildPlan(const engine::Mask& mask,
   const DeviceScope scope(device);
   if (cudaError_t e = scope.Error(); e != cudaSuccess)
     return engine::MakeError("making device " + std::to_string(device) +
-                             " current: " + cudaGetErrorString(e));
+                             " current: cudaSetDevice: " + cudaGetErrorString(e));
   auto spec = kernels::QueryDeviceSpec(device);
   if (!spec.IsOk()) return spec.ToStatus();
   const auto t0 = std::chrono::steady_clock::now();

@@ -1,4 +1,5 @@
-"""stof: STOF's sparse attention kernels for PyTorch (thin over libstof_capi.so via ctypes).
+"""stof: STOF's sparse attention kernels for PyTorch (thin over libstof_capi.so via ctypes;
+mask files, specs and plans are read by the engine through libstof_engine_capi.so).
 
     stof.Mask            masks: numpy / torch / files / specs / FlexAttention  (mask.py)
     stof.load_plan       plan JSON, validated; mask, workload, kernel choice    (plan.py)
@@ -8,15 +9,15 @@
     stof.StofError       every error this package raises
 
 torch is imported with the package when it is installed (the custom op registers then);
-without it masks and plans work and attention / clear_cache raise StofError. stof.hf is
+without it masks and plans work and attention / clear_cache raise StofError. Masks from files
+or specs, a Mask's hash_hex and plans need libstof_engine_capi.so, which every build makes. stof.hf is
 imported on first use. See python/README.md.
 """
 
 from ._capi import StofError, library_path
+from ._engine import MaskFileError, PlanError
 from .mask import Mask
-from .mask_files import MaskFileError
 from .plan import Plan, load_plan
-from .plan_check import PlanError
 
 __all__ = ["StofError", "MaskFileError", "PlanError", "Mask", "Plan", "load_plan",
            "attention", "clear_cache", "library_path", "hf"]

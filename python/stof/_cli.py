@@ -1,16 +1,16 @@
-"""Running the `stof` command-line tool for what only the C++ engine defines: generator masks
-(a JSON mask spec, a pattern name with its parameters), regenerated exactly as the engine does.
+"""Running the `stof` command-line tool from Python: the tests compare the package with it
+(python/tests) and the benchmarks run it (python/bench). The package itself reads masks, specs
+and plans through libstof_engine_capi.so (_engine.py), not through the CLI.
 
 Lookup: $STOF_CLI when set, else the build trees' build/app/stof, then build-nocuda/app/stof,
-then `stof` on PATH. Used by mask.py (Mask.from_spec, Mask.generate, spec-form JSON files) and
-plan.py (a plan's spec mask). Errors are StofError naming the command and stof's own message.
+then `stof` on PATH. Errors are StofError naming the command and stof's own message.
 """
 
 import os
 import shutil
 import subprocess
-import tempfile
 
+from . import _lookup
 from ._capi import StofError, _REPO_ROOT
 
 ENV_VAR = "STOF_CLI"
@@ -18,18 +18,10 @@ BUILD_TREE_PATHS = [os.path.join(_REPO_ROOT, d, "app", "stof") for d in ("build"
 
 
 def cli_path():
-    env = os.environ.get(ENV_VAR, "")
-    if env:
-        if not os.path.isfile(env):
-            raise StofError(f"{ENV_VAR}={env}: no such file")
-        return env
-    for p in BUILD_TREE_PATHS:
-        if os.path.isfile(p):
-            return p
-    found = shutil.which("stof")
+    found = _lookup.find(ENV_VAR, BUILD_TREE_PATHS) or shutil.which("stof")
     if found:
         return found
-    raise StofError(f"the stof CLI is needed to generate masks from a spec and was not found: "
+    raise StofError(f"the stof CLI was not found: "
                     f"{ENV_VAR} is not set, no {' or '.join(BUILD_TREE_PATHS)}, no stof on PATH "
                     f"(build it: STOF_CUDA=OFF scripts/build build-nocuda)")
 
@@ -42,19 +34,3 @@ def run(argv, what):
                  if ln.strip() and not ln.startswith("Run with --help")]
         raise StofError(f"{what}: {lines[-1] if lines else 'stof exit ' + str(p.returncode)}")
     return p.stdout
-
-
-def mask_to_npy(argv, what):
-    """Runs `stof mask ARGV --out TMP.npy --json` and returns the bool numpy array it wrote
-    and the engine's hash of it (Mask::HashHex, from the JSON it printed)."""
-    import json
-    import numpy as np
-    with tempfile.TemporaryDirectory(prefix="stof-mask-") as d:
-        out = os.path.join(d, "m.npy")
-        text = run(["mask"] + list(argv) + ["--out", out, "--json"], what)
-        try:
-            info = json.loads(text[text.index("{"):])
-            engine_hash = info["hash"]
-        except (ValueError, KeyError):
-            raise StofError(f"{what}: stof mask printed no JSON with a hash: {text[:200]!r}")
-        return np.load(out).astype(bool), engine_hash

@@ -1,6 +1,7 @@
 """Helpers of the python/ tests: the package on sys.path (no install needed), a PNG writer
-with a chosen filter per row (to test the reader on every filter), and whether torch + CUDA
-are present. Used by every test_*.py here."""
+with a chosen filter per row (to test the reader on every filter), a writer of run-length rows
+(inline plan masks, JSON mask files), and whether torch + CUDA are present. Used by every
+test_*.py here."""
 
 import os
 import struct
@@ -56,6 +57,19 @@ def png_bytes(rows, color=0, depth=8, filters=(0,), interlace=0):
     ihdr = struct.pack(">IIBBBBB", width, height, depth, color, 0, 0, interlace)
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(out)) +
             chunk(b"IEND", b""))
+
+
+def array_to_runs(arr):
+    """bool [R, C] -> the run-length object of mask_json.h, adjacent runs merged (what the
+    engine writes)."""
+    import numpy as np
+    rows = []
+    for row in arr:
+        padded = np.concatenate(([False], row, [False])).astype(np.int8)
+        edges = np.flatnonzero(np.diff(padded))
+        starts, ends = edges[0::2], edges[1::2]
+        rows.append([int(x) for pair in zip(starts, ends - starts) for x in pair])
+    return {"rows": int(arr.shape[0]), "cols": int(arr.shape[1]), "runs": rows}
 
 
 def have_torch_cuda():

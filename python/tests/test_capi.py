@@ -1,7 +1,8 @@
 """CPU tests of the ctypes layer (stof/_capi.py): where libstof_capi.so is looked up and the
 errors naming both places; with a library present (ctest sets STOF_CAPI_LIB in a CUDA build),
-its version and an argument error carried as StofError with the library's own message (no GPU
-needed: the arguments are checked before any CUDA call)."""
+its version and each error code carried as StofError with the library's own message: an
+argument error (STOF_ERR_INVALID, checked before any CUDA call) and a failed device switch
+(STOF_ERR_CUDA, with or without a GPU). Also where libstof_engine_capi.so is looked up."""
 
 import os
 import unittest
@@ -68,6 +69,17 @@ class CapiLibraryTest(unittest.TestCase):
             _capi.PreparedPlan(mask, 1, 2, 128, 64, 0, kernel="nosuch")
         self.assertIn("kernel: expected one of auto", str(cm.exception))
 
+    def test_a_failed_device_switch_is_a_cuda_error(self):
+        # STOF_ERR_CUDA (2), as the header promises for a missing GPU or a failed CUDA call:
+        # a device switch that fails ("CUDA driver version is insufficient ..." without a
+        # driver, "invalid device ordinal" for device 99 on a GPU machine) was STOF_ERR_INVALID,
+        # since the code was chosen by a case-sensitive match of "cuda" in the message.
+        mask = np.ones((128, 128), np.uint8)
+        with self.assertRaises(stof.StofError) as cm:
+            _capi.PreparedPlan(mask, 1, 2, 128, 64, 99)
+        self.assertEqual(cm.exception.code, 2, str(cm.exception))
+        self.assertIn("stof_capi: making device 99 current: cudaSetDevice: ", str(cm.exception))
+
     def test_bound_calls_refuse_null_handles(self):
         # Version 5's bound call: a null plan or bound handle is refused with a message, no
         # crash (checked before any CUDA call, so no GPU is needed).
@@ -87,6 +99,49 @@ class CapiLibraryTest(unittest.TestCase):
         self.assertEqual(lib.stof_run_bound(None, None, None, None, None, None, err, 256), 1)
         self.assertEqual(err.value.decode(), "stof_capi: bound: must not be null")
         lib.stof_bound_release(None)  # ignored
+
+
+class EngineLookupTest(unittest.TestCase):
+    def setUp(self):
+        from stof import _engine
+        self.env = {k: os.environ.pop(k, None) for k in (_engine.ENV_VAR, _capi.ENV_VAR)}
+
+    def tearDown(self):
+        from stof import _engine
+        for k, v in self.env.items():
+            os.environ.pop(k, None)
+            if v is not None:
+                os.environ[k] = v
+
+    def test_env_names_missing_file_and_capi_tree_is_searched(self):
+        import tempfile
+        from stof import _engine
+        os.environ[_engine.ENV_VAR] = "/nonexistent/libstof_engine_capi.so"
+        with self.assertRaises(stof.StofError) as cm:
+            _engine.library_path()
+        self.assertIn("STOF_ENGINE_LIB=/nonexistent/libstof_engine_capi.so: no such file",
+                      str(cm.exception))
+        del os.environ[_engine.ENV_VAR]
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "engine"))
+            lib = os.path.join(d, "engine", "libstof_engine_capi.so")
+            open(lib, "w").close()
+            os.environ[_capi.ENV_VAR] = os.path.join(d, "kernels", "libstof_capi.so")
+            self.assertEqual(_engine.library_path(), lib)
+
+    def test_not_found_names_every_place(self):
+        from stof import _engine
+        old = _engine.BUILD_TREE_PATHS
+        _engine.BUILD_TREE_PATHS = ["/nonexistent/build/engine/libstof_engine_capi.so"]
+        try:
+            with self.assertRaises(stof.StofError) as cm:
+                _engine.library_path()
+            msg = str(cm.exception)
+            self.assertIn("STOF_ENGINE_LIB is not set", msg)
+            self.assertIn("/nonexistent/build/engine/libstof_engine_capi.so", msg)
+            self.assertIn("STOF_CUDA=OFF scripts/build build-nocuda", msg)
+        finally:
+            _engine.BUILD_TREE_PATHS = old
 
 
 if __name__ == "__main__":

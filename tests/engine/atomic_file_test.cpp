@@ -2,7 +2,10 @@
 // symlinks (the target replaced, the link kept), a folder refused, a permission-denied folder
 // (run as an unprivileged user in a child process when the tests run as root), and injected
 // failures (write to /dev/full, EIO part way, a failed fsync, an abandoned write): in every
-// failure the old file stays byte for byte and no temporary is left behind.
+// failure the old file stays byte for byte and no temporary is left behind. Also: a 250-byte
+// file name (the temporary's name fits the 255-byte limit), read-only files refused unless
+// forced, a hard-linked file replaced at its name with a notice, and a cancel (Ctrl-C in the
+// CLI) that stops a write part way and removes its temporary.
 #include "engine/core/atomic_file.h"
 
 #include <fcntl.h>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +28,9 @@ namespace {
 namespace fs = std::filesystem;
 using stof::engine::AtomicFile;
 using stof::engine::AtomicFileHooks;
+using stof::engine::AtomicFileSettings;
+using stof::engine::RemoveTemporariesInProgress;
+using stof::engine::SetAtomicFileSettings;
 using stof::engine::FileIdentity;
 using stof::engine::SetAtomicFileHooksForTesting;
 using stof::engine::WriteFileAtomic;
@@ -39,6 +46,7 @@ class AtomicFileTest : public ::testing::Test {
   }
   void TearDown() override {
     SetAtomicFileHooksForTesting({});
+    SetAtomicFileSettings({});
     std::error_code ec;
     fs::permissions(m_dir, fs::perms::owner_all, ec);
     fs::remove_all(m_dir, ec);
@@ -157,6 +165,7 @@ TEST_F(AtomicFileTest, APermissionDeniedFolderLeavesTheOldFile) {
   const std::string p = Path("ro/m.json");
   fs::create_directories(m_dir / "ro");
   Put(p, "old");
+  ASSERT_EQ(::chmod(p.c_str(), 0666), 0);  // the file is writable: only the folder refuses
   ASSERT_EQ(::chmod((m_dir / "ro").c_str(), 0555), 0);
   // Root ignores folder permissions: the write runs in a child that drops to "nobody".
   int pipe_fd[2];
@@ -284,6 +293,140 @@ TEST_F(AtomicFileTest, DevicesAreWrittenInPlace) {
   // /dev/full gives ENOSPC to a direct write too, named as such.
   auto s = WriteFileAtomic("/dev/full", "x");
   EXPECT_EQ(s.Message(), "/dev/full: cannot write: No space left on device");
+}
+
+// The temporary was "<name>.tmp-<pid>-<n>": a legal 250-byte name made a 265-byte one and
+// failed with "File name too long". Now the name part is cut (at a UTF-8 character) to fit.
+TEST_F(AtomicFileTest, ALongFileNameGetsATemporaryThatFits) {
+  const std::string name = std::string(243, 'a') + "\xc3\xa9.json";  // 250 bytes, ends in "é.json"
+  ASSERT_EQ(name.size(), 250u);
+  const std::string p = Path(name);
+  ASSERT_TRUE(WriteFileAtomic(p, "first").IsOk());
+  ASSERT_TRUE(WriteFileAtomic(p, "second").IsOk());
+  EXPECT_EQ(Read(p), "second");
+  auto f = AtomicFile::Create(p);
+  ASSERT_TRUE(f.IsOk()) << f.Message();
+  std::vector<std::string> names = Names();
+  ASSERT_EQ(names.size(), 2u);
+  const std::string temp = names[0] == name ? names[1] : names[0];
+  EXPECT_LE(temp.size(), 255u);
+  EXPECT_EQ(temp.rfind(std::string(200, 'a'), 0), 0u) << temp;  // still says whose it is
+  EXPECT_NE(temp.find(".tmp-" + std::to_string(::getpid()) + "-"), std::string::npos) << temp;
+}
+
+// A read-only file is not replaced (it was, silently), unless the settings force it; its
+// content and mode stay. Root passes access(2), so the "no write bit at all" rule is what
+// stops it; an unprivileged user is stopped by access(2) on a file of another user.
+TEST_F(AtomicFileTest, AReadOnlyFileIsRefusedUnlessForced) {
+  const std::string p = Path("plan.json");
+  Put(p, "old");
+  ASSERT_EQ(::chmod(p.c_str(), 0444), 0);
+  auto s = WriteFileAtomic(p, "new");
+  ASSERT_FALSE(s.IsOk());
+  EXPECT_EQ(s.Message(), p + ": is read-only (mode 0444): not replaced (the file is unchanged; "
+                             "make it writable or force the write)");
+  EXPECT_EQ(Read(p), "old");
+  EXPECT_EQ(Names(), std::vector<std::string>{"plan.json"});
+
+  AtomicFileSettings force;
+  force.replace_read_only = true;
+  SetAtomicFileSettings(force);
+  ASSERT_TRUE(WriteFileAtomic(p, "new").IsOk());
+  EXPECT_EQ(Read(p), "new");
+  struct stat st {};
+  ASSERT_EQ(::stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0444u);  // the mode is kept
+  SetAtomicFileSettings({});
+
+  // Writable by its owner only, written by someone else (a child that drops from root to
+  // "nobody"; as an unprivileged user the test cannot be someone else): access(2) refuses.
+  if (::geteuid() != 0) return;
+  const std::string q = Path("other.json");
+  Put(q, "old");
+  ASSERT_EQ(::chmod(q.c_str(), 0644), 0);
+  ASSERT_EQ(::chmod(m_dir.c_str(), 0777), 0);  // the folder is writable: only the file refuses
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+    const auto r = WriteFileAtomic(q, "new");
+    ::_exit(!r.IsOk() && r.Message() == q + ": is read-only (mode 0644): not replaced (the file "
+                                            "is unchanged; make it writable or force the write)"
+                ? 0 : 1);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(Read(q), "old");
+}
+
+std::vector<std::string> g_notices;
+void Collect(const std::string& text) { g_notices.push_back(text); }
+
+// Writing over a file with another hard link replaced it at this name and left the other name
+// on the old content, silently; now the notice says so.
+TEST_F(AtomicFileTest, AHardLinkedFileIsReplacedAtItsNameWithANotice) {
+  const std::string p = Path("m.json");
+  Put(p, "old");
+  ASSERT_EQ(::link(p.c_str(), Path("other.json").c_str()), 0);
+  g_notices.clear();
+  AtomicFileSettings settings;
+  settings.notice = Collect;
+  SetAtomicFileSettings(settings);
+  ASSERT_TRUE(WriteFileAtomic(p, "new").IsOk());
+  EXPECT_EQ(Read(p), "new");
+  EXPECT_EQ(Read(Path("other.json")), "old");
+  ASSERT_EQ(g_notices.size(), 1u);
+  EXPECT_EQ(g_notices[0], p + ": had 1 other hard link (other names of the same file): it keeps "
+                              "the old content; the new content is at this name only");
+  // Now a file of its own: no notice.
+  ASSERT_TRUE(WriteFileAtomic(p, "newer").IsOk());
+  EXPECT_EQ(g_notices.size(), 1u);
+}
+
+// Ctrl-C in the CLI sets the cancel flag: the write stops at the next chunk, the temporary
+// goes and the old file stays (a 1 GiB mask write left its temporary behind).
+TEST_F(AtomicFileTest, ACancelStopsTheWriteAndRemovesTheTemporary) {
+  const std::string p = Path("m.npy");
+  Put(p, "old");
+  std::atomic<bool> cancel{false};
+  AtomicFileSettings settings;
+  settings.cancel = &cancel;
+  SetAtomicFileSettings(settings);
+  auto f = AtomicFile::Create(p);
+  ASSERT_TRUE(f.IsOk()) << f.Message();
+  ASSERT_TRUE(f->Write(std::string(3 << 20, 'x')).IsOk());
+  EXPECT_EQ(Names().size(), 2u);
+  cancel = true;
+  auto w = f->Write(std::string(3 << 20, 'y'));
+  ASSERT_FALSE(w.IsOk());
+  EXPECT_EQ(w.Message(), p + ": interrupted (the file is unchanged)");
+  EXPECT_EQ(Names(), std::vector<std::string>{"m.npy"});
+  EXPECT_EQ(Read(p), "old");
+  // A commit after the cancel does not replace the file either.
+  cancel = false;
+  auto g = AtomicFile::Create(p);
+  ASSERT_TRUE(g.IsOk());
+  ASSERT_TRUE(g->Write("new").IsOk());
+  cancel = true;
+  EXPECT_EQ(g->Commit().Message(), p + ": interrupted (the file is unchanged)");
+  EXPECT_EQ(Read(p), "old");
+  EXPECT_EQ(Names(), std::vector<std::string>{"m.npy"});
+}
+
+// What the CLI's watchdog calls before it ends an interrupted process.
+TEST_F(AtomicFileTest, RemoveTemporariesInProgressRemovesThemAll) {
+  Put(Path("a.json"), "old");
+  auto a = AtomicFile::Create(Path("a.json"));
+  auto b = AtomicFile::Create(Path("b.json"));
+  ASSERT_TRUE(a.IsOk() && b.IsOk());
+  ASSERT_TRUE(a->Write("x").IsOk());
+  EXPECT_EQ(Names().size(), 3u);
+  EXPECT_EQ(RemoveTemporariesInProgress(), 2);
+  EXPECT_EQ(Names(), std::vector<std::string>{"a.json"});
+  EXPECT_EQ(Read(Path("a.json")), "old");
+  EXPECT_EQ(RemoveTemporariesInProgress(), 0);
 }
 
 }  // namespace

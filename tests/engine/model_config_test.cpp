@@ -136,7 +136,7 @@ TEST(ModelConfig, BadFilesNameFileAndField) {
 
   auto missing = LoadModelConfig("/nonexistent/config.json");
   ASSERT_FALSE(missing.IsOk());
-  EXPECT_EQ(missing.Message(), "/nonexistent/config.json: cannot open the file");
+  EXPECT_EQ(missing.Message(), "/nonexistent/config.json: cannot open: no such file");
 }
 
 TEST(ModelConfig, LoadsAFile) {

@@ -615,7 +615,7 @@ TEST(PlanFile, LoadErrorsNameTheFile) {
   const std::string missing = dir.File("missing.json");
   auto p = LoadPlan(missing);
   ASSERT_FALSE(p.IsOk());
-  EXPECT_EQ(p.Message(), missing + ": cannot open: No such file or directory");
+  EXPECT_EQ(p.Message(), missing + ": cannot open: no such file");
 
   const std::string empty = dir.File("empty.json");
   WriteFile(empty, "");
@@ -644,7 +644,7 @@ TEST(PlanFile, LoadErrorsNameTheFile) {
   EXPECT_EQ(LoadPlan(dup).Message(), dup + ": workload.batch: duplicate key");
 
   EXPECT_EQ(LoadPlan(dir.Path().string()).Message(),
-            dir.Path().string() + ": is a directory, not a plan file");
+            dir.Path().string() + ": is a directory, not a regular file");
 
   const std::string invalid = dir.File("invalid.json");
   json j = PlanToJson(SpecPlan());

@@ -275,7 +275,7 @@ TEST(TuneCache, DirectoryInPlaceOfFileIsAnError) {
   fs::create_directories(path);
   auto c = TuneCache::Open(path);
   ASSERT_FALSE(c.IsOk());
-  EXPECT_EQ(c.Message(), path + ": cannot open: Is a directory");
+  EXPECT_EQ(c.Message(), path + ": is a directory, not a regular file");
   fs::remove_all(dir);
 }
 

@@ -2,7 +2,7 @@
 // on the scripted backend (fake_backend.h, known optimum) it tunes, times the tuned and the
 // default model and makes the plan; the observer sees STOF's stage-2 rewards; without a
 // backend everything is a labelled prediction; budgets parse; bad requests name the field;
-// MeasurePlan measures a plan's model again.
+// MeasurePlan measures a plan's model again; a plan records where it was measured.
 #include <gtest/gtest.h>
 
 #include "engine/tune/tune_session.h"
@@ -17,6 +17,17 @@ using testing::PatternMask;
 using testing::PresetGraph;
 using testing::ScriptedBackend;
 
+// A bert-small layer at batch 1, L 64, full mask, measured on `backend` with one repeat.
+TuneSessionRequest ScriptedRequest(Backend* backend, const Mask* mask, TuneMethod method) {
+  TuneSessionRequest rq;
+  rq.graph = PresetGraph("bert-small", 1, 64);
+  rq.mask = mask;
+  rq.backend = backend;
+  rq.options.method = method;
+  rq.repeats = 1;
+  return rq;
+}
+
 struct Rewards : TuneObserver {
   std::vector<RewardEvent> events;
   void OnReward(const RewardEvent& e, const TuneProgress&) override { events.push_back(e); }
@@ -25,14 +36,9 @@ struct Rewards : TuneObserver {
 TEST(TuneSession, TunesTimesBothModelsAndMakesThePlan) {
   ScriptedBackend backend;
   const Mask mask = PatternMask("full", 64);
-  TuneSessionRequest rq;
-  rq.graph = PresetGraph("bert-small", 1, 64);
-  rq.mask = &mask;
-  rq.backend = &backend;
-  rq.options.method = TuneMethod::kStof;
+  TuneSessionRequest rq = ScriptedRequest(&backend, &mask, TuneMethod::kStof);
   rq.options.seed = 7;
   rq.options.small_tokens = 0;
-  rq.repeats = 1;
   rq.created_by = "test";
   Rewards rewards;
   auto s = RunTuneSession(rq, &rewards);
@@ -77,14 +83,9 @@ TEST(TuneSession, TunesTimesBothModelsAndMakesThePlan) {
 TEST(TuneSession, StageTwoRewardsWhatStageOneDidNotTry) {
   ScriptedBackend backend;
   const Mask mask = PatternMask("full", 64);
-  TuneSessionRequest rq;
-  rq.graph = PresetGraph("bert-small", 1, 64);
-  rq.mask = &mask;
-  rq.backend = &backend;
-  rq.options.method = TuneMethod::kStof;
+  TuneSessionRequest rq = ScriptedRequest(&backend, &mask, TuneMethod::kStof);
   rq.options.samples = 1;  // stage 1 sees only the defaults; stage 2 finds the better settings
   rq.options.small_tokens = 0;
-  rq.repeats = 1;
   rq.measure_model = false;
   Rewards rewards;
   auto s = RunTuneSession(rq, &rewards);
@@ -94,6 +95,26 @@ TEST(TuneSession, StageTwoRewardsWhatStageOneDidNotTry) {
   EXPECT_GT(gained, 0);
   EXPECT_LT(gained, s->result.initial_us);
   EXPECT_FALSE(s->model_us.has_value());  // measure_model = false
+}
+
+// A plan measured on a backend that is not the GPU (the CPU reference: `stof tune --device
+// cpu`) names that backend as its device, not the GPU spec its kernel choice predicts for (it
+// said "H100-SXM-80GB" with measured entries); a GPU's plan names the GPU.
+TEST(TuneSession, APlanNamesTheDeviceItWasMeasuredOn) {
+  ScriptedBackend backend;
+  const Mask mask = PatternMask("full", 64);
+  TuneSessionRequest rq = ScriptedRequest(&backend, &mask, TuneMethod::kGtco);
+  rq.measure_model = false;
+  auto cpu = RunTuneSession(rq, nullptr);
+  ASSERT_TRUE(cpu.IsOk()) << cpu.Message();
+  ASSERT_NE(backend.Name(), backend.Device().name);
+  EXPECT_EQ(cpu->plan.device.name, backend.Name());
+  EXPECT_EQ(cpu->plan.device.sm_count, backend.Device().sm_count);  // the figures predicted for
+  EXPECT_TRUE(cpu->plan.measurements.front().measured);
+  rq.gpu = true;
+  auto gpu = RunTuneSession(rq, nullptr);
+  ASSERT_TRUE(gpu.IsOk()) << gpu.Message();
+  EXPECT_EQ(gpu->plan.device.name, backend.Device().name);
 }
 
 TEST(TuneSession, WithoutABackendEverythingIsPredicted) {
@@ -109,6 +130,7 @@ TEST(TuneSession, WithoutABackendEverythingIsPredicted) {
   EXPECT_FALSE(s->model_us.has_value());
   EXPECT_NE(s->device_text.find("predicted"), std::string::npos) << s->device_text;
   for (const PlanMeasurement& m : s->plan.measurements) EXPECT_FALSE(m.measured) << m.what;
+  EXPECT_EQ(s->plan.device.name, rq.device.name);
   EXPECT_LE(s->result.total_us, s->result.initial_us);
 }
 
