@@ -2,9 +2,10 @@
 # GUI test of issue 34 (ctest label gui): stof-studio under Xvfb given a FIFO where it reads a
 # plan (--open-plan), a layer profile (--open-profile), a mask (--open) or a config (--config).
 # Each blocked forever before (the studio never drew a frame); now the plan, profile and mask
-# are errors shown in the app (the dumped state's message names the file and its kind) and the
-# config is a one-line refusal before the window opens. Each run is under `timeout`, so a hang
-# fails the test. Usage: studio_special_files_test.sh path/to/stof-studio
+# are errors shown in the app (the dumped state's message names the file and its kind; a batch
+# run whose start option failed then exits 1) and the config is a one-line refusal before the
+# window opens. Each run is under `timeout`, so a hang fails the test (exit 124).
+# Usage: studio_special_files_test.sh path/to/stof-studio
 set -euo pipefail
 studio=$1
 tmp=$(mktemp -d)
@@ -12,11 +13,17 @@ trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME="$tmp/config"   # never the user's own recent files
 command -v xvfb-run >/dev/null || { echo "xvfb-run missing: run scripts/setup" >&2; exit 1; }
 run() { timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" "$studio" "$@"; }
+# A start option that fails: exit 1 after the frames (not 0, not a hang), the state dumped.
+run_refused() {
+  local rc=0
+  run "$@" 2>/dev/null || rc=$?
+  [ "$rc" = 1 ] || { echo "FAIL: $*: exit $rc, want 1" >&2; exit 1; }
+}
 
 mkfifo "$tmp/plan.json" "$tmp/profile.json" "$tmp/mask.npy" "$tmp/config.json"
-run --no-gpu --panel fusion --open-plan "$tmp/plan.json" --dump-state "$tmp/plan_state.json" --frames 1
-run --panel profile --open-profile "$tmp/profile.json" --dump-state "$tmp/profile_state.json" --frames 1
-run --open "$tmp/mask.npy" --dump-state "$tmp/mask_state.json" --frames 1
+run_refused --no-gpu --panel fusion --open-plan "$tmp/plan.json" --dump-state "$tmp/plan_state.json" --frames 1
+run_refused --panel profile --open-profile "$tmp/profile.json" --dump-state "$tmp/profile_state.json" --frames 1
+run_refused --open "$tmp/mask.npy" --dump-state "$tmp/mask_state.json" --frames 1
 /usr/bin/python3 - "$tmp" <<'PY'
 import json, sys
 d = sys.argv[1]
