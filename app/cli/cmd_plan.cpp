@@ -39,10 +39,15 @@ int RunValidate(const PlanArgs& a) {
   }
   std::printf("%s: valid plan (schema %d)\n", a.file.c_str(), p.schema_version);
   std::printf("  device    %s\n", p.device.name.c_str());
-  std::printf("  workload  batch %lld, heads %lld, L %lld, d %lld, %s\n",
+  std::printf("  workload  batch %lld, heads %lld, L %lld, d %lld, %s%s\n",
               static_cast<long long>(p.workload.batch), static_cast<long long>(p.workload.heads),
               static_cast<long long>(p.workload.seq_len),
-              static_cast<long long>(p.workload.head_dim), engine::DTypeName(p.workload.dtype));
+              static_cast<long long>(p.workload.head_dim), engine::DTypeName(p.workload.dtype),
+              p.workload.IsSquareMha()
+                  ? ""
+                  : (", " + std::to_string(p.workload.KvHeads()) + " key/value heads, its last " +
+                     std::to_string(p.workload.QLen()) + " rows")
+                        .c_str());
   if (p.model)
     std::printf("  model     %s (%s %s), hidden %lld, ffn %lld, %lld layers%s\n",
                 p.model->name.c_str(), engine::ModelFamilyName(p.model->family),

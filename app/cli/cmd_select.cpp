@@ -40,16 +40,18 @@ nlohmann::json CandidateJson(const engine::Eq2Candidate& c) {
 
 // Grouped key/value heads or q_len != seq_len: Eq. 1 and Eq. 2 describe the STOF paper's
 // square MHA and are not evaluated; what runs is the Hopper kernel's tile model's choice (or
-// why nothing runs). No plan: the plan schema holds square workloads.
-int RunSelectShape(const SelectArgs& a, const MaskSource& src, const engine::Workload& w,
-                   const engine::DeviceSpec& dev) {
-  if (!a.plan_out.empty())
-    return Fail("select", "--plan-out: plans hold square MHA workloads; not written for " +
-                              std::to_string(w.heads) + " query heads over " +
-                              std::to_string(w.KvHeads()) + " key/value heads, q_len " +
-                              std::to_string(w.QLen()) + " over seq_len " +
-                              std::to_string(w.seq_len));
+// why nothing runs). `square`: the L_k x L_k mask whose last q_len rows `src.mask` holds,
+// which a plan keeps (schema version 2).
+int RunSelectShape(const SelectArgs& a, const MaskSource& src, const engine::Mask& square,
+                   const engine::Workload& w, const engine::DeviceSpec& dev) {
   auto run = engine::ChooseRun(MakeMhaRunChooser(), src.mask, w, dev);
+  if (!a.plan_out.empty()) {
+    if (!run.IsOk()) return Fail("select", "--plan-out: nothing runs this shape: " + run.Message());
+    engine::Status s = engine::SavePlan(
+        a.plan_out, engine::MakeShapePlan(square, src.has_spec ? &src.spec : nullptr, w, dev,
+                                          *run, "stof"));
+    if (!s.IsOk()) return Fail("select", s.Message());
+  }
   if (a.json) {
     nlohmann::json j;
     j["source"] = src.label;
@@ -60,6 +62,7 @@ int RunSelectShape(const SelectArgs& a, const MaskSource& src, const engine::Wor
     j["eq1"] = j["eq2"] = j["choice"] = nullptr;
     j["eq_why_not"] = "Eq. 1 and Eq. 2 describe square MHA (q_len = seq_len, kv_heads = heads)";
     j["run_choice"] = run.IsOk() ? engine::MhaRunChoiceJson(*run) : nlohmann::json{{"why_not", run.Message()}};
+    if (!a.plan_out.empty()) j["plan_out"] = a.plan_out;
     PrintJson("select", j);
     return kExitOk;
   }
@@ -79,6 +82,7 @@ int RunSelectShape(const SelectArgs& a, const MaskSource& src, const engine::Wor
   } else {
     std::printf("runs      nothing: %s\n", run.Message().c_str());
   }
+  if (!a.plan_out.empty()) std::printf("wrote     %s\n", a.plan_out.c_str());
   return kExitOk;
 }
 
@@ -92,10 +96,11 @@ int RunSelect(const SelectArgs& a) {
   w.heads = a.heads;
   w.head_dim = a.head_dim;
   w.seq_len = src->mask.Rows();
+  const engine::Mask square = src->mask;
   if (engine::Status s = ApplyShapeOptions(a.kv_heads, a.q_len, &w, &src->mask); !s.IsOk())
     return Fail("select", s.Message());
   if (engine::Status s = w.Validate("workload"); !s.IsOk()) return Fail("select", s.Message());
-  if (!w.IsSquareMha()) return RunSelectShape(a, *src, w, *dev);
+  if (!w.IsSquareMha()) return RunSelectShape(a, *src, square, w, *dev);
   auto sel = engine::SelectKernel(src->mask, w, *dev);
   if (!sel.IsOk()) return Fail("select", sel.Message());
 

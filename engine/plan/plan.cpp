@@ -18,9 +18,12 @@ using plan_detail::Prefix;
 }  // namespace
 
 const std::vector<std::string>& PlanChosenByValues() {
-  static const std::vector<std::string> kValues = {"eq1+eq2", "eq2", "override", "tuned"};
+  static const std::vector<std::string> kValues = {"eq1+eq2", "eq2", "override", "tuned",
+                                                    "shape"};
   return kValues;
 }
+
+int PlanSchemaVersionFor(const Plan& plan) { return plan.workload.IsSquareMha() ? 1 : 2; }
 
 const std::vector<std::string>& PlanRunsDecidedByValues() {
   static const std::vector<std::string> kValues = {"kernels", "engine model", "tuned"};

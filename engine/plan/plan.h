@@ -4,7 +4,12 @@
 // plan_choices.h).
 // Loading validates every field and reports the first problem with its JSON path
 // ("plan.json: workload.batch: expected an integer >= 1, got 0").
-// Invariants of a loadable plan: schema_version == kSchemaVersion; no unknown keys anywhere
+// Versions: 1 holds square MHA workloads (as many key/value heads as query heads, L_q = L_k);
+// 2 adds workload.kv_heads and workload.q_len (grouped heads, a KV cache's L_q rows over L_k
+// keys: the mask is the square L_k one, run on its last L_q rows) and mha.chosen_by "shape".
+// A plan is written at the oldest version that holds it (PlanSchemaVersionFor), so square
+// plans stay readable by builds that know version 1 only; both versions load.
+// Invariants of a loadable plan: schema_version 1 or 2, as above; no unknown keys anywhere
 // (except inside a segment's free-form "params"); mask.seq_len == workload.seq_len; exactly one
 // of mask.spec / mask.inline; an inline mask matches mask.hash and mask.density; seeds are JSON
 // integers <= 2^53 - 1 or decimal strings (see json_read.h); the optional model (absent in
@@ -67,7 +72,9 @@ struct PlanMha {
   MhaKernel kernel = MhaKernel::kBlockWise;
   int64_t block_m = 64, block_n = 64, num_warps = 4;
   std::string chosen_by = "eq2";  // one of PlanChosenByValues(): "eq1+eq2" (analytical),
-                                  // "eq2" (kernel given, parameters by Eq. 2), "override", "tuned"
+                                  // "eq2" (kernel given, parameters by Eq. 2), "override",
+                                  // "tuned", "shape" (grouped heads or q_len: the Hopper tile
+                                  // model; version 2)
   std::optional<PlanMhaRuns> runs;  // JSON "mha.runs"
 };
 
@@ -99,7 +106,7 @@ struct PlanTuning {
 };
 
 struct Plan {
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;  // the newest version this build reads and writes
   int schema_version = kSchemaVersion;
   std::string created_by = "stof";   // tool and version
   DeviceSpec device;
@@ -112,7 +119,11 @@ struct Plan {
   PlanTuning tuning;
 };
 
-// Accepted values of PlanMha::chosen_by and PlanTuning::method (the loader refuses others).
+// The schema version a plan is written at: 1 for square MHA, 2 for grouped heads or q_len.
+int PlanSchemaVersionFor(const Plan& plan);
+
+// Accepted values of PlanMha::chosen_by and PlanTuning::method (the loader refuses others;
+// "shape": the Hopper tile model's choice for a shape only that kernel serves, version 2).
 const std::vector<std::string>& PlanChosenByValues();
 const std::vector<std::string>& PlanRunsDecidedByValues();
 // The configuration a replay runs: mha.runs when the plan records it, else mha itself.

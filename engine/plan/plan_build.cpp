@@ -30,6 +30,20 @@ Plan MakeAnalyticalPlan(const Mask& mask, const MaskSpec* spec, const Workload& 
   return p;
 }
 
+Plan MakeShapePlan(const Mask& square, const MaskSpec* spec, const Workload& workload,
+                   const DeviceSpec& device, const MhaRunChoice& runs,
+                   const std::string& created_by) {
+  KernelSelection none;  // Eq. 1 / Eq. 2 are not evaluated for such shapes: mha is `runs`
+  Plan p = MakeAnalyticalPlan(square, spec, workload, device, none, created_by, &runs);
+  const MhaConfig config = RunConfig(runs);
+  p.mha.kernel = config.kernel;
+  p.mha.block_m = config.block_m;
+  p.mha.block_n = config.block_n;
+  p.mha.num_warps = config.num_warps;
+  p.mha.chosen_by = "shape";
+  return p;
+}
+
 PlanMhaRuns PlanRunsOf(const MhaRunChoice& c) {
   PlanMhaRuns r;
   const MhaConfig config = RunConfig(c);

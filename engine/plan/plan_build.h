@@ -23,6 +23,14 @@ Plan MakeAnalyticalPlan(const Mask& mask, const MaskSpec* spec, const Workload& 
                         const DeviceSpec& device, const KernelSelection& selection,
                         const std::string& created_by, const MhaRunChoice* runs = nullptr);
 
+// The plan of a shape only the Hopper kernel serves (grouped key/value heads, q_len != seq_len;
+// schema version 2): `square` is the L_k x L_k mask whose last q_len rows the workload runs
+// (the plan keeps it, as a spec when `spec` is given), `runs` what runs (ChooseRun: the Hopper
+// tile model's configuration), which is also the plan's mha with chosen_by "shape".
+Plan MakeShapePlan(const Mask& square, const MaskSpec* spec, const Workload& workload,
+                   const DeviceSpec& device, const MhaRunChoice& runs,
+                   const std::string& created_by);
+
 // A run choice as a plan's mha.runs, and back (the sources are not kept: decided_by and the
 // note say enough to replay and to show).
 PlanMhaRuns PlanRunsOf(const MhaRunChoice& c);

@@ -78,8 +78,13 @@ DeviceSpec ReadDevice(const ObjectReader& root) {
   return d;
 }
 
-Workload ReadWorkload(const ObjectReader& root) {
-  ObjectReader r = root.Child("workload", {"batch", "seq_len", "heads", "head_dim", "dtype"});
+// Version 2 adds kv_heads and q_len (both optional; absent: as many key/value heads as query
+// heads, q_len = seq_len).
+Workload ReadWorkload(const ObjectReader& root, int64_t version) {
+  ObjectReader r = version >= 2 ? root.Child("workload", {"batch", "seq_len", "heads", "head_dim",
+                                                          "dtype", "kv_heads", "q_len"})
+                                : root.Child("workload", {"batch", "seq_len", "heads", "head_dim",
+                                                          "dtype"});
   Workload w;
   // Ranges are Workload::Validate's.
   w.batch = r.Int("batch", 1, 65536);
@@ -89,6 +94,18 @@ Workload ReadWorkload(const ObjectReader& root) {
   const std::string dtype = r.Enum("dtype", {DTypeName(DType::kF16), DTypeName(DType::kBF16),
                                              DTypeName(DType::kF32)});
   w.dtype = *ParseDType(dtype);
+  if (r.Has("kv_heads")) {
+    w.kv_heads = r.Int("kv_heads", 1, w.heads);
+    if (w.heads % w.kv_heads != 0)
+      Fail(r.PathOf("kv_heads"), "expected a divisor of workload.heads = " +
+                                     std::to_string(w.heads) + ", got " +
+                                     std::to_string(w.kv_heads));
+    if (w.kv_heads == w.heads) w.kv_heads = 0;
+  }
+  if (r.Has("q_len")) {
+    w.q_len = r.Int("q_len", 1, w.seq_len);
+    if (w.q_len == w.seq_len) w.q_len = 0;
+  }
   return w;
 }
 
@@ -260,6 +277,24 @@ PlanMha ReadMha(const ObjectReader& root) {
   return m;
 }
 
+// A grouped or q_len workload runs on the Hopper kernel only (num_warps 5 or 12), chosen by
+// its tile model ("shape") or tuned; "shape" is for such workloads alone.
+void CheckShapeMha(const ObjectReader& root, const Plan& p) {
+  const std::string path = root.PathOf("mha");
+  const bool square = p.workload.IsSquareMha();
+  if (square && p.mha.chosen_by == "shape")
+    Fail(path + ".chosen_by", "\"shape\" is for grouped key/value heads or q_len != seq_len "
+                              "(workload.kv_heads, workload.q_len)");
+  if (square) return;
+  const MhaConfig runs = PlanRunningMha(p.mha);
+  if (runs.kernel != MhaKernel::kBlockWise || !IsHopperMhaWarps(runs.num_warps))
+    Fail(path, std::to_string(p.workload.heads) + " query heads over " +
+                   std::to_string(p.workload.KvHeads()) + " key/value heads, q_len " +
+                   std::to_string(p.workload.QLen()) + ": expected the block-wise Hopper "
+                   "kernel (num_warps 5 or 12), got " + MhaKernelName(runs.kernel) +
+                   " with num_warps " + std::to_string(runs.num_warps));
+}
+
 PlanFusion ReadFusion(const ObjectReader& root) {
   ObjectReader r = root.Child("fusion", {"code", "segments"});
   PlanFusion f;
@@ -343,6 +378,7 @@ PlanTuning ReadTuning(const ObjectReader& root) {
 
 Plan ReadPlan(const Json& j, const std::string& name) {
   const std::string prefix = Prefix(name);
+  int64_t version = 0;
   if (!j.is_object()) Fail(name, "expected a JSON object at the top level, got " + json_read::Shown(j));
   // The version first: a newer file is refused as such, not for its unknown keys.
   {
@@ -351,23 +387,25 @@ Plan ReadPlan(const Json& j, const std::string& name) {
     const int64_t v = json_read::ReadInt(*it, prefix + "schema_version",
                                          std::numeric_limits<int64_t>::min(),
                                          std::numeric_limits<int64_t>::max());
-    if (v != Plan::kSchemaVersion) {
+    if (v < 1 || v > Plan::kSchemaVersion) {
       Fail(prefix + "schema_version", "unsupported version " + std::to_string(v) +
-                                          " (this build reads " +
+                                          " (this build reads 1.." +
                                           std::to_string(Plan::kSchemaVersion) + ")");
     }
+    version = v;
   }
   ObjectReader r(j, name, prefix,
                  {"schema_version", "created_by", "device", "workload", "model", "mask", "mha",
                   "fusion", "measurements", "tuning"});
   Plan p;
-  p.schema_version = Plan::kSchemaVersion;
+  p.schema_version = static_cast<int>(version);
   p.created_by = r.String("created_by");
   p.device = ReadDevice(r);
-  p.workload = ReadWorkload(r);
+  p.workload = ReadWorkload(r, version);
   p.model = ReadModel(r, p.workload);
   p.mask = ReadMask(r, p.workload.seq_len);
   p.mha = ReadMha(r);
+  CheckShapeMha(r, p);
   p.fusion = ReadFusion(r);
   p.measurements = ReadMeasurements(r);
   p.tuning = ReadTuning(r);

@@ -51,7 +51,8 @@ const std::vector<std::string>& KeyOrder() {
       // workload (seq_len below), model (name above), mask (spec, inline, seq_len, hash,
       // density), spec, inline
       "batch", "pattern", "spec", "inline", "rows", "cols", "runs", "seq_len", "family", "part",
-      "hidden", "heads", "head_dim", "ffn", "layers", "separate_bias", "dtype", "width",
+      "hidden", "heads", "head_dim", "ffn", "layers", "separate_bias", "dtype", "kv_heads",
+      "q_len", "width",
       "global", "dilation", "fill", "block",
       // tuning (seed last, as in spec)
       "method", "budget_s", "time_spent_s", "candidates_measured", "seed", "doc_lengths",
@@ -122,7 +123,7 @@ void Print(const Json& j, int depth, std::string& out) {
 
 Json PlanToJson(const Plan& plan) {
   Json j = Json::object();
-  j["schema_version"] = plan.schema_version;
+  j["schema_version"] = PlanSchemaVersionFor(plan);
   j["created_by"] = plan.created_by;
   j["device"] = DeviceToJson(plan.device);
   const Workload& w = plan.workload;
@@ -131,6 +132,8 @@ Json PlanToJson(const Plan& plan) {
                    {"heads", w.heads},
                    {"head_dim", w.head_dim},
                    {"dtype", DTypeName(w.dtype)}};
+  if (w.KvHeads() != w.heads) j["workload"]["kv_heads"] = w.KvHeads();
+  if (w.QLen() != w.seq_len) j["workload"]["q_len"] = w.QLen();
   if (plan.model) {
     const PlanModel& m = *plan.model;
     j["model"] = {{"name", m.name},

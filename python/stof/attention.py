@@ -272,7 +272,7 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
         c = plan.mha_choice()
         req = (c["kernel"], c["block_m"], c["block_n"], c["num_warps"])
         if mask is None:
-            mask = plan.mask
+            mask = plan.query_mask
         if not torch.compiler.is_compiling():
             B, H, d = q.shape[0], q.shape[1 if layout == "bhld" else 2], q.shape[3]
             seen = (id(plan), B, H, L, d)

@@ -42,11 +42,16 @@ class Plan:
         self.workload = doc["workload"]
         w = self.workload
         self.shape = (w["batch"], w["heads"], w["seq_len"], w["head_dim"])
+        # Schema version 2: grouped key/value heads and a KV cache's query rows (absent: the
+        # square MHA of version 1).
+        self.kv_heads = w.get("kv_heads", w["heads"])
+        self.q_len = w.get("q_len", w["seq_len"])
         self.model = doc.get("model")
         self.mha = doc["mha"]
         self.fusion_code = doc["fusion"]["code"]
         self.segments = doc["fusion"]["segments"]
         self._mask = None
+        self._query_mask = None
 
     @property
     def mask(self):
@@ -57,6 +62,18 @@ class Plan:
             arr, spec, engine_hash = self._loaded.mask()
             self._mask = Mask(arr, spec=spec, source=self.path, engine_hash=engine_hash)
         return self._mask
+
+    @property
+    def query_mask(self):
+        """The mask the plan's workload runs: plan.mask, or its last q_len rows where the
+        workload has fewer query rows than keys (a KV cache's prefill or decode step)."""
+        if self.q_len == self.shape[2]:
+            return self.mask
+        if self._query_mask is None:
+            from .mask import Mask
+            self._query_mask = Mask(self.mask.numpy()[-self.q_len:],
+                                    source=f"{self.path}, last {self.q_len} rows")
+        return self._query_mask
 
     def mha_choice(self):
         """The attention kernel request for the C API: {"kernel", "block_m", "block_n",

@@ -74,6 +74,27 @@ class PlanTest(unittest.TestCase):
         d["mha"]["runs"] = {"kernel": "row_wise", "decided_by": "kernels", "block_m": 64}
         self.refused(d, "mha.runs.block_m: the row-wise kernel has no block parameters")
 
+    def test_grouped_workload_version_two(self):
+        # Issue 31: grouped key/value heads and a KV cache's query rows (schema version 2); the
+        # plan's mask stays the square one and the workload runs its last q_len rows.
+        d = copy.deepcopy(self.doc)
+        d["schema_version"] = 2
+        d["workload"].update({"heads": 12, "kv_heads": 4, "q_len": 3})
+        d["mha"].update({"kernel": "block_wise", "block_m": 64, "block_n": 64, "num_warps": 5,
+                         "chosen_by": "shape"})
+        d["mha"].pop("runs", None)
+        p = stof.load_plan(self.write(d, "gqa.json"))
+        self.assertEqual((p.kv_heads, p.q_len), (4, 3))
+        q = p.query_mask
+        self.assertEqual((q.q_len, q.kv_len), (3, 1024))
+        np.testing.assert_array_equal(q.numpy(), p.mask.numpy()[-3:])
+        self.assertIs(p.query_mask, q, "built once")
+        v1 = copy.deepcopy(d)
+        v1["schema_version"] = 1
+        self.refused(v1, "workload.kv_heads: unknown key")
+        d["workload"]["kv_heads"] = 5
+        self.refused(d, "workload.kv_heads: expected a divisor of workload.heads = 12, got 5")
+
     def test_wrong_types_and_ranges(self):
         d = copy.deepcopy(self.doc)
         d["workload"]["batch"] = 0
@@ -94,9 +115,9 @@ class PlanTest(unittest.TestCase):
         del d["mha"]
         self.refused(d, "mha: required field is missing")
         d = copy.deepcopy(self.doc)
-        d["schema_version"] = 2
+        d["schema_version"] = 3
         d["newer_field"] = 1
-        self.refused(d, "schema_version: unsupported version 2 (this build reads 1)")
+        self.refused(d, "schema_version: unsupported version 3 (this build reads 1..2)")
         d = copy.deepcopy(self.doc)
         d["mask"]["seq_len"] = 512
         self.refused(d, "mask.seq_len: expected 1024 (workload.seq_len), got 512")

@@ -94,7 +94,13 @@ run_ok "select: GQA on an A100" "$stof" select --pattern causal --seq 256 --head
 json_check "GQA on an A100: nothing runs, the shape named" "'8 query heads over 2 key/value heads' in j['run_choice'].get('why_not', '')"
 run_fail "--kv-heads not a divisor" "^stof select: --kv-heads: expected a divisor of --heads 12, got 5$" "$stof" select --pattern causal --seq 64 --heads 12 --kv-heads 5
 run_fail "--q-len past the keys" "^stof select: --q-len: expected at most the key length 64, got 65$" "$stof" select --pattern causal --seq 64 --q-len 65
-run_fail "--plan-out of a decode step" "^stof select: --plan-out: plans hold square MHA" "$stof" select --pattern causal --seq 64 --q-len 1 --plan-out "$tmp/dec.json"
+# A decode step's plan (schema version 2): the square mask, the workload's q_len and kv_heads,
+# the Hopper kernel chosen for the shape; plan validate reads it back (CUDA builds: what runs
+# is the kernels' choice; without kernels, the engine's model of it).
+run_ok "select --plan-out of a decode step" "$stof" select --pattern causal --seq 256 --heads 8 --kv-heads 2 --q-len 1 --head-dim 64 --device h100 --plan-out "$tmp/dec.json"
+$py -c "import json,sys; j=json.load(open('$tmp/dec.json')); w=j['workload']; sys.exit(0 if j['schema_version'] == 2 and w['kv_heads'] == 2 and w['q_len'] == 1 and j['mha']['chosen_by'] == 'shape' and j['mha']['num_warps'] == 5 else 1)" && ok || bad "decode plan fields: $(head -c 400 "$tmp/dec.json")"
+run_ok "plan validate of a decode step" "$stof" plan validate "$tmp/dec.json"
+grep -q "8 key/value heads\|2 key/value heads, its last 1 rows" "$tmp/out" && ok || bad "plan validate text: $(cat "$tmp/out")"
 run_ok "plan validate" "$stof" plan validate "$tmp/plan.json"
 run_ok "plan validate json" "$stof" plan validate "$tmp/plan.json" --json
 json_check "plan valid" "j['valid'] is True and j['device'] == 'H100-SXM-80GB'"

@@ -170,6 +170,7 @@ void ExpectExactRoundTrip(const Plan& p) {
 }
 
 TEST(PlanJson, ExactRoundTripWithSpecMask) { ExpectExactRoundTrip(SpecPlan()); }
+
 TEST(PlanJson, ExactRoundTripWithInlineMask) { ExpectExactRoundTrip(InlinePlan()); }
 TEST(PlanJson, ExactRoundTripWithFusionMeasurementsAndBigSeeds) {
   const Plan p = FullPlan();
@@ -338,7 +339,7 @@ TEST(PlanJson, RejectsWrongTypesMissingFieldsAndRanges) {
       {"kernel alias", [](json& j) { j["mha"]["kernel"] = "row"; },
        R"(plan.json: mha.kernel: expected one of block_wise, row_wise, got "row")"},
       {"chosen_by", [](json& j) { j["mha"]["chosen_by"] = "magic"; },
-       R"(plan.json: mha.chosen_by: expected one of eq1+eq2, eq2, override, tuned, got "magic")"},
+       R"(plan.json: mha.chosen_by: expected one of eq1+eq2, eq2, override, tuned, shape, got "magic")"},
       {"hash short", [](json& j) { j["mask"]["hash"] = "abc"; },
        R"(plan.json: mask.hash: expected 16 lower-case hex digits, got "abc")"},
       {"hash upper", [](json& j) { j["mask"]["hash"] = "0123456789ABCDEF"; },
@@ -418,13 +419,17 @@ TEST(PlanJson, RejectsUnknownKeysAndVersions) {
       {"measurement", [](json& j) { j["measurements"] = json::parse(R"([{"what": "mha", "latency_us": 1, "measured": true, "note": ""}])"); },
        "plan.json: measurements[0].note: unknown key"},
       {"tuning", [](json& j) { j["tuning"]["seeds"] = 1; }, "plan.json: tuning.seeds: unknown key"},
-      {"version 2", [](json& j) { j["schema_version"] = 2; },
-       "plan.json: schema_version: unsupported version 2 (this build reads 1)"},
+      {"version 3", [](json& j) { j["schema_version"] = 3; },
+       "plan.json: schema_version: unsupported version 3 (this build reads 1..2)"},
       // The version is checked first: a newer file is refused for its version, not its keys.
-      {"version 2 with new keys", [](json& j) { j["schema_version"] = 2; j["new_section"] = {}; },
-       "plan.json: schema_version: unsupported version 2 (this build reads 1)"},
+      {"version 3 with new keys", [](json& j) { j["schema_version"] = 3; j["new_section"] = {}; },
+       "plan.json: schema_version: unsupported version 3 (this build reads 1..2)"},
       {"version 0", [](json& j) { j["schema_version"] = 0; },
-       "plan.json: schema_version: unsupported version 0 (this build reads 1)"},
+       "plan.json: schema_version: unsupported version 0 (this build reads 1..2)"},
+      // Version 1 has no grouped heads or query length.
+      {"kv_heads in version 1", [](json& j) { j["workload"]["kv_heads"] = 4; },
+       "plan.json: workload.kv_heads: unknown key (allowed here: batch, seq_len, heads, "
+       "head_dim, dtype)"},
       {"version string", [](json& j) { j["schema_version"] = "1"; },
        R"(plan.json: schema_version: expected an integer, got "1")"},
       {"version missing", [](json& j) { j.erase("schema_version"); },
@@ -434,15 +439,48 @@ TEST(PlanJson, RejectsUnknownKeysAndVersions) {
   EXPECT_EQ(p.Message(), "plan.json: expected a JSON object at the top level, got [1,2]");
   // The exact whole message for the two examples of the brief.
   json j = PlanToJson(SpecPlan());
-  j["schema_version"] = 2;
+  j["schema_version"] = 3;
   EXPECT_EQ(PlanFromJson(j, "plan.json").Message(),
-            "plan.json: schema_version: unsupported version 2 (this build reads 1)");
+            "plan.json: schema_version: unsupported version 3 (this build reads 1..2)");
   j = PlanToJson(SpecPlan());
   j["workload"]["batch"] = 0;
   EXPECT_EQ(PlanFromJson(j, "plan.json").Message(),
             "plan.json: workload.batch: expected an integer >= 1, got 0");
 }
 
+// A grouped workload (kv_heads, q_len) is written at version 2 and read back exactly; a square
+// plan stays version 1; version 2's own rules are checked.
+Plan ShapePlan() {
+  Plan p = SpecPlan();
+  p.workload.heads = 32;
+  p.workload.kv_heads = 8;
+  p.workload.q_len = 1;
+  p.mha.kernel = MhaKernel::kBlockWise;
+  p.mha.block_m = 64, p.mha.block_n = 64, p.mha.num_warps = 5;
+  p.mha.chosen_by = "shape";
+  return p;
+}
+TEST(PlanJson, GroupedWorkloadIsVersionTwoAndRoundTrips) {
+  ExpectExactRoundTrip(ShapePlan());
+  const json j = PlanToJson(ShapePlan());
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["workload"]["kv_heads"], 8);
+  EXPECT_EQ(j["workload"]["q_len"], 1);
+  EXPECT_EQ(PlanToJson(SpecPlan())["schema_version"], 1);
+  EXPECT_FALSE(PlanToJson(SpecPlan())["workload"].contains("kv_heads"));
+  ExpectRejected(ShapePlan(), {
+      {"kv_heads not a divisor", [](json& j) { j["workload"]["kv_heads"] = 5; },
+       "plan.json: workload.kv_heads: expected a divisor of workload.heads = 32, got 5"},
+      {"q_len past the keys", [](json& j) { j["workload"]["q_len"] = 99999; },
+       "plan.json: workload.q_len: expected an integer <= "},
+      {"portable kernel", [](json& j) { j["mha"]["num_warps"] = 4; },
+       "plan.json: mha: 32 query heads over 8 key/value heads, q_len 1: expected the block-wise "
+       "Hopper kernel (num_warps 5 or 12), got block_wise with num_warps 4"},
+      {"shape on a square workload",
+       [](json& j) { j["workload"].erase("kv_heads"); j["workload"].erase("q_len"); },
+       "plan.json: mha.chosen_by: \"shape\" is for grouped key/value heads or q_len"},
+  });
+}
 TEST(PlanJson, RejectsBadModels) {
   ExpectRejected(ModelPlan(), {
       {"array", [](json& j) { j["model"] = json::array(); },
@@ -824,7 +862,7 @@ TEST(PlanSchema, AcceptsWrittenPlansAndRefusesBrokenOnes) {
       {"hash", [](json& j) { j["mask"]["hash"] = "ABCDEF0123456789"; }},
       {"block_m", [](json& j) { j["mha"]["block_m"] = 48; }},
       {"num_warps", [](json& j) { j["mha"]["num_warps"] = 3; }},
-      {"version", [](json& j) { j["schema_version"] = 2; }},
+      {"version", [](json& j) { j["schema_version"] = 3; }},
       {"missing_tuning", [](json& j) { j.erase("tuning"); }},
       {"pattern", [](json& j) { j["mask"]["spec"]["pattern"] = "butterfly"; }},
       {"not_two_operands",
