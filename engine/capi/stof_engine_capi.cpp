@@ -171,6 +171,18 @@ size_t stof_engine_mask_spec_json(const stof_engine_mask* mask, char* out, size_
 
 void stof_engine_mask_free(stof_engine_mask* mask) { delete mask; }
 
+int stof_engine_mask_save(const stof_engine_mask* mask, const char* path, char* err,
+                          size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (mask == nullptr) return Fail(STOF_ENGINE_ERR_INVALID, "mask: must not be null", err, err_len);
+    if (path == nullptr) return Fail(STOF_ENGINE_ERR_INVALID, "path: must not be null", err, err_len);
+    const engine::Status s =
+        engine::SaveMask(path, mask->mask, mask->spec ? &*mask->spec : nullptr);
+    if (!s.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, s.Message(), err, err_len);
+    return STOF_ENGINE_OK;
+  });
+}
+
 int stof_engine_plan_load(const char* path, stof_engine_plan** out, char* err, size_t err_len) {
   return Guard(err, err_len, [&]() -> int {
     if (path == nullptr) return Fail(STOF_ENGINE_ERR_INVALID, "path: must not be null", err, err_len);

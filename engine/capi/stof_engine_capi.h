@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define STOF_ENGINE_CAPI_VERSION 1
+#define STOF_ENGINE_CAPI_VERSION 2 /* 2: stof_engine_mask_save, added only */
 
 enum {
   STOF_ENGINE_OK = 0,
@@ -69,6 +69,11 @@ STOF_ENGINE_EXPORT int stof_engine_mask_hash(const stof_engine_mask* mask, char*
 STOF_ENGINE_EXPORT size_t stof_engine_mask_spec_json(const stof_engine_mask* mask, char* out,
                                                      size_t out_len);
 STOF_ENGINE_EXPORT void stof_engine_mask_free(stof_engine_mask* mask); /* NULL is ignored */
+/* Writes the mask to `path` as `stof mask --out FILE` does (engine SaveMask; the format by the
+ * extension: .png, .npy, or .json, which keeps the spec of a mask made from one), atomically:
+ * the old file stays on any failure (since version 2). */
+STOF_ENGINE_EXPORT int stof_engine_mask_save(const stof_engine_mask* mask, const char* path,
+                                             char* err, size_t err_len);
 
 /* A plan file, read and validated field by field as `stof plan validate` reads it (engine
  * LoadPlan; the mask is checked by stof_engine_plan_mask). */

@@ -74,6 +74,11 @@ Expected<LoadedMask> LoadMask(const std::string& path) {
 Status SaveMask(const std::string& path, const Mask& mask, const MaskSpec* spec) {
   STOF_ASSIGN_OR_RETURN(auto format, MaskFormatFromPath(path));
   if (mask.Empty()) return MakeError(path + ": cannot save an empty (0 x 0) mask");
+  // The readers take square masks only (LoadMask): a file they would refuse is not written.
+  if (mask.Rows() != mask.Cols())
+    return MakeError(path + ": mask files hold square L x L masks, got " +
+                     std::to_string(mask.Rows()) + " x " + std::to_string(mask.Cols()) +
+                     " (save the square mask; a KV cache's rows are its last rows)");
   switch (format) {
     case MaskFormat::kPng: {
       auto bytes = EncodePng(mask);

@@ -28,7 +28,8 @@ Expected<LoadedMask> LoadMask(const std::string& path);
 
 // PNG: 8-bit gray, 255 = attend. NPY: |b1 (bool), C order. JSON: run-length rows, or the
 // spec when `spec` is given (the file then regenerates exactly). Written through AtomicFile
-// (atomic_file.h): a failed or killed save leaves the old file as it was.
+// (atomic_file.h): a failed or killed save leaves the old file as it was. A non-square mask is
+// refused (LoadMask would refuse the file).
 Status SaveMask(const std::string& path, const Mask& mask, const MaskSpec* spec = nullptr);
 
 // In-memory variants used by the file functions and tests (`name` appears in messages).

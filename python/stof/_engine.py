@@ -17,6 +17,7 @@ import threading
 
 from . import _capi, _lookup
 from ._capi import _REPO_ROOT, StofError
+from ._numpy import numpy
 
 ENV_VAR = "STOF_ENGINE_LIB"
 LIB_NAME = "libstof_engine_capi.so"
@@ -72,6 +73,7 @@ def _declare(lib):
         "stof_engine_mask_hash": (ctypes.c_int, [_p, _str, _size, _str, _size]),
         "stof_engine_mask_spec_json": (_size, [_p, _str, _size]),
         "stof_engine_mask_free": (None, [_p]),
+        "stof_engine_mask_save": (ctypes.c_int, [_p, _str, _str, _size]),
         "stof_engine_plan_load": (ctypes.c_int, [_str, _pp, _str, _size]),
         "stof_engine_plan_json": (_size, [_p, _str, _size]),
         "stof_engine_plan_mask": (ctypes.c_int, [_p, _pp, _str, _size]),
@@ -136,7 +138,7 @@ class _Handle:
 
 def _mask_out(lib, h):
     """(bool [rows, cols] array, spec dict or None, engine hash) of a mask handle."""
-    import numpy as np
+    np = numpy()
     rows, cols = lib.stof_engine_mask_rows(h.ptr), lib.stof_engine_mask_cols(h.ptr)
     out = np.empty((rows, cols), dtype=np.uint8)
     err = ctypes.create_string_buffer(_ERR_LEN)
@@ -185,6 +187,25 @@ def mask_hash(bool_array):
         digest = ctypes.create_string_buffer(17)
         _check(lib.stof_engine_mask_hash(h.ptr, digest, 17, err, _ERR_LEN), err, StofError)
         return digest.value.decode()
+
+
+def save_mask(bool_array, spec, path):
+    """Writes a mask file as `stof mask --out` does (the engine's writer; .json keeps `spec`,
+    the spec of a mask generated from one, when given)."""
+    lib = load()
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    with _Handle(lib.stof_engine_mask_free) as h:
+        if spec is not None:
+            text = json.dumps(spec, allow_nan=False).encode()
+            _check(lib.stof_engine_mask_from_spec(text, len(text), b"spec", ctypes.byref(h.ptr),
+                                                  err, _ERR_LEN), err, MaskFileError)
+        else:
+            a = bool_array.view("u1")
+            _check(lib.stof_engine_mask_from_bytes(a.ctypes.data, a.shape[0], a.shape[1],
+                                                   ctypes.byref(h.ptr), err, _ERR_LEN),
+                   err, StofError)
+        _check(lib.stof_engine_mask_save(h.ptr, os.fsencode(path), err, _ERR_LEN), err,
+               MaskFileError)
 
 
 class LoadedPlan:

@@ -13,6 +13,7 @@ import weakref
 
 from . import _engine
 from ._capi import StofError
+from ._numpy import numpy
 
 MAX_SIDE = 32768  # engine Mask::kMaxLen
 
@@ -42,8 +43,7 @@ def lookup(key):
 
 
 def _np():
-    import numpy as np
-    return np
+    return numpy()
 
 
 class Mask:
@@ -209,6 +209,13 @@ class Mask:
             h.update(np.packbits(self._a, axis=1, bitorder="little").tobytes())
             self._key = h.hexdigest()
         return self._key
+
+    def save(self, path):
+        """Writes the mask to `path` as `stof mask --out FILE` does, with the engine's own
+        writer (the format by the extension: .png, .npy, or .json, which keeps the generator
+        spec of a mask made from one); the old file stays when the write fails. Raises
+        MaskFileError naming the file."""
+        _engine.save_mask(self._a, self.spec, str(path))
 
     def hash_hex(self):
         """The engine's Mask::HashHex(): FNV-1a 64 over rows, cols and the row-major 64-bit

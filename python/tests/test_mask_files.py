@@ -232,6 +232,54 @@ class SpecTest(Tmp):
         self.assertIn("spec: not a JSON spec", str(cm.exception))
 
 
+class SaveTest(Tmp):
+    """Mask.save writes with the engine's writer (issue 35): every format reads back to the same
+    bits and the engine's hash; .json keeps a generated mask's spec; a non-square mask and an
+    unknown extension are refused naming the file, and an existing file stays."""
+
+    def test_round_trips(self):
+        m = stof.Mask.generate("bigbird", 96)
+        drawn = stof.Mask(pattern(19))
+        for ext in ("png", "npy", "json"):
+            for mask, name in ((m, "gen"), (drawn, "drawn")):
+                p = os.path.join(self.dir.name, f"{name}.{ext}")
+                mask.save(p)
+                back = stof.Mask.from_file(p)
+                self.assertEqual(back, mask, p)
+                self.assertEqual(back.hash_hex(), mask.hash_hex(), p)
+                self.assertEqual(back.spec is not None, ext == "json" and name == "gen", p)
+
+    def test_refusals_keep_the_old_file(self):
+        p = self.write("keep.npy", b"old")
+        with self.assertRaises(MaskFileError) as cm:
+            stof.Mask.causal(3, 10).save(p)
+        self.assertIn(p + ": mask files hold square L x L masks, got 3 x 10", str(cm.exception))
+        with open(p, "rb") as f:
+            self.assertEqual(f.read(), b"old")
+        with self.assertRaises(MaskFileError) as cm:
+            stof.Mask(pattern(8)).save(os.path.join(self.dir.name, "m.txt"))
+        self.assertIn("m.txt: unknown mask format", str(cm.exception))
+
+
+class MissingNumpyTest(unittest.TestCase):
+    def test_stof_error_names_the_package(self):
+        import builtins
+        from stof import _numpy
+        real = builtins.__import__
+
+        def no_numpy(name, *a, **kw):
+            if name == "numpy":
+                raise ImportError("No module named 'numpy'")
+            return real(name, *a, **kw)
+        builtins.__import__ = no_numpy
+        try:
+            with self.assertRaises(stof.StofError) as cm:
+                _numpy.numpy()
+        finally:
+            builtins.__import__ = real
+        self.assertIn("numpy is not installed", str(cm.exception))
+        self.assertIn("python3-numpy", str(cm.exception))
+
 
 if __name__ == "__main__":
     unittest.main()

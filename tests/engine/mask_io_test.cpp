@@ -190,6 +190,21 @@ TEST_F(MaskIo, FileRoundTripsAreExact) {
   }
 }
 
+// A file is only written where LoadMask reads it back: a non-square mask is refused, naming the
+// shape, and no file appears.
+TEST_F(MaskIo, SaveRefusesANonSquareMask) {
+  const se::Mask m = RandomMask(3, 10, 5);
+  for (const char* ext : {".png", ".npy", ".json"}) {
+    const std::string p = Path(std::string("rect") + ext);
+    auto s = se::SaveMask(p, m);
+    ASSERT_FALSE(s.IsOk()) << p;
+    EXPECT_NE(s.Message().find("mask files hold square L x L masks, got 3 x 10"),
+              std::string::npos)
+        << s.Message();
+    EXPECT_FALSE(se::LoadMask(p).IsOk()) << "nothing written at " << p;
+  }
+}
+
 TEST_F(MaskIo, InMemoryRoundTripsKeepNonSquareShapes) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{3, 200}, {129, 5}, {64, 65}}) {
     const se::Mask m = RandomMask(rows, cols, static_cast<uint64_t>(rows * 1000 + cols));
