@@ -99,22 +99,28 @@ def _declare(lib):
                                            ctypes.POINTER(_p), ctypes.c_char_p, ctypes.c_size_t]
 
 
+def open_declared(path, declare, what):
+    """ctypes.CDLL(path) with declare(lib) run on it (this module's and _engine.py's
+    libraries); a StofError naming the path when the dynamic loader refuses it (its reason
+    kept) or a function is missing ("not <what>")."""
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise StofError(f"{path}: cannot load: {e}") from None
+    try:
+        declare(lib)
+    except AttributeError as e:
+        raise StofError(f"{path}: not {what}: {e}") from None
+    return lib
+
+
 def load():
     """The loaded library (opened once per process). Raises StofError when it is missing or
     cannot be opened (the dynamic loader's reason is kept)."""
     global _lib
     with _lock:
         if _lib is None:
-            path = library_path()
-            try:
-                lib = ctypes.CDLL(path)
-            except OSError as e:
-                raise StofError(f"{path}: cannot load: {e}") from None
-            try:
-                _declare(lib)
-            except AttributeError as e:
-                raise StofError(f"{path}: not a STOF C API library: {e}") from None
-            _lib = lib
+            _lib = open_declared(library_path(), _declare, "a STOF C API library")
         return _lib
 
 

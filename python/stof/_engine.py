@@ -90,13 +90,7 @@ def load():
     global _lib
     with _lock:
         if _lib is None:
-            path = library_path()
-            try:
-                lib = ctypes.CDLL(path)
-                _declare(lib)
-            except (OSError, AttributeError) as e:
-                raise StofError(f"{path}: cannot load: {e}") from None
-            _lib = lib
+            _lib = _capi.open_declared(library_path(), _declare, "the STOF engine library")
         return _lib
 
 
