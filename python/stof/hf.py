@@ -129,11 +129,11 @@ def _host_mask(sparse, causal, Lq, L, window=None):
 
 
 def _key_ranges(given, unpadded):
-    """Per batch row the keys its last query row attends, [first, end) as int32 [B, 2], and
+    """Per batch row the keys any of its query rows attends, [first, end) as int32 [B, 2], and
     whether `given` ([B, L_q, L]) is exactly `unpadded` ([L_q, L]) with each row's keys cut to
     its range (left or right padding): both on the device."""
     B, _, L = given.shape
-    last = given[:, -1, :].to(torch.int8)
+    last = given.any(dim=1).to(torch.int8)  # [B, L]: keys some query row attends
     first = torch.argmax(last, dim=1)
     end = L - torch.argmax(last.flip(1), dim=1)
     none = last.sum(dim=1) == 0
