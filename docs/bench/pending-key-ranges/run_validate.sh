@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 t0=$(date +%s)
-export STOF_BUILD_TARGETS="stof stof_capi stof_gpu_tests"
+export STOF_BUILD_TARGETS="stof stof_capi stof_engine_capi stof_gpu_tests"
 scripts/gpu-build /tmp/b > $OUT/build.log 2>&1 || { tail -30 $OUT/build.log; exit 1; }
 tail -1 $OUT/build.log
 export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
