@@ -184,9 +184,9 @@ def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None, ranges=Tru
         torch._assert_async(same, "stof attention: a captured forward got a padding mask; "
                                   "capture and replay forwards without padding, or run them "
                                   "eagerly")
-    ranges, ranged = None, None
+    cut, ranged = None, None  # `ranges` says whether to try the range form
     if ranges and not capturing and _ranges_usable(given.device):
-        ranges, ranged = _key_ranges(given, unpadded)
+        cut, ranged = _key_ranges(given, unpadded)
     # One read of the answers (no padding; padding in range form) for the whole forward.
     answers = torch.stack([same, ranged if ranged is not None else same]).tolist() \
         if not capturing else [True, False]
@@ -194,7 +194,7 @@ def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None, ranges=Tru
         # No padding, or padding as key ranges: the host mask, without copying B x L_q x L
         # bytes to the host.
         rows = [_host_mask(sparse, causal, Lq, L, window)]
-        cut = None if answers[0] else ranges
+        cut = None if answers[0] else cut
         _remember(_padding_masks, key, (attention_mask, rows, cut))
         return rows, cut
     if sparse is not None:
