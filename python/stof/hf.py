@@ -146,9 +146,9 @@ def _key_ranges(given, unpadded):
 
 
 def _ranges_usable(device):
-    """Key ranges run on the Hopper kernel through C API version 6."""
+    """Key ranges run on the Hopper kernel through C API version 7."""
     from . import _capi
-    return torch.cuda.get_device_capability(device) == (9, 0) and _capi.version() >= 6
+    return torch.cuda.get_device_capability(device) == (9, 0) and _capi.version() >= 7
 
 
 def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None, ranges=True):
