@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The validation run of branch pending-gpu/key-ranges (per batch row key ranges: a padded batch
-# in one launch), written without a GPU: builds the C API and the GPU tests, runs the shape,
+# Runs 100 and 101 (H200, 2026-11-28): the validation of per batch row key ranges (a padded batch
+# in one launch): builds the C API and the GPU tests, runs the shape,
 # Hopper and prepared suites (KeyRangesMatchPerRowReference among them), memcheck on the
 # key-range test, every Python GPU test (test_key_ranges_one_launch; the HF padded forward now
 # asserts one launch per layer), then python/bench/hf_padding_bench.py (the BERT-base
