@@ -140,11 +140,15 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
                                           const void* q, const void* k, const void* v, void* o,
                                           void* stream, const engine::MhaStrides& q_strides,
                                           const engine::MhaStrides& kv_strides,
-                                          const engine::MhaStrides& o_strides, float scale) {
+                                          const engine::MhaStrides& o_strides, float scale,
+                                          const void* key_ranges) {
   if (IsHopperAttentionRequest(num_warps))
     return LaunchHopperAttention(w, layout, q, k, v, o, stream, q_strides, kv_strides, o_strides,
-                                 scale);
+                                 scale, key_ranges);
   const std::string what = "block-wise MHA: ";
+  if (key_ranges != nullptr)
+    return engine::MakeError(what + "key_ranges: per batch row key ranges run on the Hopper "
+                                    "kernel only (sm_90, num_warps 5 or 12)");
   STOF_RETURN_IF_ERROR(CheckFusedMhaWorkload(w, layout.SeqLen(), what));
   auto dev = QueryLaunchDevice();
   if (!dev.IsOk()) return dev.ToStatus();

@@ -74,7 +74,8 @@ std::string DescribeSupportedBlockSparseConfigs(int64_t head_dim,
 // elements (16-byte rows for cp.async and uint4 stores), row >= head_dim. `scale` multiplies
 // the scores (0 = 1/sqrt(head_dim); T5 passes 1).
 // Asynchronous: errors from the kernel itself surface at the next synchronisation. Rows with
-// nothing attended are written as zeros. Validates everything on the host first.
+// nothing attended are written as zeros. Validates everything on the host first. `key_ranges`
+// (per batch row the keys it attends, int32 [batch][2]): the Hopper kernel only.
 engine::Status LaunchBlockSparseAttention(const engine::Workload& workload,
                                           const DeviceBlockLayout& layout, int64_t num_warps,
                                           const void* q, const void* k, const void* v, void* o,
@@ -82,6 +83,6 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& workload,
                                           const engine::MhaStrides& q_strides = {},
                                           const engine::MhaStrides& kv_strides = {},
                                           const engine::MhaStrides& o_strides = {},
-                                          float scale = 0.0f);
+                                          float scale = 0.0f, const void* key_ranges = nullptr);
 
 }  // namespace stof::kernels

@@ -436,13 +436,18 @@ engine::Status PreparedMha::LaunchViews(const engine::Workload& w, const void* q
                                         const void* v, void* o, void* stream,
                                         const engine::MhaStrides& q_strides,
                                         const engine::MhaStrides& kv_strides,
-                                        const engine::MhaStrides& o_strides, float scale) const {
+                                        const engine::MhaStrides& o_strides, float scale,
+                                        const void* key_ranges) const {
   if (m_block) {
     STOF_RETURN_IF_ERROR(CheckWorkload(w));
     return LaunchBlockSparseAttention(w, *m_block, m_choice.config.num_warps, q, k, v, o, stream,
-                                      q_strides, kv_strides, o_strides, scale);
+                                      q_strides, kv_strides, o_strides, scale, key_ranges);
   }
   const char* name = MhaChoiceKernelName(m_choice);
+  if (key_ranges != nullptr)
+    return engine::MakeError(std::string("prepared MHA: key_ranges: the ") + name +
+                             " kernel takes one mask for every batch row (key ranges: the "
+                             "block-wise Hopper kernel)");
   if (!q_strides.Packed() || !kv_strides.Packed() || !o_strides.Packed())
     return engine::MakeError(std::string("prepared MHA: strides: the ") + name +
                              " kernel takes packed [B, H, L, d] operands only (strided views: "

@@ -238,8 +238,11 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
                                      const void* q, const void* k, const void* v, void* o,
                                      void* stream, const engine::MhaStrides& q_strides,
                                      const engine::MhaStrides& kv_strides,
-                                     const engine::MhaStrides& o_strides, float scale) {
+                                     const engine::MhaStrides& o_strides, float scale,
+                                     const void* key_ranges) {
   const std::string what = "block-wise MHA (Hopper kernel): ";
+  if (key_ranges != nullptr && (reinterpret_cast<uintptr_t>(key_ranges) & 7u) != 0)
+    return engine::MakeError(what + "key_ranges: must be 8-byte aligned (int32 pairs)");
   STOF_RETURN_IF_ERROR(CheckHopperShape(w, layout, what));
   const bool bf16 = w.dtype == engine::DType::kBF16;
   auto dev = QueryLaunchDevice();
@@ -275,6 +278,7 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   p.kv_group = static_cast<int>(w.GroupSize());
   p.pack_rows = static_cast<int>(packing.rows);
   p.q_len = static_cast<int>(w.QLen());
+  p.key_ranges = static_cast<const int32_t*>(key_ranges);
   p.items = grid;
   // A persistent grid (one wave of CTAs taking items from an atomic counter) rather than one
   // CTA per item: a CTA's next item's Q, K and V load while it stores the last one's output

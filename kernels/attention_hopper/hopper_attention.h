@@ -72,13 +72,16 @@ HopperLaunchOverrides GetHopperLaunchOverrides();
 // describes it, on the Hopper kernel: `layout` at BLOCK_M x BLOCK_N; q, k, v, o device pointers
 // 16-byte aligned; strides multiples of 8 elements. Validates on the host, builds the four
 // TMA tensor maps and launches asynchronously on `stream`. The layout's BLOCK_M picks the
-// variant (128: 12 warps, 64: 5 warps).
+// variant (128: 12 warps, 64: 5 warps). `key_ranges`: null, or a device array of int32
+// [batch][2], 8-byte aligned: batch row b attends only keys [first, end) of the mask's (a
+// padded batch in one launch; rows left with nothing give zeros).
 engine::Status LaunchHopperAttention(const engine::Workload& workload,
                                      const DeviceBlockLayout& layout, const void* q,
                                      const void* k, const void* v, void* o, void* stream,
                                      const engine::MhaStrides& q_strides,
                                      const engine::MhaStrides& kv_strides,
-                                     const engine::MhaStrides& o_strides, float scale);
+                                     const engine::MhaStrides& o_strides, float scale,
+                                     const void* key_ranges = nullptr);
 
 // The device layout of `mask` (L_q x L_k) for launches of `workload` on the Hopper kernel at
 // block_m x block_n: packed where ChooseGqaPacking packs the query heads of a key/value head

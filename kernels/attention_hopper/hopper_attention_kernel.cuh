@@ -128,6 +128,12 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   // 2-3 % slower on bigbird B1 rows, so they load as the mask needs them (docs/benchmarks.md,
   // "Hopper kernel, step 6").
   int column = w.first_column, next_column = 0;
+  // The keys this item's batch row attends: [0, L_k), or its key range clipped to L_k.
+  int2 keys = make_int2(0, p.seq_len);
+  if (p.key_ranges != nullptr) {
+    const int2 r = __ldg(reinterpret_cast<const int2*>(p.key_ranges) + w.batch);
+    keys = make_int2(max(r.x, 0), min(r.y, p.seq_len));
+  }
   const auto prefetch = [&](int i) {
     if (i + 1 < list.Count()) next_column = list.Column(p, i + 1);
   };
@@ -149,7 +155,8 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
                                list.template Bitmap<T::kBitmapWords>(p, i), wg_row0 + row, t));
       }
     }
-    if (key0 + T::kBlockN > p.seq_len) ApplyKeyLimit<T::kBlockN>(s, p.seq_len - key0, t);
+    if (key0 < keys.x || key0 + T::kBlockN > keys.y)
+      ApplyKeyWindow<T::kBlockN>(s, keys.x - key0, keys.y - key0, t);
     softmax.Update(s, p.scale_log2, alpha);
     column = next_column;
   };

@@ -38,6 +38,10 @@ struct HopperAttentionParams {
   int kv_group = 1;
   int pack_rows = 0;
   int q_len = 0;  // query rows L_q (the q / o maps' row extent)
+  // Null, or per batch row the keys it attends, [first, end) ([batch][2] int32, 8-byte
+  // aligned): padding in one launch (a left- or right-padded batch over one mask); the keys
+  // outside are masked like keys past L_k.
+  const int32_t* key_ranges = nullptr;
   // Launch order (kHeavyFirst): CTA x takes rank x / heads_total of tile_order, head
   // x % heads_total, so the longest Q tiles of every head start first; else (kTileMajor) tile
   // x % q_tiles of head x / q_tiles, a head's tiles together.

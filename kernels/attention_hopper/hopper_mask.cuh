@@ -54,14 +54,16 @@ __device__ __forceinline__ void ApplyBitmapMask(float (&s)[kBlockN / 2],
   }
 }
 
-// Masks columns >= `limit` (keys at or past L in a block that runs past it).
+// Masks the block's columns outside [first, end) (block-relative): keys at or past L in a
+// block that runs past it, and a batch row's key range (HopperAttentionParams::key_ranges).
 template <int kBlockN>
-__device__ __forceinline__ void ApplyKeyLimit(float (&s)[kBlockN / 2], int limit, int t) {
+__device__ __forceinline__ void ApplyKeyWindow(float (&s)[kBlockN / 2], int first, int end,
+                                               int t) {
 #pragma unroll
   for (int j = 0; j < kBlockN / 8; ++j) {
     const int c = 8 * j + 2 * t;
-    if (c >= limit) s[4 * j] = s[4 * j + 2] = common::NegInf();
-    if (c + 1 >= limit) s[4 * j + 1] = s[4 * j + 3] = common::NegInf();
+    if (c < first || c >= end) s[4 * j] = s[4 * j + 2] = common::NegInf();
+    if (c + 1 < first || c + 1 >= end) s[4 * j + 1] = s[4 * j + 3] = common::NegInf();
   }
 }
 

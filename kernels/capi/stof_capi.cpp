@@ -306,9 +306,10 @@ int Bind(const stof_plan* plan, int64_t B, int64_t H, const int64_t* q_strides,
 }
 
 int RunBound(const stof_bound& b, const void* q, const void* k, const void* v, void* o,
-             void* stream, char* err, size_t err_len) {
+             void* stream, char* err, size_t err_len, const void* key_ranges = nullptr) {
   return LaunchOnPlanDevice(*b.plan, err, err_len, [&] {
-    return b.plan->mha->LaunchViews(b.workload, q, k, v, o, stream, b.q, b.kv, b.o, b.scale);
+    return b.plan->mha->LaunchViews(b.workload, q, k, v, o, stream, b.q, b.kv, b.o, b.scale,
+                                    key_ranges);
   });
 }
 
@@ -453,6 +454,16 @@ int stof_run_bound(const stof_bound* bound, const void* q, const void* k, const 
     if (bound == nullptr)
       return Report({STOF_ERR_INVALID, "bound: must not be null"}, err, err_len);
     return RunBound(*bound, q, k, v, o, stream, err, err_len);
+  });
+}
+
+int stof_run_bound_ranges(const stof_bound* bound, const void* q, const void* k, const void* v,
+                          void* o, const void* key_ranges, void* stream, char* err,
+                          size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (bound == nullptr)
+      return Report({STOF_ERR_INVALID, "bound: must not be null"}, err, err_len);
+    return RunBound(*bound, q, k, v, o, stream, err, err_len, key_ranges);
   });
 }
 

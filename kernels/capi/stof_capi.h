@@ -46,7 +46,7 @@
 extern "C" {
 #endif
 
-#define STOF_CAPI_VERSION 6 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
+#define STOF_CAPI_VERSION 7 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
                                only: no function or layout changed); 3: stof_run_views (strided
                                views, another batch / head count, a score scale; the python/
                                package uses it), added only: no function or layout changed;
@@ -55,8 +55,9 @@ extern "C" {
                                stof_bound_release (a call bound once, run with the addresses
                                only), added only; 6: stof_prepare_shape (grouped key/value
                                heads, query length != key length), stof_bind_views_keys (fewer
-                               keys than prepared) and stof_run_views taking H query heads of
-                               such a plan, added only */
+                               keys than prepared) and stof_run_views taking H query heads of such
+                               a plan, added only; 7: stof_run_bound_ranges (per batch row key
+                               ranges), added only */
 
 enum {
   STOF_OK = 0,
@@ -165,6 +166,15 @@ STOF_CAPI_EXPORT int stof_run_bound(const stof_bound* bound, const void* q, cons
                                     const void* v, void* o, void* stream, char* err,
                                     size_t err_len);
 STOF_CAPI_EXPORT void stof_bound_release(stof_bound* bound);
+
+/* stof_run_bound with per batch row key ranges (since version 7): `key_ranges` is a device
+ * array of int32 [B][2], 8-byte aligned, or NULL (then this is stof_run_bound): batch row b
+ * attends only keys first_b <= j < end_b of what the mask allows, so a padded batch (each row
+ * with its own padding, one mask for the rest) runs in one launch; rows left with nothing to
+ * attend give zeros. The block-wise Hopper kernel only (STOF_ERR_INVALID elsewhere). */
+STOF_CAPI_EXPORT int stof_run_bound_ranges(const stof_bound* bound, const void* q, const void* k,
+                                           const void* v, void* o, const void* key_ranges,
+                                           void* stream, char* err, size_t err_len);
 
 /* What the plan runs: *kernel = STOF_KERNEL_ROW_WISE, STOF_KERNEL_BLOCK_WISE,
  * STOF_KERNEL_NATIVE, STOF_KERNEL_SD or STOF_KERNEL_SDF; block_m, block_n, num_warps (0 for

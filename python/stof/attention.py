@@ -14,6 +14,7 @@ imports torch.
 
 import math
 import threading
+from typing import Optional
 
 import torch
 
@@ -133,10 +134,12 @@ def _view_strides(q, k, v, layout):
 
 def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key: str,
                     layout: str, scale: float, kernel: str, block_m: int, block_n: int,
-                    num_warps: int, kv_capacity: int = 0) -> torch.Tensor:
+                    num_warps: int, kv_capacity: int = 0,
+                    key_ranges: Optional[torch.Tensor] = None) -> torch.Tensor:
     """The op's work: find (or prepare) the plan, allocate the output, one C call.
     kv_capacity > L_k: the mask's keys (a KV cache's capacity): the plan is prepared for them and
-    launched with k's L_k."""
+    launched with k's L_k. key_ranges: int32 [B, 2] on q's device, per batch row the keys it
+    attends."""
     B, H, L, d, kv_heads, q_len = _shape(q, k, layout, kv_capacity)
     dev = q.device.index if q.device.index is not None else torch.cuda.current_device()
     plan = _prepared(mask_key, (kernel, block_m, block_n, num_warps), B, H, L, d, dev,
@@ -151,8 +154,12 @@ def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key:
             q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
             views = _view_strides(q, k, v, layout)
         plan.run_views(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), B, H, *views,
-                       scale, stream, kv_len)
+                       scale, stream, kv_len,
+                       0 if key_ranges is None else key_ranges.data_ptr())
         return out
+    if key_ranges is not None:
+        raise StofError(f"stof.attention: key_ranges: the {plan.kernel} kernel takes one mask "
+                        f"for every batch row (key ranges: the block-wise Hopper kernel, sm_90)")
     # Packed [B, H, L, d] for the kernels without strided views; their scale is 1/sqrt(d), so
     # another scale is folded into q.
     def packed(t):
@@ -172,7 +179,8 @@ _attention_op = torch.library.custom_op("stof::attention", mutates_args=())(_att
 
 
 @_attention_op.register_fake
-def _(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps, kv_capacity=0):
+def _(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps, kv_capacity=0,
+      key_ranges=None):
     return torch.empty(q.shape, dtype=q.dtype, device=q.device)
 
 
@@ -224,7 +232,7 @@ _full_masks = {}
 
 
 def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="auto",
-              _block=(0, 0, 0)):
+              _block=(0, 0, 0), key_ranges=None):
     """softmax(mask(Q K^T * scale)) V on STOF's sparse kernels.
 
     q: fp16 or bf16 (the Hopper kernel only, sm_90) CUDA tensor, [B, H, L_q, d]
@@ -241,10 +249,15 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     choice; warns (once per plan and shape) when run on another device or shape.
     scale: None = 1/sqrt(d). kernel: "auto" (Eq. 1 / Eq. 2), "row_wise",
     "block_wise", ... when no plan is given. Rows with nothing attended give zeros.
+    key_ranges: None, or an int32 [B, 2] tensor on q's device: batch row b attends only keys
+    first <= j < end of what the mask allows (a padded batch in one launch: the mask says the
+    pattern, the ranges each row's padding; the Hopper kernel, sm_90); rows left with nothing
+    give zeros.
     Returns a new tensor in q's layout. Under torch.compile pass a stof.Mask or Plan made
     outside the compiled function."""
     sig = None
-    if _eager.enabled and plan is None and not torch.compiler.is_compiling():
+    if _eager.enabled and plan is None and key_ranges is None and \
+            not torch.compiler.is_compiling():
         call = _eager.call_compiled
         if call is not None:
             out = call(q, k, v, mask, layout, scale, kernel, _block)
@@ -304,11 +317,13 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
                    f"by its own choice")
         req = ("block_wise", 0, 0, 0)
     s = 0.0 if scale is None else float(scale)
+    if key_ranges is not None:
+        _check_key_ranges(key_ranges, q, layout)
     args = (q, k, v, mask.key, layout, s, req[0], int(req[1]), int(req[2]), int(req[3]),
-            capacity)
+            capacity, key_ranges)
     if _eager_direct(q, k, v):
         out = _attention_impl(*args)
-        if sig is not None:
+        if sig is not None and key_ranges is None:
             launch = _bind(*args)
             if launch is not None:
                 _eager.remember(sig, launch, given)
@@ -316,8 +331,31 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     return torch.ops.stof.attention(*args)
 
 
+def takes_key_ranges(q, k, mask, layout="bhld", kernel="auto", block=(0, 0, 0)):
+    """Whether stof.attention(q, k, v, mask=mask, ...) runs a kernel that takes key_ranges (the
+    block-wise Hopper kernel): prepares the call's plan (kept in the cache) and asks it."""
+    if not isinstance(mask, Mask):
+        mask = as_mask(mask)
+    B, H, L, d, kv_heads, q_len = _shape(q, k, layout, mask.kv_len if mask.kv_len > (
+        k.shape[2] if layout == "bhld" else k.shape[1]) else 0)
+    dev = q.device.index if q.device.index is not None else torch.cuda.current_device()
+    plan = _prepared(mask.key, (kernel,) + tuple(block), B, H, L, d, dev, DTYPES[q.dtype],
+                     kv_heads, q_len)
+    return plan.kernel == "block_wise" and plan.num_warps in (5, 12)
+
+
+def _check_key_ranges(r, q, layout):
+    B = q.shape[0]
+    if not isinstance(r, torch.Tensor) or r.dtype != torch.int32 or tuple(r.shape) != (B, 2) \
+            or r.device != q.device or not r.is_contiguous():
+        what = f"{r.dtype} {tuple(r.shape)} on {r.device}" if isinstance(r, torch.Tensor) \
+            else type(r).__name__
+        raise StofError(f"stof.attention: key_ranges: expected a contiguous torch.int32 tensor "
+                        f"[{B}, 2] on {q.device} (per batch row: first key, end key), got {what}")
+
+
 def _bind(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps,
-          kv_capacity=0):
+          kv_capacity=0, key_ranges=None):
     """The launch that later eager calls of the same signature take (_eager.Launch): the plan
     this call prepared and its strides, bound once. None where the call needs copies or runs
     a kernel without strided views, or the library predates bound calls (C API version 5):

@@ -24,7 +24,7 @@ Used by user code and python/tests/test_gpu_hf.py; imports torch and transformer
 
 import torch
 
-from .attention import attention
+from .attention import attention, takes_key_ranges
 from .mask import Mask, as_mask
 from ._capi import StofError
 from ._warn import warn_once
@@ -128,9 +128,35 @@ def _host_mask(sparse, causal, Lq, L, window=None):
     return m
 
 
-def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None):
-    """One Mask per batch row of a boolean [B, 1, L_q, L] model mask AND the pattern: a list of
-    B Masks (equal rows share one), read on the host once per mask tensor. A mask without
+def _key_ranges(given, unpadded):
+    """Per batch row the keys any of its query rows attends, [first, end) as int32 [B, 2], and
+    whether `given` ([B, L_q, L]) is exactly `unpadded` ([L_q, L]) with each row's keys cut to
+    its range (left or right padding): both on the device."""
+    B, _, L = given.shape
+    last = given.any(dim=1).to(torch.int8)  # [B, L]: keys some query row attends
+    first = torch.argmax(last, dim=1)
+    end = L - torch.argmax(last.flip(1), dim=1)
+    none = last.sum(dim=1) == 0
+    first = torch.where(none, torch.zeros_like(first), first)
+    end = torch.where(none, torch.zeros_like(end), end)
+    cols = torch.arange(L, device=given.device).view(1, 1, -1)
+    ranged = unpadded.unsqueeze(0) & (cols >= first.view(-1, 1, 1)) & (cols < end.view(-1, 1, 1))
+    ranges = torch.stack([first, end], dim=1).to(torch.int32).contiguous()
+    return ranges, (given == ranged).all()
+
+
+def _ranges_usable(device):
+    """Key ranges run on the Hopper kernel through C API version 7."""
+    from . import _capi
+    return torch.cuda.get_device_capability(device) == (9, 0) and _capi.version() >= 7
+
+
+def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None, ranges=True):
+    """(rows, key_ranges) for a boolean [B, 1, L_q, L] model mask AND the pattern. A mask
+    whose rows are the unpadded mask with each batch row's keys cut to one range (left or right
+    padding) is one Mask and the ranges (int32 [B, 2] on the device: one launch, the Hopper
+    kernel); else one Mask per batch row (equal rows share one) and None, read on the host once
+    per mask tensor. A mask without
     padding (full, or causal when `causal`, within the sliding `window` when given: what
     transformers materialises for Mistral-style layers) is recognised on the device and taken
     from the host cache, so such a forward reads no L_q x L bytes. Under CUDA-graph capture
@@ -139,10 +165,10 @@ def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None):
     it never runs on a wrong layout)."""
     window = int(window) if window and window < L else None
     key = (id(attention_mask), attention_mask.data_ptr(), attention_mask._version,
-           None if sparse is None else sparse.key, Lq, L, window)
+           None if sparse is None else sparse.key, Lq, L, window, ranges)
     hit = _padding_masks.get(key)
     if hit is not None and hit[0] is attention_mask:
-        return hit[1]
+        return hit[1], hit[2]
     given = attention_mask[:, 0, :, :L].expand(-1, Lq, L)  # [B or 1, L_q, L]
     # Made on the device: no host copy, which a capture forbids.
     pos = torch.arange(L - Lq, L, device=given.device).view(-1, 1)
@@ -153,14 +179,24 @@ def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None):
     if window is not None:
         unpadded = unpadded & (cols > pos - window)
     same = (given == unpadded).all()
-    if torch.cuda.is_current_stream_capturing():
+    capturing = torch.cuda.is_current_stream_capturing()
+    if capturing:
         torch._assert_async(same, "stof attention: a captured forward got a padding mask; "
                                   "capture and replay forwards without padding, or run them "
                                   "eagerly")
-    if torch.cuda.is_current_stream_capturing() or bool(same):
-        # No padding: the host mask, without copying B x L_q x L bytes to the host.
+    cut, ranged = None, None  # `ranges` says whether to try the range form
+    if ranges and not capturing and _ranges_usable(given.device):
+        cut, ranged = _key_ranges(given, unpadded)
+    # One read of the answers (no padding; padding in range form) for the whole forward.
+    answers = torch.stack([same, ranged if ranged is not None else same]).tolist() \
+        if not capturing else [True, False]
+    if answers[0] or answers[1]:
+        # No padding, or padding as key ranges: the host mask, without copying B x L_q x L
+        # bytes to the host.
         rows = [_host_mask(sparse, causal, Lq, L, window)]
-        return _remember(_padding_masks, key, (attention_mask, rows))[1]
+        cut = None if answers[0] else cut
+        _remember(_padding_masks, key, (attention_mask, rows, cut))
+        return rows, cut
     if sparse is not None:
         pattern = torch.from_numpy(_pattern_rows(sparse, Lq, L)).to(given.device)
         dense = given & pattern
@@ -173,7 +209,8 @@ def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None):
         if raw not in seen:
             seen[raw] = Mask(host[b], source=f"attention_mask row {b}")
         rows.append(seen[raw])
-    return _remember(_padding_masks, key, (attention_mask, rows))[1]
+    _remember(_padding_masks, key, (attention_mask, rows, None))
+    return rows, None
 
 
 def _with_pattern(module, query, key, attention_mask, is_causal):
@@ -267,19 +304,27 @@ def stof_attention_forward(module, query, key, value, attention_mask, dropout=0.
     # As sdpa_attention_forward decides without a mask: the argument, else the layer's
     # is_causal (True when the layer does not say).
     causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
+    key_ranges = None
     if attention_mask is None:
         rows = [_host_mask(sparse, causal, Lq, L, kwargs.get("sliding_window"))]
     else:
-        rows = _padding_rows(attention_mask, sparse, Lq, L, causal, kwargs.get("sliding_window"))
+        rows, key_ranges = _padding_rows(attention_mask, sparse, Lq, L, causal,
+                                         kwargs.get("sliding_window"))
     # A decode step over an unpadded cache attends every key: its plan is prepared for the
     # cache's capacity (rounded up), so the steps that follow reuse it (stof.attention).
     window = kwargs.get("sliding_window")
-    if Lq == 1 and sparse is None and (not window or window >= L) and \
+    if Lq == 1 and sparse is None and (not window or window >= L) and key_ranges is None and \
             all(r is rows[0] for r in rows) and rows[0] is _host_mask(None, causal, 1, L, window):
         rows = [_host_mask(None, False, 1, -(-L // _DECODE_CAPACITY_STEP) * _DECODE_CAPACITY_STEP)]
     # One call when every batch row has the same mask (no padding, or equal padding).
+    if key_ranges is not None and not takes_key_ranges(q, k, rows[0], "bhld", kernel,
+                                                        (bm, bn, nw)):
+        # The kernel chosen for this mask takes one mask for every row: one call per row.
+        rows, key_ranges = _padding_rows(attention_mask, sparse, Lq, L, causal,
+                                         kwargs.get("sliding_window"), ranges=False)
     if all(r is rows[0] for r in rows):
-        out = attention(q, k, v, mask=rows[0], scale=s, kernel=kernel, _block=(bm, bn, nw))
+        out = attention(q, k, v, mask=rows[0], scale=s, kernel=kernel, _block=(bm, bn, nw),
+                        key_ranges=key_ranges)
     else:
         out = torch.cat([attention(q[b:b + 1], k[b:b + 1], v[b:b + 1], mask=rows[b], scale=s,
                                    kernel=kernel, _block=(bm, bn, nw))

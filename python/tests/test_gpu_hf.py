@@ -173,17 +173,25 @@ class HfTest(unittest.TestCase):
         full = torch.ones(2, 1, L, L, dtype=torch.bool, device="cuda")
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
-            rows = stof.hf._padding_rows(full, None, L, L, False)
+            rows, ranges = stof.hf._padding_rows(full, None, L, L, False)
         graph.replay()
         torch.cuda.synchronize()
         self.assertIs(rows[0], stof.hf._host_mask(None, False, L, L))
+        self.assertIsNone(ranges)
         padding = full.clone()
         padding[1, :, :, L - 40:] = False
-        rows = stof.hf._padding_rows(padding, None, L, L, False)
+        rows, ranges = stof.hf._padding_rows(padding, None, L, L, False, ranges=False)
         self.assertEqual(len(rows), 2)
+        self.assertIsNone(ranges)
         self.assertIsNot(rows[0], rows[1])
         self.assertEqual(rows[1].nnz, L * (L - 40))
-        self.assertIs(stof.hf._padding_rows(padding, None, L, L, False), rows, "one read a tensor")
+        again, _ = stof.hf._padding_rows(padding, None, L, L, False, ranges=False)
+        self.assertIs(again, rows, "one read a tensor")
+        # On the Hopper kernel, right padding is one mask and per-row key ranges.
+        if torch.cuda.get_device_capability() == (9, 0):
+            rows, ranges = stof.hf._padding_rows(padding, None, L, L, False)
+            self.assertEqual(len(rows), 1)
+            self.assertEqual(ranges.tolist(), [[0, L], [0, L - 40]])
 
     def test_fallbacks_warn_once_with_reason(self):
         from transformers import BertConfig

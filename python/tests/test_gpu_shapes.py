@@ -108,6 +108,24 @@ class GroupedShapesTest(unittest.TestCase):
         with self.assertRaisesRegex(stof.StofError, "more columns than keys"):
             stof.attention(q, k, v, mask=stof.Mask(np.ones((8, 64), dtype=bool)))
 
+    def test_key_ranges_one_launch(self):
+        """Per batch row key ranges: each row is the reference on the mask AND its range."""
+        B, H, Hkv, L = 3, 8, 2, 700
+        ranges = torch.tensor([[0, L], [41, L], [0, 600]], dtype=torch.int32, device="cuda")
+        for Lq in (L, 1):
+            q, k, v = grouped_inputs(B, H, Hkv, Lq, L, 128, torch.float16, seed=Lq)
+            mask = stof.Mask.causal(Lq, L)
+            out = stof.attention(q, k, v, mask=mask, key_ranges=ranges)
+            for b, (first, end) in enumerate(ranges.tolist()):
+                cut = mask.to_tensor("cuda").clone()
+                cut[:, :first] = False
+                cut[:, end:] = False
+                ref = reference(q[b:b + 1], k[b:b + 1], v[b:b + 1], cut)
+                self.assertLess(rel_err(out[b:b + 1], ref), 5e-3, f"L_q {Lq} row {b}")
+        with self.assertRaisesRegex(stof.StofError, r"key_ranges: expected a contiguous "
+                                                    r"torch.int32 tensor \[3, 2\]"):
+            stof.attention(q, k, v, mask=mask, key_ranges=ranges.long())
+
     def test_refusals_name_the_shape(self):
         q, k, v = grouped_inputs(1, 12, 5, 64, 64, 64, torch.float16)
         with self.assertRaisesRegex(stof.StofError, "H a multiple of H_kv"):
@@ -196,10 +214,13 @@ class HfModernModelsTest(unittest.TestCase):
                 am = torch.ones_like(ids)
                 am[1, :40] = 0  # left padding, as generation pads
                 stof._warn.reset()
-                with torch.no_grad(), warnings.catch_warnings(record=True) as w:
+                with torch.no_grad(), warnings.catch_warnings(record=True) as w, \
+                        KernelCount() as count:
                     warnings.simplefilter("always")
                     a = ours(input_ids=ids, attention_mask=am).logits
-                    b = ref(input_ids=ids, attention_mask=am).logits
+                b = ref(input_ids=ids, attention_mask=am).logits
+                # The padded batch in one launch per layer (per-row key ranges).
+                self.assertEqual(count.calls, hf_config(name).num_hidden_layers, name)
                 fallbacks = [str(x.message) for x in w if "stof attention" in str(x.message)]
                 self.assertEqual(fallbacks, [], f"{name}: the stof kernels must run")
                 keep = am.bool()

@@ -17,6 +17,7 @@
 #include "kernels/attention_hopper/hopper_chunk.h"
 #include "kernels/device_query.h"
 #include "gpu_test_util.h"
+#include "device_buffer.h"
 #include "mha_test_util.h"
 
 namespace {
@@ -27,6 +28,7 @@ using stof::engine::DType;
 using stof::engine::Mask;
 using stof::engine::MhaStrides;
 using stof::engine::Workload;
+using stof::testing::DeviceBuffer;
 
 Workload Shape(int64_t batch, int64_t heads, int64_t kv_heads, int64_t q_len, int64_t kv_len,
                int64_t d, DType dtype = DType::kF16) {
@@ -336,6 +338,69 @@ TEST(GpuHopperShapes, FewerKeysThanPreparedMatchReference) {
   auto more = (*plan)->CheckLaunchWorkload(Shape(2, 16, 4, 4, 4096, 128));
   EXPECT_FALSE(more.IsOk());
   EXPECT_NE(more.Message().find("L_k = 2048"), std::string::npos) << more.Message();
+}
+
+// Per batch row key ranges (a padded batch in one launch): each row's output is the reference
+// on the mask AND its range, for a square prefill and a packed decode step; rows whose range
+// leaves them nothing are zeros. The portable kernel refuses ranges by name.
+TEST(GpuHopperShapes, KeyRangesMatchPerRowReference) {
+  STOF_REQUIRE_HOPPER();
+  k::CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  const int32_t ranges[3][2] = {{0, 1000}, {37, 1000}, {0, 900}};
+  DeviceBuffer dev_ranges(sizeof ranges, backend);
+  ASSERT_TRUE(dev_ranges.Upload(ranges, sizeof ranges).IsOk());
+  for (int64_t q_len : {1000, 1}) {
+    const Workload w = Shape(3, 8, 2, q_len, 1000, 128);
+    const Mask mask = BottomRows("causal", q_len, 1000);
+    auto spec = k::QueryDeviceSpec(0);
+    ASSERT_TRUE(spec.IsOk());
+    k::MhaRequest hopper;
+    hopper.kernel = k::MhaKernelRequest::kBlockWise;
+    hopper.num_warps = k::kHopperAttentionWarps64;
+    auto choice = k::ChooseMhaConfig(mask, w, *spec, hopper);
+    ASSERT_TRUE(choice.IsOk()) << choice.Message();
+    auto plan = k::PreparedMha::Create(mask, w, *choice);
+    ASSERT_TRUE(plan.IsOk()) << plan.Message();
+    ShapeCase c(*backend, mask, w, 23 + q_len);
+    ASSERT_TRUE(c.ok);
+    // The reference of each batch row on its own mask: the mask AND the row's key range.
+    const int64_t q_slice = k::QueryElements(w) / 3, kv_slice = k::KeyElements(w) / 3;
+    std::vector<float> ref(c.ref.size());
+    for (int64_t b = 0; b < 3; ++b) {
+      Mask cut = mask;
+      for (int64_t r = 0; r < q_len; ++r) {
+        cut.SetRange(r, 0, ranges[b][0], false);
+        cut.SetRange(r, ranges[b][1], 1000, false);
+      }
+      Workload one = w;
+      one.batch = 1;
+      st::MhaInputs in;
+      in.qf.assign(c.in.qf.begin() + b * q_slice, c.in.qf.begin() + (b + 1) * q_slice);
+      in.kf.assign(c.in.kf.begin() + b * kv_slice, c.in.kf.begin() + (b + 1) * kv_slice);
+      in.vf.assign(c.in.vf.begin() + b * kv_slice, c.in.vf.begin() + (b + 1) * kv_slice);
+      std::vector<float> part;
+      ASSERT_TRUE(st::ThreadedReference(in, one, cut, part).IsOk());
+      std::copy(part.begin(), part.end(), ref.begin() + b * q_slice);
+    }
+    SCOPED_TRACE("L_q " + std::to_string(q_len));
+    st::CheckMhaRun(
+        *backend, c.buf,
+        [&] {
+          return (*plan)->LaunchViews(w, c.buf.Q(), c.buf.K(), c.buf.V(), c.buf.O(), nullptr,
+                                      MhaStrides{}, MhaStrides{}, MhaStrides{}, 0.0f,
+                                      dev_ranges.Ptr());
+        },
+        ref, w, std::vector<uint8_t>(static_cast<size_t>(q_len), 0), nullptr);
+  }
+  const Mask square = BottomRows("causal", 64, 64);
+  auto layout = k::DeviceBlockLayout::Create(square, 64, 64);
+  ASSERT_TRUE(layout.IsOk());
+  auto refused = k::LaunchBlockSparseAttention(Shape(3, 4, 4, 64, 64, 64), **layout, 4, nullptr,
+                                               nullptr, nullptr, nullptr, nullptr, {}, {}, {},
+                                               0.0f, dev_ranges.Ptr());
+  ASSERT_FALSE(refused.IsOk());
+  EXPECT_NE(refused.Message().find("key_ranges"), std::string::npos) << refused.Message();
 }
 
 // The mma.sync kernels refuse grouped shapes with the reason, before any pointer is read.

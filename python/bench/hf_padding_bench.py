@@ -1,0 +1,108 @@
+"""A padded batch through the Hugging Face backend: BERT-base (4 layers, fp16) and a Llama-style
+model (4 layers, 32 heads over 8, bf16), randomly initialised from configs, each batch row of
+its own length (right padding for BERT, left padding for Llama, as generation pads), under
+attn_implementation "stof" (one launch per layer with per-row key ranges), "sdpa" and, where
+transformers takes it, "flex_attention". Eager forwards, median of --reps; also counts the
+stof.attention calls of one forward. Prints a table and writes JSON (--out).
+
+Usage (GPU machine): PYTHONPATH=python python3 python/bench/hf_padding_bench.py --out r.json
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import torch
+
+
+def build(name, impl):
+    import transformers as tf
+    torch.manual_seed(0)
+    if name == "bert-base":
+        cfg = tf.BertConfig(num_hidden_layers=4)
+        dtype, cls = torch.float16, tf.BertModel
+    else:
+        cfg = tf.LlamaConfig(vocab_size=32000, hidden_size=4096, intermediate_size=14336,
+                             num_hidden_layers=4, num_attention_heads=32, num_key_value_heads=8)
+        dtype, cls = torch.bfloat16, tf.LlamaModel
+    with torch.device("cuda"):
+        return cls._from_config(cfg, attn_implementation=impl, torch_dtype=dtype).eval()
+
+
+def padded_batch(name, B, L):
+    g = torch.Generator().manual_seed(3)
+    ids = torch.randint(0, 30000, (B, L), generator=g).cuda()
+    lengths = torch.linspace(L // 4, L, B).long()
+    am = torch.zeros(B, L, dtype=torch.long)
+    for b, n in enumerate(lengths.tolist()):
+        if name == "bert-base":
+            am[b, :n] = 1  # right padding
+        else:
+            am[b, L - n:] = 1  # left padding
+    return ids, am.cuda()
+
+
+def timed(fn, reps):
+    fn()
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        out.append(time.perf_counter() - t0)
+    return statistics.median(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    import stof
+    import stof.hf
+    stof.hf.register()
+    att = sys.modules["stof.attention"]
+    rows = []
+    for name, B, L in (("bert-base", 16, 512), ("llama", 4, 2048)):
+        ids, am = padded_batch(name, B, L)
+        for impl in ("stof", "sdpa", "flex_attention"):
+            try:
+                m = build(name, impl)
+            except Exception as e:
+                rows.append({"model": name, "impl": impl, "error": f"{type(e).__name__}: {e}"})
+                continue
+            calls = None
+            if impl == "stof":
+                orig, n = att._attention_impl, [0]
+
+                def counted(*a, **kw):
+                    n[0] += 1
+                    return orig(*a, **kw)
+                att._attention_impl = counted
+                eager = sys.modules["stof._eager"]
+                eager.enabled = False  # remembered launches would bypass the count
+                with torch.no_grad():
+                    m(input_ids=ids, attention_mask=am)
+                att._attention_impl, eager.enabled = orig, True
+                calls = n[0]
+            with torch.no_grad():
+                s = timed(lambda: m(input_ids=ids, attention_mask=am), args.reps)
+            rows.append({"model": name, "impl": impl, "shape": f"{B}x{L}", "ms": s * 1e3,
+                         "attention_calls": calls})
+            print(rows[-1], flush=True)
+            del m
+            torch.cuda.empty_cache()
+    doc = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+           "date": time.strftime("%Y-%m-%d"), "rows": rows}
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(doc, f, indent=1)
+    for r in rows:
+        print(r)
+
+
+if __name__ == "__main__":
+    main()
