@@ -19,6 +19,7 @@
 #include "app/common/block_size.h"
 #include "app/common/option_checks.h"
 #include "engine/core/workload.h"
+#include "engine/select/hopper_select.h"
 #include "engine/select/kernel_select.h"
 
 #ifdef STOF_WITH_KERNELS
@@ -139,8 +140,9 @@ engine::Expected<BenchProblem> ParseBenchProblem(const BenchArgs& a) {
   w.dtype = a.dtype == "bf16" ? engine::DType::kBF16 : engine::DType::kF16;
   STOF_RETURN_IF_ERROR(ApplyShapeOptions(a.kv_heads, a.q_len, &w, &p.source.mask));
   STOF_RETURN_IF_ERROR(w.Validate("workload"));
-  if (w.head_dim != 64 && w.head_dim != 128)
-    return engine::Error{"--dim: the sparse MHA kernels support 64 or 128, got " +
+  if (engine::HopperKernelHeadDim(w.head_dim) == 0)
+    return engine::Error{"--dim: the sparse MHA kernels support multiples of 8 from 8 to 256 (64 "
+                         "and 128 on every kernel, the others on the Hopper kernel), got " +
                          std::to_string(w.head_dim)};
   return p;
 }
@@ -457,7 +459,7 @@ void RegisterBenchCommand(CLI::App& app, int* exit_code) {
 static void AddMhaOptions(CLI::App* m, BenchArgs* args) {
   AddMaskSourceOptions(m, &args->source);
   AddWorkloadOptions(m, &args->batch, &args->heads, &args->head_dim, "--dim,--head-dim",
-                     "; the kernels: 64 or 128");
+                     "; the kernels: 64 or 128, the Hopper kernel any multiple of 8 up to 256");
   AddShapeOptions(m, &args->kv_heads, &args->q_len);
   m->add_option("--kernel", args->kernel,
                 "auto (Eq. 1), row_wise, block_wise, native (the unfused cuBLAS + softmax "

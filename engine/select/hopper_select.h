@@ -20,8 +20,15 @@
 
 namespace stof::engine {
 
+// The head size the Hopper kernel computes `head_dim` at: 64, 128 or 256, the smallest that
+// holds it. The columns past head_dim load as zeros (the copy engine fills outside the tensor),
+// add nothing to Q K^T, and their output columns are never stored (docs/kernels-hopper.md,
+// "Head sizes"). 0 where it has none: head_dim not a multiple of 8 (a row must be 16-byte
+// aligned for the copy engine) or outside [8, 256]. The mma.sync kernels take 64 and 128 only.
+int64_t HopperKernelHeadDim(int64_t head_dim);
+
 struct HopperTileEstimate {
-  bool eligible = false;       // an sm_90 device, head_dim 64 or 128, a block-wise pick
+  bool eligible = false;       // an sm_90 device, a head_dim it serves, a block-wise pick
   std::string why_not;         // when not eligible
   MhaConfig portable;          // the configuration it is compared with
   MhaConfig hopper;            // the fastest Hopper configuration by the estimate
@@ -54,8 +61,9 @@ Expected<HopperShapeChoice> ChooseHopperTileForShape(const Mask& mask, const Wor
 // The Hopper configuration block_m x block_n's estimated time relative to `portable` on this
 // mask (the same elements-over-rates estimate): what the tuner's analytical segment model
 // (engine/tune/segment_model.h) scales its portable prediction by. Errors: a tile other than
-// 128 x 64, 128 x 128, 64 x 64, 64 x 128 (d 64 only); head_dim not 64 or 128; a mask of
-// another size; 1 when the mask has no valid block.
+// 128 x 64, 128 x 128, 64 x 64, 64 x 128 (d 64 only); a head_dim the kernel lacks
+// (HopperKernelHeadDim 0) or without that tile; a mask of another size; 1 when the mask has no
+// valid block.
 Expected<double> HopperTimeRatio(const Mask& mask, const Workload& workload, int64_t block_m,
                                  int64_t block_n, const MhaConfig& portable);
 

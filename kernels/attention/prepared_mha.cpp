@@ -145,13 +145,20 @@ engine::Expected<MhaChoice> ChooseGroupedConfig(const engine::Mask& mask,
                                                 const engine::Workload& workload,
                                                 const engine::DeviceSpec& device,
                                                 const MhaRequest& request) {
-  const std::string shape = Str(workload.heads) + " query heads over " +
-                            Str(workload.KvHeads()) + " key/value heads, q_len " +
-                            Str(workload.QLen()) + " over seq_len " + Str(workload.seq_len);
+  const bool portable_head = workload.head_dim == 64 || workload.head_dim == 128;
+  const std::string shape =
+      workload.IsSquareMha()
+          ? "head_dim " + Str(workload.head_dim)
+          : Str(workload.heads) + " query heads over " + Str(workload.KvHeads()) +
+                " key/value heads, q_len " + Str(workload.QLen()) + " over seq_len " +
+                Str(workload.seq_len) +
+                (portable_head ? std::string() : ", head_dim " + Str(workload.head_dim));
   if (request.kernel != MhaKernelRequest::kAuto && request.kernel != MhaKernelRequest::kBlockWise)
-    return engine::MakeError(std::string("request: the ") + MhaKernelRequestName(request.kernel) +
-                             " kernel takes as many key/value heads as query heads and q_len = "
-                             "seq_len; " + shape + " runs on the block-wise Hopper kernel only");
+    return engine::MakeError(
+        std::string("request: the ") + MhaKernelRequestName(request.kernel) + " kernel takes " +
+        (workload.IsSquareMha() ? "head_dim 64 or 128"
+                                : "as many key/value heads as query heads and q_len = seq_len") +
+        "; " + shape + " runs on the block-wise Hopper kernel only");
   if (workload.dtype != engine::DType::kF16 && workload.dtype != engine::DType::kBF16)
     return engine::MakeError(std::string("workload.dtype: f16 or bf16 expected, got ") +
                              engine::DTypeName(workload.dtype));
@@ -195,16 +202,16 @@ engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
                                             const engine::DeviceSpec& device,
                                             const MhaRequest& request) {
   STOF_RETURN_IF_ERROR(workload.Validate("workload"));
-  if (!workload.IsSquareMha()) return ChooseGroupedConfig(mask, workload, device, request);
+  // Grouped heads, another query length or a head size the mma.sync kernels lack (not 64 or
+  // 128): the Hopper kernel only.
+  if (!workload.IsSquareMha() || (workload.head_dim != 64 && workload.head_dim != 128))
+    return ChooseGroupedConfig(mask, workload, device, request);
   if (workload.dtype == engine::DType::kBF16)
     return ChooseBf16Config(mask, workload, device, request);
   if (workload.dtype != engine::DType::kF16)
     return engine::MakeError(std::string("workload.dtype: the sparse MHA kernels take f16 (and, "
                                          "on the Hopper kernel, bf16), got ") +
                              engine::DTypeName(workload.dtype));
-  if (workload.head_dim != 64 && workload.head_dim != 128)
-    return engine::MakeError("workload.head_dim: the sparse MHA kernels support 64 or 128, got " +
-                             Str(workload.head_dim));
   if ((request.block_m == 0) != (request.block_n == 0))
     return engine::MakeError("request: block_m and block_n must be given together (got " +
                              Str(request.block_m) + " x " + Str(request.block_n) + ")");

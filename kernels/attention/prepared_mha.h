@@ -87,9 +87,10 @@ const char* MhaChoiceKernelName(const MhaChoice& c);
 // `recompose` with BM x T = request.block_m x block_n (64 x 64 when not given), refused with
 // CheckRecomposeParams's message (device.smem_per_block_bytes) when unsupported; num_warps is
 // ignored (noted). A grouped shape (GQA / MQA heads, q_len != seq_len: Workload::IsSquareMha
-// false) runs on the Hopper kernel only (sm_90): its tile model picks the configuration and the
-// packing; any other kernel request is refused with the reason. Fails on a bad workload
-// (head_dim must be 64 or 128, dtype f16) or a mask that is not q_len x seq_len.
+// false) or a head_dim other than 64 and 128 runs on the Hopper kernel only (sm_90; head sizes:
+// engine::HopperKernelHeadDim): its tile model picks the configuration and the packing; any
+// other kernel request is refused with the reason. Fails on a bad workload (dtype f16 or bf16)
+// or a mask that is not q_len x seq_len.
 engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
                                             const engine::Workload& workload,
                                             const engine::DeviceSpec& device,

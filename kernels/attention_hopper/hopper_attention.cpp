@@ -1,6 +1,7 @@
 // Host side of the Hopper attention kernel (hopper_attention.h): its configurations, the
 // device check, validation of a launch, the TMA tensor maps of q, k, v and o, and the table
-// of the seven instantiations by (head_dim, BLOCK_M, BLOCK_N) (hopper_attention_d64.cu, _d128.cu).
+// of the nine instantiations by (head size, BLOCK_M, BLOCK_N) (hopper_attention_d64.cu, _d128.cu,
+// _d256.cu); a head_dim between them runs on the next one up (engine::HopperKernelHeadDim).
 #include "kernels/attention_hopper/hopper_attention.h"
 
 #include <cuda_runtime.h>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "engine/core/text_format.h"
+#include "engine/select/hopper_select.h"
 #include "kernels/attention/device_layout.h"
 #include "kernels/attention/mha_operands.h"
 #include "kernels/attention_hopper/hopper_attention_params.h"
@@ -27,8 +29,8 @@ using detail::HopperAttentionTraits;
 using engine::Str;
 
 const char* kSupported =
-    "head_dim 64 or 128 with BLOCK_M 128, BLOCK_N 64 or 128, num_warps 12, or BLOCK_M 64, "
-    "BLOCK_N 64 (and 128 at head_dim 64), num_warps 5";
+    "head_dim a multiple of 8 up to 256 with BLOCK_M 128, BLOCK_N 64 or 128 (64 above head_dim "
+    "128), num_warps 12, or BLOCK_M 64, BLOCK_N 64 (and 128 up to head_dim 64), num_warps 5";
 
 // The overrides; the environment sets their first value (STOF_HOPPER_ORDER=0 / 1,
 // STOF_HOPPER_PERSISTENT=0 / 1: one CTA per item / as many CTAs as are co-resident,
@@ -46,11 +48,13 @@ HopperLaunchOverrides& Overrides() {
   return o;
 }
 
-// The seven instantiated variants, in one table: calls f(HopperAttentionTraits<...>{}) for
+// The nine instantiated variants, in one table: calls f(HopperAttentionTraits<...>{}) for
 // (head_dim, BLOCK_M, BLOCK_N) and returns its result, or `none` when there is no such variant.
+// head_dim is any the kernel serves: its variant is the head size that holds it.
 // Both the shared-memory size (checked on the CPU by the tests) and the launch go through it.
 template <class R, class F>
-R WithHopperVariant(int64_t d, int64_t bm, int64_t bn, R none, F&& f) {
+R WithHopperVariant(int64_t head_dim, int64_t bm, int64_t bn, R none, F&& f) {
+  const int64_t d = engine::HopperKernelHeadDim(head_dim);
   if (d == 64) {
     if (bm == 128 && bn == 64) return f(HopperAttentionTraits<64, 64, 128>{});
     if (bm == 128 && bn == 128) return f(HopperAttentionTraits<64, 128, 128>{});
@@ -60,6 +64,9 @@ R WithHopperVariant(int64_t d, int64_t bm, int64_t bn, R none, F&& f) {
     if (bm == 128 && bn == 64) return f(HopperAttentionTraits<128, 64, 128>{});
     if (bm == 128 && bn == 128) return f(HopperAttentionTraits<128, 128, 128>{});
     if (bm == 64 && bn == 64) return f(HopperAttentionTraits<128, 64, 64>{});
+  } else if (d == 256) {
+    if (bm == 128 && bn == 64) return f(HopperAttentionTraits<256, 64, 128>{});
+    if (bm == 64 && bn == 64) return f(HopperAttentionTraits<256, 64, 64>{});
   }
   return none;
 }
@@ -187,16 +194,18 @@ engine::Status CheckHopperAttentionConfig(int64_t head_dim, int64_t block_m, int
   if (num_warps != kHopperAttentionWarps && num_warps != kHopperAttentionWarps64) {
     rule = "num_warps must be 12 (a producer and two consumer warpgroups, BLOCK_M 128) or 5 (a "
            "consumer warpgroup and a producer warp, BLOCK_M 64)";
-  } else if (head_dim != 64 && head_dim != 128) {
-    rule = "head_dim must be 64 or 128";
+  } else if (engine::HopperKernelHeadDim(head_dim) == 0) {
+    rule = "head_dim must be a multiple of 8 from 8 to 256";
   } else if (num_warps == kHopperAttentionWarps && block_m != 128) {
     rule = "BLOCK_M must be 128 with num_warps 12 (two consumer warpgroups of 64 rows)";
   } else if (num_warps == kHopperAttentionWarps64 && block_m != 64) {
     rule = "BLOCK_M must be 64 with num_warps 5 (one consumer warpgroup of 64 rows)";
   } else if (block_n != 64 && block_n != 128) {
     rule = "BLOCK_N must be 64 or 128";
-  } else if (block_m == 64 && block_n == 128 && head_dim != 64) {
-    rule = "BLOCK_N must be 64 with BLOCK_M 64 at head_dim 128 (two CTAs per SM)";
+  } else if (block_m == 64 && block_n == 128 && head_dim > 64) {
+    rule = "BLOCK_N must be 64 with BLOCK_M 64 above head_dim 64";
+  } else if (block_n == 128 && head_dim > 128) {
+    rule = "BLOCK_N must be 64 above head_dim 128 (Q and two K/V stages fill the SM)";
   } else if (const size_t smem = HopperAttentionSmemBytes(head_dim, block_m, block_n);
              static_cast<int64_t>(smem) > smem_limit_bytes) {
     rule = "needs " + Str(static_cast<int64_t>(smem)) + " bytes of shared memory, the limit is " +

@@ -2,9 +2,11 @@
 // configurations, their check, and the launch. It is a configuration of the block-wise kernel
 // family, reached through the same interfaces (MhaConfig, CudaBackend::RunMha, PreparedMha,
 // `stof bench mha`, the C API): BLOCK_M 128, BLOCK_N 64 or 128 and num_warps 12 (three
-// warpgroups: one producer, two consumers), or BLOCK_M 64, BLOCK_N 64 (or 128 at head_dim 64)
-// and num_warps 5 (one consumer warpgroup and a producer warp) select it; LaunchBlockSparseAttention forwards such
-// a configuration here. CUDA-free header. Design and figures: docs/kernels-hopper.md.
+// warpgroups: one producer, two consumers), or BLOCK_M 64, BLOCK_N 64 (or 128 up to head_dim
+// 64) and num_warps 5 (one consumer warpgroup and a producer warp) select it;
+// LaunchBlockSparseAttention forwards such a configuration here. Head sizes: multiples of 8 up
+// to 256, each run on the kernel of 64, 128 or 256 that holds it (engine::HopperKernelHeadDim;
+// BLOCK_N 64 above 128). CUDA-free header. Design and figures: docs/kernels-hopper.md.
 #pragma once
 
 #include <cstddef>

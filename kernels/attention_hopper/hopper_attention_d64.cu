@@ -1,6 +1,7 @@
-// Explicit instantiations of the Hopper attention kernel (fp16 and bf16) for head_dim 64 (BLOCK_M
-// 128 and 64, each with BLOCK_N 64 and 128), compiled for sm_90a only (sources.cmake). Called
-// through LaunchHopperAttention (hopper_attention.cpp).
+// Explicit instantiations of the Hopper attention kernel (fp16 and bf16) for head_dim 64 (and
+// the head sizes below it that run on it; BLOCK_M 128 and 64, each with BLOCK_N 64 and 128),
+// compiled for sm_90a only (sources.cmake). Called through LaunchHopperAttention
+// (hopper_attention.cpp).
 #include "kernels/attention_hopper/hopper_attention_kernel.cuh"
 
 namespace stof::kernels::detail {

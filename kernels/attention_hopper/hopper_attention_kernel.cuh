@@ -4,7 +4,8 @@
 // (kernels/common/fragment_softmax.cuh), wgmma (kernels/common/hopper/wgmma.cuh), the merge of
 // a tile's chunks when its blocks are split over CTAs (hopper_split.cuh) and the TMA epilogue
 // (hopper_epilogue.cuh). Included only by the instantiation files
-// (hopper_attention_d64.cu, _d128.cu); the host dispatch sees hopper_attention_params.h.
+// (hopper_attention_d64.cu, _d128.cu, _d256.cu); the host dispatch sees
+// hopper_attention_params.h.
 //
 // One CTA computes 128 (or 64) query rows of one (batch, head): a producer (one thread issues
 // all TMA copies) and two (or one) consumer warpgroups of 64 rows each; the roles and their
@@ -54,15 +55,24 @@ __device__ __forceinline__ void GemmQK(float (&s)[T::kSAcc], uint32_t q, uint32_
   hopper::WgmmaCommit();
 }
 
-// O += P V for one V stage; `a` holds P's 16-key slices as A fragments (made from S).
+// O += P V for one V stage; `a` holds P's 16-key slices as A fragments (made from S). At d
+// 256 each slice is two m64n128 products, one per 128 columns of V (two panels): their
+// accumulators are O's first and second 64 registers, the m64n256 fragment's own order.
 template <class T>
 __device__ __forceinline__ void GemmPV(float (&o)[T::kOAcc], const uint32_t (&a)[T::kBlockN / 16][4],
                                        uint32_t v) {
+  constexpr int kN = T::kHeadDim < 128 ? T::kHeadDim : 128;  // columns per wgmma
+  using Part = float[kN / 2];
   hopper::WgmmaFence();
 #pragma unroll
   for (int k = 0; k < T::kBlockN / 16; ++k) {
-    const uint64_t db = hopper::MakeSmemDesc(v + k * 16 * T::kRowBytes, T::kKvPanelBytes, 1024);
-    hopper::Wgmma<T::kHeadDim, T::kBf16>::RS(o, a[k], db);
+#pragma unroll
+    for (int h = 0; h < T::kHeadDim / kN; ++h) {
+      const uint32_t panels = v + h * (kN / 64) * T::kKvPanelBytes;
+      const uint64_t db =
+          hopper::MakeSmemDesc(panels + k * 16 * T::kRowBytes, T::kKvPanelBytes, 1024);
+      hopper::Wgmma<kN, T::kBf16>::RS(*reinterpret_cast<Part*>(o + h * (kN / 2)), a[k], db);
+    }
   }
   hopper::WgmmaCommit();
 }
@@ -268,13 +278,12 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
 }
 
 template <int kHeadDim, int kBlockN, int kBlockM, int kSchedule>
-// The split kernels run small grids (a wave of chunks), so they ask for two CTAs per SM: their
-// merge then fits the registers (at the full count they spilled 24-64 bytes, ptxas).
+// The split kernels run small grids (a wave of chunks), so they ask for their own traits' CTAs
+// per SM (two below d 256): their merge then fits the registers (at the whole-tile kernel's
+// count they spilled 24-64 bytes, ptxas).
 __global__ void __launch_bounds__(HopperAttentionTraits<kHeadDim, kBlockN, kBlockM>::kThreads,
-                                  (kSchedule & kSplitChunks) != 0
-                                      ? 2
-                                      : HopperAttentionTraits<kHeadDim, kBlockN,
-                                                              kBlockM>::kCtasPerSm)
+                                  HopperAttentionTraits<kHeadDim, kBlockN, kBlockM, false,
+                                                        (kSchedule & kSplitChunks) != 0>::kCtasPerSm)
     HopperAttentionKernel(const __grid_constant__ CUtensorMap q_map,
                           const __grid_constant__ CUtensorMap k_map,
                           const __grid_constant__ CUtensorMap v_map,
@@ -433,8 +442,8 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   return engine::Status::Ok();
 }
 
-// The explicit instantiations of one variant (fp16 and bf16), for hopper_attention_d64.cu and
-// _d128.cu.
+// The explicit instantiations of one variant (fp16 and bf16), for hopper_attention_d64.cu,
+// _d128.cu and _d256.cu.
 #define STOF_HOPPER_VARIANT(D, BN, BM)                                                       \
   template engine::Status LaunchHopperAttentionVariant<D, BN, BM, false>(                    \
       const HopperAttentionParams&, const HopperTensorMaps&, int, void*);                    \

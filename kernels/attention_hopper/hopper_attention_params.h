@@ -1,10 +1,12 @@
 // Internal to kernels/attention_hopper: the parameter block of the Hopper attention kernel,
 // its compile-time traits (tile sizes, pipeline depth, shared-memory map) and the per-variant
 // launcher declaration. hopper_attention.cpp (host dispatch) includes only this; the variants
-// are instantiated in hopper_attention_d64.cu / _d128.cu.
+// are instantiated in hopper_attention_d64.cu / _d128.cu / _d256.cu.
 // Invariants (checked by LaunchHopperAttention before any launch): the device is sm_90; the
 // layout is a BlockLayout of the mask (or of its packed form, below) at kBlockM x kBlockN;
 // the k/v tensor maps describe [B][H_kv][L_k][d] views with 64-column boxes of kBlockN rows,
+// d <= kHeadDim (a head size between the kernel's runs on the next one up: the columns past d
+// load as zeros, add nothing to S, and their output columns are never stored),
 // the q/o maps [B][H_kv][group][L_q][d] views (group = H / H_kv query heads per key/value head)
 // with boxes of kBlockM (q) or 64 (o) rows, all 128-byte-swizzled; q_tiles * batch * heads <
 // 2^31.
@@ -117,10 +119,12 @@ struct HopperTensorMaps {
 template <int kHeadDim_, int kBlockN_, int kBlockM_ = 128, bool kBf16_ = false,
           bool kSplit_ = false>
 struct HopperAttentionTraits {
-  static_assert(kHeadDim_ == 64 || kHeadDim_ == 128, "head_dim: 64 or 128");
+  static_assert(kHeadDim_ == 64 || kHeadDim_ == 128 || kHeadDim_ == 256,
+                "head_dim: 64, 128 or 256");
   static_assert(kBlockN_ == 64 || kBlockN_ == 128, "BLOCK_N: 64 or 128");
   static_assert(kBlockM_ == 128 || (kBlockM_ == 64 && (kBlockN_ == 64 || kHeadDim_ == 64)),
                 "BLOCK_M 128 (BLOCK_N 64, 128) or 64 (BLOCK_N 64; 128 at d 64)");
+  static_assert(kHeadDim_ != 256 || kBlockN_ == 64, "d 256: BLOCK_N 64");
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockN = kBlockN_;
   static constexpr int kBlockM = kBlockM_;
@@ -145,14 +149,21 @@ struct HopperAttentionTraits {
   // latency-bound (ncu: 0.72 eligible warps per scheduler, issue slots 49 % used), and more
   // CTAs with a shallower ring ran 1-10 % faster on most rows (docs/kernels-hopper.md, "More
   // CTAs per SM").
+  // d 256 (64 x 64): one, whole tile or split: its O alone holds 128 registers a thread, and
+  // at two CTAs (168 registers, ptxas) it spilled 764-912 bytes.
   static constexpr int kCtasPerSm =
-      kWideProducer ? 1 : kSplit ? 2 : (kHeadDim == 64 && kBlockN == 64 ? 4 : 3);
+      kWideProducer || kHeadDim == 256 ? 1
+      : kSplit                         ? 2
+                                       : (kHeadDim == 64 && kBlockN == 64 ? 4 : 3);
   // The overlapped schedules keep S_i, P_{i-1} and O live at once: 160 registers at 64 x 128
   // d 64. Below that budget (65536 / (160 x 3) = 136, / (160 x 4) = 102) they spill (160 and 96
   // bytes of stack, 1.4-1.9x slower), so those kernels run the serial schedule
   // (127, 92 and, 64 x 64 at d 128, 125 registers), and the other CTAs on the SM fill the
   // tensor cores during a consumer's softmax.
-  static constexpr bool kOverlapFitsRegisters = 65536 / (kThreads * kCtasPerSm) >= 160;
+  // At d 256 the 64-row kernel (one CTA per SM) runs serial and split, as the 64-row d 128
+  // one does: decode steps, which need the split, are what runs 64-row tiles there.
+  static constexpr bool kOverlapFitsRegisters =
+      kHeadDim <= 128 && 65536 / (kThreads * kCtasPerSm) >= 160;
   // The schedules built: the overlapped ones where they fit (two consumers, or the registers
   // above), and the chunk-merging split kernels (hopper_split.cuh) for the 64-row tiles that
   // run serial only, where small grids and heavy B1 rows run.
@@ -171,11 +182,13 @@ struct HopperAttentionTraits {
   // Q slot, 81 KiB, would fit only two). With one stage the next block's K still loads
   // during this block's softmax and P V, and the SM's other CTAs hide the rest.
   // The split kernels, at two CTAs per SM: 2 stages at d 128 (twice the whole-tile kernel's
-  // bytes in flight per CTA), 4 at 64 x 64 d 64, 2 at 64 x 128 d 64.
+  // bytes in flight per CTA), 4 at 64 x 64 d 64, 2 at 64 x 128 d 64. d 256 (BLOCK_N 64, a
+  // K/V stage 64 KiB): 2 stages next to Q (128 rows: 192 KiB; 64 rows: 160 KiB).
   static constexpr int kStages =
-      kWideProducer ? ((kHeadDim == 128 && kBlockN == 128) ? 2 : 3)
-      : kSplit      ? (kHeadDim == 64 && kBlockN == 64 ? 4 : 2)
-                    : (kHeadDim == 64 ? 2 : 1);
+      kHeadDim == 256 ? 2
+      : kWideProducer ? ((kHeadDim == 128 && kBlockN == 128) ? 2 : 3)
+      : kSplit        ? (kHeadDim == 64 && kBlockN == 64 ? 4 : 2)
+                      : (kHeadDim == 64 ? 2 : 1);
   // Q slots: two where they fit next to the ring at kCtasPerSm CTAs per SM (227 KiB per SM,
   // 1 KiB of it reserved per CTA), so the producer loads the next work item's Q (and then
   // its first K and V) while the consumers still compute this one, and a CTA's items follow

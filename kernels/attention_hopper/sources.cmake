@@ -5,7 +5,8 @@
 # another GPU the launch refuses with the device's capability (CheckHopperDevice).
 add_library(stof_kernels_sm90a OBJECT
   ${CMAKE_CURRENT_LIST_DIR}/hopper_attention_d64.cu
-  ${CMAKE_CURRENT_LIST_DIR}/hopper_attention_d128.cu)
+  ${CMAKE_CURRENT_LIST_DIR}/hopper_attention_d128.cu
+  ${CMAKE_CURRENT_LIST_DIR}/hopper_attention_d256.cu)
 set_target_properties(stof_kernels_sm90a PROPERTIES CUDA_ARCHITECTURES 90a
                       POSITION_INDEPENDENT_CODE ON)
 target_include_directories(stof_kernels_sm90a PRIVATE ${PROJECT_SOURCE_DIR})

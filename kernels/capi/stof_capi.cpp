@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "engine/mask/mask.h"
+#include "engine/select/hopper_select.h"
 #include "kernels/attention/prepared_mha.h"
 #include "kernels/device_query.h"
 
@@ -149,9 +150,10 @@ engine::Expected<engine::Workload> MakeWorkload(const CallShape& shape, int dtyp
   w.dtype = dtype == STOF_DTYPE_BF16 ? engine::DType::kBF16 : engine::DType::kF16;
   STOF_RETURN_IF_ERROR(w.Validate("workload"));
   // Checked here too (ChooseMhaConfig does) so a bad shape is refused before any CUDA call.
-  if (d != 64 && d != 128)
-    return engine::MakeError("workload.head_dim: the sparse MHA kernels support 64 or 128, got " +
-                             std::to_string(d));
+  if (engine::HopperKernelHeadDim(d) == 0)
+    return engine::MakeError("workload.head_dim: the sparse MHA kernels support multiples of 8 "
+                             "from 8 to 256 (64 and 128 on every kernel, the others on the "
+                             "Hopper kernel), got " + std::to_string(d));
   return w;
 }
 

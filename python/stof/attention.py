@@ -224,8 +224,16 @@ def _check(q, k, v, layout):
         raise StofError(f"stof.attention: q, k, v: expected one device, got {q.device}, "
                         f"{k.device}, {v.device}")
     d = q.shape[3]
-    if d not in (64, 128):
-        raise StofError(f"stof.attention: head_dim: the STOF kernels support 64 or 128, got {d}")
+    if not supported_head_dim(d):
+        raise StofError(f"stof.attention: head_dim: the STOF kernels support multiples of 8 from "
+                        f"8 to 256 (64 and 128 on every kernel, the others on the Hopper kernel, "
+                        f"sm_90), got {d}")
+
+
+def supported_head_dim(d):
+    """Whether some STOF kernel takes head size d: 64 and 128 every kernel, any other multiple
+    of 8 up to 256 the Hopper kernel (run at the next of 64, 128, 256 with zero columns)."""
+    return 8 <= d <= 256 and d % 8 == 0
 
 
 _full_masks = {}

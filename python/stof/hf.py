@@ -7,7 +7,8 @@ Grouped-query attention (fewer key/value heads than query heads) and a KV cache 
 over cached keys, every decode step of generate(): fewer query rows than keys, causal aligned
 to the bottom right) run on the Hopper kernel (sm_90) in one launch per distinct mask.
 Unsupported cases run transformers' sdpa_attention_forward instead, with one warning per reason
-(warnings.warn): head_dim other than 64 / 128, dropout while training, attention weights
+(warnings.warn): head_dim not a multiple of 8 up to 256 (or other than 64 / 128 on a GPU other
+than sm_90), dropout while training, attention weights
 requested, CPU or non-fp16 tensors (bf16: sm_90 only), grouped heads or a KV cache on a GPU
 other than sm_90, an additive float mask, and extra tensor arguments such as T5's
 position_bias (or a sliding window, softcap or sinks passed beside the mask), which the kernel
@@ -24,7 +25,7 @@ Used by user code and python/tests/test_gpu_hf.py; imports torch and transformer
 
 import torch
 
-from .attention import attention, takes_key_ranges
+from .attention import attention, supported_head_dim, takes_key_ranges
 from .mask import Mask, as_mask
 from ._capi import StofError
 from ._warn import warn_once
@@ -248,7 +249,11 @@ def _unsupported(module, query, key, attention_mask, dropout, kwargs):
     elif query.dtype != torch.float16:
         return f"dtype {query.dtype} (the kernels take fp16, and bf16 on sm_90)"
     if d not in (64, 128):
-        return f"head_dim {d} (the kernels support 64 and 128)"
+        if not supported_head_dim(d):
+            return f"head_dim {d} (the kernels support multiples of 8 up to 256)"
+        if torch.cuda.get_device_capability(query.device) != (9, 0):
+            return f"head_dim {d} on {torch.cuda.get_device_name(query.device)} (head sizes " \
+                   f"other than 64 and 128 run on the Hopper kernel only, sm_90)"
     if dropout and module.training:
         return f"attention dropout {dropout} in training mode"
     if kwargs.get("output_attentions") or getattr(getattr(module, "config", None),

@@ -61,10 +61,11 @@ class CapiLibraryTest(unittest.TestCase):
         self.assertGreaterEqual(_capi.version(), 2)
         mask = np.ones((128, 128), np.uint8)
         with self.assertRaises(stof.StofError) as cm:
-            _capi.PreparedPlan(mask, 1, 2, 128, 96, 0)
+            _capi.PreparedPlan(mask, 1, 2, 128, 100, 0)
         self.assertEqual(cm.exception.code, 1)
-        self.assertIn("stof_capi: workload.head_dim: the sparse MHA kernels support 64 or 128, "
-                      "got 96", str(cm.exception))
+        self.assertIn("stof_capi: workload.head_dim: the sparse MHA kernels support multiples "
+                      "of 8 from 8 to 256", str(cm.exception))
+        self.assertIn("got 100", str(cm.exception))
         with self.assertRaises(stof.StofError) as cm:
             _capi.PreparedPlan(mask, 1, 2, 128, 64, 0, kernel="nosuch")
         self.assertIn("kernel: expected one of auto", str(cm.exception))

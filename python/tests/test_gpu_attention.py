@@ -388,7 +388,8 @@ class AttentionTest(unittest.TestCase):
         q, k, v = inputs(1, 2, L, 64)
         cases = [((q.float(), k.float(), v.float()), "expected torch.float16 or torch.bfloat16"),
                  ((q, k.bfloat16(), v), "expected q's dtype torch.float16"),
-                 (tuple(inputs(1, 2, L, 96)), "head_dim: the STOF kernels support 64 or 128"),
+                 (tuple(inputs(1, 2, L, 100)), "head_dim: the STOF kernels support multiples "
+                                               "of 8 from 8 to 256"),
                  ((q.cpu(), k.cpu(), v.cpu()), "expected a CUDA tensor")]
         for args, text in cases:
             with self.assertRaises(stof.StofError) as cm:

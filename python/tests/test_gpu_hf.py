@@ -2,7 +2,7 @@
 libstof_capi.so, skipped otherwise): randomly initialised BertModel, GPT2Model and
 T5EncoderModel from small configs (no downloads), the same weights under
 attn_implementation="stof", "sdpa" (same dense mask) and "flex_attention" (same sparse
-pattern as a BlockMask); and the fallbacks to sdpa with one warning (head_dim 32, CPU
+pattern as a BlockMask); and the fallbacks to sdpa with one warning (head_dim 36, CPU
 tensors; T5's additive position bias, or a skip when this transformers' T5 takes no
 attention backend)."""
 
@@ -195,8 +195,8 @@ class HfTest(unittest.TestCase):
 
     def test_fallbacks_warn_once_with_reason(self):
         from transformers import BertConfig
-        cfg = BertConfig(vocab_size=VOCAB, hidden_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, intermediate_size=256)  # head_dim 32
+        cfg = BertConfig(vocab_size=VOCAB, hidden_size=144, num_hidden_layers=2,
+                         num_attention_heads=4, intermediate_size=256)  # head_dim 36
         ref = model("bert", "sdpa", config=cfg)
         ours = model("bert", "stof", ref.state_dict(), config=cfg)
         ids = self.ids()
@@ -206,10 +206,10 @@ class HfTest(unittest.TestCase):
             a = ours(input_ids=ids).last_hidden_state
             ours(input_ids=ids)  # a second forward: no second warning
         b = ref(input_ids=ids).last_hidden_state
-        close(self, a, b, "head_dim 32 fallback")
+        close(self, a, b, "head_dim 36 fallback")
         texts = [str(x.message) for x in w if "stof attention" in str(x.message)]
         self.assertEqual(len(texts), 1, texts)
-        self.assertIn("head_dim 32", texts[0])
+        self.assertIn("head_dim 36", texts[0])
         # A fallback keeps the sparse pattern: sdpa gets the model's mask AND the pattern.
         pattern = band_mask(False)
         stof.hf.use_mask(ours, stof.Mask(pattern))
@@ -218,7 +218,7 @@ class HfTest(unittest.TestCase):
             a = ours(input_ids=ids).last_hidden_state
             dense = torch.from_numpy(pattern).cuda().expand(2, 1, L, L)
             b = ref(input_ids=ids, attention_mask=dense).last_hidden_state
-        close(self, a, b, "head_dim 32 fallback with a sparse pattern")
+        close(self, a, b, "head_dim 36 fallback with a sparse pattern")
         stof.hf.use_mask(ours, None)
         cpu = model("bert", "stof").float().cpu()
         stof._warn.reset()

@@ -1,8 +1,9 @@
 """GPU tests of the shapes of today's models (torch + CUDA + libstof_capi.so on an sm_90 GPU;
 skipped otherwise): stof.attention with grouped key/value heads (GQA ratios 1-32, MQA) and a KV
 cache's query rows (L_q < L_k, causal aligned to the bottom right, decode steps), both layouts,
-fp16 and bf16, against the fp32 reference; and the Hugging Face backend on randomly initialised
-Llama (GQA), Mistral (sliding window), Qwen2 and GPT-2 models from configs: a padded forward
+fp16 and bf16, head sizes 32-256, against the fp32 reference; and the Hugging Face backend on
+randomly initialised Llama (GQA), Mistral (sliding window), Qwen2, GPT-2, Phi-3 (head size 96)
+and Gemma (head size 256, MQA) models from configs: a padded forward
 against "sdpa", and greedy generate() whose logits stay within tolerance of sdpa's at every
 step with our kernel counted in every layer and step."""
 
@@ -126,13 +127,22 @@ class GroupedShapesTest(unittest.TestCase):
                                                     r"torch.int32 tensor \[3, 2\]"):
             stof.attention(q, k, v, mask=mask, key_ranges=ranges.long())
 
+    def test_head_sizes(self):
+        # Phi's 96, Gemma's 256, small models' 32 (and 80, 192): square, grouped, a decode step.
+        for d in (32, 80, 96, 192, 256):
+            with self.subTest(d=d):
+                self.check(4, 4, 500, 500, d, B=1)
+                self.check(8, 2, 300, 300, d, dtype=torch.bfloat16, B=1)
+                self.check(32, 8, 1, 2048, d)
+
     def test_refusals_name_the_shape(self):
         q, k, v = grouped_inputs(1, 12, 5, 64, 64, 64, torch.float16)
         with self.assertRaisesRegex(stof.StofError, "H a multiple of H_kv"):
             stof.attention(q, k, v)
-        q, k, v = grouped_inputs(1, 8, 2, 64, 64, 96, torch.float16)
-        with self.assertRaisesRegex(stof.StofError, "head_dim"):
-            stof.attention(q, k, v)
+        for d in (100, 264):
+            q, k, v = grouped_inputs(1, 8, 2, 64, 64, d, torch.float16)
+            with self.assertRaisesRegex(stof.StofError, f"head_dim.*multiples of 8.*got {d}"):
+                stof.attention(q, k, v)
         q, k, v = grouped_inputs(1, 8, 2, 16, 64, 64, torch.float16)
         with self.assertRaisesRegex(stof.StofError, "16 x 16 .*L_q = 16 queries over L_k = 64"):
             stof.attention(q, k, v, mask=stof.Mask.causal(16, 16))
@@ -161,6 +171,12 @@ def hf_config(name):
                                 **common)
     if name == "qwen2":
         return tf.Qwen2Config(num_attention_heads=8, num_key_value_heads=4, **common)
+    if name == "phi3":  # Phi-3's head size, 96 (hidden 768 over 8 heads)
+        return tf.Phi3Config(num_attention_heads=8, num_key_value_heads=8, pad_token_id=0,
+                             bos_token_id=1, eos_token_id=2, **dict(common, hidden_size=768))
+    if name == "gemma":  # Gemma's head size, 256
+        return tf.GemmaConfig(num_attention_heads=4, num_key_value_heads=1, head_dim=256,
+                              **common)
     return tf.GPT2Config(vocab_size=VOCAB, n_embd=512, n_layer=2, n_head=8, n_positions=4096)
 
 
@@ -199,7 +215,7 @@ class KernelCount:
 
 @unittest.skipUnless(HAVE_HF, "needs transformers and an sm_90 GPU")
 class HfModernModelsTest(unittest.TestCase):
-    MODELS = ("llama", "mistral", "qwen2", "gpt2")
+    MODELS = ("llama", "mistral", "qwen2", "gpt2", "phi3", "gemma")
 
     def pair(self, name):
         ref = hf_model(name, "sdpa")

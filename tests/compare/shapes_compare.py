@@ -8,7 +8,7 @@ measured in the same run, and the FLOPs of the attended elements over the bf16 m
 measured in the same run (an 8192^3 matmul).
 
 Usage (GPU machine, after scripts/gpu-build): python3 tests/compare/shapes_compare.py
-    [--only prefill|decode] [--runs N] [--json out.json]
+    [--only prefill|decode] [--match TEXT] [--runs N] [--json out.json]
 Needs torch and the stof package (python/) with libstof_capi.so (STOF_LIB or the build).
 """
 
@@ -37,6 +37,11 @@ WORKLOADS = [
     ("decode window1024 Lk32768 B4", "decode", 4, 32, 8, 1, 32768, 128, "window:1024"),
     ("decode 4 rows Lk8192 B8", "decode", 8, 32, 8, 4, 8192, 128, "causal"),
     ("decode MHA H12 d64 Lk2048 B8", "decode", 8, 12, 12, 1, 2048, 64, "dense"),
+    # Head sizes other than 64 and 128 (Phi-3's 96: 32 heads; Gemma 2's 256: 16 over 8).
+    ("head d96 prefill causal L4096 B4", "prefill", 4, 32, 32, 4096, 4096, 96, "causal"),
+    ("head d256 prefill causal L4096 B4", "prefill", 4, 16, 8, 4096, 4096, 256, "causal"),
+    ("head d96 decode Lk8192 B8", "decode", 8, 32, 32, 1, 8192, 96, "dense"),
+    ("head d256 decode Lk8192 B8", "decode", 8, 16, 8, 1, 8192, 256, "dense"),
 ]
 
 
@@ -191,6 +196,7 @@ def run_row(row, args, env, ceilings):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", choices=["prefill", "decode"])
+    ap.add_argument("--match", help="only the rows whose name contains TEXT")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--json")
@@ -203,7 +209,7 @@ def main():
     doc = {"environment": env, "copy_bytes_per_s": ceilings[0],
            "bf16_flops_per_s": ceilings[1], "rows": []}
     for row in WORKLOADS:
-        if args.only and row[1] != args.only:
+        if (args.only and row[1] != args.only) or (args.match and args.match not in row[0]):
             continue
         try:
             doc["rows"].append(run_row(row, args, env, ceilings))

@@ -15,6 +15,8 @@ namespace {
 
 using stof::engine::DeviceSpec;
 using stof::engine::EstimateHopperTile;
+using stof::engine::HopperKernelHeadDim;
+using stof::engine::HopperTileCtasPerSm;
 using stof::engine::HopperTimeRatio;
 using stof::engine::Mask;
 using stof::engine::MhaConfig;
@@ -100,9 +102,34 @@ TEST(HopperSelect, TimeRatioRefusesATileTheKernelDoesNotHave) {
   EXPECT_NE(r.Message().find("expected 128 x 64, 128 x 128, 64 x 64 or 64 x 128, got 32 x 64"),
             std::string::npos)
       << r.Message();
-  r = HopperTimeRatio(PatternMask("full", 512), Shape(512, 96), 64, 64, kPortable);
+  r = HopperTimeRatio(PatternMask("full", 512), Shape(512, 100), 64, 64, kPortable);
   ASSERT_FALSE(r.IsOk());
-  EXPECT_NE(r.Message().find("head_dim: expected 64 or 128, got 96"), std::string::npos);
+  EXPECT_NE(r.Message().find("head_dim: expected a multiple of 8 from 8 to 256, got 100"),
+            std::string::npos);
+  r = HopperTimeRatio(PatternMask("full", 512), Shape(512, 256), 128, 128, kPortable);
+  ASSERT_FALSE(r.IsOk());
+  EXPECT_NE(r.Message().find("no 128 x 128 tile at head_dim 256"), std::string::npos)
+      << r.Message();
+}
+
+// The head size the Hopper kernel computes a head_dim at: the smallest of 64, 128, 256 that
+// holds it; none for sizes the copy engine cannot address (not a multiple of 8) or past 256.
+TEST(HopperSelect, HeadSizesRunOnTheKernelThatHoldsThem) {
+  EXPECT_EQ(HopperKernelHeadDim(8), 64);
+  EXPECT_EQ(HopperKernelHeadDim(32), 64);
+  EXPECT_EQ(HopperKernelHeadDim(64), 64);
+  EXPECT_EQ(HopperKernelHeadDim(72), 128);
+  EXPECT_EQ(HopperKernelHeadDim(96), 128);
+  EXPECT_EQ(HopperKernelHeadDim(128), 128);
+  EXPECT_EQ(HopperKernelHeadDim(136), 256);
+  EXPECT_EQ(HopperKernelHeadDim(256), 256);
+  for (int64_t bad : {0, 4, 60, 100, 264, 512, -64}) EXPECT_EQ(HopperKernelHeadDim(bad), 0) << bad;
+  // The tiles at d 256: 128 x 64 and 64 x 64, one CTA per SM each.
+  EXPECT_EQ(HopperTileCtasPerSm(256, 128, 64), 1);
+  EXPECT_EQ(HopperTileCtasPerSm(256, 64, 64), 1);
+  EXPECT_EQ(HopperTileCtasPerSm(256, 128, 128), 0);
+  EXPECT_EQ(HopperTileCtasPerSm(96, 64, 64), HopperTileCtasPerSm(128, 64, 64));
+  EXPECT_EQ(HopperTileCtasPerSm(32, 64, 128), HopperTileCtasPerSm(64, 64, 128));
 }
 
 TEST(HopperSelect, OnlySm90WithHeadDim64Or128AndABlockWisePick) {
@@ -112,9 +139,9 @@ TEST(HopperSelect, OnlySm90WithHeadDim64Or128AndABlockWisePick) {
   EXPECT_FALSE(e->eligible);
   EXPECT_FALSE(e->prefer_hopper);
   EXPECT_NE(e->why_not.find("compute capability 8.0"), std::string::npos) << e->why_not;
-  e = EstimateHopperTile(PatternMask("full", 512), Shape(512, 96), H100(), kPortable);
+  e = EstimateHopperTile(PatternMask("full", 512), Shape(512, 100), H100(), kPortable);
   ASSERT_TRUE(e.IsOk());
-  EXPECT_NE(e->why_not.find("head_dim 96"), std::string::npos) << e->why_not;
+  EXPECT_NE(e->why_not.find("head_dim 100"), std::string::npos) << e->why_not;
   e = EstimateHopperTile(PatternMask("full", 512), Shape(512, 64), H100(),
                          MhaConfig{MhaKernel::kRowWise, 64, 64, 4});
   ASSERT_TRUE(e.IsOk());

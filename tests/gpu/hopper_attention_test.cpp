@@ -44,8 +44,8 @@ namespace k = stof::kernels;
 
 // ---- configuration rules (no GPU needed) -----------------------------------------------------
 
-TEST(HopperConfig, AcceptsTheSixVariantsAndRefusesTheRest) {
-  for (int64_t d : {64, 128}) {
+TEST(HopperConfig, AcceptsTheVariantsAndRefusesTheRest) {
+  for (int64_t d : {32, 64, 96, 128}) {
     for (int64_t bn : {64, 128}) {
       EXPECT_TRUE(k::CheckHopperAttentionConfig(d, 128, bn, 12).IsOk()) << d << " " << bn;
       // The block-wise check forwards 12 (and 5) warps here, so every caller accepts them too.
@@ -58,15 +58,24 @@ TEST(HopperConfig, AcceptsTheSixVariantsAndRefusesTheRest) {
     auto s = k::CheckHopperAttentionConfig(d, bm, bn, w);
     ASSERT_FALSE(s.IsOk());
     EXPECT_NE(s.Message().find(rule), std::string::npos) << s.Message();
-    EXPECT_NE(s.Message().find("supported: head_dim 64 or 128"), std::string::npos);
+    EXPECT_NE(s.Message().find("supported: head_dim a multiple of 8 up to 256"),
+              std::string::npos);
   };
-  refused(96, 128, 128, 12, "head_dim must be 64 or 128");
+  for (int64_t d : {136, 256}) {
+    EXPECT_TRUE(k::CheckHopperAttentionConfig(d, 128, 64, 12).IsOk()) << d;
+    EXPECT_TRUE(k::CheckHopperAttentionConfig(d, 64, 64, 5).IsOk()) << d;
+    refused(d, 128, 128, 12, "BLOCK_N must be 64 above head_dim 128");
+  }
+  refused(100, 128, 128, 12, "head_dim must be a multiple of 8 from 8 to 256");
+  refused(264, 128, 64, 12, "head_dim must be a multiple of 8 from 8 to 256");
   refused(64, 64, 128, 12, "BLOCK_M must be 128 with num_warps 12");
   refused(128, 128, 32, 12, "BLOCK_N must be 64 or 128");
   refused(64, 128, 128, 8, "num_warps must be 12");
   refused(64, 128, 64, 5, "BLOCK_M must be 64 with num_warps 5");
-  refused(128, 64, 128, 5, "BLOCK_N must be 64 with BLOCK_M 64 at head_dim 128");
+  refused(128, 64, 128, 5, "BLOCK_N must be 64 with BLOCK_M 64 above head_dim 64");
+  refused(96, 64, 128, 5, "BLOCK_N must be 64 with BLOCK_M 64 above head_dim 64");
   EXPECT_TRUE(k::CheckHopperAttentionConfig(64, 64, 128, 5).IsOk());
+  EXPECT_TRUE(k::CheckHopperAttentionConfig(32, 64, 128, 5).IsOk());
   refused(64, 32, 64, 5, "BLOCK_M must be 64 with num_warps 5");
   // A device with less shared memory per block than the d 128 x 128 ring needs.
   auto small = k::CheckHopperAttentionConfig(128, 128, 128, 12, 100000);
@@ -78,7 +87,7 @@ TEST(HopperConfig, AcceptsTheSixVariantsAndRefusesTheRest) {
 // kernel is built for: a change to the kernel's traits must change the table too.
 TEST(HopperConfig, TileModelCountsTheKernelsCtasPerSm) {
   int variants = 0;
-  for (int64_t d : {64, 128})
+  for (int64_t d : {64, 128, 256})
     for (int64_t bm : {64, 128})
       for (int64_t bn : {64, 128}) {
         const int kernel = k::HopperAttentionCtasPerSm(d, bm, bn);
@@ -86,9 +95,10 @@ TEST(HopperConfig, TileModelCountsTheKernelsCtasPerSm) {
             << "d " << d << " " << bm << "x" << bn;
         variants += kernel > 0;
       }
-  EXPECT_EQ(variants, 7);
+  EXPECT_EQ(variants, 9);
   EXPECT_EQ(k::HopperAttentionCtasPerSm(64, 64, 64), 4);
-  EXPECT_EQ(k::HopperAttentionCtasPerSm(96, 64, 64), 0);
+  EXPECT_EQ(k::HopperAttentionCtasPerSm(96, 64, 64), k::HopperAttentionCtasPerSm(128, 64, 64));
+  EXPECT_EQ(k::HopperAttentionCtasPerSm(100, 64, 64), 0);
   EXPECT_EQ(stof::engine::HopperTileCtasPerSm(64, 64, 192), 0);
 }
 
@@ -260,7 +270,14 @@ TEST(HopperConfig, SharedMemoryIsTheQSlotsPlusTheKvRingPlusBarriers) {
   EXPECT_EQ(k::HopperAttentionSmemBytes(128, 64, 64),
             2 * 16384u + 1 * 2 * 16384u + 512u + 8 * 8 + 2 * 48 + 4 + 1024);
   EXPECT_LE(3 * (k::HopperAttentionSmemBytes(128, 64, 64) + 1024), 233472u);
-  EXPECT_EQ(k::HopperAttentionSmemBytes(96, 128, 64), 0u);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(100, 128, 64), 0u);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(96, 128, 128), k::HopperAttentionSmemBytes(128, 128, 128));
+  // d 256: one Q slot of 128 (64) rows beside two stages of K and V (64 rows of 512 bytes).
+  EXPECT_EQ(k::HopperAttentionSmemBytes(256, 128, 64),
+            65536u + 2 * 2 * 32768u + 2 * 1024u + 8 * 10 + 48 + 8 + 1024);
+  EXPECT_EQ(k::HopperAttentionSmemBytes(256, 64, 64),
+            2 * 32768u + 2 * 2 * 32768u + 2 * 512u + 8 * 12 + 2 * 48 + 4 + 1024);
+  EXPECT_LE(k::HopperAttentionSmemBytes(256, 128, 64) + 1024, 233472u);
   // 64 x 128 at d 64 has no room for a second Q slot at three CTAs per SM (252 492 bytes of
   // 233 472): one slot, whose next item's Q waits for this one's store; nor for the bitmaps
   // (2 x 1024 bytes more would need 233 868): its mask reads them from global memory.
@@ -784,7 +801,7 @@ TEST(GpuHopperAttentionShapes, BadRequestsAreRefusedWithAMessage) {
   call.config.block_n = 128;
   s = backend->RunMha(call);
   ASSERT_FALSE(s.IsOk());
-  EXPECT_NE(s.Message().find("BLOCK_N must be 64 with BLOCK_M 64 at head_dim 128"),
+  EXPECT_NE(s.Message().find("BLOCK_N must be 64 with BLOCK_M 64 above head_dim 64"),
             std::string::npos)
       << s.Message();
 }

@@ -193,7 +193,17 @@ TEST(MhaChoice, OverridesAreHonouredOrRefused) {
   EXPECT_EQ(row->config.kernel, MhaKernel::kRowWise);
   EXPECT_FALSE(row->note.empty());
   // Bad inputs.
-  EXPECT_FALSE(ChooseMhaConfig(m, Shape(8, 512, 96), dev, MhaRequest{}).IsOk());
+  EXPECT_FALSE(ChooseMhaConfig(m, Shape(8, 512, 100), dev, MhaRequest{}).IsOk());
+  // A head size the mma.sync kernels lack runs on the Hopper kernel, and only there.
+  auto d96 = ChooseMhaConfig(m, Shape(8, 512, 96), dev, MhaRequest{});
+  ASSERT_TRUE(d96.IsOk()) << d96.Message();
+  EXPECT_TRUE(stof::engine::IsHopperMhaWarps(d96->config.num_warps));
+  auto d96_row = ChooseMhaConfig(m, Shape(8, 512, 96), dev, MhaRequest{MhaKernelRequest::kRowWise});
+  ASSERT_FALSE(d96_row.IsOk());
+  EXPECT_NE(d96_row.Message().find("the row_wise kernel takes head_dim 64 or 128; head_dim 96 "
+                                   "runs on the block-wise Hopper kernel only"),
+            std::string::npos)
+      << d96_row.Message();
   EXPECT_FALSE(ChooseMhaConfig(m, w, dev, MhaRequest{MhaKernelRequest::kAuto, 64, 0, 0}).IsOk());
   EXPECT_FALSE(ChooseMhaConfig(m, Shape(8, 1024, 64), dev, MhaRequest{}).IsOk());
 }
