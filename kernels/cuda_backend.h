@@ -61,7 +61,6 @@ class CudaBackend final : public engine::Backend {
       const std::function<engine::Status(void* stream)>& work,
       const engine::MeasureOptions& options) override;
 
-  int DeviceIndex() const { return m_device; }
   DeviceLayoutCache& Layouts() { return m_layouts; }
   ~CudaBackend() override;
 

@@ -1,7 +1,7 @@
 // Built-in device table and lookup. Figures are the vendors' data-sheet peaks (dense fp16
 // tensor rate with fp32 accumulation, peak DRAM bandwidth); shared-memory and warp limits are
 // the CUDA programming guide's per compute capability. The H200's L2 (60 MiB) is what
-// PyTorch reported for the lent H200 on 2026-10-28; the H100's (50 MiB) is its data sheet's.
+// PyTorch reported for a lent H200; the H100's (50 MiB) is its data sheet's.
 #include "engine/device/device_spec.h"
 
 #include <algorithm>

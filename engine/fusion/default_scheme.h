@@ -3,10 +3,10 @@
 // that matches a template, except (a) segments whose inner output is read later (it would
 // have to reach memory anyway), unless the fused kernel writes it (Add -> Norm), and, unless
 // asked for, (b) CI+CI GEMM chains, which only pay at small batch x length (STOF's initial
-// rules) and (c) GEMM + LayerNorm row blocks: on an H100 (2026-11-22, stof run --versus
-// unfused, bert-base) [#12-#14] took 186 us as gemm_norm against 20.3 us as cuBLASLt + norm
-// at batch 1 x 128, and 173 us against 44.3 us at 8 x 512 (each row block reads all of W
-// from L2). Both are the tuner's call. Used by app/cli/cmd_run.cpp and tests.
+// rules) and (c) GEMM + LayerNorm row blocks, which on an H100 ran several times slower than
+// cuBLASLt + norm on bert-base because each row block reads all of W from L2 (measured:
+// docs/benchmarks.md, "Fused segments against their unfused sequences, whole BERT models").
+// Both are the tuner's call. Used by app/cli/cmd_run.cpp and tests.
 #pragma once
 
 #include "engine/fusion/fusion_scheme.h"

@@ -30,9 +30,9 @@ Status CheckOneBlockSize(const char* field, int64_t v) {
 }
 
 // Per-byte popcounts of x (each byte of the result holds 0..8). Plain SWAR rather than
-// std::popcount: without -mpopcnt GCC turns std::popcount into a libgcc call, which made
-// up a fifth of Build's time (2026-11-21, 2-core AMD EPYC); one SWAR pass also yields the
-// counts of all 16- or 32-bit slices of a word at once.
+// std::popcount: without -mpopcnt GCC turns std::popcount into a libgcc call, a large share
+// of Build's time; one SWAR pass also yields the counts of all 16- or 32-bit slices of a
+// word at once.
 inline uint64_t ByteCounts(uint64_t x) {
   x = x - ((x >> 1) & 0x5555555555555555ull);
   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);

@@ -7,9 +7,9 @@
 // Ragged edges: the last block row/column may extend past L; those cells are padding and
 // count as masked, so a block is "full" when every in-range cell is attended. Padding bits of
 // part bitmaps are always zero.
-// Cost: Build reads each mask word once, then copies the bits of part blocks only. L = 16384
-// at 64 x 64: about 3 ms for a BigBird-like mask, about 30 ms CPU when every block is part
-// (2026-11-21, one core of a 2-core AMD EPYC; tests/bench/layout_bench.cpp).
+// Cost: Build reads each mask word once, then copies the bits of part blocks only, so a mask
+// whose blocks are all part is the worst case (measured with tests/bench/layout_bench.cpp:
+// docs/benchmarks.md, "BlockLayout::Build (CPU)").
 #pragma once
 
 #include <cstdint>

@@ -6,8 +6,8 @@
 // extension; every file is opened by InputFile (file_read.h: regular files only, at most
 // MaskFileLimit's bytes); PNG and JSON files are read whole, NPY files are streamed; sizes are
 // checked against Mask::kMaxLen before anything is allocated.
-// Cost (BigBird L = 32768, one AMD EPYC core, 2026-11-21): PNG write 19 s (stb's deflate) /
-// read 3 s; NPY write 4 s (1 GiB) / read 0.6 s; JSON runs write 0.2 s / read 0.35 s.
+// Cost: PNG is by far the slowest to write (stb's deflate), JSON runs the fastest (measured:
+// docs/masks.md, "Cost").
 #include "engine/mask/mask_io.h"
 
 #include <cctype>

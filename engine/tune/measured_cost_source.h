@@ -3,10 +3,11 @@
 // model) and, per candidate, rebinds them to a scheme that isolates the segment
 // (SchemeIsolating) and times that segment of every layer back to back with Backend::Measure
 // (CUDA graphs on the GPU); the cost is that time over `layers`. Why several layers: a
-// segment replayed alone keeps its weights in L2 (50 MB on an H100: a whole bert-large layer),
-// which the model does not; on an H100 (2026-11-22) plans tuned that way on one layer ran the
-// whole model 0.84-0.95x of the untuned default at batch 1 x 128. The analytical model (an injected Predictor) is
-// kept beside it, so the studio can plot predicted vs measured.
+// segment replayed alone keeps its weights in L2 (an H100's L2 holds a whole bert-large
+// layer), which the model does not, and plans tuned that way on one layer ran the whole model
+// slower than the untuned default (measured: docs/tuner.md, "What is searched"). The
+// analytical model (an injected Predictor) is kept beside it, so the studio can plot predicted
+// vs measured.
 // Choices come from the backend's parameter spaces (Backend::*ParamChoices,
 // MhaConfigChoices ranked by Eq. 2) plus the SDF attention variant.
 // Used by Tune (tuner.h) on a GPU and by the tests with a scripted fake backend.

@@ -479,31 +479,27 @@ Expected<Plan> FusedPlan(const OpGraph& g, const Segment& s, TemplateKind kind,
 }  // namespace
 
 // ---- The H100 fit -------------------------------------------------------------------------
-// Fitted on 2026-11-22 to 289 H100-SXM-80GB measurements in the repository, against the
-// built-in "H100-SXM-80GB" spec (3.35 TB/s, 989.4 TFLOP/s, 50 MiB L2, 132 SMs): the 126
-// segment times of docs/bench/2026-11-22-fusion-h100/run_*.json (bert-small/base/large at
-// 1x128, 8x512, 16x2048; default scheme and op by op), the 8 fusion-ladder rungs (ladder_*.json),
-// 83 GEMM-chain settings (chain.json), 70 block-wise / native MHA runs of
-// docs/bench/2026-11-21-mha-h100-v2/config_sweep.txt and the 2 gemm_norm figures of
-// docs/benchmarks.md. Method: Nelder-Mead on the log constants minimising the mean squared
-// ln(predicted / measured) over all samples (SegmentModelAccuracy.DISABLED_RefitConstants
-// re-runs it). Result (median |ratio| / worst ratio per set): run fused 1.10 / 1.48x,
-// run op by op 1.09 / 1.24x, ladder 1.19 / 1.48x, chain 1.12 / 1.45x, sweep 1.17 / 1.72x,
-// gemm_norm 1.04 / 1.04x. docs/tuner-model.md discusses each constant.
-constexpr double kH100BwEff = 0.695;    // 2.33 TB/s: big streams (LayerNorm at 16x2048: 0.72)
-constexpr double kH100TcEff = 0.691;    // 684 TFLOP/s: cuBLASLt at 16x2048 (0.62-0.73 measured)
+// Fitted to the H100-SXM-80GB measurements in the repository (the segments of `stof run`, the
+// fusion-ladder rungs, the GEMM-chain tile settings, the block-wise / native MHA sweep and the
+// gemm_norm figures) against the built-in "H100-SXM-80GB" spec, by Nelder-Mead on the log
+// constants minimising the mean squared ln(predicted / measured) over all samples
+// (SegmentModelAccuracy.DISABLED_RefitConstants re-runs it). The data, what each constant saw
+// and the accuracy per set: docs/tuner-model.md, "The constants and how they were fitted" and
+// "Measured accuracy".
+constexpr double kH100BwEff = 0.695;    // 2.33 TB/s: cuBLAS and element-wise streams beyond L2
+constexpr double kH100TcEff = 0.691;    // 684 TFLOP/s: cuBLASLt
 constexpr double kH100L2Speedup = 2.35; // 5.5 TB/s for working sets under 25 MiB
 constexpr double kH100LaunchUs = 1.45;  // each kernel of a CUDA graph after the first
-constexpr double kH100SegmentUs = 4.23; // graph launch + events: a 1-kernel segment is >= 5.7 us
+constexpr double kH100SegmentUs = 4.23; // a timed segment's fixed cost: graph launch + events
 constexpr double kH100MhaBwEff = 1.28;  // x OCC^0.25: K/V reloads mostly hit L2 (> DRAM peak)
 constexpr double kH100MhaTcEff = 0.262; // x OCC^0.25 = 0.196 at 64x64x4 (194 TFLOP/s)
-// Held, not fitted: the data's best exponent is about 0 (-0.08 fitted freely; +0.11 when every
-// data set weighs the same); 0.25 gives Eq. 2's direction (more resident warps, faster) at
-// +8 % fit cost and 81.2 % against 82.0 % of the sweep's setting pairs ordered as measured.
+// Held, not fitted: the data's best exponent is about 0, and 0.25 gives Eq. 2's direction
+// (more resident warps, faster) at a small loss of fit (docs/tuner-model.md, "The constants
+// and how they were fitted").
 constexpr double kH100MhaOccExp = 0.25;
 constexpr double kH100MhaRowStepEff = 0.0687;  // a lone block row: 7 % of its SM's peak
 constexpr double kH100ChainScale = 0.599;      // MCFuser's model over-counts L2-served tiles
-constexpr double kH100GemmNormBlockBytesPerS = 27.2e9;  // W through one SM: 173-186 us
+constexpr double kH100GemmNormBlockBytesPerS = 27.2e9;  // W through one row block
 // Not fitted (no H100 row-wise measurement): the H100 SXM's 67 TFLOP/s fp32 (non-tensor) over
 // its 989.4 TFLOP/s fp16 tensor peak (NVIDIA data sheet).
 constexpr double kH100RowWiseFlopsFrac = 67.0 / 989.4;

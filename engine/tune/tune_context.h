@@ -65,7 +65,6 @@ class TuneContext {
   // Reports `total_us` of `scheme` as the best so far when it is lower than the last.
   void OfferBest(double total_us, const FusionScheme& scheme);
   void Reward(RewardEvent e);  // fills elapsed_s and tells the observer
-  double BestUs() const { return m_best_us; }
   // How many candidates the method expects to evaluate in all (for the remaining-time
   // estimate when no budget is given); <= 0 = unknown.
   void SetPlanned(int64_t candidates) { m_planned = candidates; }

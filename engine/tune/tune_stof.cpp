@@ -95,9 +95,9 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
   }
   SchemeEval cur = **initial;
   // The rule's CI+CI fusions are a fusion step like any other: kept only when faster. Stage 1
-  // only ever merges, so a chain the kernels run slowly (ours at most shapes on an H100,
-  // docs/benchmarks.md) would otherwise trap the search: on the H100 (2026-11-22) starting
-  // from the chain left bert-small 1x128 at 32.2 us per layer where GTCO found 30.4.
+  // only ever merges, so a chain the kernels run slowly (ours at most shapes on an H100) would
+  // otherwise trap the search above what GTCO finds (measured: docs/benchmarks.md, "Tuner:
+  // tuned plans, search methods, tuning time (issue 7)").
   std::vector<std::string> notes;
   if (rules.gemm_chains) {
     const FusionScheme plain = DefaultScheme(g);

@@ -1,8 +1,9 @@
 // Internal to kernels/attention: the parameter block of the block-wise sparse attention kernel
-// and the declaration of its per-variant launcher. block_sparse_attention.cu (the host
+// and the declaration of its per-variant launcher. block_sparse_attention.cpp (the host
 // dispatch) includes only this, so it never instantiates the kernel template itself; the
 // variants are instantiated explicitly in block_sparse_attention_d64.cu / _d128.cu (one file
-// per head size, so a 2-core build compiles them in parallel).
+// per head size, so a 2-core build compiles them in parallel) and _d64_rows32.cu (head size
+// 64 with 32 query rows per warp).
 // Invariants (checked once by LaunchBlockSparseAttention before any launch): pointers are
 // device pointers, 16-byte aligned; 16 <= block_m <= 128 is a power of two; warps_per_group =
 // block_m / (16 kMTiles); split * warps_per_group <= 8; kMTiles = 2 only with split = 1;

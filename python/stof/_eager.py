@@ -92,8 +92,9 @@ def signature(q, k, v, mask_key, layout, scale, kernel, block):
             v.get_device())
 
 
-# The output, packed in q's layout, like q: torch.empty_like costs 2.0-2.2 us per call where
-# torch.empty(shape, dtype=, device=) costs 4.6 (run 83, H100, 2026-11-27; primitives.py).
+# The output, packed in q's layout, like q: torch.empty_like costs less than half of
+# torch.empty(shape, dtype=, device=) per call (measured with primitives.py: docs/benchmarks.md,
+# "Python package: Hugging Face backends and the bridge (issue 18)", the fourth GPU run).
 _empty_packed = functools.partial(torch.empty_like, memory_format=torch.contiguous_format)
 
 

@@ -216,9 +216,9 @@ std::vector<Sample> SweepSamples() {
   return out;
 }
 
-// bert-base [#12-#14] as gemm_norm (H100, 2026-11-22, `stof run --scheme all --versus
-// unfused`; docs/benchmarks.md and engine/fusion/default_scheme.h): 186 us at 1 x 128, 173 us
-// at 8 x 512, default parameters.
+// bert-base [#12-#14] as gemm_norm on an H100 (`stof run --scheme all --versus unfused`;
+// docs/benchmarks.md, "Fused segments against their unfused sequences, whole BERT models"):
+// 186 us at 1 x 128, 173 us at 8 x 512, default parameters.
 std::vector<Sample> GemmNormSamples() {
   std::vector<Sample> out;
   for (auto [b, l, us] : {std::tuple<int64_t, int64_t, double>{1, 128, 186}, {8, 512, 173}}) {
@@ -594,7 +594,7 @@ TEST(SegmentModelAccuracy, EveryMeasuredSegmentOfTheH100Runs) {
   EXPECT_LT(run.worst_ratio, 1.6) << run.worst;
 }
 
-// The one row-wise measurement in the repository (H200, 2026-11-21,
+// The one row-wise measurement in the repository (on an H200,
 // docs/bench/2026-11-21-mha-h200/bench_sliding_window_1024_row_wise.txt: 307.55 us for the
 // sliding window L 1024, B 8, 12 heads, d 64). The row-wise constant is a data-sheet ratio,
 // not a fit, so this only checks the order of magnitude (within 2x), on the H200 spec.

@@ -128,17 +128,19 @@ TEST(HopperConfig, ChunksCoverTheVisitedBlocksOnceInOrder) {
       }
 }
 
-// The default split rule on the rows runs 63 and 65 measured (64 x 64 d64 on 132 SMs x 4 CTAs;
-// blocks per head and heaviest tile counted by `stof layout --block 64x64`): it splits the B1
-// rows that got faster and not longformer L1024 B8, which got slower (34.3 -> 41.8 us).
+// The default split rule on the rows measured split and whole on an H100 (64 x 64 d64 on
+// 132 SMs x 4 CTAs; blocks per head and heaviest tile counted by `stof layout --block
+// 64x64`): it splits the B1 rows that got faster and not the L1024 B8 rows, which got slower
+// (measured: docs/benchmarks.md, "Hopper kernel, step 7: heavy tiles split by default, bf16
+// (issue 15)").
 TEST(HopperConfig, SplitPaysWhereItWasMeasuredFaster) {
   using stof::kernels::detail::SplitPays;
   const int64_t ctas = 132 * 4;
-  EXPECT_TRUE(SplitPays(16, 74, 12, ctas));   // longformer L1024 B1: 17.1 -> 12.9 us
-  EXPECT_TRUE(SplitPays(64, 314, 12, ctas));  // longformer L4096 B1: 51.3 -> 26.2
-  EXPECT_TRUE(SplitPays(64, 692, 12, ctas));  // bigbird L4096 B1: 54.9 -> 36.6
-  EXPECT_FALSE(SplitPays(16, 74, 96, ctas));  // longformer L1024 B8: 34.3 -> 41.8
-  EXPECT_FALSE(SplitPays(16, 92, 96, ctas));  // bigbird L1024 B8: 38.5 -> 45.5
+  EXPECT_TRUE(SplitPays(16, 74, 12, ctas));   // longformer L1024 B1: faster split
+  EXPECT_TRUE(SplitPays(64, 314, 12, ctas));  // longformer L4096 B1: faster split
+  EXPECT_TRUE(SplitPays(64, 692, 12, ctas));  // bigbird L4096 B1: faster split
+  EXPECT_FALSE(SplitPays(16, 74, 96, ctas));  // longformer L1024 B8: slower split
+  EXPECT_FALSE(SplitPays(16, 92, 96, ctas));  // bigbird L1024 B8: slower split
   EXPECT_FALSE(SplitPays(0, 0, 1, ctas));     // an empty mask: nothing to split
 }
 
@@ -516,10 +518,12 @@ TEST(GpuHopperAttentionShapes, SplitBlocksMatchReference) {
 
 // A split launch captured into a CUDA graph on another stream than the eager launches, as
 // torch.cuda.graph does. Before any eager launch the layout has no scratch and a capture
-// cannot allocate one, so the graph must hold the kernel that does not merge (run 56 captured
-// the merging one without scratch: an illegal address on replay). After an eager launch on
-// the default stream made the scratch, the capture splits. Each graph is replayed twice (the
-// second reuses the arrival counters the first left at zero) and matches the reference.
+// cannot allocate one, so the graph must hold the kernel that does not merge (a graph that
+// captured the merging one without scratch hit an illegal address on replay:
+// docs/benchmarks.md, "Hopper kernel, step 6: the waiting branches validated, the split's
+// first runs (issue 15)"). After an eager launch on the default stream made the scratch, the
+// capture splits. Each graph is replayed twice (the second reuses the arrival counters the
+// first left at zero) and matches the reference.
 TEST(GpuHopperAttentionShapes, SplitLaunchesInCudaGraphs) {
   STOF_REQUIRE_HOPPER();
   CudaBackend* backend = st::SharedBackend();
@@ -809,8 +813,9 @@ TEST(GpuHopperAttentionShapes, BadRequestsAreRefusedWithAMessage) {
 // The kernels run on the tensor cores' warpgroup path: their SASS holds HGMMA instructions
 // (cuobjdump on this test binary, which links the kernels statically; 36 kernels: 2 head
 // sizes x 2 BLOCK_N x 3 schedules at BLOCK_M 128, the serial and split schedules of the three
-// BLOCK_M 64 tiles, each in fp16 and bf16; 608 HGMMA in run 64, 304 of them BF16). The bf16
-// ones are counted apart (printed).
+// BLOCK_M 64 tiles, each in fp16 and bf16; the counts measured: docs/benchmarks.md, "Hopper
+// kernel, step 7: heavy tiles split by default, bf16 (issue 15)"). The bf16 ones are counted
+// apart (printed).
 TEST(GpuHopperAttentionShapes, SassUsesWarpgroupMma) {
   STOF_REQUIRE_HOPPER();
   char exe[4096] = {0};

@@ -76,9 +76,9 @@ TEST(GpuProfiler, CopyCalibrationAutoRange) {
   auto w = sk::CopyWorkload::Create(kCopyBytes);
   ASSERT_TRUE(w.IsOk()) << w.Message();
   // The default metrics, as `stof profile copy` uses them. With them CUPTI replays the kernel
-  // several times; with the two dram metrics alone (one pass) it read 256.02 MiB but wrote
-  // 260.3-260.8 MiB, 4-6 MiB too many at every size from 64 MiB to 1 GiB (H200, CUDA 13.0,
-  // 2026-11): still inside 2 %, but with little margin.
+  // several times; with the two dram metrics alone (one pass) it counted a few MiB too many
+  // written at every size from 64 MiB to 1 GiB: still inside 2 %, but with little margin
+  // (measured: docs/profiler.md, "Metrics").
   const sp::ProfileResult r = MeasureCopy(**w, sp::RangeMode::kAuto, sp::DefaultMetricNames());
   Print(r);
   auto bad = (*w)->Verify();
@@ -103,9 +103,9 @@ TEST(GpuProfiler, CopyCalibrationAutoRange) {
 
 // Passes 2 and 3 must leave nothing behind that slows later pass-1 timings (CUPTI stays loaded
 // in the process): the CUDA-event latency after a full measurement matches the one before it.
-// A 64 MiB copy (about 35 us on an H200) keeps the GPU the bottleneck; with a 1 MiB copy
-// (1.25 us) back-to-back event timing is bound by the host's launch rate and moved by 25 %
-// between two identical events-only measurements (H200, 2026-11-21), which says nothing about
+// A 64 MiB copy keeps the GPU the bottleneck; with a 1 MiB copy back-to-back event timing is
+// bound by the host's launch rate and differs by tens of percent between two identical
+// events-only measurements (measured: docs/profiler.md, "Passes"), which says nothing about
 // CUPTI.
 TEST(GpuProfiler, TracingAndCountersLeaveLaterLatencyAlone) {
   STOF_REQUIRE_GPU();

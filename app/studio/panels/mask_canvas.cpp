@@ -80,9 +80,7 @@ void DrawGrid(ImDrawList* dl, const Geometry& g, int64_t r0, int64_t r1, int64_t
   const ImVec2 top = g.Screen(static_cast<double>(r0), 0), bottom = g.Screen(static_cast<double>(r1), 0);
   const ImVec2 left = g.Screen(0, static_cast<double>(c0)), right = g.Screen(0, static_cast<double>(c1));
   // One-pixel filled rectangles, not AddLine: an anti-aliased line is a ~3 px wide blended
-  // strip, and llvmpipe pays per pixel. BigBird L = 4096, default view, 1600 x 900 Xvfb +
-  // llvmpipe on the 2-core dev machine, 2026-11-21 (--fps-frames 300, block quad already
-  // pre-blended): 66.0 / 66.6 fps with AddLine, 75.8 / 72.4 with rectangles.
+  // strip, and llvmpipe pays per pixel (measured: docs/user-guide.md, "Responsiveness").
   for (int64_t c = b; c <= c1; c += step_c) {
     const float x = std::floor(g.Screen(0, static_cast<double>(c)).x);
     dl->AddRectFilled(ImVec2(x, top.y), ImVec2(x + 1.0f, bottom.y), color);

@@ -48,8 +48,9 @@ void RenderMaskPixels(const engine::Mask& mask, int64_t r0, int64_t r1, int64_t 
 void UploadBlockTexture(const engine::BlockLayout& layout, Texture* texture);
 
 // The "blocks over mask" view pre-blended on the CPU, so the canvas draws one quad, not two
-// (BigBird L = 4096 on Xvfb + llvmpipe, 2026-11-21: 55.6-60.8 fps with the second
-// full-canvas blended quad against 73.3-75.4 with the mask alone; docs/user-guide.md). `px` holds w x h pixels from RenderMaskPixels(mask, r0, .., c0, .., step);
+// (a second full-canvas blended quad costs software GL a large share of the frame; measured:
+// docs/user-guide.md, "Responsiveness"). `px` holds w x h pixels from
+// RenderMaskPixels(mask, r0, .., c0, .., step);
 // each pixel is blended (source-over, kBlockOverlayAlpha) with the class of the block that
 // holds its top-left cell. `classes` is engine::BlockClassMatrix(layout).
 void BlendBlockClasses(const engine::BlockLayout& layout, const std::vector<uint8_t>& classes,

@@ -3,8 +3,9 @@
 // Holds the bound launches of python/stof/_eager.py keyed by call signature, and `call`: for a
 // repeated eager call it builds the signature, finds the launch, allocates the output and calls
 // the C API's stof_run_bound, all in C++. What the Python bound path paid per call and this one
-// does not: the signature tuple and dict lookup (2.3 us), torch.empty_like from Python (1.8),
-// ctypes' argument conversion (2-2.5) (H100, 2026-11-27, docs/benchmarks.md "Python package").
+// does not: the signature tuple and dict lookup, torch.empty_like from Python and ctypes'
+// argument conversion (measured: docs/benchmarks.md, "Python package: Hugging Face backends
+// and the bridge (issue 18)", the fourth GPU run).
 //
 // Who uses it: python/stof/_eager.py (remember / clear / call), python/stof/extension.py builds
 // it with torch.utils.cpp_extension. It links no STOF library: stof_run_bound's address comes
