@@ -88,8 +88,7 @@ SplitBytes SplitScratchBytes(const DeviceBlockLayout& layout, int64_t heads_tota
 // True when a launch of `layout` splits heavy tiles (before the scratch is asked for): not
 // forced off, the tile has a split kernel (T::kSplitBuilt), the launch runs heavy first, some
 // tile is heavy, and (unless forced on) splitting pays: detail::SplitPays with the whole-tile
-// kernel's resident CTAs. Split, longformer and bigbird B1 rows ran 1.3-2.0x faster and rows
-// without a heavy tile within 1 % (docs/kernels-hopper.md, "Splitting heavy tiles' blocks").
+// kernel's resident CTAs (measured: docs/kernels-hopper.md, "Splitting heavy tiles' blocks").
 template <class T>
 bool SplitsHeavyTiles(const DeviceBlockLayout& layout, int split, int order, int64_t heads_total,
                       int sm_count) {
@@ -291,13 +290,13 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   p.items = grid;
   // A persistent grid (one wave of CTAs taking items from an atomic counter) rather than one
   // CTA per item: a CTA's next item's Q, K and V load while it stores the last one's output
-  // (up to 1.19x faster, one loss of 3 %: docs/kernels-hopper.md, "Persistent grid").
+  // (measured: docs/kernels-hopper.md, "Persistent grid").
   const bool persistent = forced.persistent >= 0 ? forced.persistent == 1 : true;
   p.max_ctas = forced.max_ctas > 0 ? forced.max_ctas : persistent ? -1 : 0;
   // Programmatic dependent launch: a launch's CTAs start, and resolve their first work item,
   // while the previous kernel on the stream drains (kernels/common/hopper/grid_dependency.cuh).
-  // On by default (-1): up to 1.29x faster on one-wave grids, 1.023x geomean on multi-wave
-  // ones (docs/kernels-hopper.md, "Starting before the previous kernel ends").
+  // On by default (-1) (measured: docs/kernels-hopper.md, "Starting before the previous kernel
+  // ends").
   p.dependent_launch = forced.dependent_launch;
   auto scale_log2 = ScoreScaleLog2(scale, w.head_dim, what);
   if (!scale_log2.IsOk()) return scale_log2.ToStatus();

@@ -135,8 +135,8 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   // commit, before its wait), so its L2 latency is off the path from the GEMM's end to the
   // softmax (the first block's comes with the work item). Where the bitmaps are not staged
   // in shared memory (64 x 128 at d 64), loading the part block's bitmap rows there too was
-  // 2-3 % slower on bigbird B1 rows, so they load as the mask needs them (docs/benchmarks.md,
-  // "Hopper kernel, step 6").
+  // slower on bigbird B1 rows, so they load as the mask needs them (measured:
+  // docs/benchmarks.md, "Hopper kernel, step 6").
   int column = w.first_column, next_column = 0;
   // The keys this item's batch row attends: [0, L_k), or its key range clipped to L_k.
   int2 keys = make_int2(0, p.seq_len);
@@ -424,9 +424,9 @@ engine::Status LaunchHopperAttentionVariant(const HopperAttentionParams& p,
   // Programmatic dependent launch: the CTAs may start while the previous kernel on the stream
   // finishes, and set up until they need its results (WaitPriorGrids). On by default (-1),
   // multi-wave grids too: there the CTAs take the slots the previous launch's last CTAs free
-  // and resolve their first items during its tail (1.023x geomean over the paper grid's
-  // multi-wave rows, none slower; before the consumers slept in the wait it had cost up to
-  // 17 %: docs/kernels-hopper.md, "Starting before the previous kernel ends").
+  // and resolve their first items during its tail; it pays only because the consumers sleep
+  // in the wait rather than poll (measured: docs/kernels-hopper.md, "Starting before the
+  // previous kernel ends").
   const bool dependent = p.dependent_launch != 0;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(grid));

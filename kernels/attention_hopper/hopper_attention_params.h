@@ -146,20 +146,18 @@ struct HopperAttentionTraits {
   // CTAs per SM the launch bounds ask for (registers: 65536 / (kThreads * kCtasPerSm)).
   // BLOCK_M 64: as many as the pipeline leaves room for (d 64, two stages: 64 x 64 4, 64 x 128 3;
   // d 128, one stage: 3); the split kernels two (kSplit). At two CTAs the 64 x 128 kernel was
-  // latency-bound (ncu: 0.72 eligible warps per scheduler, issue slots 49 % used), and more
-  // CTAs with a shallower ring ran 1-10 % faster on most rows (docs/kernels-hopper.md, "More
-  // CTAs per SM").
+  // latency-bound, and more CTAs with a shallower ring ran faster on most rows (measured, with
+  // ncu: docs/kernels-hopper.md, "More CTAs per SM").
   // d 256 (64 x 64): one, whole tile or split: its O alone holds 128 registers a thread, and
-  // at two CTAs (168 registers, ptxas) it spilled 764-912 bytes.
+  // at two CTAs it spilled (docs/kernels-hopper.md, "Head sizes").
   static constexpr int kCtasPerSm =
       kWideProducer || kHeadDim == 256 ? 1
       : kSplit                         ? 2
                                        : (kHeadDim == 64 && kBlockN == 64 ? 4 : 3);
   // The overlapped schedules keep S_i, P_{i-1} and O live at once: 160 registers at 64 x 128
-  // d 64. Below that budget (65536 / (160 x 3) = 136, / (160 x 4) = 102) they spill (160 and 96
-  // bytes of stack, 1.4-1.9x slower), so those kernels run the serial schedule
-  // (127, 92 and, 64 x 64 at d 128, 125 registers), and the other CTAs on the SM fill the
-  // tensor cores during a consumer's softmax.
+  // d 64. Below that budget (65536 / (160 x 3) = 136, / (160 x 4) = 102) they spill and run
+  // slower (docs/kernels-hopper.md, "More CTAs per SM"), so those kernels run the serial
+  // schedule, and the other CTAs on the SM fill the tensor cores during a consumer's softmax.
   // At d 256 the 64-row kernel (one CTA per SM) runs serial and split, as the 64-row d 128
   // one does: decode steps, which need the split, are what runs 64-row tiles there.
   static constexpr bool kOverlapFitsRegisters =

@@ -133,9 +133,8 @@ inline HopperUnitPlan PlanHopperUnits(const std::vector<int32_t>& counts,
 // tile holds more than kSplitPaysFactor times the mean blocks per resident CTA of a whole-tile
 // launch (every head's blocks over the CTAs that run at once). Below that the launch is long
 // anyway, and the split kernels' two CTAs per SM (against 3-4 for the whole-tile kernels) cost
-// more than the shorter tail gains: longformer L1024 B8 (ratio 1.2) ran 1.22x slower split,
-// longformer L1024 B1 (ratio 9.5) 1.33x faster (docs/kernels-hopper.md, "Splitting heavy
-// tiles' blocks").
+// more than the shorter tail gains (measured on longformer rows either side of the factor:
+// docs/kernels-hopper.md, "Splitting heavy tiles' blocks").
 inline constexpr int64_t kSplitPaysFactor = 2;
 inline bool SplitPays(int64_t max_tile_blocks, int64_t blocks_per_head, int64_t heads_total,
                       int64_t resident_ctas) {

@@ -69,9 +69,9 @@ struct HopperWorkItem {
   // the item from shared memory, and the compiler cannot tell that such a value is the same
   // in every lane: the ring stage derived from the block count, hence every wgmma descriptor
   // and barrier address, was computed in per-thread registers and moved to uniform ones
-  // before each wgmma (R2UR): 1912 SASS instructions against 1480 in the 64 x 64 d 64 kernel,
-  // and 4-10 % slower at batch 1 (docs/kernels-hopper.md, "Warp-uniform work items"). A
-  // shuffle from a fixed lane is uniform.
+  // before each wgmma (R2UR): more instructions and a slower kernel at batch 1 (measured:
+  // docs/kernels-hopper.md, "Warp-uniform work items"). A shuffle from a fixed lane is
+  // uniform.
   __device__ __forceinline__ HopperWorkItem WarpUniform() const {
     HopperWorkItem w;
     w.x = __shfl_sync(0xffffffffu, x, 0);
