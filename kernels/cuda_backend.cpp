@@ -18,7 +18,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/device_query.h"
 #include "kernels/norm/elementwise_kernels.h"
-#include "kernels/softmax/recomposed_attention.h"
+#include "kernels/recomposition/recomposed_attention.h"
 
 namespace stof::kernels {
 

@@ -14,7 +14,7 @@
 #include "kernels/attention/native_attention.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/gemm_epilogue/lt_gemm.h"
-#include "kernels/softmax/recomposed_attention.h"
+#include "kernels/recomposition/recomposed_attention.h"
 
 namespace stof::kernels {
 

@@ -12,10 +12,8 @@
 // - Compaction (Open, when over the bound): flock(LOCK_EX) on the old file, write a temporary
 //   in the same directory (rename is atomic only within one file system), rename it over
 //   (engine/core/atomic_file.h, the writer every file of the project goes through).
-// flock locks the inode that was opened. After a compaction has renamed a new file over the
-// path, a process that opened the old inode and then got its lock would write into or read an
-// unlinked file, so every locker compares the inode it locked with the path's current inode
-// and starts again when they differ.
+// Every locker goes through OpenLocked (engine/core/locked_file.h), which makes sure the inode
+// it locked is still the file at the path after a compaction replaced it.
 //
 // Torn lines: a process killed in the middle of write() (or a full disk) can leave a last line
 // without '\n'. The reader skips it and counts it; Put sees the missing '\n' under its lock and
@@ -25,7 +23,6 @@
 #include "engine/tune/tune_cache.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,96 +43,16 @@
 #include "engine/core/file_read.h"
 #include "engine/core/json_io.h"
 #include "engine/core/json_read.h"
+#include "engine/core/locked_file.h"
 
 namespace stof::engine {
 
 namespace {
 
 constexpr int kLineVersion = 1;
-// How often a locker starts again because the path was replaced between open() and flock().
-// Each retry means another process completed a compaction (a rare, whole-file rewrite), so a
-// handful is plenty; the bound only keeps a pathological loop from spinning forever.
-constexpr int kMaxReplaceRetries = 100;
 constexpr size_t kReadChunk = size_t{1} << 20;
 
 std::string Errno() { return std::strerror(errno); }
-
-// A file descriptor closed on destruction (closing also releases its flock).
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : m_fd(fd) {}
-  Fd(Fd&& o) noexcept : m_fd(std::exchange(o.m_fd, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      Reset();
-      m_fd = std::exchange(o.m_fd, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { Reset(); }
-  int Get() const { return m_fd; }
-  void Reset() {
-    if (m_fd >= 0) ::close(m_fd);
-    m_fd = -1;
-  }
-
- private:
-  int m_fd = -1;
-};
-
-// Identity of an opened file: a replaced path has a new inode.
-struct FileId {
-  dev_t dev = 0;
-  ino_t ino = 0;
-  bool operator==(const FileId&) const = default;
-};
-
-struct LockedFile {
-  Fd fd;
-  FileId id;
-  int64_t size = 0;
-};
-
-// Opens `path` (creating it), takes `lock_op` (LOCK_SH or LOCK_EX) and makes sure the locked
-// inode is still the one at `path` (see the file comment).
-Expected<LockedFile> OpenLocked(const std::string& path, int lock_op) {
-  for (int attempt = 0; attempt < kMaxReplaceRetries; ++attempt) {
-    // A FIFO or device at the path is refused before it is opened (file_read.h); O_NONBLOCK
-    // keeps one swapped in after the check from blocking the open.
-    STOF_RETURN_IF_ERROR(CheckNotSpecialFile(path));
-    Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK | O_CLOEXEC, 0666));
-    if (fd.Get() < 0) return MakeError(path + ": cannot open: " + Errno());
-    int rc;
-    do rc = ::flock(fd.Get(), lock_op);
-    while (rc != 0 && errno == EINTR);
-    if (rc != 0) return MakeError(path + ": cannot lock: " + Errno());
-    struct stat locked {};
-    if (::fstat(fd.Get(), &locked) != 0) return MakeError(path + ": cannot stat: " + Errno());
-    if (!S_ISREG(locked.st_mode)) return MakeError(path + ": not a regular file");
-    struct stat now {};
-    if (::stat(path.c_str(), &now) != 0) {
-      if (errno == ENOENT) continue;  // deleted after our open: open (and create) it again
-      return MakeError(path + ": cannot stat: " + Errno());
-    }
-    if (now.st_dev != locked.st_dev || now.st_ino != locked.st_ino) continue;  // replaced
-    LockedFile f;
-    f.fd = std::move(fd);
-    f.id = FileId{locked.st_dev, locked.st_ino};
-    f.size = static_cast<int64_t>(locked.st_size);
-    return f;
-  }
-  return MakeError(path + ": the file kept being replaced while locking it (" +
-                   std::to_string(kMaxReplaceRetries) + " attempts)");
-}
-
-// One byte at `offset`, or -1 when it cannot be read.
-int ByteAt(int fd, int64_t offset) {
-  unsigned char c = 0;
-  return ::pread(fd, &c, 1, static_cast<off_t>(offset)) == 1 ? c : -1;
-}
 
 using Entry = std::pair<std::string, CachedCost>;
 
@@ -276,10 +193,10 @@ Expected<ReadResult> ReadLines(int fd, int64_t offset, const std::string& path) 
 // Writes `bytes` over `path` atomically (atomic_file.h: temporary in the same directory,
 // fsync, rename; the old file's permissions kept) and gives the new file's identity. The
 // caller holds LOCK_EX on the old file.
-Expected<FileId> ReplaceFile(const std::string& path, const std::string& bytes) {
+Expected<FileIdentity> ReplaceFile(const std::string& path, const std::string& bytes) {
   FileIdentity written;
   STOF_RETURN_IF_ERROR(WriteFileAtomic(path, bytes, &written));
-  return FileId{static_cast<dev_t>(written.device), static_cast<ino_t>(written.inode)};
+  return written;
 }
 
 }  // namespace
@@ -296,14 +213,14 @@ struct TuneCache::State {
   // Serializes file work (Put's append, Reload) and guards the read position below.
   std::mutex io_mutex;
   bool have_file = false;  // `file_id`, `offset` and `last_byte` describe a file read before
-  FileId file_id;
+  FileIdentity file_id;
   int64_t offset = 0;      // bytes of that file read or appended by us so far
   int last_byte = -1;      // the byte at offset - 1, to notice a rewrite in place
 
   std::string Who() const { return path.empty() ? std::string("tune cache (in memory)") : path; }
 
   // Adds what a read found; the caller holds io_mutex (not map_mutex).
-  void Apply(ReadResult&& r, const FileId& id) {
+  void Apply(ReadResult&& r, const FileIdentity& id) {
     {
       std::lock_guard<std::mutex> lock(map_mutex);
       for (Entry& e : r.entries) map.insert_or_assign(std::move(e.first), std::move(e.second));
@@ -338,7 +255,7 @@ Expected<TuneCache> TuneCache::Open(const std::string& path, int64_t max_bytes) 
   state->path = path;
   state->max_bytes = max_bytes;
 
-  STOF_ASSIGN_OR_RETURN(auto shared, OpenLocked(path, LOCK_SH));
+  STOF_ASSIGN_OR_RETURN(auto shared, OpenLocked(path, FileLock::kShared));
   if (shared.size <= max_bytes) {
     STOF_ASSIGN_OR_RETURN(auto r, ReadLines(shared.fd.Get(), 0, path));
     state->Apply(std::move(r), shared.id);
@@ -348,7 +265,7 @@ Expected<TuneCache> TuneCache::Open(const std::string& path, int64_t max_bytes) 
   // Over the bound: compact under LOCK_EX. flock cannot upgrade atomically, so release, lock
   // exclusively and read again (others may have appended, or compacted, in between).
   shared.fd.Reset();
-  STOF_ASSIGN_OR_RETURN(auto excl, OpenLocked(path, LOCK_EX));
+  STOF_ASSIGN_OR_RETURN(auto excl, OpenLocked(path, FileLock::kExclusive));
   STOF_ASSIGN_OR_RETURN(auto r, ReadLines(excl.fd.Get(), 0, path));
   if (excl.size <= max_bytes) {  // another process compacted it first
     state->Apply(std::move(r), excl.id);
@@ -412,7 +329,7 @@ Status TuneCache::Put(const std::string& key, const CachedCost& cost) {
   if (s.path.empty()) return Status::Ok();
 
   std::lock_guard<std::mutex> io(s.io_mutex);
-  STOF_ASSIGN_OR_RETURN(auto f, OpenLocked(s.path, LOCK_EX));
+  STOF_ASSIGN_OR_RETURN(auto f, OpenLocked(s.path, FileLock::kExclusive));
   const int64_t size = f.size;
   // A last line without '\n' is a torn write of a crashed process: end it first so the new
   // line does not get glued to it (the fragment stays one skipped line).
@@ -447,7 +364,7 @@ Status TuneCache::Reload() {
   State& s = *m_state;
   if (s.path.empty()) return Status::Ok();
   std::lock_guard<std::mutex> io(s.io_mutex);
-  STOF_ASSIGN_OR_RETURN(auto f, OpenLocked(s.path, LOCK_SH));
+  STOF_ASSIGN_OR_RETURN(auto f, OpenLocked(s.path, FileLock::kShared));
   // Start over when the file is not the one we read (replaced or recreated), is shorter than
   // what we read (truncated), or has another byte where our read ended (rewritten in place).
   const bool same = s.have_file && s.file_id == f.id && f.size >= s.offset &&

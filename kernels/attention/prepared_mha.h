@@ -5,7 +5,7 @@
 // (no hashing, no cache lookup), which is what timed loops need. A request for the unfused
 // "native" baseline (native_attention.h; never chosen by Eq. 1) prepares a NativeMha instead
 // of a layout: its mask copy and S workspace; a request for softmax decomposition "sd" or
-// decomposition + fusion "sdf" (kernels/softmax/recomposed_attention.h; never chosen by Eq. 1
+// decomposition + fusion "sdf" (kernels/recomposition/recomposed_attention.h; never chosen by Eq. 1
 // either) prepares a RecomposedMha. CUDA-free header.
 // Used by `stof bench mha` (app/cli/cmd_bench.cpp) and the C API (kernels/capi/stof_capi.h).
 // Invariants: a PreparedMha owns its layout (immutable after Create); Launch accepts any batch
@@ -24,7 +24,7 @@
 #include "engine/select/kernel_select.h"
 #include "kernels/attention/device_layout.h"
 #include "kernels/attention/native_attention.h"
-#include "kernels/softmax/recomposed_attention.h"
+#include "kernels/recomposition/recomposed_attention.h"
 
 namespace stof::kernels {
 

@@ -1,6 +1,6 @@
-// GPU: softmax recomposition (kernels/softmax/recomposed_attention.h), the SD (decomposed) and
-// SDF (decomposed + fused) rungs of the fusion ladder, against the fp32 CPU reference
-// (engine::cpu::MaskedAttention through st::ThreadedReference), by the rule of
+// GPU: softmax recomposition (kernels/recomposition/recomposed_attention.h), the SD
+// (decomposed) and SDF (decomposed + fused) rungs of the fusion ladder, against the fp32 CPU
+// reference (engine::cpu::MaskedAttention through st::ThreadedReference), by the rule of
 // mha_native_test.cpp (st::CheckMhaRun: output poisoned, no non-finite element, per-row error
 // < 2e-3, rows with nothing attended exactly 0).
 // Matrix: 7 masks (full = dense, sliding window, BigBird, Longformer, causal, holes = rows with
@@ -26,7 +26,7 @@
 #include "engine/layout/block_layout.h"
 #include "gpu_test_util.h"
 #include "kernels/attention/prepared_mha.h"
-#include "kernels/softmax/recomposed_attention.h"
+#include "kernels/recomposition/recomposed_attention.h"
 #include "mha_test_util.h"
 
 namespace {

@@ -1,6 +1,6 @@
-// Internal to kernels/softmax: the parameter block of the two SDF GEMM kernels (Q K^T with the
-// local-softmax epilogue, P V with the global-scaling prologue), their shared-memory sizes and
-// the declaration of the per-(head_dim, T) launchers. recomposed_attention.cu (the host side)
+// Internal to kernels/recomposition: the parameter block of the two SDF GEMM kernels (Q K^T
+// with the local-softmax epilogue, P V with the global-scaling prologue), their shared-memory
+// sizes and the declaration of the per-(head_dim, T) launchers. recomposed_attention.cu (the host side)
 // includes only this; the kernels are instantiated in recompose_gemm_d64.cu / _d128.cu (one
 // file per head size, so a 2-core build compiles them in parallel).
 // Invariants (checked once by RecomposedMha::Create / Launch before any launch): pointers are

@@ -2,7 +2,7 @@
 // P V; recompose_gemm_kernels.cuh) for head_dim 128, one pair per sub-vector length T (BLOCK_M is
 // a run-time value). head_dim 64 lives in recompose_gemm_d64.cu, so a 2-core build
 // compiles them in parallel. Called through RecomposedMha::Launch (recomposed_attention.cu).
-#include "kernels/softmax/recompose_gemm_kernels.cuh"
+#include "kernels/recomposition/recompose_gemm_kernels.cuh"
 
 namespace stof::kernels::detail {
 

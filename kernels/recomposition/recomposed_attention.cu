@@ -23,7 +23,7 @@
 // IR (one thread per query row): (m, d) = merge of the row's (m'_k, d'_k) over its tiles
 // (online, fp32), then r'_k = 2^(m'_k - m) / d; a row with nothing attended gets r' = 0.
 // cuBLAS calls (SD): as native_attention.cu (derivation of the column-major view there).
-#include "kernels/softmax/recomposed_attention.h"
+#include "kernels/recomposition/recomposed_attention.h"
 
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
@@ -42,8 +42,8 @@
 #include "engine/layout/block_layout.h"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm/cublas_check.h"
-#include "kernels/softmax/recompose_sd_kernels.cuh"
-#include "kernels/softmax/recompose_variant.h"
+#include "kernels/recomposition/recompose_sd_kernels.cuh"
+#include "kernels/recomposition/recompose_variant.h"
 
 namespace stof::kernels {
 

@@ -34,7 +34,7 @@
 
 #include "kernels/common/mma_sync.cuh"
 #include "kernels/cuda_check.h"
-#include "kernels/softmax/recompose_variant.h"
+#include "kernels/recomposition/recompose_variant.h"
 
 namespace stof::kernels::detail {
 
