@@ -483,7 +483,7 @@ Expected<Plan> FusedPlan(const OpGraph& g, const Segment& s, TemplateKind kind,
 // fusion-ladder rungs, the GEMM-chain tile settings, the block-wise / native MHA sweep and the
 // gemm_norm figures) against the built-in "H100-SXM-80GB" spec, by Nelder-Mead on the log
 // constants minimising the mean squared ln(predicted / measured) over all samples
-// (SegmentModelAccuracy.DISABLED_RefitConstants re-runs it). The data, what each constant saw
+// (tests/bench/segment_model_refit.cpp re-runs it). The data, what each constant saw
 // and the accuracy per set: docs/tuner-model.md, "The constants and how they were fitted" and
 // "Measured accuracy".
 constexpr double kH100BwEff = 0.695;    // 2.33 TB/s: cuBLAS and element-wise streams beyond L2
