@@ -10,7 +10,7 @@
 #include <string>
 
 #include "engine/backend.h"
-#include "kernels/attention/device_layout.h"
+#include "kernels/attention_common/device_layout.h"
 
 namespace stof::kernels {
 

@@ -13,8 +13,8 @@
 
 #include "engine/core/text_format.h"
 #include "kernels/attention/block_sparse_variant.h"
-#include "kernels/attention/device_layout.h"
-#include "kernels/attention/mha_operands.h"
+#include "kernels/attention_common/device_layout.h"
+#include "kernels/attention_common/mha_operands.h"
 #include "kernels/attention_hopper/hopper_attention.h"
 #include "kernels/cuda_check.h"
 

@@ -20,19 +20,11 @@
 #include "engine/backend.h"
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
+#include "kernels/attention_common/block_config.h"
 
 namespace stof::kernels {
 
 class DeviceBlockLayout;
-
-struct BlockSparseConfig {
-  int64_t block_m = 0, block_n = 0, num_warps = 0;
-  bool operator==(const BlockSparseConfig&) const = default;
-};
-
-// Opt-in shared memory per block of H100 and H200 (227 KiB): the default limit for host-only
-// checks; launches use the current device's own limit.
-constexpr int64_t kHopperSmemPerBlock = 232448;
 
 // Query rows each warp owns: 16, 32 (num_warps = BLOCK_M / 32, head_dim 64, BLOCK_N <= 64), or
 // 0 when the combination is not structurally valid (unsupported head_dim, block size or

@@ -19,7 +19,7 @@
 #include "engine/core/workload.h"
 #include "engine/device/device_spec.h"
 #include "engine/mask/mask.h"
-#include "kernels/attention/device_layout.h"
+#include "kernels/attention_common/device_layout.h"
 #include "kernels/attention/mha_choice.h"
 #include "kernels/attention/native_attention.h"
 #include "kernels/recomposition/recomposed_attention.h"

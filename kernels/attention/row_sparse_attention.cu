@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/attention/device_layout.h"
+#include "kernels/attention_common/device_layout.h"
 #include "kernels/common/mma_sync.cuh"
 #include "kernels/attention/row_sparse_attention.h"
 #include "kernels/cuda_check.h"

@@ -13,10 +13,10 @@
 
 #include "engine/core/text_format.h"
 #include "engine/select/hopper_select.h"
-#include "kernels/attention/device_layout.h"
-#include "kernels/attention/mha_operands.h"
+#include "kernels/attention_common/device_layout.h"
+#include "kernels/attention_common/mha_operands.h"
 #include "kernels/attention_hopper/hopper_attention_params.h"
-#include "kernels/attention_hopper/hopper_chunk.h"
+#include "kernels/attention_common/hopper_chunk.h"
 #include "kernels/common/hopper/tensor_map.h"
 #include "kernels/cuda_check.h"
 

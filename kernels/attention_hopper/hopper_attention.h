@@ -19,7 +19,7 @@
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "engine/mask/mask.h"
-#include "kernels/attention/block_sparse_attention.h"
+#include "kernels/attention_common/block_config.h"
 
 namespace stof::kernels {
 

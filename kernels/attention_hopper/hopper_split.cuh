@@ -19,7 +19,7 @@
 #include <cstdint>
 
 #include "kernels/attention_hopper/hopper_attention_params.h"
-#include "kernels/attention_hopper/hopper_chunk.h"
+#include "kernels/attention_common/hopper_chunk.h"
 #include "kernels/common/fragment_softmax.cuh"
 #include "kernels/common/hopper/warpgroup.cuh"
 

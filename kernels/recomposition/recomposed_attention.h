@@ -29,7 +29,7 @@
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "engine/mask/mask.h"
-#include "kernels/attention/device_layout.h"
+#include "kernels/attention_common/device_layout.h"
 
 namespace stof::kernels {
 

@@ -97,6 +97,17 @@ class BrokenTreeTest(unittest.TestCase):
         self.assertEqual(len(bad), 1, bad)
         self.assertIn("profiler/p.h -> <cupti_activity.h>", bad[0])
 
+    def test_kernel_folders_including_each_other(self):
+        bad = self.violations({"kernels/a/x.cpp": '#include "kernels/b/y.h"\n',
+                               "kernels/b/y.h": '#include "kernels/c/z.h"\n',
+                               "kernels/c/z.h": '\n#include "kernels/a/w.h"\n',
+                               "kernels/c/ok.h": '#include "kernels/common/q.h"\n'})
+        self.assertEqual(len(bad), 3, bad)
+        self.assertTrue(bad[0].startswith("kernels/a/x.cpp:1: kernels/a/ includes kernels/b/"),
+                        bad)
+        self.assertTrue(any(b.startswith("kernels/c/z.h:2:") for b in bad), bad)
+        self.assertFalse(any("common" in b for b in bad), bad)
+
     def test_an_include_cycle_ends(self):
         bad = self.violations({"engine/a.h": '#include "engine/b.h"\n',
                                "engine/b.h": '#include "engine/a.h"\n'})

@@ -13,6 +13,9 @@ Rules:
      directly or through the project headers it includes.
   5. engine/core/ (errors, workload, JSON, files: the bottom of the engine) includes nothing of
      engine/ outside core/.
+  6. The folders of kernels/ (one kernel family or shared part each) include each other in one
+     direction only: no cycle of folders (a part two families share sits in a folder of its own,
+     as kernels/attention_common/ does for the attention families).
 """
 
 import os
@@ -132,7 +135,42 @@ def check(root):
     for h in sorted(CUDA_HEADERS):
         if h.split("/")[0] not in ("kernels", "profiler"):
             bad.append(f"{h}:1: only kernels/ and profiler/ headers may include CUDA headers")
+    bad += folder_cycles(files, incs)
     return sorted(bad)
+
+
+def kernel_folder(path):
+    """'attention' for kernels/attention/x.h; None outside a kernels/ subfolder."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "kernels" else None
+
+
+def folder_cycles(files, incs):
+    """Rule 6: every include between two kernels/ folders that lie on a cycle of folders."""
+    edges = {}  # (from folder, to folder) -> first 'file:line'
+    for f in files:
+        a = kernel_folder(f)
+        for n, kind, name in incs[f]:
+            b = kernel_folder(name) if kind == '"' else None
+            if a and b and a != b:
+                edges.setdefault((a, b), f"{f}:{n}")
+    graph = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+
+    def reaches(src, dst):
+        todo, seen = [src], set()
+        while todo:
+            x = todo.pop()
+            if x == dst:
+                return True
+            if x not in seen:
+                seen.add(x)
+                todo.extend(graph.get(x, ()))
+        return False
+    return [f"{where}: kernels/{a}/ includes kernels/{b}/, which includes kernels/{a}/ "
+            f"(directly or through other folders): a cycle of kernel folders"
+            for (a, b), where in sorted(edges.items()) if reaches(b, a)]
 
 
 def main(argv):

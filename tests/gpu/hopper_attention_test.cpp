@@ -26,8 +26,8 @@
 #include "engine/select/hopper_select.h"
 #include "gpu_test_util.h"
 #include "kernels/attention/block_sparse_attention.h"
-#include "kernels/attention/device_layout.h"
-#include "kernels/attention_hopper/hopper_chunk.h"
+#include "kernels/attention_common/device_layout.h"
+#include "kernels/attention_common/hopper_chunk.h"
 #include "mha_test_util.h"
 
 namespace {

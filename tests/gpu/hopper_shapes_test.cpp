@@ -14,7 +14,7 @@
 #include "engine/mask/gqa_pack.h"
 #include "kernels/attention/block_sparse_attention.h"
 #include "kernels/attention/prepared_mha.h"
-#include "kernels/attention_hopper/hopper_chunk.h"
+#include "kernels/attention_common/hopper_chunk.h"
 #include "kernels/device_query.h"
 #include "gpu_test_util.h"
 #include "device_buffer.h"

@@ -10,7 +10,7 @@
 #include "engine/mask/mask_spec.h"
 #include "gpu_test_util.h"
 #include "kernels/attention/block_sparse_attention.h"
-#include "kernels/attention/device_layout.h"
+#include "kernels/attention_common/device_layout.h"
 #include "mha_test_util.h"
 
 namespace {

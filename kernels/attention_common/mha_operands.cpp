@@ -1,5 +1,5 @@
 // ResolveOperandStrides and ScoreScaleLog2 (mha_operands.h).
-#include "kernels/attention/mha_operands.h"
+#include "kernels/attention_common/mha_operands.h"
 
 #include <cuda_runtime.h>
 

@@ -2,7 +2,7 @@
 // packed into one host staging buffer and sent with one cudaMalloc + one cudaMemcpy: the
 // 64-bit bitmaps first (8-byte aligned at the allocation's start), then the int32 arrays.
 // Used by CudaBackend and by the GPU tests; the kernels read the arrays as is.
-#include "kernels/attention/device_layout.h"
+#include "kernels/attention_common/device_layout.h"
 
 #include <cuda_runtime.h>
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/attention_hopper/hopper_chunk.h"
+#include "kernels/attention_common/hopper_chunk.h"
 #include "kernels/cuda_check.h"
 
 namespace stof::kernels {

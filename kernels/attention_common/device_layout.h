@@ -40,7 +40,7 @@ class DeviceBlockLayout {
   // (engine/mask/gqa_pack.h; the Hopper kernel only): the layout of the packed mask, whose
   // rows are `packing.group` query heads' rows.
   // `fill_units` > 0: the Hopper split's fill rule for layouts of few tiles (PlanHopperUnits,
-  // kernels/attention_hopper/hopper_chunk.h): resident CTAs / heads of the launches.
+  // kernels/attention_common/hopper_chunk.h): resident CTAs / heads of the launches.
   static engine::Expected<std::unique_ptr<DeviceBlockLayout>> Create(
       const engine::Mask& mask, int64_t block_m, int64_t block_n, int32_t split_cut = 0,
       const engine::GqaPacking& packing = {}, double fill_units = 0);
@@ -87,7 +87,7 @@ class DeviceBlockLayout {
   // that use one layout must be ordered (one stream, or events between streams).
   int32_t* WorkCounter() const { return m_work_counter; }
   // The Hopper kernel's work units when heavy tiles are split over CTAs (PlanHopperUnits in
-  // kernels/attention_hopper/hopper_chunk.h): [HopperUnitCount()][2] int32 (tile and the
+  // kernels/attention_common/hopper_chunk.h): [HopperUnitCount()][2] int32 (tile and the
   // packed chunk, chunks and slot: PackPiece), heavy first; HopperSplitSlots() chunks of split
   // tiles, 0 when no tile has more than HopperSplitCut() blocks (then a split launch would not
   // differ).
