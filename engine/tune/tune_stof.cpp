@@ -73,12 +73,12 @@ std::vector<int64_t> Allocate(int64_t budget, const std::vector<int64_t>& left,
   return out;
 }
 
-}  // namespace
-
-Expected<TuneResult> TuneStof(TuneContext& ctx) {
+// The starting scheme: STOF's initial rules (with CI+CI GEMM chains at small batch x length,
+// kept only when faster than without), each segment at its best of `samples` settings. Adds a
+// note when the chains were dropped.
+Expected<SchemeEval> InitialScheme(TuneContext& ctx, std::vector<std::string>& notes) {
   const OpGraph& g = ctx.Graph();
   const TuneOptions& o = ctx.Options();
-
   ctx.Stage("initial");
   auto t_rules = Clock::now();
   DefaultSchemeOptions rules;
@@ -98,7 +98,6 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
   // only ever merges, so a chain the kernels run slowly (ours at most shapes on an H100) would
   // otherwise trap the search above what GTCO finds (measured: docs/benchmarks.md, "Tuner:
   // tuned plans, search methods, tuning time (issue 7)").
-  std::vector<std::string> notes;
   if (rules.gemm_chains) {
     const FusionScheme plain = DefaultScheme(g);
     if (!(plain == init)) {
@@ -111,16 +110,20 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
       }
     }
   }
-  const SchemeEval start = cur;
-  ctx.OfferBest(cur.total_us, cur.scheme);
+  return cur;
+}
 
-  // Stage 1: fusion expansion, depth first.
+// Stage 1: fusion expansion, depth first: from `cur`, the first neighbouring scheme (one more
+// fusion by the rules) that is faster becomes the current one, until none is.
+Status StageFusion(TuneContext& ctx, SchemeEval& cur) {
+  const OpGraph& g = ctx.Graph();
+  const TuneOptions& o = ctx.Options();
   ctx.Stage("stage 1: fusion");
   std::set<std::string> seen{cur.scheme.Code()};
   bool moved = true;
   while (moved && !ctx.Stopped()) {
     moved = false;
-    t_rules = Clock::now();
+    const auto t_rules = Clock::now();
     const std::vector<RuleMove> moves = NeighbourSchemes(cur.scheme, g);
     ctx.Charge(&TuneStats::rules_s, t_rules);
     for (const RuleMove& mv : moves) {
@@ -158,7 +161,14 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
     }
   }
 
-  // Stage 2: reward-based parameter sampling on the chosen scheme.
+  return Status::Ok();
+}
+
+// Stage 2: reward-based parameter sampling on the chosen scheme: each iteration spreads its
+// samples over the segments by the gain each made in the last one (Allocate), and reports the
+// gains (RewardEvent); two idle iterations in a row end it.
+Status StageParameters(TuneContext& ctx, SchemeEval& cur) {
+  const TuneOptions& o = ctx.Options();
   ctx.Stage("stage 2: parameters");
   const size_t nseg = cur.scheme.Segments().size();
   std::vector<std::vector<SegmentChoice>> ordered(nseg);
@@ -213,6 +223,20 @@ Expected<TuneResult> TuneStof(TuneContext& ctx) {
     gain = new_gain;
     ctx.OfferBest(cur.total_us, cur.scheme);
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Expected<TuneResult> TuneStof(TuneContext& ctx) {
+  std::vector<std::string> notes;
+  auto initial = InitialScheme(ctx, notes);
+  if (!initial.IsOk()) return initial.ToStatus();
+  SchemeEval cur = *initial;
+  const SchemeEval start = cur;
+  ctx.OfferBest(cur.total_us, cur.scheme);
+  STOF_RETURN_IF_ERROR(StageFusion(ctx, cur));
+  STOF_RETURN_IF_ERROR(StageParameters(ctx, cur));
   auto r = FinishResult(ctx, cur, start);
   if (r.IsOk()) r->notes.insert(r->notes.end(), notes.begin(), notes.end());
   return r;
