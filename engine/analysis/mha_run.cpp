@@ -13,24 +13,15 @@ namespace {
 std::string Config(int64_t bm, int64_t bn, int64_t warps) {
   return std::to_string(bm) + "x" + std::to_string(bn) + " warps " + std::to_string(warps);
 }
-// Grouped key/value heads or q_len != seq_len: as the kernels do (kernels/attention/
-// prepared_mha.cpp), the Hopper tile model picks the tile and the packing; Eq. 1 / Eq. 2
-// describe square MHA and are not evaluated.
+// Grouped key/value heads, q_len != seq_len or a head size other than 64 and 128: as the
+// kernels do (kernels/attention/mha_choice.cpp), the Hopper tile model picks the tile and the
+// packing; Eq. 1 / Eq. 2 do not decide.
 Expected<MhaRunChoice> ModelShapeRun(const Mask& mask, const Workload& w, const DeviceSpec& device) {
   STOF_ASSIGN_OR_RETURN(const HopperShapeChoice pick, ChooseHopperTileForShape(mask, w, device));
   MhaRunChoice r = RunChoiceOf(pick.config, "engine model");
   r.kernel_source = "shape";
   r.params_source = "hopper tile model";
-  r.note = std::to_string(w.heads) + " query heads over " + std::to_string(w.KvHeads()) +
-           " key/value heads, q_len " + std::to_string(w.QLen()) + " over seq_len " +
-           std::to_string(w.seq_len) + ": the Hopper kernel " +
-           Config(pick.config.block_m, pick.config.block_n, pick.config.num_warps) +
-           (pick.packing.Packed() ? ", " + std::to_string(pick.packing.group) + " query heads x " +
-                                        std::to_string(pick.packing.rows) +
-                                        (pick.packing.rows == 1 ? " row" : " rows") +
-                                        " per tile (packed GQA)"
-                                  : std::string()) +
-           " (Eq. 1 / Eq. 2 describe square MHA and are not evaluated)";
+  r.note = HopperShapeNote(w, pick.config, pick.packing);
   return r;
 }
 
@@ -39,7 +30,8 @@ Expected<MhaRunChoice> ModelShapeRun(const Mask& mask, const Workload& w, const 
 Expected<MhaRunChoice> ModelMhaRun(const Mask& mask, const Workload& workload,
                                    const DeviceSpec& device) {
   STOF_RETURN_IF_ERROR(workload.Validate("workload"));
-  if (!workload.IsSquareMha()) return ModelShapeRun(mask, workload, device);
+  if (!workload.IsSquareMha() || (workload.head_dim != 64 && workload.head_dim != 128))
+    return ModelShapeRun(mask, workload, device);
   STOF_ASSIGN_OR_RETURN(const KernelSelection sel, SelectKernel(mask, workload, device));
   STOF_ASSIGN_OR_RETURN(const MhaConfig portable, DefaultFusedMhaConfig(workload, mask, device));
   MhaRunChoice r = RunChoiceOf(portable, "engine model");

@@ -162,6 +162,30 @@ std::string WhyNotHopper(const DeviceSpec& device, const Workload& w) {
 
 }  // namespace
 
+std::string HopperOnlyShape(const Workload& w) {
+  const std::string d = "head_dim " + std::to_string(w.head_dim);
+  if (w.IsSquareMha()) return d;
+  return std::to_string(w.heads) + " query heads over " + std::to_string(w.KvHeads()) +
+         " key/value heads, q_len " + std::to_string(w.QLen()) + " over seq_len " +
+         std::to_string(w.seq_len) + (w.head_dim == 64 || w.head_dim == 128 ? "" : ", " + d);
+}
+
+std::string HopperShapeNote(const Workload& w, const MhaConfig& config,
+                            const GqaPacking& packing) {
+  const std::string tile = std::to_string(config.block_m) + "x" + std::to_string(config.block_n) +
+                           " warps " + std::to_string(config.num_warps);
+  const std::string packed =
+      packing.Packed() ? ", " + std::to_string(packing.group) + " query heads x " +
+                             std::to_string(packing.rows) + (packing.rows == 1 ? " row" : " rows") +
+                             " per tile (packed GQA)"
+                       : std::string();
+  const char* why = w.IsSquareMha()
+                        ? " (Eq. 1 / Eq. 2 choose between the mma.sync kernels, which take "
+                          "head_dim 64 and 128; their pick is not used)"
+                        : " (Eq. 1 / Eq. 2 describe square MHA and are not evaluated)";
+  return HopperOnlyShape(w) + ": the Hopper kernel " + tile + packed + why;
+}
+
 int64_t HopperKernelHeadDim(int64_t head_dim) {
   if (head_dim < 8 || head_dim > 256 || head_dim % 8 != 0) return 0;
   return head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256;
@@ -195,10 +219,7 @@ Expected<HopperShapeChoice> ChooseHopperTileForShape(const Mask& mask, const Wor
   STOF_RETURN_IF_ERROR(CheckMaskShape(mask, workload, "hopper tile choice"));
   const std::string why_not = WhyNotHopper(device, workload);
   if (!why_not.empty())
-    return Error{"workload: " + std::to_string(workload.heads) + " query heads over " +
-                 std::to_string(workload.KvHeads()) + " key/value heads, q_len " +
-                 std::to_string(workload.QLen()) + " over seq_len " +
-                 std::to_string(workload.seq_len) +
+    return Error{"workload: " + HopperOnlyShape(workload) +
                  " runs on the Hopper kernel only, and here " + why_not};
   STOF_ASSIGN_OR_RETURN(const BestTile best, FastestHopperTile(mask, workload, device));
   HopperShapeChoice c;

@@ -50,6 +50,16 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
 // packs the group's heads, engine/mask/gqa_pack.h) and that packing. Errors: a device other
 // than sm_90 or a head_dim the kernel lacks (the message names the shape and the reason), a
 // mask that is not q_len x seq_len.
+// What makes a workload one only the Hopper kernel serves, for messages: "32 query heads over
+// 8 key/value heads, q_len 1 over seq_len 8192" (with ", head_dim 96" when that too), or
+// "head_dim 96" for square MHA at a head size the mma.sync kernels lack.
+std::string HopperOnlyShape(const Workload& w);
+
+// The note of such a choice: the shape, the Hopper tile, the packing, and why Eq. 1 / Eq. 2 do
+// not decide. One text for the kernels' choice (kernels::ChooseMhaConfig) and the engine's
+// model of it (ModelMhaRun).
+std::string HopperShapeNote(const Workload& w, const MhaConfig& config, const GqaPacking& packing);
+
 struct HopperShapeChoice {
   MhaConfig config;
   GqaPacking packing;

@@ -138,14 +138,7 @@ engine::Expected<MhaChoice> ChooseGroupedConfig(const engine::Mask& mask,
                                                 const engine::Workload& workload,
                                                 const engine::DeviceSpec& device,
                                                 const MhaRequest& request) {
-  const bool portable_head = workload.head_dim == 64 || workload.head_dim == 128;
-  const std::string shape =
-      workload.IsSquareMha()
-          ? "head_dim " + Str(workload.head_dim)
-          : Str(workload.heads) + " query heads over " + Str(workload.KvHeads()) +
-                " key/value heads, q_len " + Str(workload.QLen()) + " over seq_len " +
-                Str(workload.seq_len) +
-                (portable_head ? std::string() : ", head_dim " + Str(workload.head_dim));
+  const std::string shape = engine::HopperOnlyShape(workload);
   if (request.kernel != MhaKernelRequest::kAuto && request.kernel != MhaKernelRequest::kBlockWise)
     return engine::MakeError(
         std::string("request: the ") + MhaKernelRequestName(request.kernel) + " kernel takes " +
@@ -177,14 +170,7 @@ engine::Expected<MhaChoice> ChooseGroupedConfig(const engine::Mask& mask,
     c.packing = engine::ChooseGqaPacking(workload.heads, workload.KvHeads(), workload.QLen(), bm);
     c.params_source = request.block_m != 0 && request.num_warps != 0 ? "user" : "user + hopper tile model";
   }
-  c.note = shape + ": the Hopper kernel " +
-           ConfigText(c.config.block_m, c.config.block_n, c.config.num_warps) +
-           (c.packing.Packed() ? ", " + Str(c.packing.group) + " query heads x " +
-                                     Str(c.packing.rows) +
-                                     (c.packing.rows == 1 ? " row" : " rows") +
-                                     " per tile (packed GQA)"
-                               : std::string()) +
-           " (Eq. 1 / Eq. 2 describe square MHA and are not evaluated)";
+  c.note = engine::HopperShapeNote(workload, c.config, c.packing);
   return c;
 }
 

@@ -92,6 +92,12 @@ run_ok "select: GQA decode on an H100" "$stof" select --pattern causal --seq 819
 json_check "GQA decode: no Eq. 1, the packed Hopper tile" "j['eq1'] is None and j['workload']['q_len'] == 1 and j['workload']['kv_heads'] == 8 and j['run_choice']['family'] == 'hopper' and j['run_choice']['block_m'] == 64 and '4 query heads x 1 row' in j['run_choice']['note']"
 run_ok "select: GQA on an A100" "$stof" select --pattern causal --seq 256 --heads 8 --kv-heads 2 --device a100 --json
 json_check "GQA on an A100: nothing runs, the shape named" "'8 query heads over 2 key/value heads' in j['run_choice'].get('why_not', '')"
+# A head size the mma.sync kernels lack (Phi-3's 96) runs on the Hopper kernel only; one the
+# copy engine cannot address (100) nowhere, and the reason names it.
+run_ok "select: head_dim 96 on an H100" "$stof" select --pattern causal --seq 1024 --head-dim 96 --device h100 --json
+json_check "head_dim 96: the Hopper kernel" "j['run_choice']['family'] == 'hopper' and 'head_dim 96' in j['run_choice']['note']"
+run_ok "select: head_dim 100 on an H100" "$stof" select --pattern causal --seq 1024 --head-dim 100 --device h100 --json
+json_check "head_dim 100: nothing runs, the size named" "'head_dim 100 (the Hopper kernel: multiples of 8 from 8 to 256)' in j['run_choice'].get('why_not', '')"
 run_fail "--kv-heads not a divisor" "^stof select: --kv-heads: expected a divisor of --heads 12, got 5$" "$stof" select --pattern causal --seq 64 --heads 12 --kv-heads 5
 run_fail "--q-len past the keys" "^stof select: --q-len: expected at most the key length 64, got 65$" "$stof" select --pattern causal --seq 64 --q-len 65
 # A decode step's plan (schema version 2): the square mask, the workload's q_len and kv_heads,
