@@ -2,7 +2,8 @@
 // disjoint half-open column runs [begin, end). Memory grows with the runs (8 bytes per run
 // plus 8 per row), never with rows x cols, so it holds masks far past Mask::kMaxLen: a causal
 // mask at L = 262144 takes 4 MiB (one run and one offset per row) where its bits take 8 GiB.
-// Built from a Mask or from raw runs. Not yet used by the CLI, plans or the studio.
+// Built from a MaskSpec without any L x L step (row_runs_spec.cpp; every generator bit for bit
+// as Generate), from a Mask, or from raw runs. Not yet used by the CLI, plans or the studio.
 // Invariants: 0 <= rows, cols <= kMaxLen; row_ptr has rows + 1 entries from 0 to the run
 // count; within a row runs are non-empty, inside [0, cols), and separated (each begins after
 // the previous one's end, never at it), so equal masks have equal runs and == is exact.
@@ -17,6 +18,8 @@
 #include "engine/mask/mask.h"
 
 namespace stof::engine {
+
+struct MaskSpec;
 
 // Columns [begin, end) of one row. int32: columns are below kMaxLen = 2^20, and random blocks
 // (one run per chosen block per row) can make the runs the bulk of the memory.
@@ -49,6 +52,13 @@ class RowRuns {
                                     const std::string& what = "row runs");
   // The exact runs of a dense mask (a 0 x 0 mask gives a 0 x 0 RowRuns).
   static RowRuns FromMask(const Mask& mask);
+  // Builds the spec's mask as runs, never holding L x L bits; the result equals
+  // FromMask(Generate(spec)) wherever Generate works (seq_len <= Mask::kMaxLen), random
+  // blocks included. seq_len may be up to kMaxLen; a random-block grid (ceil(L / block))^2
+  // is limited to 2^30 blocks (one draw each, as Generate's worst case at L = 32768).
+  // Defined in row_runs_spec.cpp.
+  static Expected<RowRuns> FromSpec(const MaskSpec& spec);
+
   // The dense mask; refused (naming the size and Mask::kMaxLen) when a side exceeds it.
   Expected<Mask> ToMask() const;
 
@@ -89,7 +99,7 @@ class RowRuns {
   std::vector<ColumnRun> m_runs;
 };
 
-// Appends runs row by row, for the builders of RowRuns (FromMask, the compositions): Add the
+// Appends runs row by row, for the builders of RowRuns (FromSpec, the compositions): Add the
 // current row's runs with non-decreasing begins (clipped to [0, cols); empty ones dropped; one
 // that overlaps or touches the last run extends it), then EndRow; Finish after `rows` EndRow
 // calls. Sizes are checked by the caller.
