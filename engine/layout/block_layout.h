@@ -12,6 +12,7 @@
 // docs/benchmarks.md, "BlockLayout::Build (CPU)").
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -98,6 +99,38 @@ class BlockLayout {
   nlohmann::json ToJson() const;
 
  private:
+  // The steps of Build, kept apart so that another builder (from another form of the mask)
+  // fills every array the same way.
+  // An empty layout of rows x cols at block_m x block_n (sizes checked by the caller).
+  static BlockLayout Shape(int64_t rows, int64_t cols, int64_t block_m, int64_t block_n);
+  // Cells of block (br, bc) inside the mask; a block is full when all of them are attended.
+  int64_t CellsInRange(int64_t br, int64_t bc) const {
+    const int64_t r0 = br * m_block_m, c0 = bc * m_block_n;
+    return (std::min(r0 + m_block_m, m_rows) - r0) * (std::min(c0 + m_block_n, m_cols) - c0);
+  }
+  // Reserves every array at its exact size for n_full + n_part valid blocks (the builders
+  // count first: growing the bitmaps by doubling cost more in page faults than the counting),
+  // zeroes the bitmaps and starts the row pointers at 0.
+  void Reserve(int64_t n_full, int64_t n_part);
+  // Appends a full block, or a part block of `cells` attended cells (returning its zeroed
+  // bitmap), at block column bc of the current block row; EndBlockRow closes the row.
+  void AddFull(int64_t bc) {
+    m_load_col_idx.push_back(static_cast<int32_t>(bc));
+    m_load_is_full.push_back(1);
+    m_load_part_idx.push_back(-1);
+    m_full_col_idx.push_back(static_cast<int32_t>(bc));
+  }
+  uint64_t* AddPart(int64_t bc, int64_t cells) {
+    const auto p = static_cast<int64_t>(m_part_col_idx.size());
+    m_load_col_idx.push_back(static_cast<int32_t>(bc));
+    m_load_is_full.push_back(0);
+    m_load_part_idx.push_back(static_cast<int32_t>(p));
+    m_part_col_idx.push_back(static_cast<int32_t>(bc));
+    m_part_popcount.push_back(static_cast<int32_t>(cells));
+    return m_part_bitmaps.data() + p * BitmapWords();
+  }
+  void EndBlockRow();
+
   int64_t m_block_m = 0, m_block_n = 0;
   int64_t m_rows = 0, m_cols = 0;
   int64_t m_block_rows = 0, m_block_cols = 0;
