@@ -253,7 +253,7 @@ int64_t BlockLayout::PopcountAt(int64_t block_row, int64_t block_col) const {
 
 Mask BlockLayout::ToMask() const {
   auto created = Mask::Create(m_rows, m_cols, "layout");
-  if (!created.IsOk()) return Mask();  // default-constructed layout
+  if (!created.IsOk()) return Mask();  // default-constructed, or past Mask::kMaxLen
   Mask m = std::move(created).Value();
   const int64_t words = m.WordsPerRow();
   const int64_t bitmap_words = BitmapWords();

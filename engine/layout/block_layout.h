@@ -21,6 +21,7 @@
 
 #include "engine/core/status.h"
 #include "engine/mask/mask.h"
+#include "engine/mask/row_runs.h"
 
 namespace stof::engine {
 
@@ -50,6 +51,12 @@ class BlockLayout {
   // block_m and block_n must each be a power of two in [16, 256].
   static Status CheckBlockSize(int64_t block_m, int64_t block_n);
   static Expected<BlockLayout> Build(const Mask& mask, int64_t block_m, int64_t block_n);
+  // The layout of a mask held as runs, never as L x L bits (block_layout_runs.cpp): equal
+  // field by field to Build(*runs.ToMask(), block_m, block_n) wherever that mask exists, and
+  // up to RowRuns::kMaxLen beyond it. Time grows with the runs, the block grid / 64 and the
+  // valid blocks plus part bitmaps; memory with the result. Fails, naming the count, when the
+  // valid blocks exceed the int32 CSR indices (2^31 - 1), e.g. causal at L = 2^20 at 16 x 16.
+  static Expected<BlockLayout> Build(const RowRuns& runs, int64_t block_m, int64_t block_n);
 
   int64_t BlockM() const { return m_block_m; }
   int64_t BlockN() const { return m_block_n; }
@@ -82,8 +89,11 @@ class BlockLayout {
   // Position in LoadColIdx of (block_row, block_col), or -1 when the block is empty.
   int64_t LoadIndexOf(int64_t block_row, int64_t block_col) const;
 
-  // The exact source mask (a 0 x 0 Mask for a default-constructed layout).
+  // The exact source mask: a 0 x 0 Mask for a default-constructed layout, and for one built
+  // from RowRuns longer than Mask::kMaxLen (ToRowRuns holds those).
   Mask ToMask() const;
+  // The exact source mask as runs, at every length (block_layout_runs.cpp).
+  RowRuns ToRowRuns() const;
   LayoutStats Stats() const;
 
   // FlexAttention-style block mask (one batch, one head):
@@ -99,8 +109,8 @@ class BlockLayout {
   nlohmann::json ToJson() const;
 
  private:
-  // The steps of Build, kept apart so that another builder (from another form of the mask)
-  // fills every array the same way.
+  // The steps both builders share (Build from bits in block_layout.cpp, from runs in
+  // block_layout_runs.cpp), so that they fill every array the same way.
   // An empty layout of rows x cols at block_m x block_n (sizes checked by the caller).
   static BlockLayout Shape(int64_t rows, int64_t cols, int64_t block_m, int64_t block_n);
   // Cells of block (br, bc) inside the mask; a block is full when all of them are attended.

@@ -3,7 +3,9 @@
 // plus 8 per row), never with rows x cols, so it holds masks far past Mask::kMaxLen: a causal
 // mask at L = 262144 takes 4 MiB (one run and one offset per row) where its bits take 8 GiB.
 // Built from a MaskSpec without any L x L step (row_runs_spec.cpp; every generator bit for bit
-// as Generate), from a Mask, or from raw runs. Not yet used by the CLI, plans or the studio.
+// as Generate), from a Mask, or from raw runs; BlockLayout::Build(const RowRuns&, ...) makes
+// a layout from it (engine/layout/block_layout_runs.cpp). Form and figures: docs/masks.md,
+// "Masks without L x L bits (row runs)". Not yet used by the CLI, plans or the studio.
 // Invariants: 0 <= rows, cols <= kMaxLen; row_ptr has rows + 1 entries from 0 to the run
 // count; within a row runs are non-empty, inside [0, cols), and separated (each begins after
 // the previous one's end, never at it), so equal masks have equal runs and == is exact.
@@ -31,7 +33,8 @@ struct ColumnRun {
 
 class RowRuns {
  public:
-  // Largest rows or cols: 2^20 (1048576). Columns are int32 with room to spare.
+  // Largest rows or cols: 2^20 (1048576). Columns are int32 with room to spare; a layout's
+  // own int32 arrays are checked where it is built (block_layout_runs.cpp).
   static constexpr int64_t kMaxLen = int64_t{1} << 20;
 
   RowRuns() = default;  // 0 x 0
@@ -99,10 +102,10 @@ class RowRuns {
   std::vector<ColumnRun> m_runs;
 };
 
-// Appends runs row by row, for the builders of RowRuns (FromSpec, the compositions): Add the
-// current row's runs with non-decreasing begins (clipped to [0, cols); empty ones dropped; one
-// that overlaps or touches the last run extends it), then EndRow; Finish after `rows` EndRow
-// calls. Sizes are checked by the caller.
+// Appends runs row by row, for the builders of RowRuns (FromSpec, the compositions) and of
+// BlockLayout::ToRowRuns: Add the current row's runs with non-decreasing begins (clipped to
+// [0, cols); empty ones dropped; one that overlaps or touches the last run extends it), then
+// EndRow; Finish after `rows` EndRow calls. Sizes are checked by the caller.
 class RowRunsBuilder {
  public:
   RowRunsBuilder(int64_t rows, int64_t cols);

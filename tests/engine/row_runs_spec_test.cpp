@@ -1,9 +1,10 @@
 // Tests of RowRuns::FromSpec (engine/mask/row_runs_spec.cpp) against the dense generator:
 // for every pattern with default and explicit parameters, the causal flag, documents of
 // several lengths, BigBird and random blocks with seeds, and and / or / not compositions, at
-// L in {1, 63, 64, 100, 1000, 4096}: the runs equal FromMask(Generate(spec)) exactly and ToMask
-// gives Generate's mask back. Then lengths past Mask::kMaxLen (built as runs, refused as bits)
-// and the refusals that name the spec's field.
+// L in {1, 63, 64, 100, 1000, 4096}: the runs equal FromMask(Generate(spec)) exactly, ToMask
+// gives Generate's mask back, and the layout built from the runs equals the dense layout in
+// every field at 16 x 16, 64 x 64, 128 x 64 and 128 x 128. Then lengths past Mask::kMaxLen
+// (built as runs, refused as bits) and the refusals that name the spec's field.
 #include "engine/mask/row_runs.h"
 
 #include <gtest/gtest.h>
@@ -13,8 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include "engine/layout/block_layout.h"
 #include "engine/mask/mask_spec.h"
+#include "layout_equal.h"
 
+using stof::engine::BlockLayout;
 using stof::engine::Mask;
 using stof::engine::MaskSpec;
 using stof::engine::RowRuns;
@@ -125,9 +129,11 @@ std::vector<std::pair<std::string, MaskSpec>> Cases(int64_t L) {
   return c;
 }
 
+constexpr int64_t kBlocks[][2] = {{16, 16}, {64, 64}, {128, 64}, {128, 128}};
+
 }  // namespace
 
-TEST(RowRunsSpec, EveryPatternEqualsTheDenseGenerator) {
+TEST(RowRunsSpec, EveryPatternEqualsTheDenseGeneratorAndItsLayouts) {
   for (int64_t L : {1, 63, 64, 100, 1000, 4096}) {
     for (const auto& [name, spec] : Cases(L)) {
       SCOPED_TRACE(name + " L=" + std::to_string(L));
@@ -140,6 +146,14 @@ TEST(RowRunsSpec, EveryPatternEqualsTheDenseGenerator) {
       auto back = runs->ToMask();
       ASSERT_TRUE(back.IsOk()) << back.Message();
       ASSERT_TRUE(*back == *dense);
+      for (const auto& b : kBlocks) {
+        SCOPED_TRACE(std::to_string(b[0]) + "x" + std::to_string(b[1]));
+        auto want = BlockLayout::Build(*dense, b[0], b[1]);
+        auto got = BlockLayout::Build(*runs, b[0], b[1]);
+        ASSERT_TRUE(want.IsOk() && got.IsOk()) << want.Message() << got.Message();
+        ASSERT_NO_FATAL_FAILURE(stof::engine::testing::ExpectSameLayout(*got, *want));
+        EXPECT_EQ(got->ToRowRuns(), *runs);
+      }
     }
   }
 }
