@@ -115,16 +115,9 @@ Expected<BlockLayout> BlockLayout::Build(const Mask& mask, int64_t block_m, int6
     return MakeError("layout: mask: is empty (" + std::to_string(mask.Rows()) + " x " +
                      std::to_string(mask.Cols()) + "); each side must be at least 1");
   }
-  BlockLayout l;
-  l.m_block_m = block_m;
-  l.m_block_n = block_n;
-  l.m_rows = mask.Rows();
-  l.m_cols = mask.Cols();
-  l.m_block_rows = (l.m_rows + block_m - 1) / block_m;
-  l.m_block_cols = (l.m_cols + block_n - 1) / block_n;
+  BlockLayout l = Shape(mask.Rows(), mask.Cols(), block_m, block_n);
 
   const int64_t words = mask.WordsPerRow();
-  const int64_t bitmap_words = l.BitmapWords();
   // Pass 1: attended cells per block into a grid (one int32 per block, at most 1/8 of the
   // mask's bytes), and the number of full and part blocks, so that pass 2 allocates every
   // array once at its exact size: growing the bitmaps by doubling cost more in page faults
@@ -133,11 +126,6 @@ Expected<BlockLayout> BlockLayout::Build(const Mask& mask, int64_t block_m, int6
   const int64_t stride = block_n <= 64 ? words * (64 / block_n) : l.m_block_cols;
   std::vector<int32_t> grid(static_cast<size_t>(l.m_block_rows * stride), 0);
   const int span_shift = block_n > 64 ? std::countr_zero(static_cast<uint64_t>(block_n / 64)) : 0;
-  // Cells of block (br, bc) inside the mask; a block is full when all of them are attended.
-  auto in_range = [&l](int64_t br, int64_t bc) {
-    const int64_t r0 = br * l.m_block_m, c0 = bc * l.m_block_n;
-    return (std::min(r0 + l.m_block_m, l.m_rows) - r0) * (std::min(c0 + l.m_block_n, l.m_cols) - c0);
-  };
   int64_t n_full = 0, n_part = 0;
   for (int64_t br = 0; br < l.m_block_rows; ++br) {
     int32_t* counts = grid.data() + br * stride;
@@ -155,7 +143,7 @@ Expected<BlockLayout> BlockLayout::Build(const Mask& mask, int64_t block_m, int6
       const int32_t n = counts[bc];
       if (n == 0) continue;
       l.m_nnz += n;
-      if (n == in_range(br, bc)) {
+      if (n == l.CellsInRange(br, bc)) {
         ++n_full;
       } else {
         ++n_part;
@@ -164,21 +152,7 @@ Expected<BlockLayout> BlockLayout::Build(const Mask& mask, int64_t block_m, int6
   }
 
   // Pass 2: CSR arrays and part bitmaps. Sizes fit int32: at most (32768 / 16)^2 blocks.
-  const size_t row_ptrs = static_cast<size_t>(l.m_block_rows) + 1;
-  const size_t n_load = static_cast<size_t>(n_full + n_part);
-  l.m_full_row_ptr.reserve(row_ptrs);
-  l.m_part_row_ptr.reserve(row_ptrs);
-  l.m_load_row_ptr.reserve(row_ptrs);
-  l.m_full_col_idx.reserve(static_cast<size_t>(n_full));
-  l.m_part_col_idx.reserve(static_cast<size_t>(n_part));
-  l.m_part_popcount.reserve(static_cast<size_t>(n_part));
-  l.m_load_col_idx.reserve(n_load);
-  l.m_load_is_full.reserve(n_load);
-  l.m_load_part_idx.reserve(n_load);
-  l.m_part_bitmaps.assign(static_cast<size_t>(n_part * bitmap_words), 0);
-  l.m_full_row_ptr.push_back(0);
-  l.m_part_row_ptr.push_back(0);
-  l.m_load_row_ptr.push_back(0);
+  l.Reserve(n_full, n_part);
   for (int64_t br = 0; br < l.m_block_rows; ++br) {
     const int32_t* counts = grid.data() + br * stride;
     const int64_t r0 = br * block_m;
@@ -186,20 +160,12 @@ Expected<BlockLayout> BlockLayout::Build(const Mask& mask, int64_t block_m, int6
     for (int64_t bc = 0; bc < l.m_block_cols; ++bc) {
       const int32_t n = counts[bc];
       if (n == 0) continue;
-      l.m_load_col_idx.push_back(static_cast<int32_t>(bc));
-      if (n == in_range(br, bc)) {
-        l.m_full_col_idx.push_back(static_cast<int32_t>(bc));
-        l.m_load_is_full.push_back(1);
-        l.m_load_part_idx.push_back(-1);
+      if (n == l.CellsInRange(br, bc)) {
+        l.AddFull(bc);
         continue;
       }
-      const int64_t p = static_cast<int64_t>(l.m_part_col_idx.size());
-      l.m_load_is_full.push_back(0);
-      l.m_load_part_idx.push_back(static_cast<int32_t>(p));
-      l.m_part_col_idx.push_back(static_cast<int32_t>(bc));
-      l.m_part_popcount.push_back(n);
+      uint64_t* dst = l.AddPart(bc, n);
       // Copy the block's bits; rows past the mask and columns past L stay zero (padding).
-      uint64_t* dst = l.m_part_bitmaps.data() + p * bitmap_words;
       const int64_t c0 = bc * block_n;
       const int64_t w0 = c0 >> 6;
       if (block_n <= 64) {
@@ -219,11 +185,44 @@ Expected<BlockLayout> BlockLayout::Build(const Mask& mask, int64_t block_m, int6
         }
       }
     }
-    l.m_full_row_ptr.push_back(static_cast<int32_t>(l.m_full_col_idx.size()));
-    l.m_part_row_ptr.push_back(static_cast<int32_t>(l.m_part_col_idx.size()));
-    l.m_load_row_ptr.push_back(static_cast<int32_t>(l.m_load_col_idx.size()));
+    l.EndBlockRow();
   }
   return l;
+}
+
+BlockLayout BlockLayout::Shape(int64_t rows, int64_t cols, int64_t block_m, int64_t block_n) {
+  BlockLayout l;
+  l.m_block_m = block_m;
+  l.m_block_n = block_n;
+  l.m_rows = rows;
+  l.m_cols = cols;
+  l.m_block_rows = (rows + block_m - 1) / block_m;
+  l.m_block_cols = (cols + block_n - 1) / block_n;
+  return l;
+}
+
+void BlockLayout::Reserve(int64_t n_full, int64_t n_part) {
+  const size_t row_ptrs = static_cast<size_t>(m_block_rows) + 1;
+  const size_t n_load = static_cast<size_t>(n_full + n_part);
+  m_full_row_ptr.reserve(row_ptrs);
+  m_part_row_ptr.reserve(row_ptrs);
+  m_load_row_ptr.reserve(row_ptrs);
+  m_full_col_idx.reserve(static_cast<size_t>(n_full));
+  m_part_col_idx.reserve(static_cast<size_t>(n_part));
+  m_part_popcount.reserve(static_cast<size_t>(n_part));
+  m_load_col_idx.reserve(n_load);
+  m_load_is_full.reserve(n_load);
+  m_load_part_idx.reserve(n_load);
+  m_part_bitmaps.assign(static_cast<size_t>(n_part * BitmapWords()), 0);
+  m_full_row_ptr.push_back(0);
+  m_part_row_ptr.push_back(0);
+  m_load_row_ptr.push_back(0);
+}
+
+void BlockLayout::EndBlockRow() {
+  m_full_row_ptr.push_back(static_cast<int32_t>(m_full_col_idx.size()));
+  m_part_row_ptr.push_back(static_cast<int32_t>(m_part_col_idx.size()));
+  m_load_row_ptr.push_back(static_cast<int32_t>(m_load_col_idx.size()));
 }
 
 int64_t BlockLayout::LoadIndexOf(int64_t block_row, int64_t block_col) const {
@@ -254,7 +253,7 @@ int64_t BlockLayout::PopcountAt(int64_t block_row, int64_t block_col) const {
 
 Mask BlockLayout::ToMask() const {
   auto created = Mask::Create(m_rows, m_cols, "layout");
-  if (!created.IsOk()) return Mask();  // default-constructed layout
+  if (!created.IsOk()) return Mask();  // default-constructed, or past Mask::kMaxLen
   Mask m = std::move(created).Value();
   const int64_t words = m.WordsPerRow();
   const int64_t bitmap_words = BitmapWords();

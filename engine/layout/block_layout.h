@@ -12,6 +12,7 @@
 // docs/benchmarks.md, "BlockLayout::Build (CPU)").
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 
 #include "engine/core/status.h"
 #include "engine/mask/mask.h"
+#include "engine/mask/row_runs.h"
 
 namespace stof::engine {
 
@@ -49,6 +51,12 @@ class BlockLayout {
   // block_m and block_n must each be a power of two in [16, 256].
   static Status CheckBlockSize(int64_t block_m, int64_t block_n);
   static Expected<BlockLayout> Build(const Mask& mask, int64_t block_m, int64_t block_n);
+  // The layout of a mask held as runs, never as L x L bits (block_layout_runs.cpp): equal
+  // field by field to Build(*runs.ToMask(), block_m, block_n) wherever that mask exists, and
+  // up to RowRuns::kMaxLen beyond it. Time grows with the runs, the block grid / 64 and the
+  // valid blocks plus part bitmaps; memory with the result. Fails, naming the count, when the
+  // valid blocks exceed the int32 CSR indices (2^31 - 1), e.g. causal at L = 2^20 at 16 x 16.
+  static Expected<BlockLayout> Build(const RowRuns& runs, int64_t block_m, int64_t block_n);
 
   int64_t BlockM() const { return m_block_m; }
   int64_t BlockN() const { return m_block_n; }
@@ -81,8 +89,11 @@ class BlockLayout {
   // Position in LoadColIdx of (block_row, block_col), or -1 when the block is empty.
   int64_t LoadIndexOf(int64_t block_row, int64_t block_col) const;
 
-  // The exact source mask (a 0 x 0 Mask for a default-constructed layout).
+  // The exact source mask: a 0 x 0 Mask for a default-constructed layout, and for one built
+  // from RowRuns longer than Mask::kMaxLen (ToRowRuns holds those).
   Mask ToMask() const;
+  // The exact source mask as runs, at every length (block_layout_runs.cpp).
+  RowRuns ToRowRuns() const;
   LayoutStats Stats() const;
 
   // FlexAttention-style block mask (one batch, one head):
@@ -98,6 +109,38 @@ class BlockLayout {
   nlohmann::json ToJson() const;
 
  private:
+  // The steps both builders share (Build from bits in block_layout.cpp, from runs in
+  // block_layout_runs.cpp), so that they fill every array the same way.
+  // An empty layout of rows x cols at block_m x block_n (sizes checked by the caller).
+  static BlockLayout Shape(int64_t rows, int64_t cols, int64_t block_m, int64_t block_n);
+  // Cells of block (br, bc) inside the mask; a block is full when all of them are attended.
+  int64_t CellsInRange(int64_t br, int64_t bc) const {
+    const int64_t r0 = br * m_block_m, c0 = bc * m_block_n;
+    return (std::min(r0 + m_block_m, m_rows) - r0) * (std::min(c0 + m_block_n, m_cols) - c0);
+  }
+  // Reserves every array at its exact size for n_full + n_part valid blocks (the builders
+  // count first: growing the bitmaps by doubling cost more in page faults than the counting),
+  // zeroes the bitmaps and starts the row pointers at 0.
+  void Reserve(int64_t n_full, int64_t n_part);
+  // Appends a full block, or a part block of `cells` attended cells (returning its zeroed
+  // bitmap), at block column bc of the current block row; EndBlockRow closes the row.
+  void AddFull(int64_t bc) {
+    m_load_col_idx.push_back(static_cast<int32_t>(bc));
+    m_load_is_full.push_back(1);
+    m_load_part_idx.push_back(-1);
+    m_full_col_idx.push_back(static_cast<int32_t>(bc));
+  }
+  uint64_t* AddPart(int64_t bc, int64_t cells) {
+    const auto p = static_cast<int64_t>(m_part_col_idx.size());
+    m_load_col_idx.push_back(static_cast<int32_t>(bc));
+    m_load_is_full.push_back(0);
+    m_load_part_idx.push_back(static_cast<int32_t>(p));
+    m_part_col_idx.push_back(static_cast<int32_t>(bc));
+    m_part_popcount.push_back(static_cast<int32_t>(cells));
+    return m_part_bitmaps.data() + p * BitmapWords();
+  }
+  void EndBlockRow();
+
   int64_t m_block_m = 0, m_block_n = 0;
   int64_t m_rows = 0, m_cols = 0;
   int64_t m_block_rows = 0, m_block_cols = 0;

@@ -13,8 +13,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/core/split_mix64.h"
 #include "engine/core/text_format.h"
+#include "engine/mask/mask_pattern.h"
+#include "engine/mask/random_blocks.h"
 
 namespace stof::engine {
 
@@ -31,25 +32,10 @@ constexpr int kMaxSpecs = 32;
 constexpr int64_t kDefaultRandomBlock = 64;
 constexpr double kDefaultFill = 0.1;
 
-enum class Kind {
-  kFull, kCausal, kSlidingWindow, kDilated, kGlobal, kRandomBlocks,
-  kLongformer, kBigBird, kDocument, kOr, kAnd, kNot, kUnknown,
-};
+// The generator kinds (mask_pattern.h), shared with RowRuns::FromSpec.
+using Kind = MaskPattern;
 
-Kind KindFromName(const std::string& name) {
-  static const std::pair<const char*, Kind> kTable[] = {
-      {"full", Kind::kFull},           {"causal", Kind::kCausal},
-      {"sliding_window", Kind::kSlidingWindow}, {"dilated", Kind::kDilated},
-      {"global", Kind::kGlobal},       {"random_blocks", Kind::kRandomBlocks},
-      {"longformer", Kind::kLongformer}, {"bigbird", Kind::kBigBird},
-      {"document", Kind::kDocument},   {"or", Kind::kOr},
-      {"and", Kind::kAnd},             {"not", Kind::kNot},
-  };
-  for (const auto& [n, k] : kTable) {
-    if (name == n) return k;
-  }
-  return Kind::kUnknown;
-}
+Kind KindFromName(const std::string& name) { return MaskPatternFromName(name); }
 
 bool UsesWidth(Kind k) {
   return k == Kind::kSlidingWindow || k == Kind::kDilated || k == Kind::kLongformer ||
@@ -57,7 +43,7 @@ bool UsesWidth(Kind k) {
 }
 bool UsesGlobal(Kind k) { return k == Kind::kGlobal || k == Kind::kLongformer || k == Kind::kBigBird; }
 bool UsesRandom(Kind k) { return k == Kind::kRandomBlocks || k == Kind::kBigBird; }
-bool IsComposition(Kind k) { return k == Kind::kOr || k == Kind::kAnd || k == Kind::kNot; }
+bool IsComposition(Kind k) { return IsCompositionPattern(k); }
 
 std::string FormatDouble(double v) {
   char buf[32];
@@ -124,11 +110,12 @@ Status ResolveParams(MaskSpec& s, Kind kind, const std::string& path) {
   return Status::Ok();
 }
 
-// `specs`: the specs of the tree seen so far (kMaxSpecs).
+// `specs`: the specs of the tree seen so far (kMaxSpecs); `max_len`: the largest seq_len.
 Expected<MaskSpec> ResolveAt(const MaskSpec& spec, const std::string& path, int depth,
-                             int& specs);
+                             int& specs, int64_t max_len);
 
-Status ResolveOperands(MaskSpec& s, Kind kind, const std::string& path, int depth, int& specs) {
+Status ResolveOperands(MaskSpec& s, Kind kind, const std::string& path, int depth, int& specs,
+                       int64_t max_len) {
   const size_t n = s.operands.size();
   if (!IsComposition(kind)) {
     if (n == 0) return Status::Ok();
@@ -154,14 +141,14 @@ Status ResolveOperands(MaskSpec& s, Kind kind, const std::string& path, int dept
       return MakeError(op_path + ".seq_len: " + Str(op.seq_len) + " != the " + s.pattern +
                        "'s seq_len " + Str(s.seq_len));
     }
-    STOF_ASSIGN_OR_RETURN(auto resolved, ResolveAt(op, op_path, depth + 1, specs));
+    STOF_ASSIGN_OR_RETURN(auto resolved, ResolveAt(op, op_path, depth + 1, specs, max_len));
     s.operands[i] = std::move(resolved);
   }
   return Status::Ok();
 }
 
 Expected<MaskSpec> ResolveAt(const MaskSpec& spec, const std::string& path, int depth,
-                             int& specs) {
+                             int& specs, int64_t max_len) {
   if (++specs > kMaxSpecs) {
     return MakeError(path + ": more than " + std::to_string(kMaxSpecs) +
                      " mask specs in all (the top one and every operand, at every level; each "
@@ -173,10 +160,10 @@ Expected<MaskSpec> ResolveAt(const MaskSpec& spec, const std::string& path, int 
     for (const std::string& n : MaskPatternNames()) names += (names.empty() ? "" : ", ") + n;
     return MakeError(path + ".pattern: unknown '" + spec.pattern + "'; expected one of " + names);
   }
-  STOF_RETURN_IF_ERROR(CheckRange(path + ".seq_len", spec.seq_len, 1, Mask::kMaxLen));
+  STOF_RETURN_IF_ERROR(CheckRange(path + ".seq_len", spec.seq_len, 1, max_len));
   MaskSpec s = spec;
   STOF_RETURN_IF_ERROR(ResolveParams(s, kind, path));
-  STOF_RETURN_IF_ERROR(ResolveOperands(s, kind, path, depth, specs));
+  STOF_RETURN_IF_ERROR(ResolveOperands(s, kind, path, depth, specs, max_len));
   return s;
 }
 
@@ -226,32 +213,22 @@ bool BlockIsEmpty(const Mask& m, int64_t bi, int64_t bj, int64_t b) {
 // Random blocks on a b x b grid (the last row/column of blocks is clipped at L). With
 // only_empty, the candidates are the blocks that `m` leaves empty (BigBird draws its random
 // keys outside the window and the global tokens); otherwise every block. Exactly
-// round(fill * candidates) blocks are chosen, by selection sampling (Knuth's Algorithm S) so the
+// round(fill * candidates) blocks are chosen, by selection sampling (random_blocks.h) so the
 // memory stays O(1) even for b = 1 at L = 32768.
 void AddRandomBlocks(Mask& m, double fill, int64_t b, uint64_t seed, bool only_empty) {
   const int64_t nb = (m.Rows() + b - 1) / b;
-  const int64_t total = nb * nb;
-  int64_t candidates = total;
+  int64_t candidates = nb * nb;
   if (only_empty) {
     candidates = 0;
     for (int64_t bi = 0; bi < nb; ++bi) {
       for (int64_t bj = 0; bj < nb; ++bj) candidates += BlockIsEmpty(m, bi, bj, b) ? 1 : 0;
     }
   }
-  int64_t needed = std::llround(fill * static_cast<double>(candidates));
-  if (needed <= 0) return;
   // Blocks do not overlap, so setting a chosen block never changes a later block's emptiness.
-  SplitMix64 rng(seed);
-  int64_t remaining = candidates;
-  for (int64_t idx = 0; idx < total && needed > 0; ++idx) {
-    const int64_t bi = idx / nb, bj = idx % nb;
-    if (only_empty && !BlockIsEmpty(m, bi, bj, b)) continue;
-    if (static_cast<int64_t>(rng.Below(static_cast<uint64_t>(remaining))) < needed) {
-      m.SetRect(bi * b, (bi + 1) * b, bj * b, (bj + 1) * b);
-      --needed;
-    }
-    --remaining;
-  }
+  SelectRandomBlocks(
+      nb, candidates, fill, seed,
+      [&](int64_t bi, int64_t bj) { return !only_empty || BlockIsEmpty(m, bi, bj, b); },
+      [&](int64_t bi, int64_t bj) { m.SetRect(bi * b, (bi + 1) * b, bj * b, (bj + 1) * b); });
 }
 
 void ApplyCausal(Mask& m) {
@@ -360,9 +337,11 @@ const std::vector<std::string>& MaskPatternNames() {
   return kNames;
 }
 
-Expected<MaskSpec> Resolve(const MaskSpec& spec) {
+Expected<MaskSpec> Resolve(const MaskSpec& spec) { return Resolve(spec, Mask::kMaxLen); }
+
+Expected<MaskSpec> Resolve(const MaskSpec& spec, int64_t max_seq_len) {
   int specs = 0;
-  return ResolveAt(spec, "mask", 0, specs);
+  return ResolveAt(spec, "mask", 0, specs, max_seq_len);
 }
 
 Expected<Mask> Generate(const MaskSpec& spec) {

@@ -53,6 +53,9 @@ std::vector<std::string> MaskPatternParams(const std::string& pattern);
 // name the field: "mask.width: must be in 1..L, got 0"). Operands are resolved recursively;
 // they nest at most 16 levels and a tree holds at most 32 specs, the top one included.
 Expected<MaskSpec> Resolve(const MaskSpec& spec);
+// The same with seq_len allowed up to max_seq_len instead of Mask::kMaxLen, for the forms that
+// never hold L x L bits (RowRuns::FromSpec).
+Expected<MaskSpec> Resolve(const MaskSpec& spec, int64_t max_seq_len);
 
 // Builds the mask. Resolves first; fails on invalid parameters, never allocates beyond
 // Mask::kMaxLen^2 bits per operand.

@@ -14,46 +14,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_masks.h"
+
 using stof::engine::BlockClass;
 using stof::engine::BlockLayout;
 using stof::engine::LayoutStats;
 using stof::engine::Mask;
+using stof::engine::testing::RandomMask;
+using stof::engine::testing::StructuredMask;
 
 namespace {
 
 constexpr int64_t kSizes[] = {16, 32, 64, 128, 256};
-
-Mask RandomMask(int64_t rows, int64_t cols, double density, uint64_t seed) {
-  auto m = Mask::Create(rows, cols);
-  EXPECT_TRUE(m.IsOk()) << m.Message();
-  std::mt19937_64 rng(seed);
-  std::bernoulli_distribution bit(density);
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) {
-      if (bit(rng)) m->Set(r, c);
-    }
-  }
-  return std::move(m).Value();
-}
-
-// A band |r - c| <= half plus a few global rows and columns, and random solid rectangles:
-// gives full blocks, part blocks with long runs, and empty blocks at every block size.
-Mask StructuredMask(int64_t rows, int64_t cols, uint64_t seed) {
-  auto m = Mask::Create(rows, cols);
-  EXPECT_TRUE(m.IsOk()) << m.Message();
-  const int64_t half = std::max<int64_t>(1, std::min(rows, cols) / 20);
-  for (int64_t r = 0; r < rows; ++r) m->SetRange(r, r - half, r + half + 1);
-  m->SetRect(0, std::min<int64_t>(rows, 5), 0, cols);
-  m->SetRect(0, rows, 0, std::min<int64_t>(cols, 7));
-  std::mt19937_64 rng(seed);
-  for (int i = 0; i < 6; ++i) {
-    const int64_t r0 = static_cast<int64_t>(rng() % static_cast<uint64_t>(rows));
-    const int64_t c0 = static_cast<int64_t>(rng() % static_cast<uint64_t>(cols));
-    m->SetRect(r0, r0 + 1 + static_cast<int64_t>(rng() % 300), c0,
-               c0 + 1 + static_cast<int64_t>(rng() % 300));
-  }
-  return std::move(m).Value();
-}
 
 void ExpectRowPtr(const std::vector<int32_t>& row_ptr, const std::vector<int32_t>& col_idx,
                   const BlockLayout& l, const char* name) {

@@ -1,0 +1,223 @@
+// RowRuns::FromSpec: every MaskSpec generator written row by row as column runs, never as
+// L x L bits. The definitions are mask_spec.cpp's (docs/masks.md, "Patterns"); the tests
+// (tests/engine/row_runs_spec_test.cpp) hold this file to FromMask(Generate(spec)) for every
+// pattern. A row's few runs (full, causal, band, global, document) and its many sorted ones
+// (dilated cells, the block row's random blocks) are merged in begin order into the builder;
+// random blocks are drawn by the same loop as Generate's (random_blocks.h), with the
+// "left empty by global + band" test done on the block's bounds instead of on bits.
+#include <algorithm>
+#include <utility>
+
+#include "engine/core/text_format.h"
+#include "engine/mask/mask_pattern.h"
+#include "engine/mask/mask_spec.h"
+#include "engine/mask/random_blocks.h"
+#include "engine/mask/row_runs.h"
+
+namespace stof::engine {
+
+namespace {
+
+// Random-block grids hold at most 2^30 blocks: each candidate costs a draw, and Generate's
+// worst case (block 1 at L = 32768) is this size, so FromSpec is never slower than it per spec.
+constexpr int64_t kMaxRandomGridSide = int64_t{1} << 15;
+
+// The chosen random blocks: block row bi's block columns are cols[row_ptr[bi] ..
+// row_ptr[bi + 1]), increasing.
+struct ChosenBlocks {
+  std::vector<int64_t> row_ptr;
+  std::vector<int32_t> cols;
+};
+
+// Whether global (i < g or j < g) and band (|i - j| < w) leave the b x b block (bi, bj) of an
+// L x L mask empty: BigBird's candidates. Blocks are clipped at L as in Generate.
+bool GlobalBandLeaveEmpty(const MaskSpec& s, int64_t bi, int64_t bj) {
+  const int64_t L = s.seq_len, b = s.block;
+  const int64_t r0 = bi * b, r1 = std::min(r0 + b, L);
+  const int64_t c0 = bj * b, c1 = std::min(c0 + b, L);
+  if (r0 < s.global || c0 < s.global) return false;
+  // Smallest |i - j| over the block's rows and columns.
+  const int64_t gap = c0 >= r1 ? c0 - (r1 - 1) : (r0 >= c1 ? r0 - (c1 - 1) : 0);
+  return gap >= s.width;
+}
+
+Expected<ChosenBlocks> ChooseRandomBlocks(const MaskSpec& s, bool only_empty,
+                                          const std::string& path) {
+  const int64_t nb = (s.seq_len + s.block - 1) / s.block;
+  if (nb > kMaxRandomGridSide) {
+    return MakeError(path + ".block: " + Str(s.block) + " makes a random-block grid of " +
+                     Str(nb) + " x " + Str(nb) + " at seq_len " + Str(s.seq_len) +
+                     " (one random draw per block); at most " + Str(kMaxRandomGridSide) +
+                     " blocks per side, so a block of at least " +
+                     Str((s.seq_len + kMaxRandomGridSide - 1) / kMaxRandomGridSide));
+  }
+  auto is_candidate = [&](int64_t bi, int64_t bj) {
+    return !only_empty || GlobalBandLeaveEmpty(s, bi, bj);
+  };
+  int64_t candidates = nb * nb;
+  if (only_empty) {
+    candidates = 0;
+    for (int64_t bi = 0; bi < nb; ++bi) {
+      for (int64_t bj = 0; bj < nb; ++bj) candidates += is_candidate(bi, bj) ? 1 : 0;
+    }
+  }
+  ChosenBlocks chosen;
+  chosen.row_ptr.assign(static_cast<size_t>(nb) + 1, 0);
+  // Blocks come in row-major order: count per block row, prefix-sum after.
+  SelectRandomBlocks(nb, candidates, s.fill, s.seed, is_candidate, [&](int64_t bi, int64_t bj) {
+    ++chosen.row_ptr[static_cast<size_t>(bi) + 1];
+    chosen.cols.push_back(static_cast<int32_t>(bj));
+  });
+  for (size_t i = 1; i < chosen.row_ptr.size(); ++i) chosen.row_ptr[i] += chosen.row_ptr[i - 1];
+  return chosen;
+}
+
+// The chosen blocks of block row bi as column runs, adjacent blocks joined.
+void BlockRowRuns(const MaskSpec& s, const ChosenBlocks& chosen, int64_t bi,
+                  std::vector<ColumnRun>& out) {
+  out.clear();
+  const int64_t b = s.block;
+  for (int64_t k = chosen.row_ptr[static_cast<size_t>(bi)];
+       k < chosen.row_ptr[static_cast<size_t>(bi) + 1]; ++k) {
+    const int64_t c0 = chosen.cols[static_cast<size_t>(k)] * b;
+    const auto c1 = static_cast<int32_t>(std::min(c0 + b, s.seq_len));
+    if (!out.empty() && out.back().end == c0) {
+      out.back().end = c1;
+    } else {
+      out.push_back({static_cast<int32_t>(c0), c1});
+    }
+  }
+}
+
+// A row's runs from at most two unordered ones (`few`) and any number in increasing order
+// (`many`), cut at `cap` (i + 1 under the causal flag), added in begin order.
+struct RowParts {
+  ColumnRun few[2];
+  int n_few = 0;
+  void AddFew(int64_t begin, int64_t end, int64_t cols) {
+    begin = std::max<int64_t>(begin, 0);
+    end = std::min(end, cols);
+    if (begin < end) few[n_few++] = {static_cast<int32_t>(begin), static_cast<int32_t>(end)};
+  }
+  void Emit(const std::vector<ColumnRun>& many, int64_t cap, RowRunsBuilder& out) {
+    if (n_few == 2 && few[1].begin < few[0].begin) std::swap(few[0], few[1]);
+    int f = 0;
+    size_t k = 0;
+    while (f < n_few || k < many.size()) {
+      const bool take_few = k == many.size() || (f < n_few && few[f].begin <= many[k].begin);
+      const ColumnRun& run = take_few ? few[f++] : many[k++];
+      out.Add(run.begin, std::min<int64_t>(run.end, cap));
+    }
+  }
+};
+
+// i < g or j < g.
+void AddGlobal(RowParts& parts, const MaskSpec& s, int64_t i) {
+  if (s.global <= 0) return;
+  parts.AddFew(0, i < s.global ? s.seq_len : s.global, s.seq_len);
+}
+
+// |i - j| < w.
+void AddBand(RowParts& parts, const MaskSpec& s, int64_t i) {
+  parts.AddFew(i - s.width + 1, i + s.width, s.seq_len);
+}
+
+// j = i + k (r + 1) for |k| < w, one cell each (r >= 1 keeps them apart).
+void DilatedCells(const MaskSpec& s, int64_t i, std::vector<ColumnRun>& out) {
+  out.clear();
+  const int64_t step = s.dilation + 1;
+  for (int64_t k = -(s.width - 1); k <= s.width - 1; ++k) {
+    const int64_t j = i + k * step;
+    if (j >= 0 && j < s.seq_len) {
+      out.push_back({static_cast<int32_t>(j), static_cast<int32_t>(j + 1)});
+    }
+  }
+}
+
+Expected<RowRuns> BuildAtomic(const MaskSpec& s, MaskPattern p, const std::string& path) {
+  const int64_t L = s.seq_len;
+  ChosenBlocks chosen;
+  if (p == MaskPattern::kRandomBlocks || p == MaskPattern::kBigBird) {
+    STOF_ASSIGN_OR_RETURN(chosen, ChooseRandomBlocks(s, p == MaskPattern::kBigBird, path));
+  }
+  RowRunsBuilder out(L, L);
+  std::vector<ColumnRun> many;       // dilated cells, or the block row's random blocks
+  int64_t many_block_row = -1;       // the block row `many` holds for random blocks
+  size_t doc = 0;
+  int64_t doc_start = 0;
+  for (int64_t i = 0; i < L; ++i) {
+    RowParts parts;
+    const bool random = p == MaskPattern::kRandomBlocks || p == MaskPattern::kBigBird;
+    if (random && i / s.block != many_block_row) {
+      many_block_row = i / s.block;
+      BlockRowRuns(s, chosen, many_block_row, many);
+    }
+    switch (p) {
+      case MaskPattern::kFull: parts.AddFew(0, L, L); break;
+      case MaskPattern::kCausal: parts.AddFew(0, i + 1, L); break;
+      case MaskPattern::kSlidingWindow: AddBand(parts, s, i); break;
+      case MaskPattern::kDilated:
+        if (s.dilation == 0) {
+          AddBand(parts, s, i);
+        } else {
+          DilatedCells(s, i, many);
+        }
+        break;
+      case MaskPattern::kGlobal: AddGlobal(parts, s, i); break;
+      case MaskPattern::kRandomBlocks: break;  // `many` alone
+      case MaskPattern::kLongformer:
+      case MaskPattern::kBigBird:
+        AddGlobal(parts, s, i);
+        AddBand(parts, s, i);
+        break;
+      case MaskPattern::kDocument:
+        while (i >= doc_start + s.doc_lengths[doc]) doc_start += s.doc_lengths[doc++];
+        parts.AddFew(doc_start, doc_start + s.doc_lengths[doc], L);
+        break;
+      default: break;  // compositions are built by BuildComposition
+    }
+    parts.Emit(many, s.causal ? i + 1 : L, out);
+    out.EndRow();
+  }
+  return std::move(out).Finish();
+}
+
+// j <= i on every row, after everything else (the causal flag of a composition).
+RowRuns ApplyCausal(const RowRuns& a) {
+  RowRunsBuilder out(a.Rows(), a.Cols());
+  for (int64_t r = 0; r < a.Rows(); ++r) {
+    for (const ColumnRun& run : a.Row(r)) out.Add(run.begin, std::min<int64_t>(run.end, r + 1));
+    out.EndRow();
+  }
+  return std::move(out).Finish();
+}
+
+Expected<RowRuns> Build(const MaskSpec& s, const std::string& path);
+
+Expected<RowRuns> BuildComposition(const MaskSpec& s, MaskPattern p, const std::string& path) {
+  STOF_ASSIGN_OR_RETURN(RowRuns acc, Build(s.operands[0], path + ".operands[0]"));
+  if (p == MaskPattern::kNot) return RowRuns::Not(acc);
+  for (size_t i = 1; i < s.operands.size(); ++i) {
+    STOF_ASSIGN_OR_RETURN(RowRuns next,
+                          Build(s.operands[i], path + ".operands[" + std::to_string(i) + "]"));
+    STOF_ASSIGN_OR_RETURN(acc, p == MaskPattern::kOr ? RowRuns::Or(acc, next)
+                                                     : RowRuns::And(acc, next));
+  }
+  return acc;
+}
+
+Expected<RowRuns> Build(const MaskSpec& s, const std::string& path) {
+  const MaskPattern p = MaskPatternFromName(s.pattern);
+  if (!IsCompositionPattern(p)) return BuildAtomic(s, p, path);
+  STOF_ASSIGN_OR_RETURN(RowRuns m, BuildComposition(s, p, path));
+  return s.causal ? ApplyCausal(m) : m;
+}
+
+}  // namespace
+
+Expected<RowRuns> RowRuns::FromSpec(const MaskSpec& spec) {
+  STOF_ASSIGN_OR_RETURN(auto resolved, Resolve(spec, kMaxLen));
+  return Build(resolved, "mask");
+}
+
+}  // namespace stof::engine
