@@ -20,6 +20,7 @@
 
 #include "app/studio/gpu_worker.h"
 #include "app/studio/profile_view_state.h"
+#include "app/studio/studio_defaults.h"
 #include "app/studio/tune_job.h"
 #include "app/studio/tune_plots.h"
 #include "app/studio/widgets/plots.h"
@@ -38,9 +39,9 @@
 namespace stof::app {
 
 struct LayerChoice {
-  std::string model = "bert-base";  // preset name, used when config_path is empty
-  std::string config_path;          // a HuggingFace config.json
-  int64_t batch = 8;
+  std::string model = studio_defaults::kModel;  // preset name, used when config_path is empty
+  std::string config_path;                      // a HuggingFace config.json
+  int64_t batch = studio_defaults::kBatch;
   bool operator==(const LayerChoice&) const = default;
 };
 

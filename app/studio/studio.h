@@ -27,6 +27,7 @@
 #include "app/studio/mask_document.h"
 #include "app/studio/mask_textures.h"
 #include "app/studio/save_job.h"
+#include "app/studio/studio_defaults.h"
 #include "app/studio/widgets/error_strip.h"
 #include "engine/analysis/layout_analysis.h"
 #include "engine/core/status.h"
@@ -39,20 +40,20 @@ namespace stof::app {
 
 enum class Overlay { kMask, kBlocksOverMask, kBlocks };
 
-// The embedded default: BigBird at L = 1024, BERT-base workload (batch 8, 12 heads, d = 64),
-// block 64 x 64, the local GPU's spec or the H100's when there is none.
+// The embedded default (studio_defaults.h): BigBird at L = 1024, BERT-base workload (batch 8,
+// 12 heads, d = 64), block 64 x 64, the local GPU's spec or the H100's when there is none.
 struct StudioOptions {
-  engine::MaskSpec spec;  // pattern "bigbird", seq_len 1024, paper defaults
+  engine::MaskSpec spec = studio_defaults::MaskGenerator();  // paper parameters
   engine::Workload workload;
-  int64_t block_m = 64, block_n = 64;
+  int64_t block_m = studio_defaults::kBlock, block_n = studio_defaults::kBlock;
   std::string device;     // "" = local GPU, else H100-SXM-80GB
   std::string open;       // a mask file to open instead of the spec
   std::string recent_path;  // the recent-files list (engine::RecentFilesPath); "" = not kept
   std::string panel = "mask";
   bool use_gpu = true;    // false: the fusion / tune / profile jobs predict even on a GPU
-  std::string model = "bert-base";  // the layer of the fusion and tune views
-  std::string model_config;         // a config.json instead of the preset
-  int64_t model_batch = 8;
+  std::string model = studio_defaults::kModel;  // the layer of the fusion and tune views
+  std::string model_config;                     // a config.json instead of the preset
+  int64_t model_batch = studio_defaults::kBatch;
   Overlay overlay = Overlay::kBlocksOverMask;  // the canvas' overlay
   double zoom = 1.0;                           // the canvas' zoom (1 = fit)
 };
@@ -223,7 +224,7 @@ class Studio {
   Overlay m_overlay = Overlay::kBlocksOverMask;
   Panel m_panel = Panel::kMask;
   bool m_force_panel = true;  // select m_panel's tab on the next frame
-  int64_t m_block_m = 64, m_block_n = 64;
+  int64_t m_block_m = studio_defaults::kBlock, m_block_n = studio_defaults::kBlock;
   engine::Workload m_workload;
   DeviceChoice m_devices;
   engine::MaskSpec m_preset;

@@ -39,7 +39,7 @@ void Studio::ApplyLessonSetup(const LessonSetup& s) {
     }
   }
   if (s.block) SetBlockSize(s.block->first, s.block->second);
-  if (s.batch) m_lab->SetChoice(LayerChoice{"bert-base", "", *s.batch});
+  if (s.batch) m_lab->SetChoice(LayerChoice{studio_defaults::kModel, "", *s.batch});
   if (s.device)
     for (size_t i = 0; i < m_devices.devices.size(); ++i)
       if (m_devices.devices[i].name == *s.device) SetDevice(static_cast<int>(i));

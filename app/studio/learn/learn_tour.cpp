@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "app/studio/studio.h"
+#include "app/studio/studio_defaults.h"
 #include "engine/fusion/fusion_scheme.h"
 
 namespace stof::app {
@@ -27,13 +28,6 @@ std::string Us(double us) { return F("%.1f us", us); }
 std::string Counts(const engine::LayoutStats& s) {
   return I(s.full_blocks) + " full, " + I(s.part_blocks) + " part and " + I(s.empty_blocks) +
          " empty blocks of " + I(s.block_rows * s.block_cols);
-}
-
-engine::MaskSpec BigBird1024() {
-  engine::MaskSpec s;
-  s.pattern = "bigbird";
-  s.seq_len = 1024;
-  return s;
 }
 
 // The ladder rung of a variant, when the ladder has it.
@@ -289,19 +283,19 @@ LessonSetup PageSetup(int lesson, int page) {
   LessonSetup s;
   if (lesson == 0) {
     if (page == 0) {
-      s.mask = BigBird1024();
+      s.mask = studio_defaults::MaskGenerator();
       s.block = {128, 128};
     } else if (page == 1) {
       s.block = {64, 64};
     }
   } else if (lesson == 1) {
     if (page == 0) {
-      s.mask = BigBird1024();
-      s.batch = 8;
+      s.mask = studio_defaults::MaskGenerator();
+      s.batch = studio_defaults::kBatch;
     }
   } else if (page == 0) {
-    s.mask = BigBird1024();
-    s.batch = 8;
+    s.mask = studio_defaults::MaskGenerator();
+    s.batch = studio_defaults::kBatch;
     s.default_scheme = true;
   }
   return s;
@@ -343,7 +337,7 @@ std::optional<LessonSetup> DemoAnswer(int lesson, const LearnFacts& f, const Lea
     return s;
   }
   if (lesson == 1) {
-    engine::MaskSpec spec = f.spec ? *f.spec : BigBird1024();
+    engine::MaskSpec spec = f.spec ? *f.spec : studio_defaults::MaskGenerator();
     spec.seq_len = kLesson2Seq;
     spec.width = spec.global = spec.block = -1;  // the paper defaults for the new L, as the slider does
     spec.fill = -1;
