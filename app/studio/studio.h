@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "app/studio/analysis_cache.h"
+#include "app/studio/canvas_state.h"
 #include "app/studio/cli_command.h"
 #include "app/studio/gpu_worker.h"
 #include "app/studio/layer_lab.h"
@@ -37,8 +38,6 @@
 #include "engine/mask/mask_spec.h"
 
 namespace stof::app {
-
-enum class Overlay { kMask, kBlocksOverMask, kBlocks };
 
 // The embedded default (studio_defaults.h): BigBird at L = 1024, BERT-base workload (batch 8,
 // 12 heads, d = 64), block 64 x 64, the local GPU's spec or the H100's when there is none.
@@ -62,26 +61,6 @@ enum class Panel { kLearn, kMask, kLayout, kSelection, kExport, kFusion, kTune, 
 // "learn", "mask", "layout", "selection", "export", "fusion", "tune", "profile"
 const char* PanelName(Panel p);
 engine::Expected<Panel> ParsePanel(const std::string& name, const std::string& what = "--panel");
-
-enum class Tool { kInspect, kBrush, kLine, kRect, kBand };
-
-struct EditSettings {
-  Tool tool = Tool::kInspect;
-  int brush = 1;
-  int band_width = 8;
-  bool erase = false;
-  bool symmetric = false;
-  // The canvas gesture in progress: line / rectangle anchor, last brush cell.
-  bool active = false;
-  int64_t anchor_r = 0, anchor_c = 0, last_r = 0, last_c = 0;
-};
-
-// The canvas view: zoom 1 fits the mask; (cx, cy) is the cell at the canvas centre.
-struct CanvasView {
-  double zoom = 1.0;
-  double cx = 0, cy = 0;
-  static CanvasView Fitting(const engine::Mask& m) { return {1.0, m.Cols() / 2.0, m.Rows() / 2.0}; }
-};
 
 // The devices the views predict for: the built-in specs, this GPU's queried spec first when
 // there is one.
