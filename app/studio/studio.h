@@ -159,7 +159,6 @@ class Studio {
   // The analysis' layout has the mask's shape (it may still be one version behind).
   bool LayoutFits() const { return m_analyses.Fits(Doc().state.mask); }
   CliCommands Commands() const;
-  const std::vector<std::string>& Recent() const { return m_recent; }
   LayerLab& Lab() { return *m_lab; }
   const LayerLab& Lab() const { return *m_lab; }
   // Textures, kept current by Draw() (the canvas draws them). In the "blocks over mask" mode
@@ -191,6 +190,8 @@ class Studio {
   // The error shown in full above the status line: the analysis error, else an error message;
   // "" when there is none (the strip also hides one the user dismissed).
   const std::string& CurrentError() const;
+  // studio_views.cpp: each panel's view state filled from the models, its actions applied.
+  void ShowFileBar();
   // studio_frame.cpp: the window shell.
   void DrawTabs(float height);
   void DrawStatusBar();

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "app/studio/panels/export_panel.h"
-#include "app/studio/panels/file_bar.h"
 #include "app/studio/panels/fusion_panel.h"
 #include "app/studio/panels/layout_panel.h"
 #include "app/studio/panels/learn_panel.h"
@@ -196,7 +195,7 @@ void Studio::Draw() {
   ImGui::Begin("STOF Studio", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                    ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollbar);
-  DrawFileBar(*this);
+  ShowFileBar();
   const float status_h = ImGui::GetFrameHeightWithSpacing() + 4.0f;
   const float error_h = m_error_strip.Layout(CurrentError(), ImGui::GetContentRegionAvail().x);
   const float body_h = ImGui::GetContentRegionAvail().y - status_h - error_h;
