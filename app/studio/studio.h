@@ -27,6 +27,7 @@
 #include "app/studio/learn/learn_tour.h"
 #include "app/studio/mask_document.h"
 #include "app/studio/mask_textures.h"
+#include "app/studio/panels/export_panel.h"
 #include "app/studio/save_job.h"
 #include "app/studio/studio_defaults.h"
 #include "app/studio/widgets/error_strip.h"
@@ -80,9 +81,6 @@ struct StatusMessage {  // the status line's text (an error also shows in the er
 
 // Panel widgets' own state (what a panel shows between frames but the engine never needs).
 struct PanelUi {
-  // Export tab.
-  std::string mask_path = "mask.json", layout_path = "layout.json", plan_path = "plan.json";
-  int layout_format = 0;  // engine::LayoutExportFormat
   // Kernel-selection tab: the Eq. 2 table's row order, for the analysis with this serial.
   std::vector<int> eq2_order;
   uint64_t eq2_sorted_for = 0;
@@ -192,6 +190,12 @@ class Studio {
   const std::string& CurrentError() const;
   // studio_views.cpp: each panel's view state filled from the models, its actions applied.
   void ShowFileBar();
+  // The body of one tab of the side area; true when it asks for the fusion view.
+  bool ShowPanelBody(Panel panel);
+  void ShowLearnTab();
+  void ShowExportTab();
+  bool ShowTuneTab();  // true: the user asked for the fusion view
+  void ShowProfileTab();
   // studio_frame.cpp: the window shell.
   void DrawTabs(float height);
   void DrawStatusBar();
@@ -216,6 +220,7 @@ class Studio {
   std::unique_ptr<GpuWorker> m_gpu;
   std::unique_ptr<LayerLab> m_lab;
   PanelUi m_ui;
+  ExportPanelUi m_export_ui;  // also the tune view's plan path
 
   LearnState m_learn;
   StatusMessage m_message;

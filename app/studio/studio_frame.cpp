@@ -1,20 +1,14 @@
 // Studio's window shell (studio.h): the frame's layout (file bar on top, canvas left, tabbed
 // panels right, the error strip and the status bar at the bottom), the tab table, keyboard
-// shortcuts and the unsaved-changes dialog. The panels themselves are in panels/.
+// shortcuts and the unsaved-changes dialog. Each view's state and actions are
+// studio_views.cpp's; the panels themselves are in panels/.
 #include <imgui.h>
 
 #include <algorithm>
 #include <string>
 
-#include "app/studio/panels/export_panel.h"
-#include "app/studio/panels/fusion_panel.h"
-#include "app/studio/panels/layout_panel.h"
 #include "app/studio/panels/learn_panel.h"
 #include "app/studio/panels/mask_canvas.h"
-#include "app/studio/panels/mask_panel.h"
-#include "app/studio/panels/profile_panel.h"
-#include "app/studio/panels/selection_panel.h"
-#include "app/studio/panels/tune_panel.h"
 #include "app/studio/studio.h"
 #include "app/studio/widgets/elided_text.h"
 #include "app/studio/widgets/error_text.h"
@@ -23,56 +17,23 @@ namespace stof::app {
 
 namespace {
 
-// The profile tab: the panel, with the studio's word on profiling and its actions.
-void DrawProfileTab(Studio& studio) {
-  LayerLab& lab = studio.Lab();
-  const GpuWorker& gpu = lab.Worker();
-  std::string status;
-  if (!gpu.Ready()) status = "starting the GPU worker";
-  else if (gpu.HasGpu()) status = "profiling runs on " + gpu.DeviceText();
-  else status = gpu.DeviceText() + ": open profiles or plans measured elsewhere";
-  const ProfilePanelActions a = DrawProfilePanel(lab.Profiles(), gpu.HasGpu() && !gpu.Busy(), status);
-  if (a.profile_now) lab.ProfileNow();
-  if (a.open) {
-    if (a.open_path.empty()) studio.Message(MessageLevel::kError, "open: give a profile or plan file");
-    else lab.OpenProfile(a.open_path);
-  }
-}
-
-// The Learn tab: the current lesson page from the live views, and its actions.
-void DrawLearnTab(Studio& studio) {
-  const LessonPage page = studio.CurrentLessonPage();
-  const LearnPanelActions a = DrawLearnPanel(studio.Learn(), page);
-  if (studio.Learn().lesson >= 0) {  // the real views' parts, live, under the text
-    if (page.show_segments) DrawFusionSegments(studio.Lab());
-    if (page.show_ladder) DrawFusionLadder(studio.Lab());
-  }
-  if (a.open_lesson) studio.OpenLesson(*a.open_lesson);
-  if (a.page_step != 0) studio.StepLesson(a.page_step);
-  if (a.glossary) studio.Learn().glossary_open = true;
-  if (!a.show_view.empty())
-    if (auto p = ParsePanel(a.show_view); p.IsOk()) studio.ShowPanel(*p);
-}
-
-// One tab of the side area, in the tab bar's order.
+// One tab of the side area, in the tab bar's order; Studio::ShowPanelBody draws its body.
 struct PanelRow {
   Panel panel;
   const char* name;   // --panel, --also-panels, the state dump
   const char* title;  // the tab
   bool wide;          // the view needs the width more than the mask canvas does
-  // Draws the tab's body; true when it asks for the fusion view.
-  bool (*draw)(Studio& studio);
 };
 
 const PanelRow kPanels[] = {
-    {Panel::kLearn, "learn", "Learn", false, [](Studio& s) { DrawLearnTab(s); return false; }},
-    {Panel::kMask, "mask", "Mask", false, [](Studio& s) { DrawMaskPanel(s); return false; }},
-    {Panel::kLayout, "layout", "Block layout", false, [](Studio& s) { DrawLayoutPanel(s); return false; }},
-    {Panel::kSelection, "selection", "Kernel selection", false, [](Studio& s) { DrawSelectionPanel(s); return false; }},
-    {Panel::kFusion, "fusion", "Fusion", true, [](Studio& s) { DrawFusionPanel(s.Lab()); return false; }},
-    {Panel::kTune, "tune", "Tune", true, [](Studio& s) { return DrawTunePanel(s.Lab(), s.Ui()); }},
-    {Panel::kProfile, "profile", "Profile", true, [](Studio& s) { DrawProfileTab(s); return false; }},
-    {Panel::kExport, "export", "Export", false, [](Studio& s) { DrawExportPanel(s); return false; }},
+    {Panel::kLearn, "learn", "Learn", false},
+    {Panel::kMask, "mask", "Mask", false},
+    {Panel::kLayout, "layout", "Block layout", false},
+    {Panel::kSelection, "selection", "Kernel selection", false},
+    {Panel::kFusion, "fusion", "Fusion", true},
+    {Panel::kTune, "tune", "Tune", true},
+    {Panel::kProfile, "profile", "Profile", true},
+    {Panel::kExport, "export", "Export", false},
 };
 
 const PanelRow& RowOf(Panel p) {
@@ -227,7 +188,7 @@ void Studio::DrawTabs(float height) {
       if (ImGui::BeginTabItem(row.title, nullptr, flags)) {
         if (!m_force_panel) m_panel = row.panel;
         ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
-        to_fusion = row.draw(*this) || to_fusion;
+        to_fusion = ShowPanelBody(row.panel) || to_fusion;
         ImGui::EndChild();
         ImGui::EndTabItem();
       }

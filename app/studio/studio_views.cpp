@@ -2,10 +2,32 @@
 // models, the panel drawn, and the actions it returns applied through Studio's commands, in the
 // order the panel reported them. The panels (panels/) never see Studio; this file is the one
 // place that knows both sides. The window shell that calls these is studio_frame.cpp.
+#include "app/studio/panels/export_panel.h"
 #include "app/studio/panels/file_bar.h"
+#include "app/studio/panels/fusion_panel.h"
+#include "app/studio/panels/layout_panel.h"
+#include "app/studio/panels/learn_panel.h"
+#include "app/studio/panels/mask_panel.h"
+#include "app/studio/panels/profile_panel.h"
+#include "app/studio/panels/selection_panel.h"
+#include "app/studio/panels/tune_panel.h"
 #include "app/studio/studio.h"
 
 namespace stof::app {
+
+bool Studio::ShowPanelBody(Panel panel) {
+  switch (panel) {
+    case Panel::kLearn: ShowLearnTab(); return false;
+    case Panel::kMask: DrawMaskPanel(*this); return false;
+    case Panel::kLayout: DrawLayoutPanel(*this); return false;
+    case Panel::kSelection: DrawSelectionPanel(*this); return false;
+    case Panel::kFusion: DrawFusionPanel(*m_lab); return false;
+    case Panel::kTune: return ShowTuneTab();
+    case Panel::kProfile: ShowProfileTab(); return false;
+    case Panel::kExport: ShowExportTab(); return false;
+  }
+  return false;
+}
 
 void Studio::ShowFileBar() {
   const FileBarView view{m_recent, History().UndoCount() > 0, History().RedoCount() > 0, Doc().path, Doc().dirty};
@@ -14,6 +36,46 @@ void Studio::ShowFileBar() {
   if (a.save) SaveFile(*a.save);
   if (a.undo) Undo();
   if (a.redo) Redo();
+}
+
+// The Learn tab: the current lesson page from the live views, and its actions.
+void Studio::ShowLearnTab() {
+  const LessonPage page = CurrentLessonPage();
+  const LearnPanelActions a = DrawLearnPanel(m_learn, page);
+  if (m_learn.lesson >= 0) {  // the real views' parts, live, under the text
+    if (page.show_segments) DrawFusionSegments(*m_lab);
+    if (page.show_ladder) DrawFusionLadder(*m_lab);
+  }
+  if (a.open_lesson) OpenLesson(*a.open_lesson);
+  if (a.page_step != 0) StepLesson(a.page_step);
+  if (a.glossary) m_learn.glossary_open = true;
+  if (!a.show_view.empty())
+    if (auto p = ParsePanel(a.show_view); p.IsOk()) ShowPanel(*p);
+}
+
+void Studio::ShowExportTab() {
+  const ExportView view{m_save.Busy(), m_block_m, m_block_n, Commands()};
+  const ExportActions a = DrawExportPanel(view, m_export_ui);
+  if (a.save_mask) SaveFile(*a.save_mask);
+  if (a.export_layout) ExportLayout(*a.export_layout, a.layout_format);
+  if (a.export_plan) ExportPlan(*a.export_plan);
+}
+
+bool Studio::ShowTuneTab() { return DrawTunePanel(*m_lab, m_export_ui.plan_path); }
+
+// The profile tab: the panel, with the studio's word on profiling and its actions.
+void Studio::ShowProfileTab() {
+  const GpuWorker& gpu = m_lab->Worker();
+  std::string status;
+  if (!gpu.Ready()) status = "starting the GPU worker";
+  else if (gpu.HasGpu()) status = "profiling runs on " + gpu.DeviceText();
+  else status = gpu.DeviceText() + ": open profiles or plans measured elsewhere";
+  const ProfilePanelActions a = DrawProfilePanel(m_lab->Profiles(), gpu.HasGpu() && !gpu.Busy(), status);
+  if (a.profile_now) m_lab->ProfileNow();
+  if (a.open) {
+    if (a.open_path.empty()) Message(MessageLevel::kError, "open: give a profile or plan file");
+    else m_lab->OpenProfile(a.open_path);
+  }
 }
 
 }  // namespace stof::app

@@ -8,7 +8,6 @@
 
 #include "app/studio/layer_lab.h"
 #include "app/studio/panels/fusion_panel.h"
-#include "app/studio/studio.h"
 #include "app/studio/widgets/error_text.h"
 #include "app/studio/widgets/input_text.h"
 #include "app/studio/widgets/plots.h"
@@ -83,7 +82,7 @@ void DrawResults(LayerLab& lab) {
 
 }  // namespace
 
-bool DrawTunePanel(LayerLab& lab, PanelUi& ui) {
+bool DrawTunePanel(LayerLab& lab, std::string& plan_path) {
   bool show_fusion = false;
   DrawLayerChooser(lab);
   TuneSettings& s = lab.Settings();
@@ -141,9 +140,9 @@ bool DrawTunePanel(LayerLab& lab, PanelUi& ui) {
     if (ImGui::Button("Show in the fusion view")) show_fusion = true;
     ImGui::SameLine();
     ImGui::SetNextItemWidth(220);
-    InputTextString("##plan_path", &ui.plan_path);
+    InputTextString("##plan_path", &plan_path);
     ImGui::SameLine();
-    if (ImGui::Button("Export plan JSON")) lab.ExportPlan(ui.plan_path);
+    if (ImGui::Button("Export plan JSON")) lab.ExportPlan(plan_path);
     ImGui::SameLine();
     ImGui::BeginDisabled(!lab.HasGpu() || lab.Worker().Busy());
     if (ImGui::Button("Run plan")) lab.RunPlan();

@@ -6,11 +6,13 @@
 // jump to the fusion view. The tuning runs on the GpuWorker; this only draws LayerLab state.
 #pragma once
 
+#include <string>
+
 namespace stof::app {
 
 class LayerLab;
-struct PanelUi;
-// Returns true when the user asked to see the tuned plan in the fusion view.
-bool DrawTunePanel(LayerLab& lab, PanelUi& ui);
+// Returns true when the user asked to see the tuned plan in the fusion view. `plan_path`: the
+// plan file field, shared with the Export tab's (ExportPanelUi::plan_path).
+bool DrawTunePanel(LayerLab& lab, std::string& plan_path);
 
 }  // namespace stof::app
