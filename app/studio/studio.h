@@ -193,6 +193,7 @@ class Studio {
   // The body of one tab of the side area; true when it asks for the fusion view.
   bool ShowPanelBody(Panel panel);
   void ShowLearnTab();
+  void ShowLayoutTab();
   void ShowExportTab();
   bool ShowTuneTab();  // true: the user asked for the fusion view
   void ShowProfileTab();

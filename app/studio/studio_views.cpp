@@ -19,7 +19,7 @@ bool Studio::ShowPanelBody(Panel panel) {
   switch (panel) {
     case Panel::kLearn: ShowLearnTab(); return false;
     case Panel::kMask: DrawMaskPanel(*this); return false;
-    case Panel::kLayout: DrawLayoutPanel(*this); return false;
+    case Panel::kLayout: ShowLayoutTab(); return false;
     case Panel::kSelection: DrawSelectionPanel(*this); return false;
     case Panel::kFusion: DrawFusionPanel(*m_lab); return false;
     case Panel::kTune: return ShowTuneTab();
@@ -51,6 +51,12 @@ void Studio::ShowLearnTab() {
   if (a.glossary) m_learn.glossary_open = true;
   if (!a.show_view.empty())
     if (auto p = ParsePanel(a.show_view); p.IsOk()) ShowPanel(*p);
+}
+
+void Studio::ShowLayoutTab() {
+  const LayoutActions a = DrawLayoutPanel(LayoutView{m_block_m, m_block_n, m_overlay, Analysis(), m_workload});
+  if (a.block) SetBlockSize(a.block->first, a.block->second);
+  if (a.overlay) SetOverlay(*a.overlay);  // the textures follow in the next Draw()
 }
 
 void Studio::ShowExportTab() {
