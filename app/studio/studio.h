@@ -28,6 +28,7 @@
 #include "app/studio/mask_document.h"
 #include "app/studio/mask_textures.h"
 #include "app/studio/panels/export_panel.h"
+#include "app/studio/panels/selection_panel.h"
 #include "app/studio/save_job.h"
 #include "app/studio/studio_defaults.h"
 #include "app/studio/widgets/error_strip.h"
@@ -81,9 +82,6 @@ struct StatusMessage {  // the status line's text (an error also shows in the er
 
 // Panel widgets' own state (what a panel shows between frames but the engine never needs).
 struct PanelUi {
-  // Kernel-selection tab: the Eq. 2 table's row order, for the analysis with this serial.
-  std::vector<int> eq2_order;
-  uint64_t eq2_sorted_for = 0;
   // Mask tab: "split evenly" document count; a preset change at L > 4096 waiting for the
   // control's release.
   int doc_split = 4;
@@ -194,6 +192,7 @@ class Studio {
   bool ShowPanelBody(Panel panel);
   void ShowLearnTab();
   void ShowLayoutTab();
+  void ShowSelectionTab();
   void ShowExportTab();
   bool ShowTuneTab();  // true: the user asked for the fusion view
   void ShowProfileTab();
@@ -222,6 +221,7 @@ class Studio {
   std::unique_ptr<LayerLab> m_lab;
   PanelUi m_ui;
   ExportPanelUi m_export_ui;  // also the tune view's plan path
+  SelectionPanelUi m_selection_ui;
 
   LearnState m_learn;
   StatusMessage m_message;

@@ -20,7 +20,7 @@ bool Studio::ShowPanelBody(Panel panel) {
     case Panel::kLearn: ShowLearnTab(); return false;
     case Panel::kMask: DrawMaskPanel(*this); return false;
     case Panel::kLayout: ShowLayoutTab(); return false;
-    case Panel::kSelection: DrawSelectionPanel(*this); return false;
+    case Panel::kSelection: ShowSelectionTab(); return false;
     case Panel::kFusion: DrawFusionPanel(*m_lab); return false;
     case Panel::kTune: return ShowTuneTab();
     case Panel::kProfile: ShowProfileTab(); return false;
@@ -57,6 +57,13 @@ void Studio::ShowLayoutTab() {
   const LayoutActions a = DrawLayoutPanel(LayoutView{m_block_m, m_block_n, m_overlay, Analysis(), m_workload});
   if (a.block) SetBlockSize(a.block->first, a.block->second);
   if (a.overlay) SetOverlay(*a.overlay);  // the textures follow in the next Draw()
+}
+
+void Studio::ShowSelectionTab() {
+  const SelectionView view{m_workload, &m_devices.devices, m_devices.index, Analysis(), AnalysisSerial()};
+  const SelectionActions a = DrawSelectionPanel(view, m_selection_ui);
+  if (a.workload) SetWorkload(*a.workload);
+  if (a.device) SetDevice(*a.device);
 }
 
 void Studio::ShowExportTab() {
