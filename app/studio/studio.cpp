@@ -74,7 +74,7 @@ engine::Status Studio::Init(const StudioOptions& options) {
   if (!resolved.IsOk()) return resolved.ToStatus();
   auto mask = engine::Generate(*resolved);
   if (!mask.IsOk()) return mask.ToStatus();
-  m_preset = *resolved;
+  m_mask_ui.preset = *resolved;
   m_doc.Replace(engine::MaskState{std::move(*mask), *resolved}, false);
   m_view = CanvasView::Fitting(Doc().state.mask);
   MaskReplaced();
@@ -106,7 +106,7 @@ void Studio::SetMask(engine::MaskState state, const std::string& path, const std
   const bool resized = state.mask.Rows() != Doc().state.mask.Rows();
   BeginGesture(label);
   m_doc.Replace(std::move(state), path.empty());
-  if (Doc().state.spec) m_preset = *Doc().state.spec;
+  if (Doc().state.spec) m_mask_ui.preset = *Doc().state.spec;
   m_doc.SetPath(path);
   if (resized) m_view = CanvasView::Fitting(Doc().state.mask);
   MaskReplaced();
@@ -218,7 +218,7 @@ void Studio::StepHistory(bool redo) {
   EndGesture();
   auto r = m_doc.Step(redo);
   if (!r.IsOk()) return Message(MessageLevel::kInfo, r.Message());
-  if (Doc().state.spec) m_preset = *Doc().state.spec;
+  if (Doc().state.spec) m_mask_ui.preset = *Doc().state.spec;
   MaskReplaced();
   Message(MessageLevel::kInfo, (redo ? "redid " : "undid ") + *r);
 }

@@ -28,6 +28,7 @@
 #include "app/studio/mask_document.h"
 #include "app/studio/mask_textures.h"
 #include "app/studio/panels/export_panel.h"
+#include "app/studio/panels/mask_panel.h"
 #include "app/studio/panels/selection_panel.h"
 #include "app/studio/save_job.h"
 #include "app/studio/studio_defaults.h"
@@ -78,14 +79,6 @@ enum class MessageLevel { kInfo, kError };
 struct StatusMessage {  // the status line's text (an error also shows in the error strip)
   MessageLevel level = MessageLevel::kInfo;
   std::string text;
-};
-
-// Panel widgets' own state (what a panel shows between frames but the engine never needs).
-struct PanelUi {
-  // Mask tab: "split evenly" document count; a preset change at L > 4096 waiting for the
-  // control's release.
-  int doc_split = 4;
-  bool preset_pending = false;
 };
 
 class Studio {
@@ -166,9 +159,7 @@ class Studio {
   // ---- widget state the panels edit in place (nothing else depends on it at once) ----------
   EditSettings& Edit() { return m_edit; }
   CanvasView& View() { return m_view; }
-  PanelUi& Ui() { return m_ui; }
   std::string& PathBuffer() { return m_path_buffer; }  // the file bar's path field
-  engine::MaskSpec& PresetSpec() { return m_preset; }  // the Mask tab's generator widgets
 
  private:
   // studio.cpp: the document, the choices, the analysis, files.
@@ -191,6 +182,7 @@ class Studio {
   // The body of one tab of the side area; true when it asks for the fusion view.
   bool ShowPanelBody(Panel panel);
   void ShowLearnTab();
+  void ShowMaskTab();
   void ShowLayoutTab();
   void ShowSelectionTab();
   void ShowExportTab();
@@ -211,7 +203,6 @@ class Studio {
   int64_t m_block_m = studio_defaults::kBlock, m_block_n = studio_defaults::kBlock;
   engine::Workload m_workload;
   DeviceChoice m_devices;
-  engine::MaskSpec m_preset;
 
   AnalysisCache m_analyses;
   MaskTextures m_textures;
@@ -219,9 +210,11 @@ class Studio {
   // Declared in this order so the lab (which holds a reference) dies before the worker.
   std::unique_ptr<GpuWorker> m_gpu;
   std::unique_ptr<LayerLab> m_lab;
-  PanelUi m_ui;
-  ExportPanelUi m_export_ui;  // also the tune view's plan path
+  // The panels' own widget state between frames (never function statics: two studios never
+  // share it).
+  MaskPanelUi m_mask_ui;      // also the generator the Learn tab and new masks set
   SelectionPanelUi m_selection_ui;
+  ExportPanelUi m_export_ui;  // also the tune view's plan path
 
   LearnState m_learn;
   StatusMessage m_message;

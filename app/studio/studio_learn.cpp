@@ -35,7 +35,7 @@ void Studio::ApplyLessonSetup(const LessonSetup& s) {
     const auto want = engine::Resolve(*s.mask);
     if (!want.IsOk() || !Doc().state.spec || !(*Doc().state.spec == *want)) {
       ApplySpec(*s.mask, /*record=*/true);
-      if (Doc().state.spec) m_preset = *Doc().state.spec;  // the Mask tab shows it
+      if (Doc().state.spec) m_mask_ui.preset = *Doc().state.spec;  // the Mask tab shows it
     }
   }
   if (s.block) SetBlockSize(s.block->first, s.block->second);

@@ -18,7 +18,7 @@ namespace stof::app {
 bool Studio::ShowPanelBody(Panel panel) {
   switch (panel) {
     case Panel::kLearn: ShowLearnTab(); return false;
-    case Panel::kMask: DrawMaskPanel(*this); return false;
+    case Panel::kMask: ShowMaskTab(); return false;
     case Panel::kLayout: ShowLayoutTab(); return false;
     case Panel::kSelection: ShowSelectionTab(); return false;
     case Panel::kFusion: DrawFusionPanel(*m_lab); return false;
@@ -51,6 +51,15 @@ void Studio::ShowLearnTab() {
   if (a.glossary) m_learn.glossary_open = true;
   if (!a.show_view.empty())
     if (auto p = ParsePanel(a.show_view); p.IsOk()) ShowPanel(*p);
+}
+
+void Studio::ShowMaskTab() {
+  const engine::MaskSpec* spec = Doc().state.spec ? &*Doc().state.spec : nullptr;
+  const MaskActions a = DrawMaskPanel(MaskView{&Doc().state.mask, spec, &History(), Analysis()}, m_mask_ui);
+  if (a.regenerate) {  // one undo step per drag: the gesture ends once no button is down
+    BeginGesture("preset " + a.regenerate->pattern);
+    ApplySpec(*a.regenerate, false);
+  }
 }
 
 void Studio::ShowLayoutTab() {
