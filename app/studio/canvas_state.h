@@ -5,6 +5,7 @@
 // types without the session's header.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "engine/mask/mask.h"
@@ -31,6 +32,13 @@ struct CanvasView {
   double zoom = 1.0;
   double cx = 0, cy = 0;
   static CanvasView Fitting(const engine::Mask& m) { return {1.0, m.Cols() / 2.0, m.Rows() / 2.0}; }
+  // Rows [r0, r1) x cols [c0, c1) of `m` centred, with a quarter of their span as margin
+  // (Inspect's click on a block).
+  static CanvasView Around(const engine::Mask& m, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    const double span = static_cast<double>(std::max<int64_t>(1, std::max(r1 - r0, c1 - c0)));
+    const double zoom = std::max(1.0, static_cast<double>(std::max(m.Rows(), m.Cols())) / (span * 1.25));
+    return {zoom, (c0 + c1) / 2.0, (r0 + r1) / 2.0};
+  }
 };
 
 }  // namespace stof::app

@@ -341,17 +341,6 @@ LayoutBlend Studio::ShownBlend() const {
   return m_overlay == Overlay::kBlocksOverMask && LayoutFits() ? LatestLayout() : LayoutBlend{};
 }
 
-const Texture& Studio::Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  return m_textures.Detail(Doc().state.mask, Doc().version, ShownBlend(), r0, r1, c0, c1);
-}
-
-void Studio::ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  const engine::Mask& m = Doc().state.mask;
-  const double span = static_cast<double>(std::max<int64_t>(1, std::max(r1 - r0, c1 - c0)));
-  m_view.zoom = std::max(1.0, static_cast<double>(std::max(m.Rows(), m.Cols())) / (span * 1.25));
-  m_view.cx = (c0 + c1) / 2.0;
-  m_view.cy = (r0 + r1) / 2.0;
-}
 
 bool Studio::RequestQuit() {
   if (m_save.Busy()) {  // let the file be finished; PollSave asks again

@@ -108,7 +108,6 @@ class Studio {
     m_panel = p;
     m_force_panel = true;
   }
-  void ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
   void ExportLayout(const std::string& path, engine::LayoutExportFormat format);
   void ExportPlan(const std::string& path);
   // A tuned plan (stof tune, or exported here): its mask goes into the editor, its layer and
@@ -150,15 +149,9 @@ class Studio {
   CliCommands Commands() const;
   LayerLab& Lab() { return *m_lab; }
   const LayerLab& Lab() const { return *m_lab; }
-  // Textures, kept current by Draw() (the canvas draws them). In the "blocks over mask" mode
-  // the mask textures come with the block classes blended in (one quad per frame).
-  const MaskTextures& Textures() const { return m_textures; }
-  // The exact-cell texture of rows [r0, r1) x cols [c0, c1) (MaskTextures::Detail).
-  const Texture& Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
 
-  // ---- widget state the panels edit in place (nothing else depends on it at once) ----------
-  EditSettings& Edit() { return m_edit; }
-  CanvasView& View() { return m_view; }
+  // ---- widget state edited in place (nothing else depends on it at once) -------------------
+  CanvasView& View() { return m_view; }  // the canvas' zoom (the batch driver's --fps-zoom)
   std::string& PathBuffer() { return m_path_buffer; }  // the file bar's path field
 
  private:
@@ -179,6 +172,7 @@ class Studio {
   const std::string& CurrentError() const;
   // studio_views.cpp: each panel's view state filled from the models, its actions applied.
   void ShowFileBar();
+  void ShowCanvas();
   // The body of one tab of the side area; true when it asks for the fusion view.
   bool ShowPanelBody(Panel panel);
   void ShowLearnTab();

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "app/studio/panels/learn_panel.h"
-#include "app/studio/panels/mask_canvas.h"
 #include "app/studio/studio.h"
 #include "app/studio/widgets/elided_text.h"
 #include "app/studio/widgets/error_text.h"
@@ -166,7 +165,7 @@ void Studio::Draw() {
   const float side = wide ? full * 0.80f : std::min(700.0f, std::max(420.0f, full * 0.44f));
   ImGui::BeginChild("canvas_area", ImVec2(full - side, body_h), true,
                     ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  DrawMaskCanvas(*this);
+  ShowCanvas();
   ImGui::EndChild();
   ImGui::SameLine();
   DrawTabs(body_h);

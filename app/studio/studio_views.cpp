@@ -7,6 +7,7 @@
 #include "app/studio/panels/fusion_panel.h"
 #include "app/studio/panels/layout_panel.h"
 #include "app/studio/panels/learn_panel.h"
+#include "app/studio/panels/mask_canvas.h"
 #include "app/studio/panels/mask_panel.h"
 #include "app/studio/panels/profile_panel.h"
 #include "app/studio/panels/selection_panel.h"
@@ -36,6 +37,21 @@ void Studio::ShowFileBar() {
   if (a.save) SaveFile(*a.save);
   if (a.undo) Undo();
   if (a.redo) Redo();
+}
+
+// The textures are current (Draw refreshed them before the panels); the exact-cell one is made
+// when the canvas asks for a rectangle. Edits change the cells and re-send their texels.
+void Studio::ShowCanvas() {
+  MaskCanvasView view{&Doc().state.mask, Analysis(), AnalysisReady(), LayoutFits(), m_overlay, &m_textures,
+                      [this](int64_t r0, int64_t r1, int64_t c0, int64_t c1) -> const Texture& {
+                        return m_textures.Detail(Doc().state.mask, Doc().version, ShownBlend(), r0, r1, c0, c1);
+                      }};
+  const MaskCanvasActions a = DrawMaskCanvas(view, m_edit, m_view);
+  if (a.overlay) SetOverlay(*a.overlay);
+  for (const CanvasEdit& e : a.edits) {
+    if (!e.gesture.empty()) BeginGesture(e.gesture);
+    ApplyEdit(e.edit);
+  }
 }
 
 // The Learn tab: the current lesson page from the live views, and its actions.
