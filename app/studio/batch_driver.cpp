@@ -102,7 +102,7 @@ bool BatchDriver::StepLearn(Studio& studio) {
   const std::string what = "--learn " + std::to_string(m_opt.learn);
   if (!m_learn_answer_applied) {
     m_learn_answer_applied = true;
-    const std::optional<LessonSetup> answer = DemoAnswer(s.lesson, GatherLearnFacts(studio), s.memory);
+    const std::optional<LessonSetup> answer = DemoAnswer(s.lesson, studio.CurrentLearnFacts(), s.memory);
     if (!answer) {
       std::fprintf(stderr, "stof-studio: %s: no single change answers the question with these views\n", what.c_str());
       m_rc = 1;

@@ -123,6 +123,7 @@ class Studio {
   LearnState& Learn() { return m_learn; }
   const LearnState& Learn() const { return m_learn; }
   LessonPage CurrentLessonPage() const;  // from the live views (cheap: copies of their results)
+  LearnFacts CurrentLearnFacts() const;  // the live views' results the lessons cite
   // Quitting: returns true when the window may close now; otherwise the unsaved-changes
   // dialog opens and the user decides.
   bool RequestQuit();

@@ -27,7 +27,7 @@ void Studio::StepLesson(int delta) {
   m_learn.page = page;
   ApplyLessonSetup(PageSetup(m_learn.lesson, page));
   // The question compares the student's change with the figures shown so far.
-  if (page == pages - 1) RememberForQuestion(m_learn.lesson, GatherLearnFacts(*this), &m_learn.memory);
+  if (page == pages - 1) RememberForQuestion(m_learn.lesson, CurrentLearnFacts(), &m_learn.memory);
 }
 
 void Studio::ApplyLessonSetup(const LessonSetup& s) {
@@ -46,9 +46,14 @@ void Studio::ApplyLessonSetup(const LessonSetup& s) {
   if (s.default_scheme) m_lab->ResetScheme();
 }
 
+LearnFacts Studio::CurrentLearnFacts() const {
+  return GatherLearnFacts(Doc().state.mask, Doc().state.spec, AnalysisReady() ? Analysis() : nullptr, *m_lab,
+                          Device().name);
+}
+
 LessonPage Studio::CurrentLessonPage() const {
   if (m_learn.lesson < 0) return LessonPage{};
-  return BuildPage(m_learn.lesson, m_learn.page, GatherLearnFacts(*this), m_learn.memory);
+  return BuildPage(m_learn.lesson, m_learn.page, CurrentLearnFacts(), m_learn.memory);
 }
 
 }  // namespace stof::app

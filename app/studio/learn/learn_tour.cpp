@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/studio/studio.h"
+#include "app/studio/layer_lab.h"
 #include "app/studio/studio_defaults.h"
 #include "engine/fusion/fusion_scheme.h"
 
@@ -401,12 +401,14 @@ nlohmann::json LessonPageJson(int lesson, int page, const LessonPage& p) {
           {"answer", p.answer}};
 }
 
-LearnFacts GatherLearnFacts(const Studio& studio) {
+LearnFacts GatherLearnFacts(const engine::Mask& mask, const std::optional<engine::MaskSpec>& spec,
+                            const engine::MaskAnalysis* ready_analysis, const LayerLab& lab,
+                            const std::string& device) {
   LearnFacts f;
-  f.seq_len = studio.Doc().state.mask.Rows();
-  if (studio.Doc().state.spec)
-    if (auto r = engine::Resolve(*studio.Doc().state.spec); r.IsOk()) f.spec = *r;
-  if (const engine::MaskAnalysis* a = studio.Analysis(); a && studio.AnalysisReady()) {
+  f.seq_len = mask.Rows();
+  if (spec)
+    if (auto r = engine::Resolve(*spec); r.IsOk()) f.spec = *r;
+  if (const engine::MaskAnalysis* a = ready_analysis) {
     f.analysis_ready = true;
     f.at_block = a->stats;
     f.at_flex = a->flex_stats;
@@ -414,9 +416,8 @@ LearnFacts GatherLearnFacts(const Studio& studio) {
     f.work_flex = a->flex_work;
     f.table = a->table;
   }
-  const LayerLab& lab = studio.Lab();
   f.ladder = lab.Ladder();
-  f.device = studio.Device().name;
+  f.device = device;
   f.run = lab.RunChoice();
   if (const engine::OpGraph* g = lab.Graph()) {
     f.model = g->model;
