@@ -1,7 +1,7 @@
 // Studio: the session and UI state of stof-studio and its frame. It owns the mask document
 // with its undo history (MaskDocument), the edit tool settings, the view choices (block size,
 // overlay, workload, device), the latest analysis (AnalysisCache), the canvas textures
-// (MaskTextures), the layer of the fusion / tune / profile views (LayerLab) and the
+// (MaskTextures), the layer of the fusion / tune / profile views (LayerWorkbench) and the
 // recent-files list, and draws the window each frame (studio_frame.cpp). Heavy work never
 // runs per frame: mask edits touch only the changed cells and texels, layouts / selection /
 // the block-size table run on the AnalysisWorker when the mask version or a choice changes,
@@ -23,7 +23,7 @@
 #include "app/studio/canvas_state.h"
 #include "app/studio/cli_command.h"
 #include "app/studio/gpu_worker.h"
-#include "app/studio/layer_lab.h"
+#include "app/studio/layer_workbench.h"
 #include "app/studio/learn/learn_tour.h"
 #include "app/studio/mask_document.h"
 #include "app/studio/mask_textures.h"
@@ -148,8 +148,8 @@ class Studio {
   // The analysis' layout has the mask's shape (it may still be one version behind).
   bool LayoutFits() const { return m_analyses.Fits(Doc().state.mask); }
   CliCommands Commands() const;
-  LayerLab& Lab() { return *m_lab; }
-  const LayerLab& Lab() const { return *m_lab; }
+  LayerWorkbench& Workbench() { return *m_workbench; }
+  const LayerWorkbench& Workbench() const { return *m_workbench; }
 
   // ---- widget state edited in place (nothing else depends on it at once) -------------------
   CanvasView& View() { return m_view; }  // the canvas' zoom (the batch driver's --fps-zoom)
@@ -202,9 +202,9 @@ class Studio {
   AnalysisCache m_analyses;
   MaskTextures m_textures;
   SaveJob m_save;
-  // Declared in this order so the lab (which holds a reference) dies before the worker.
+  // Declared in this order so the workbench (which holds a reference) dies before the worker.
   std::unique_ptr<GpuWorker> m_gpu;
-  std::unique_ptr<LayerLab> m_lab;
+  std::unique_ptr<LayerWorkbench> m_workbench;
   // The panels' own widget state between frames (never function statics: two studios never
   // share it).
   MaskPanelUi m_mask_ui;      // also the generator the Learn tab and new masks set

@@ -95,7 +95,7 @@ void Studio::DrawStatusBar() {
     if (!stage.empty()) text = stage;
     ImGui::ProgressBar(f >= 0 ? static_cast<float>(f) : 0.0f, ImVec2(420, 0), text.c_str());
     ImGui::SameLine();
-    if (ImGui::SmallButton("Cancel")) m_lab->CancelJobs();
+    if (ImGui::SmallButton("Cancel")) m_workbench->CancelJobs();
     ImGui::SameLine();
   }
   if (m_save.Busy()) {
@@ -139,12 +139,12 @@ void Studio::Draw() {
   m_analyses.Poll();
   PollSave();
   for (GpuWorker::Done& done : m_gpu->TakeDone()) done();
-  m_lab->SetDevice(Device());
-  m_lab->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
+  m_workbench->SetDevice(Device());
+  m_workbench->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
   {
     bool error = false;
     std::string text;
-    if (m_lab->TakeMessage(&error, &text)) Message(error ? MessageLevel::kError : MessageLevel::kInfo, text);
+    if (m_workbench->TakeMessage(&error, &text)) Message(error ? MessageLevel::kError : MessageLevel::kInfo, text);
   }
   HandleShortcuts();
   m_textures.Refresh(ShownBlend(), LatestLayout(), m_overlay == Overlay::kBlocks);

@@ -39,15 +39,15 @@ void Studio::ApplyLessonSetup(const LessonSetup& s) {
     }
   }
   if (s.block) SetBlockSize(s.block->first, s.block->second);
-  if (s.batch) m_lab->SetChoice(LayerChoice{studio_defaults::kModel, "", *s.batch});
+  if (s.batch) m_workbench->SetChoice(LayerChoice{studio_defaults::kModel, "", *s.batch});
   if (s.device)
     for (size_t i = 0; i < m_devices.devices.size(); ++i)
       if (m_devices.devices[i].name == *s.device) SetDevice(static_cast<int>(i));
-  if (s.default_scheme) m_lab->ResetScheme();
+  if (s.default_scheme) m_workbench->ResetScheme();
 }
 
 LearnFacts Studio::CurrentLearnFacts() const {
-  return GatherLearnFacts(Doc().state.mask, Doc().state.spec, AnalysisReady() ? Analysis() : nullptr, *m_lab,
+  return GatherLearnFacts(Doc().state.mask, Doc().state.spec, AnalysisReady() ? Analysis() : nullptr, *m_workbench,
                           Device().name);
 }
 

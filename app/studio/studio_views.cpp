@@ -22,7 +22,7 @@ bool Studio::ShowPanelBody(Panel panel) {
     case Panel::kMask: ShowMaskTab(); return false;
     case Panel::kLayout: ShowLayoutTab(); return false;
     case Panel::kSelection: ShowSelectionTab(); return false;
-    case Panel::kFusion: DrawFusionPanel(*m_lab); return false;
+    case Panel::kFusion: DrawFusionPanel(*m_workbench); return false;
     case Panel::kTune: return ShowTuneTab();
     case Panel::kProfile: ShowProfileTab(); return false;
     case Panel::kExport: ShowExportTab(); return false;
@@ -59,8 +59,8 @@ void Studio::ShowLearnTab() {
   const LessonPage page = CurrentLessonPage();
   const LearnPanelActions a = DrawLearnPanel(m_learn, page);
   if (m_learn.lesson >= 0) {  // the real views' parts, live, under the text
-    if (page.show_segments) DrawFusionSegments(*m_lab);
-    if (page.show_ladder) DrawFusionLadder(*m_lab);
+    if (page.show_segments) DrawFusionSegments(*m_workbench);
+    if (page.show_ladder) DrawFusionLadder(*m_workbench);
   }
   if (a.open_lesson) OpenLesson(*a.open_lesson);
   if (a.page_step != 0) StepLesson(a.page_step);
@@ -99,20 +99,20 @@ void Studio::ShowExportTab() {
   if (a.export_plan) ExportPlan(*a.export_plan);
 }
 
-bool Studio::ShowTuneTab() { return DrawTunePanel(*m_lab, m_export_ui.plan_path); }
+bool Studio::ShowTuneTab() { return DrawTunePanel(*m_workbench, m_export_ui.plan_path); }
 
 // The profile tab: the panel, with the studio's word on profiling and its actions.
 void Studio::ShowProfileTab() {
-  const GpuWorker& gpu = m_lab->Worker();
+  const GpuWorker& gpu = m_workbench->Worker();
   std::string status;
   if (!gpu.Ready()) status = "starting the GPU worker";
   else if (gpu.HasGpu()) status = "profiling runs on " + gpu.DeviceText();
   else status = gpu.DeviceText() + ": open profiles or plans measured elsewhere";
-  const ProfilePanelActions a = DrawProfilePanel(m_lab->Profiles(), gpu.HasGpu() && !gpu.Busy(), status);
-  if (a.profile_now) m_lab->ProfileNow();
+  const ProfilePanelActions a = DrawProfilePanel(m_workbench->Profiles(), gpu.HasGpu() && !gpu.Busy(), status);
+  if (a.profile_now) m_workbench->ProfileNow();
   if (a.open) {
     if (a.open_path.empty()) Message(MessageLevel::kError, "open: give a profile or plan file");
-    else m_lab->OpenProfile(a.open_path);
+    else m_workbench->OpenProfile(a.open_path);
   }
 }
 

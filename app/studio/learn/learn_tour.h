@@ -33,7 +33,7 @@
 
 namespace stof::app {
 
-class LayerLab;
+class LayerWorkbench;
 
 // The live numbers the lessons cite: copies of what the views already computed.
 struct LearnFacts {
@@ -55,7 +55,7 @@ struct LearnFacts {
 // `ready_analysis`: the shown analysis when it matches the current mask and choices, else null
 // (the layout figures are then left out); `device`: the name of the device the views predict for.
 LearnFacts GatherLearnFacts(const engine::Mask& mask, const std::optional<engine::MaskSpec>& spec,
-                            const engine::MaskAnalysis* ready_analysis, const LayerLab& lab,
+                            const engine::MaskAnalysis* ready_analysis, const LayerWorkbench& bench,
                             const std::string& device);
 
 // What a page changes in the studio when it opens (unset fields stay as they are).

@@ -1,10 +1,11 @@
-// LayerLab: the state behind the studio's fusion, tune and profile views (no ImGui here). It
-// holds the layer being studied (a model preset or config.json at a batch size, with the
-// editor's mask and its L), the fusion scheme shown (default, edited by clicks, tuned, or a
-// loaded plan's) with each segment's template and predicted or measured time and bytes, the
-// attention block's fusion ladder, the tuning runs (tune_job.h: live traces fed by the
-// tuner's observer on the GpuWorker; here the results and the tuned plan), "run plan"
-// reports and the profiles shown (profile_view_state.h).
+// LayerWorkbench: the model behind the studio's fusion, tune and profile views (no ImGui here;
+// named for what it is, the bench on which one layer is fused, tuned, profiled and run: it was
+// LayerLab). It holds the layer being studied (a model preset or config.json at a batch size,
+// with the editor's mask and its L), the fusion scheme shown (default, edited by clicks, tuned,
+// or a loaded plan's) with each segment's template and predicted or measured time and bytes,
+// the attention block's fusion ladder, the tuning runs (tune_job.h: live traces fed by the
+// tuner's observer on the GpuWorker; here the results and the tuned plan), "run plan" reports
+// and the profiles shown (profile_view_state.h).
 // Every heavy step (tuning, measuring, profiling) is a GpuWorker job; predictions of the shown
 // scheme are recomputed only when the layer, mask or scheme changes. Studio owns one and
 // forwards the mask; panels/fusion_panel, tune_panel and profile_panel read it and call its
@@ -63,9 +64,9 @@ struct PlanRunReport {
   std::string plan_label;
 };
 
-class LayerLab {
+class LayerWorkbench {
  public:
-  explicit LayerLab(GpuWorker& worker);
+  explicit LayerWorkbench(GpuWorker& worker);
 
   // Called by Studio once per frame: cheap unless the mask version or device changed.
   void SetMask(const engine::Mask& mask, uint64_t version, const std::optional<engine::MaskSpec>& spec,
