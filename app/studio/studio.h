@@ -5,11 +5,12 @@
 // recent-files list, and draws the window each frame (studio_frame.cpp). Heavy work never
 // runs per frame: mask edits touch only the changed cells and texels, layouts / selection /
 // the block-size table run on the AnalysisWorker when the mask version or a choice changes,
-// and mask files are written by a SaveJob. Every piece of panel state (export paths, sort
-// order, pending preset) lives here in PanelUi, never in function statics, so two studios
-// never share it. app_window.cpp draws it each frame and batch_driver.cpp scripts it; panels/
-// read it and call its commands; StateJson (studio_state_json.cpp) is what --dump-state
-// writes.
+// and mask files are written by a SaveJob. Each panel's own widget state (export paths, sort
+// order, the preset being edited, the canvas' tool and zoom) lives here, in the struct the
+// panel declares, never in function statics, so two studios never share it. app_window.cpp
+// draws it each frame and batch_driver.cpp scripts it. The panels never see Studio:
+// studio_views.cpp fills the view state each one draws and applies the actions it returns.
+// StateJson (studio_state_json.cpp) is what --dump-state writes.
 #pragma once
 
 #include <cstdint>
