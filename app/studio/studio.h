@@ -90,31 +90,19 @@ class Studio {
   bool AnalysisReady() const;        // the shown analysis matches the current inputs
   bool JobsIdle() const;             // no GPU job queued or running, every result landed
 
-  // ---- commands (panels, the window and the batch driver) ------------------------------------
+  // ---- commands of the window (app_window.cpp) and the batch driver --------------------------
+  // The panels' requests come back as actions and are applied in studio_views.cpp, through the
+  // private commands below.
   void OpenFile(const std::string& path);        // errors become the status message
   void SaveFile(const std::string& path);        // starts a SaveJob; the result comes later
   bool Saving() const { return m_save.Busy(); }
-  void ApplySpec(const engine::MaskSpec& spec, bool record);  // regenerate from a preset
-  void Undo();
-  void Redo();
-  // Mask edits from the canvas: BeginGesture captures the state for undo (Draw records the
-  // step once no button is down); ApplyEdit changes the cells and re-sends their texels.
-  void BeginGesture(const std::string& label);
-  void ApplyEdit(const EditCommand& edit);
-  void SetBlockSize(int64_t block_m, int64_t block_n);
-  void SetWorkload(const engine::Workload& w);
-  void SetDevice(int index);                     // into Devices().devices
-  void SetOverlay(Overlay overlay) { m_overlay = overlay; }  // the textures follow in Draw()
   void ShowPanel(Panel p) {                      // selects the tab on the next frame
     m_panel = p;
     m_force_panel = true;
   }
-  void ExportLayout(const std::string& path, engine::LayoutExportFormat format);
-  void ExportPlan(const std::string& path);
   // A tuned plan (stof tune, or exported here): its mask goes into the editor, its layer and
   // scheme into the fusion view, its measurements into the profile runs (a baseline).
   void OpenPlanFile(const std::string& path);
-  void Message(MessageLevel level, const std::string& text);
   // The Learn tab (learn/learn_tour.h): open a lesson (-1: the lesson list) or step its pages;
   // each page's setup is applied to the real views, and a question page records what it
   // compares the student's change with.
@@ -133,14 +121,32 @@ class Studio {
   // batch run that shows one exits non-zero (batch_driver.cpp).
   const std::string& ShownError() const { return CurrentError(); }
 
-  // ---- state read by the panels -------------------------------------------------------------
+  // ---- models the batch driver reads and scripts ---------------------------------------------
   const Document& Doc() const { return m_doc.Get(); }
+  LayerWorkbench& Workbench() { return *m_workbench; }
+  const LayerWorkbench& Workbench() const { return *m_workbench; }
+  CanvasView& View() { return m_view; }  // the canvas' zoom (the batch driver's --fps-zoom)
+  std::string& PathBuffer() { return m_path_buffer; }  // the file bar's path field (drops)
+
+ private:
+  // ---- commands the views' actions apply (studio.cpp) ----------------------------------------
+  void ApplySpec(const engine::MaskSpec& spec, bool record);  // regenerate from a preset
+  void Undo();
+  void Redo();
+  // Mask edits from the canvas: BeginGesture captures the state for undo (Draw records the
+  // step once no button is down); ApplyEdit changes the cells and re-sends their texels.
+  void BeginGesture(const std::string& label);
+  void ApplyEdit(const EditCommand& edit);
+  void SetBlockSize(int64_t block_m, int64_t block_n);
+  void SetWorkload(const engine::Workload& w);
+  void SetDevice(int index);                     // into m_devices.devices
+  void SetOverlay(Overlay overlay) { m_overlay = overlay; }  // the textures follow in Draw()
+  void ExportLayout(const std::string& path, engine::LayoutExportFormat format);
+  void ExportPlan(const std::string& path);
+  void Message(MessageLevel level, const std::string& text);
+
+  // ---- state the views are filled from -------------------------------------------------------
   const engine::MaskHistory& History() const { return m_doc.History(); }
-  Overlay OverlayMode() const { return m_overlay; }
-  int64_t BlockM() const { return m_block_m; }
-  int64_t BlockN() const { return m_block_n; }
-  const engine::Workload& Workload() const { return m_workload; }
-  const DeviceChoice& Devices() const { return m_devices; }
   const engine::DeviceSpec& Device() const { return m_devices.Current(); }
   // The latest finished analysis (may be for an older mask version while one is running).
   const engine::MaskAnalysis* Analysis() const { return m_analyses.Latest(); }
@@ -149,14 +155,7 @@ class Studio {
   // The analysis' layout has the mask's shape (it may still be one version behind).
   bool LayoutFits() const { return m_analyses.Fits(Doc().state.mask); }
   CliCommands Commands() const;
-  LayerWorkbench& Workbench() { return *m_workbench; }
-  const LayerWorkbench& Workbench() const { return *m_workbench; }
 
-  // ---- widget state edited in place (nothing else depends on it at once) -------------------
-  CanvasView& View() { return m_view; }  // the canvas' zoom (the batch driver's --fps-zoom)
-  std::string& PathBuffer() { return m_path_buffer; }  // the file bar's path field
-
- private:
   // studio.cpp: the document, the choices, the analysis, files.
   void StepHistory(bool redo);
   void EndGesture();               // records the open gesture's undo step, requests the analysis
