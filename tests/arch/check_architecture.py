@@ -93,29 +93,38 @@ def code_lines(path):
     return out
 
 
-def panel_violations(root, files, incs):
-    """Rule 6: the panels' includes reaching studio.h, and their Studio& parameters."""
-    bad = []
+def chain_finder(incs, end, header_ext):
+    """A function (h, seen) -> the chain 'h -> b.h -> ... -> END' through the project headers
+    (quoted includes ending in header_ext) from h, or None. end(h) is the chain's last link
+    when it stops at h, else None. Rules 4 and 6 follow chains of includes with it."""
     memo = {}
 
-    def reaches_studio(h, seen):
-        """A chain 'a.h -> ... -> app/studio/studio.h' from header h, or None."""
-        if h == STUDIO_HEADER:
-            return h
+    def find(h, seen):
         if h in memo:
             return memo[h]
         if h in seen or h not in incs:
             return None
+        last = end(h)
+        if last:
+            memo[h] = last
+            return last
         seen = seen | {h}
         for _, kind, name in incs[h]:
-            if kind == '"' and name.endswith(".h"):
-                chain = reaches_studio(name, seen)
+            if kind == '"' and name.endswith(header_ext):
+                chain = find(name, seen)
                 if chain:
                     memo[h] = f"{h} -> {chain}"
                     return memo[h]
         memo[h] = None
         return None
 
+    return find
+
+
+def panel_violations(root, files, incs):
+    """Rule 6: the panels' includes reaching studio.h, and their Studio& parameters."""
+    bad = []
+    reaches_studio = chain_finder(incs, lambda h: h if h == STUDIO_HEADER else None, ".h")
     for f in files:
         if not f.startswith(PANELS_DIR):
             continue
@@ -164,27 +173,9 @@ def check(root):
     # Rule 4: CUDA through any chain of project headers, from each CUDA-free header.
     direct = {f: [(n, name) for n, kind, name in incs[f]
                   if kind == "<" and SYSTEM_CUDA.match(os.path.basename(name))] for f in files}
-    memo = {}
-
-    def reaches_cuda(h, seen):
-        """A chain 'a.h -> b.h -> <cuda.h>' from header h, or None."""
-        if h in memo:
-            return memo[h]
-        if h in seen or h not in incs:
-            return None
-        if direct[h]:
-            memo[h] = f"{h} -> <{direct[h][0][1]}>"
-            return memo[h]
-        seen = seen | {h}
-        for _, kind, name in incs[h]:
-            if kind == '"' and name.endswith((".h", ".cuh")):
-                chain = reaches_cuda(name, seen)
-                if chain:
-                    memo[h] = f"{h} -> {chain}"
-                    return memo[h]
-        memo[h] = None
-        return None
-
+    # A chain 'a.h -> b.h -> <cuda.h>' from a header, or None.
+    reaches_cuda = chain_finder(
+        incs, lambda h: f"{h} -> <{direct[h][0][1]}>" if direct[h] else None, (".h", ".cuh"))
     for f in files:
         if not f.endswith(".h") or f in CUDA_HEADERS:
             continue
