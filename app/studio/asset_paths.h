@@ -2,7 +2,8 @@
 // profiles it offers while the profile view is empty, and the Learn tab's lessons): the
 // STOF_ASSETS_DIR environment variable, else the folder next to the build (compiled in as
 // STOF_SOURCE_ASSETS), else ../../assets from the executable (build/app/stof-studio).
-// Used by LayerLab and the Learn tab; a missing folder gives "" and empty lists, never an error.
+// Used by LayerWorkbench and the Learn tab; a missing folder gives "" and empty lists, never an
+// error.
 #pragma once
 
 #include <string>

@@ -102,7 +102,7 @@ bool BatchDriver::StepLearn(Studio& studio) {
   const std::string what = "--learn " + std::to_string(m_opt.learn);
   if (!m_learn_answer_applied) {
     m_learn_answer_applied = true;
-    const std::optional<LessonSetup> answer = DemoAnswer(s.lesson, GatherLearnFacts(studio), s.memory);
+    const std::optional<LessonSetup> answer = DemoAnswer(s.lesson, studio.CurrentLearnFacts(), s.memory);
     if (!answer) {
       std::fprintf(stderr, "stof-studio: %s: no single change answers the question with these views\n", what.c_str());
       m_rc = 1;
@@ -119,46 +119,46 @@ bool BatchDriver::StepLearn(Studio& studio) {
 }
 
 bool BatchDriver::StartScript(Studio& studio) {
-  LayerLab& lab = studio.Lab();
+  LayerWorkbench& bench = studio.Workbench();
   if (!m_opt.open_plan.empty()) studio.OpenPlanFile(m_opt.open_plan);
-  for (const std::string& p : m_opt.open_profiles) lab.OpenProfile(p);
+  for (const std::string& p : m_opt.open_profiles) bench.OpenProfile(p);
   if (!m_opt.baseline.empty()) {
-    lab.OpenProfile(m_opt.baseline);
-    auto& prof = lab.Profiles();
+    bench.OpenProfile(m_opt.baseline);
+    auto& prof = bench.Profiles();
     if (!prof.runs.empty() && prof.runs.back().source == m_opt.baseline) {
       prof.baseline = static_cast<int>(prof.runs.size()) - 1;
       if (prof.runs.size() > 1) prof.current = static_cast<int>(prof.runs.size()) - 2;
     }
   }
-  if (m_opt.profile_tab >= 0) lab.Profiles().select_tab = m_opt.profile_tab;
+  if (m_opt.profile_tab >= 0) bench.Profiles().select_tab = m_opt.profile_tab;
   if (!m_opt.tune) return true;
-  TuneSettings& t = lab.Settings();
+  TuneSettings& t = bench.Settings();
   const std::vector<std::string> chosen = *SplitMethods(m_opt.methods);  // checked before the window opened
   for (TuneMethodRow& row : t.methods)
     row.chosen = std::find(chosen.begin(), chosen.end(), engine::TuneMethodName(row.method)) != chosen.end();
   t.budget = m_opt.budget;
   t.seed = m_opt.tune_seed;
-  lab.StartTune();
-  if (lab.Tuning()) return true;
-  // The reason is the lab's message, not yet on the status line.
+  bench.StartTune();
+  if (bench.Tuning()) return true;
+  // The reason is the workbench's message, not yet on the status line.
   bool error = false;
   std::string why = "did not start";
-  lab.TakeMessage(&error, &why);
+  bench.TakeMessage(&error, &why);
   std::fprintf(stderr, "stof-studio: --tune: %s\n", why.c_str());
   m_rc = 1;
   return false;
 }
 
 void BatchDriver::FollowUpJobs(Studio& studio) {
-  LayerLab& lab = studio.Lab();
-  if (m_opt.tune && !lab.TuneError().empty()) {
-    std::fprintf(stderr, "stof-studio: --tune: %s\n", lab.TuneError().c_str());
+  LayerWorkbench& bench = studio.Workbench();
+  if (m_opt.tune && !bench.TuneError().empty()) {
+    std::fprintf(stderr, "stof-studio: --tune: %s\n", bench.TuneError().c_str());
     m_rc = 1;
   }
-  if (!m_opt.export_plan.empty()) lab.ExportPlan(m_opt.export_plan);
-  if (m_opt.measure_ladder) lab.MeasureLadder();
-  if (m_opt.run_plan) lab.RunPlan();
-  if (m_opt.profile) lab.ProfileNow();
+  if (!m_opt.export_plan.empty()) bench.ExportPlan(m_opt.export_plan);
+  if (m_opt.measure_ladder) bench.MeasureLadder();
+  if (m_opt.run_plan) bench.RunPlan();
+  if (m_opt.profile) bench.ProfileNow();
 }
 
 // ---- the frame's batch steps -----------------------------------------------------------------

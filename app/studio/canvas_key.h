@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "app/studio/studio.h"
+#include "app/studio/canvas_state.h"
 #include "app/studio/widgets/plots.h"
 
 namespace stof::app {

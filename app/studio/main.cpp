@@ -18,6 +18,7 @@
 #include "app/studio/batch_driver.h"
 #include "app/studio/learn/learn_tour.h"
 #include "app/studio/studio.h"
+#include "app/studio/studio_defaults.h"
 #include "engine/core/json_io.h"
 #include "engine/core/recent_files.h"
 #include "engine/device/device_spec.h"
@@ -27,10 +28,11 @@
 
 namespace {
 
+// The defaults are the studio's own (studio_defaults.h), shown by --help.
 struct Args {
-  std::string pattern = "bigbird";
-  int64_t seq = 1024;
-  std::string block = "64";
+  std::string pattern = stof::app::studio_defaults::kPattern;
+  int64_t seq = stof::app::studio_defaults::kSeqLen;
+  std::string block = std::to_string(stof::app::studio_defaults::kBlock);
   std::string device;
   std::string open;
   std::string panel = "mask";
@@ -38,9 +40,9 @@ struct Args {
   std::string overlay = "blocks-over-mask";
   stof::app::WindowSize window;
   // The layer of the fusion, tune and profile views.
-  std::string model = "bert-base";
+  std::string model = stof::app::studio_defaults::kModel;
   std::string model_config;
-  int64_t batch = 8;
+  int64_t batch = stof::app::studio_defaults::kBatch;
   bool no_gpu = false;
   stof::app::BatchOptions run;  // the scripted jobs and the batch modes
 };

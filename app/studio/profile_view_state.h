@@ -1,8 +1,8 @@
 // The profile view's state, without ImGui: the layer profiles listed (measured here, opened
 // from a `stof profile layer` JSON, or made from a plan), which one is current and which is
 // pinned as the baseline, the kernel table's sort, and the cache of everything the view shows
-// for one (current, baseline) pair. LayerLab owns one ProfilePanelState (it adds the runs it
-// measures or opens and dumps it with ProfilePanelStateJson for --dump-state);
+// for one (current, baseline) pair. LayerWorkbench owns one ProfilePanelState (it adds the
+// runs it measures or opens and dumps it with ProfilePanelStateJson for --dump-state);
 // panels/profile_panel draws it and calls UpdateProfilePanelCache.
 // Invariants: every number the view draws comes from a cache computed once per (current,
 // baseline) profile pair (profiler::ComputeProfileView); a frame only formats it.

@@ -65,16 +65,16 @@ engine::Status Studio::Init(const StudioOptions& options) {
   if (!devices.IsOk()) return devices.ToStatus();
   m_devices = std::move(*devices);
   m_gpu = std::make_unique<GpuWorker>(options.use_gpu);
-  m_lab = std::make_unique<LayerLab>(*m_gpu);
+  m_workbench = std::make_unique<LayerWorkbench>(*m_gpu);
   // The layer the fusion, tune and profile views compute, as the start options give it (the
   // widgets showed --model / --batch while BERT-base at batch 8 was computed: issue 16).
-  m_lab->SetChoice({options.model, options.model_config, options.model_batch});
+  m_workbench->SetChoice({options.model, options.model_config, options.model_batch});
 
   auto resolved = engine::Resolve(options.spec);
   if (!resolved.IsOk()) return resolved.ToStatus();
   auto mask = engine::Generate(*resolved);
   if (!mask.IsOk()) return mask.ToStatus();
-  m_preset = *resolved;
+  m_mask_ui.preset = *resolved;
   m_doc.Replace(engine::MaskState{std::move(*mask), *resolved}, false);
   m_view = CanvasView::Fitting(Doc().state.mask);
   MaskReplaced();
@@ -83,13 +83,13 @@ engine::Status Studio::Init(const StudioOptions& options) {
   if (!options.open.empty()) OpenFile(options.open);
   // Build that layer now at the mask's L: one that cannot be built (batch x L over the limit)
   // is refused at start like any other bad option, not left for the fusion view to show.
-  m_lab->SetDevice(Device());
-  m_lab->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
-  if (!m_lab->GraphError().empty())
+  m_workbench->SetDevice(Device());
+  m_workbench->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
+  if (!m_workbench->GraphError().empty())
     return engine::MakeError((options.model_config.empty() ? "--model " + options.model
                                                            : "--config " + options.model_config) +
                              ", --batch " + std::to_string(options.model_batch) + " at L = " +
-                             std::to_string(Doc().state.mask.Rows()) + ": " + m_lab->GraphError());
+                             std::to_string(Doc().state.mask.Rows()) + ": " + m_workbench->GraphError());
   m_overlay = options.overlay;
   if (options.zoom > 1.0) m_view.zoom = options.zoom;
   return engine::Status::Ok();
@@ -106,7 +106,7 @@ void Studio::SetMask(engine::MaskState state, const std::string& path, const std
   const bool resized = state.mask.Rows() != Doc().state.mask.Rows();
   BeginGesture(label);
   m_doc.Replace(std::move(state), path.empty());
-  if (Doc().state.spec) m_preset = *Doc().state.spec;
+  if (Doc().state.spec) m_mask_ui.preset = *Doc().state.spec;
   m_doc.SetPath(path);
   if (resized) m_view = CanvasView::Fitting(Doc().state.mask);
   MaskReplaced();
@@ -218,7 +218,7 @@ void Studio::StepHistory(bool redo) {
   EndGesture();
   auto r = m_doc.Step(redo);
   if (!r.IsOk()) return Message(MessageLevel::kInfo, r.Message());
-  if (Doc().state.spec) m_preset = *Doc().state.spec;
+  if (Doc().state.spec) m_mask_ui.preset = *Doc().state.spec;
   MaskReplaced();
   Message(MessageLevel::kInfo, (redo ? "redid " : "undid ") + *r);
 }
@@ -271,7 +271,7 @@ void Studio::RequestAnalysis() {
 }
 
 bool Studio::JobsIdle() const {
-  return m_gpu->Ready() && !m_gpu->Busy() && !m_lab->Tuning();
+  return m_gpu->Ready() && !m_gpu->Busy() && !m_workbench->Tuning();
 }
 
 void Studio::OpenPlanFile(const std::string& path) {
@@ -283,8 +283,8 @@ void Studio::OpenPlanFile(const std::string& path) {
   if (plan->mask.has_spec) spec = plan->mask.spec;
   if (mask->HashHex() != Doc().state.mask.HashHex())
     SetMask(engine::MaskState{*mask, spec}, "", "open plan");
-  m_lab->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
-  m_lab->OpenPlan(*plan, *mask, path);
+  m_workbench->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
+  m_workbench->OpenPlan(*plan, *mask, path);
   m_panel = Panel::kFusion;
   m_force_panel = true;
 }
@@ -341,17 +341,6 @@ LayoutBlend Studio::ShownBlend() const {
   return m_overlay == Overlay::kBlocksOverMask && LayoutFits() ? LatestLayout() : LayoutBlend{};
 }
 
-const Texture& Studio::Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  return m_textures.Detail(Doc().state.mask, Doc().version, ShownBlend(), r0, r1, c0, c1);
-}
-
-void Studio::ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  const engine::Mask& m = Doc().state.mask;
-  const double span = static_cast<double>(std::max<int64_t>(1, std::max(r1 - r0, c1 - c0)));
-  m_view.zoom = std::max(1.0, static_cast<double>(std::max(m.Rows(), m.Cols())) / (span * 1.25));
-  m_view.cx = (c0 + c1) / 2.0;
-  m_view.cy = (r0 + r1) / 2.0;
-}
 
 bool Studio::RequestQuit() {
   if (m_save.Busy()) {  // let the file be finished; PollSave asks again

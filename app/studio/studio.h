@@ -1,15 +1,16 @@
 // Studio: the session and UI state of stof-studio and its frame. It owns the mask document
 // with its undo history (MaskDocument), the edit tool settings, the view choices (block size,
 // overlay, workload, device), the latest analysis (AnalysisCache), the canvas textures
-// (MaskTextures), the layer of the fusion / tune / profile views (LayerLab) and the
+// (MaskTextures), the layer of the fusion / tune / profile views (LayerWorkbench) and the
 // recent-files list, and draws the window each frame (studio_frame.cpp). Heavy work never
 // runs per frame: mask edits touch only the changed cells and texels, layouts / selection /
 // the block-size table run on the AnalysisWorker when the mask version or a choice changes,
-// and mask files are written by a SaveJob. Every piece of panel state (export paths, sort
-// order, pending preset) lives here in PanelUi, never in function statics, so two studios
-// never share it. app_window.cpp draws it each frame and batch_driver.cpp scripts it; panels/
-// read it and call its commands; StateJson (studio_state_json.cpp) is what --dump-state
-// writes.
+// and mask files are written by a SaveJob. Each panel's own widget state (export paths, sort
+// order, the preset being edited, the canvas' tool and zoom) lives here, in the struct the
+// panel declares, never in function statics, so two studios never share it. app_window.cpp
+// draws it each frame and batch_driver.cpp scripts it. The panels never see Studio:
+// studio_views.cpp fills the view state each one draws and applies the actions it returns.
+// StateJson (studio_state_json.cpp) is what --dump-state writes.
 #pragma once
 
 #include <cstdint>
@@ -20,13 +21,18 @@
 #include <vector>
 
 #include "app/studio/analysis_cache.h"
+#include "app/studio/canvas_state.h"
 #include "app/studio/cli_command.h"
 #include "app/studio/gpu_worker.h"
-#include "app/studio/layer_lab.h"
+#include "app/studio/layer_workbench.h"
 #include "app/studio/learn/learn_tour.h"
 #include "app/studio/mask_document.h"
 #include "app/studio/mask_textures.h"
+#include "app/studio/panels/export_panel.h"
+#include "app/studio/panels/mask_panel.h"
+#include "app/studio/panels/selection_panel.h"
 #include "app/studio/save_job.h"
+#include "app/studio/studio_defaults.h"
 #include "app/studio/widgets/error_strip.h"
 #include "engine/analysis/layout_analysis.h"
 #include "engine/core/status.h"
@@ -37,22 +43,20 @@
 
 namespace stof::app {
 
-enum class Overlay { kMask, kBlocksOverMask, kBlocks };
-
-// The embedded default: BigBird at L = 1024, BERT-base workload (batch 8, 12 heads, d = 64),
-// block 64 x 64, the local GPU's spec or the H100's when there is none.
+// The embedded default (studio_defaults.h): BigBird at L = 1024, BERT-base workload (batch 8,
+// 12 heads, d = 64), block 64 x 64, the local GPU's spec or the H100's when there is none.
 struct StudioOptions {
-  engine::MaskSpec spec;  // pattern "bigbird", seq_len 1024, paper defaults
+  engine::MaskSpec spec = studio_defaults::MaskGenerator();  // paper parameters
   engine::Workload workload;
-  int64_t block_m = 64, block_n = 64;
+  int64_t block_m = studio_defaults::kBlock, block_n = studio_defaults::kBlock;
   std::string device;     // "" = local GPU, else H100-SXM-80GB
   std::string open;       // a mask file to open instead of the spec
   std::string recent_path;  // the recent-files list (engine::RecentFilesPath); "" = not kept
   std::string panel = "mask";
   bool use_gpu = true;    // false: the fusion / tune / profile jobs predict even on a GPU
-  std::string model = "bert-base";  // the layer of the fusion and tune views
-  std::string model_config;         // a config.json instead of the preset
-  int64_t model_batch = 8;
+  std::string model = studio_defaults::kModel;  // the layer of the fusion and tune views
+  std::string model_config;                     // a config.json instead of the preset
+  int64_t model_batch = studio_defaults::kBatch;
   Overlay overlay = Overlay::kBlocksOverMask;  // the canvas' overlay
   double zoom = 1.0;                           // the canvas' zoom (1 = fit)
 };
@@ -61,26 +65,6 @@ enum class Panel { kLearn, kMask, kLayout, kSelection, kExport, kFusion, kTune, 
 // "learn", "mask", "layout", "selection", "export", "fusion", "tune", "profile"
 const char* PanelName(Panel p);
 engine::Expected<Panel> ParsePanel(const std::string& name, const std::string& what = "--panel");
-
-enum class Tool { kInspect, kBrush, kLine, kRect, kBand };
-
-struct EditSettings {
-  Tool tool = Tool::kInspect;
-  int brush = 1;
-  int band_width = 8;
-  bool erase = false;
-  bool symmetric = false;
-  // The canvas gesture in progress: line / rectangle anchor, last brush cell.
-  bool active = false;
-  int64_t anchor_r = 0, anchor_c = 0, last_r = 0, last_c = 0;
-};
-
-// The canvas view: zoom 1 fits the mask; (cx, cy) is the cell at the canvas centre.
-struct CanvasView {
-  double zoom = 1.0;
-  double cx = 0, cy = 0;
-  static CanvasView Fitting(const engine::Mask& m) { return {1.0, m.Cols() / 2.0, m.Rows() / 2.0}; }
-};
 
 // The devices the views predict for: the built-in specs, this GPU's queried spec first when
 // there is one.
@@ -98,20 +82,6 @@ struct StatusMessage {  // the status line's text (an error also shows in the er
   std::string text;
 };
 
-// Panel widgets' own state (what a panel shows between frames but the engine never needs).
-struct PanelUi {
-  // Export tab.
-  std::string mask_path = "mask.json", layout_path = "layout.json", plan_path = "plan.json";
-  int layout_format = 0;  // engine::LayoutExportFormat
-  // Kernel-selection tab: the Eq. 2 table's row order, for the analysis with this serial.
-  std::vector<int> eq2_order;
-  uint64_t eq2_sorted_for = 0;
-  // Mask tab: "split evenly" document count; a preset change at L > 4096 waiting for the
-  // control's release.
-  int doc_split = 4;
-  bool preset_pending = false;
-};
-
 class Studio {
  public:
   engine::Status Init(const StudioOptions& options);
@@ -120,32 +90,19 @@ class Studio {
   bool AnalysisReady() const;        // the shown analysis matches the current inputs
   bool JobsIdle() const;             // no GPU job queued or running, every result landed
 
-  // ---- commands (panels, the window and the batch driver) ------------------------------------
+  // ---- commands of the window (app_window.cpp) and the batch driver --------------------------
+  // The panels' requests come back as actions and are applied in studio_views.cpp, through the
+  // private commands below.
   void OpenFile(const std::string& path);        // errors become the status message
   void SaveFile(const std::string& path);        // starts a SaveJob; the result comes later
   bool Saving() const { return m_save.Busy(); }
-  void ApplySpec(const engine::MaskSpec& spec, bool record);  // regenerate from a preset
-  void Undo();
-  void Redo();
-  // Mask edits from the canvas: BeginGesture captures the state for undo (Draw records the
-  // step once no button is down); ApplyEdit changes the cells and re-sends their texels.
-  void BeginGesture(const std::string& label);
-  void ApplyEdit(const EditCommand& edit);
-  void SetBlockSize(int64_t block_m, int64_t block_n);
-  void SetWorkload(const engine::Workload& w);
-  void SetDevice(int index);                     // into Devices().devices
-  void SetOverlay(Overlay overlay) { m_overlay = overlay; }  // the textures follow in Draw()
   void ShowPanel(Panel p) {                      // selects the tab on the next frame
     m_panel = p;
     m_force_panel = true;
   }
-  void ZoomToCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
-  void ExportLayout(const std::string& path, engine::LayoutExportFormat format);
-  void ExportPlan(const std::string& path);
   // A tuned plan (stof tune, or exported here): its mask goes into the editor, its layer and
   // scheme into the fusion view, its measurements into the profile runs (a baseline).
   void OpenPlanFile(const std::string& path);
-  void Message(MessageLevel level, const std::string& text);
   // The Learn tab (learn/learn_tour.h): open a lesson (-1: the lesson list) or step its pages;
   // each page's setup is applied to the real views, and a question page records what it
   // compares the student's change with.
@@ -155,6 +112,7 @@ class Studio {
   LearnState& Learn() { return m_learn; }
   const LearnState& Learn() const { return m_learn; }
   LessonPage CurrentLessonPage() const;  // from the live views (cheap: copies of their results)
+  LearnFacts CurrentLearnFacts() const;  // the live views' results the lessons cite
   // Quitting: returns true when the window may close now; otherwise the unsaved-changes
   // dialog opens and the user decides.
   bool RequestQuit();
@@ -163,14 +121,32 @@ class Studio {
   // batch run that shows one exits non-zero (batch_driver.cpp).
   const std::string& ShownError() const { return CurrentError(); }
 
-  // ---- state read by the panels -------------------------------------------------------------
+  // ---- models the batch driver reads and scripts ---------------------------------------------
   const Document& Doc() const { return m_doc.Get(); }
+  LayerWorkbench& Workbench() { return *m_workbench; }
+  const LayerWorkbench& Workbench() const { return *m_workbench; }
+  CanvasView& View() { return m_view; }  // the canvas' zoom (the batch driver's --fps-zoom)
+  std::string& PathBuffer() { return m_path_buffer; }  // the file bar's path field (drops)
+
+ private:
+  // ---- commands the views' actions apply (studio.cpp) ----------------------------------------
+  void ApplySpec(const engine::MaskSpec& spec, bool record);  // regenerate from a preset
+  void Undo();
+  void Redo();
+  // Mask edits from the canvas: BeginGesture captures the state for undo (Draw records the
+  // step once no button is down); ApplyEdit changes the cells and re-sends their texels.
+  void BeginGesture(const std::string& label);
+  void ApplyEdit(const EditCommand& edit);
+  void SetBlockSize(int64_t block_m, int64_t block_n);
+  void SetWorkload(const engine::Workload& w);
+  void SetDevice(int index);                     // into m_devices.devices
+  void SetOverlay(Overlay overlay) { m_overlay = overlay; }  // the textures follow in Draw()
+  void ExportLayout(const std::string& path, engine::LayoutExportFormat format);
+  void ExportPlan(const std::string& path);
+  void Message(MessageLevel level, const std::string& text);
+
+  // ---- state the views are filled from -------------------------------------------------------
   const engine::MaskHistory& History() const { return m_doc.History(); }
-  Overlay OverlayMode() const { return m_overlay; }
-  int64_t BlockM() const { return m_block_m; }
-  int64_t BlockN() const { return m_block_n; }
-  const engine::Workload& Workload() const { return m_workload; }
-  const DeviceChoice& Devices() const { return m_devices; }
   const engine::DeviceSpec& Device() const { return m_devices.Current(); }
   // The latest finished analysis (may be for an older mask version while one is running).
   const engine::MaskAnalysis* Analysis() const { return m_analyses.Latest(); }
@@ -179,23 +155,7 @@ class Studio {
   // The analysis' layout has the mask's shape (it may still be one version behind).
   bool LayoutFits() const { return m_analyses.Fits(Doc().state.mask); }
   CliCommands Commands() const;
-  const std::vector<std::string>& Recent() const { return m_recent; }
-  LayerLab& Lab() { return *m_lab; }
-  const LayerLab& Lab() const { return *m_lab; }
-  // Textures, kept current by Draw() (the canvas draws them). In the "blocks over mask" mode
-  // the mask textures come with the block classes blended in (one quad per frame).
-  const MaskTextures& Textures() const { return m_textures; }
-  // The exact-cell texture of rows [r0, r1) x cols [c0, c1) (MaskTextures::Detail).
-  const Texture& Detail(int64_t r0, int64_t r1, int64_t c0, int64_t c1);
 
-  // ---- widget state the panels edit in place (nothing else depends on it at once) ----------
-  EditSettings& Edit() { return m_edit; }
-  CanvasView& View() { return m_view; }
-  PanelUi& Ui() { return m_ui; }
-  std::string& PathBuffer() { return m_path_buffer; }  // the file bar's path field
-  engine::MaskSpec& PresetSpec() { return m_preset; }  // the Mask tab's generator widgets
-
- private:
   // studio.cpp: the document, the choices, the analysis, files.
   void StepHistory(bool redo);
   void EndGesture();               // records the open gesture's undo step, requests the analysis
@@ -211,6 +171,18 @@ class Studio {
   // The error shown in full above the status line: the analysis error, else an error message;
   // "" when there is none (the strip also hides one the user dismissed).
   const std::string& CurrentError() const;
+  // studio_views.cpp: each panel's view state filled from the models, its actions applied.
+  void ShowFileBar();
+  void ShowCanvas();
+  // The body of one tab of the side area; true when it asks for the fusion view.
+  bool ShowPanelBody(Panel panel);
+  void ShowLearnTab();
+  void ShowMaskTab();
+  void ShowLayoutTab();
+  void ShowSelectionTab();
+  void ShowExportTab();
+  bool ShowTuneTab();  // true: the user asked for the fusion view
+  void ShowProfileTab();
   // studio_frame.cpp: the window shell.
   void DrawTabs(float height);
   void DrawStatusBar();
@@ -223,18 +195,21 @@ class Studio {
   Overlay m_overlay = Overlay::kBlocksOverMask;
   Panel m_panel = Panel::kMask;
   bool m_force_panel = true;  // select m_panel's tab on the next frame
-  int64_t m_block_m = 64, m_block_n = 64;
+  int64_t m_block_m = studio_defaults::kBlock, m_block_n = studio_defaults::kBlock;
   engine::Workload m_workload;
   DeviceChoice m_devices;
-  engine::MaskSpec m_preset;
 
   AnalysisCache m_analyses;
   MaskTextures m_textures;
   SaveJob m_save;
-  // Declared in this order so the lab (which holds a reference) dies before the worker.
+  // Declared in this order so the workbench (which holds a reference) dies before the worker.
   std::unique_ptr<GpuWorker> m_gpu;
-  std::unique_ptr<LayerLab> m_lab;
-  PanelUi m_ui;
+  std::unique_ptr<LayerWorkbench> m_workbench;
+  // The panels' own widget state between frames (never function statics: two studios never
+  // share it).
+  MaskPanelUi m_mask_ui;      // also the generator the Learn tab and new masks set
+  SelectionPanelUi m_selection_ui;
+  ExportPanelUi m_export_ui;  // also the tune view's plan path
 
   LearnState m_learn;
   StatusMessage m_message;

@@ -1,21 +1,13 @@
 // Studio's window shell (studio.h): the frame's layout (file bar on top, canvas left, tabbed
 // panels right, the error strip and the status bar at the bottom), the tab table, keyboard
-// shortcuts and the unsaved-changes dialog. The panels themselves are in panels/.
+// shortcuts and the unsaved-changes dialog. Each view's state and actions are
+// studio_views.cpp's; the panels themselves are in panels/.
 #include <imgui.h>
 
 #include <algorithm>
 #include <string>
 
-#include "app/studio/panels/export_panel.h"
-#include "app/studio/panels/file_bar.h"
-#include "app/studio/panels/fusion_panel.h"
-#include "app/studio/panels/layout_panel.h"
 #include "app/studio/panels/learn_panel.h"
-#include "app/studio/panels/mask_canvas.h"
-#include "app/studio/panels/mask_panel.h"
-#include "app/studio/panels/profile_panel.h"
-#include "app/studio/panels/selection_panel.h"
-#include "app/studio/panels/tune_panel.h"
 #include "app/studio/studio.h"
 #include "app/studio/widgets/elided_text.h"
 #include "app/studio/widgets/error_text.h"
@@ -24,56 +16,23 @@ namespace stof::app {
 
 namespace {
 
-// The profile tab: the panel, with the studio's word on profiling and its actions.
-void DrawProfileTab(Studio& studio) {
-  LayerLab& lab = studio.Lab();
-  const GpuWorker& gpu = lab.Worker();
-  std::string status;
-  if (!gpu.Ready()) status = "starting the GPU worker";
-  else if (gpu.HasGpu()) status = "profiling runs on " + gpu.DeviceText();
-  else status = gpu.DeviceText() + ": open profiles or plans measured elsewhere";
-  const ProfilePanelActions a = DrawProfilePanel(lab.Profiles(), gpu.HasGpu() && !gpu.Busy(), status);
-  if (a.profile_now) lab.ProfileNow();
-  if (a.open) {
-    if (a.open_path.empty()) studio.Message(MessageLevel::kError, "open: give a profile or plan file");
-    else lab.OpenProfile(a.open_path);
-  }
-}
-
-// The Learn tab: the current lesson page from the live views, and its actions.
-void DrawLearnTab(Studio& studio) {
-  const LessonPage page = studio.CurrentLessonPage();
-  const LearnPanelActions a = DrawLearnPanel(studio.Learn(), page);
-  if (studio.Learn().lesson >= 0) {  // the real views' parts, live, under the text
-    if (page.show_segments) DrawFusionSegments(studio.Lab());
-    if (page.show_ladder) DrawFusionLadder(studio.Lab());
-  }
-  if (a.open_lesson) studio.OpenLesson(*a.open_lesson);
-  if (a.page_step != 0) studio.StepLesson(a.page_step);
-  if (a.glossary) studio.Learn().glossary_open = true;
-  if (!a.show_view.empty())
-    if (auto p = ParsePanel(a.show_view); p.IsOk()) studio.ShowPanel(*p);
-}
-
-// One tab of the side area, in the tab bar's order.
+// One tab of the side area, in the tab bar's order; Studio::ShowPanelBody draws its body.
 struct PanelRow {
   Panel panel;
   const char* name;   // --panel, --also-panels, the state dump
   const char* title;  // the tab
   bool wide;          // the view needs the width more than the mask canvas does
-  // Draws the tab's body; true when it asks for the fusion view.
-  bool (*draw)(Studio& studio);
 };
 
 const PanelRow kPanels[] = {
-    {Panel::kLearn, "learn", "Learn", false, [](Studio& s) { DrawLearnTab(s); return false; }},
-    {Panel::kMask, "mask", "Mask", false, [](Studio& s) { DrawMaskPanel(s); return false; }},
-    {Panel::kLayout, "layout", "Block layout", false, [](Studio& s) { DrawLayoutPanel(s); return false; }},
-    {Panel::kSelection, "selection", "Kernel selection", false, [](Studio& s) { DrawSelectionPanel(s); return false; }},
-    {Panel::kFusion, "fusion", "Fusion", true, [](Studio& s) { DrawFusionPanel(s.Lab()); return false; }},
-    {Panel::kTune, "tune", "Tune", true, [](Studio& s) { return DrawTunePanel(s.Lab(), s.Ui()); }},
-    {Panel::kProfile, "profile", "Profile", true, [](Studio& s) { DrawProfileTab(s); return false; }},
-    {Panel::kExport, "export", "Export", false, [](Studio& s) { DrawExportPanel(s); return false; }},
+    {Panel::kLearn, "learn", "Learn", false},
+    {Panel::kMask, "mask", "Mask", false},
+    {Panel::kLayout, "layout", "Block layout", false},
+    {Panel::kSelection, "selection", "Kernel selection", false},
+    {Panel::kFusion, "fusion", "Fusion", true},
+    {Panel::kTune, "tune", "Tune", true},
+    {Panel::kProfile, "profile", "Profile", true},
+    {Panel::kExport, "export", "Export", false},
 };
 
 const PanelRow& RowOf(Panel p) {
@@ -136,7 +95,7 @@ void Studio::DrawStatusBar() {
     if (!stage.empty()) text = stage;
     ImGui::ProgressBar(f >= 0 ? static_cast<float>(f) : 0.0f, ImVec2(420, 0), text.c_str());
     ImGui::SameLine();
-    if (ImGui::SmallButton("Cancel")) m_lab->CancelJobs();
+    if (ImGui::SmallButton("Cancel")) m_workbench->CancelJobs();
     ImGui::SameLine();
   }
   if (m_save.Busy()) {
@@ -180,12 +139,12 @@ void Studio::Draw() {
   m_analyses.Poll();
   PollSave();
   for (GpuWorker::Done& done : m_gpu->TakeDone()) done();
-  m_lab->SetDevice(Device());
-  m_lab->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
+  m_workbench->SetDevice(Device());
+  m_workbench->SetMask(Doc().state.mask, Doc().version, Doc().state.spec, MaskLabel());
   {
     bool error = false;
     std::string text;
-    if (m_lab->TakeMessage(&error, &text)) Message(error ? MessageLevel::kError : MessageLevel::kInfo, text);
+    if (m_workbench->TakeMessage(&error, &text)) Message(error ? MessageLevel::kError : MessageLevel::kInfo, text);
   }
   HandleShortcuts();
   m_textures.Refresh(ShownBlend(), LatestLayout(), m_overlay == Overlay::kBlocks);
@@ -196,7 +155,7 @@ void Studio::Draw() {
   ImGui::Begin("STOF Studio", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                    ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollbar);
-  DrawFileBar(*this);
+  ShowFileBar();
   const float status_h = ImGui::GetFrameHeightWithSpacing() + 4.0f;
   const float error_h = m_error_strip.Layout(CurrentError(), ImGui::GetContentRegionAvail().x);
   const float body_h = ImGui::GetContentRegionAvail().y - status_h - error_h;
@@ -206,7 +165,7 @@ void Studio::Draw() {
   const float side = wide ? full * 0.80f : std::min(700.0f, std::max(420.0f, full * 0.44f));
   ImGui::BeginChild("canvas_area", ImVec2(full - side, body_h), true,
                     ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  DrawMaskCanvas(*this);
+  ShowCanvas();
   ImGui::EndChild();
   ImGui::SameLine();
   DrawTabs(body_h);
@@ -228,7 +187,7 @@ void Studio::DrawTabs(float height) {
       if (ImGui::BeginTabItem(row.title, nullptr, flags)) {
         if (!m_force_panel) m_panel = row.panel;
         ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
-        to_fusion = row.draw(*this) || to_fusion;
+        to_fusion = ShowPanelBody(row.panel) || to_fusion;
         ImGui::EndChild();
         ImGui::EndTabItem();
       }

@@ -27,7 +27,7 @@ void Studio::StepLesson(int delta) {
   m_learn.page = page;
   ApplyLessonSetup(PageSetup(m_learn.lesson, page));
   // The question compares the student's change with the figures shown so far.
-  if (page == pages - 1) RememberForQuestion(m_learn.lesson, GatherLearnFacts(*this), &m_learn.memory);
+  if (page == pages - 1) RememberForQuestion(m_learn.lesson, CurrentLearnFacts(), &m_learn.memory);
 }
 
 void Studio::ApplyLessonSetup(const LessonSetup& s) {
@@ -35,20 +35,25 @@ void Studio::ApplyLessonSetup(const LessonSetup& s) {
     const auto want = engine::Resolve(*s.mask);
     if (!want.IsOk() || !Doc().state.spec || !(*Doc().state.spec == *want)) {
       ApplySpec(*s.mask, /*record=*/true);
-      if (Doc().state.spec) m_preset = *Doc().state.spec;  // the Mask tab shows it
+      if (Doc().state.spec) m_mask_ui.preset = *Doc().state.spec;  // the Mask tab shows it
     }
   }
   if (s.block) SetBlockSize(s.block->first, s.block->second);
-  if (s.batch) m_lab->SetChoice(LayerChoice{"bert-base", "", *s.batch});
+  if (s.batch) m_workbench->SetChoice(LayerChoice{studio_defaults::kModel, "", *s.batch});
   if (s.device)
     for (size_t i = 0; i < m_devices.devices.size(); ++i)
       if (m_devices.devices[i].name == *s.device) SetDevice(static_cast<int>(i));
-  if (s.default_scheme) m_lab->ResetScheme();
+  if (s.default_scheme) m_workbench->ResetScheme();
+}
+
+LearnFacts Studio::CurrentLearnFacts() const {
+  return GatherLearnFacts(Doc().state.mask, Doc().state.spec, AnalysisReady() ? Analysis() : nullptr, *m_workbench,
+                          Device().name);
 }
 
 LessonPage Studio::CurrentLessonPage() const {
   if (m_learn.lesson < 0) return LessonPage{};
-  return BuildPage(m_learn.lesson, m_learn.page, GatherLearnFacts(*this), m_learn.memory);
+  return BuildPage(m_learn.lesson, m_learn.page, CurrentLearnFacts(), m_learn.memory);
 }
 
 }  // namespace stof::app

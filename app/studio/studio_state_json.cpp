@@ -1,7 +1,7 @@
 // Studio::StateJson (studio.h): the state the window shows, as --dump-state writes it and
 // tests/app/studio_test.sh reads it: the mask and its history, the choices, the analysis'
 // layouts, work, block-size table and kernel selection, the copy-as-CLI lines, the status
-// message and error strip, and the layer views (LayerLab::StateJson).
+// message and error strip, and the layer views (LayerWorkbench::StateJson).
 #include "app/common/run_choice.h"
 #include "app/studio/studio.h"
 #include "engine/mask/mask_json.h"
@@ -78,7 +78,9 @@ nlohmann::json Studio::StateJson() const {
                   {"text", m_message.text}};
   j["error_strip"] = m_error_strip.StateJson(CurrentError());
   if (!m_analyses.Error().empty()) j["analysis_error"] = m_analyses.Error();
-  j["lab"] = m_lab->StateJson();
+  // "lab": the key the GUI tests and the recorded states of docs/bench/ read (LayerWorkbench
+  // was called LayerLab).
+  j["lab"] = m_workbench->StateJson();
   j["learn"] = {{"lesson", m_learn.lesson + 1}, {"glossary_open", m_learn.glossary_open}};
   if (m_learn.lesson >= 0) {
     j["learn"]["page"] = LessonPageJson(m_learn.lesson, m_learn.page, CurrentLessonPage());

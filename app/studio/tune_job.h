@@ -2,7 +2,7 @@
 // cache), the live feed the tuner's observer writes on the GpuWorker thread and the GUI reads
 // (best-so-far traces, every candidate, STOF's stage-2 rewards, the progress), and RunTuneJob,
 // the job body: every chosen method in turn through engine::RunTuneSession, stopped by the
-// cancel flag or the first failure. LayerLab starts the job and lands its results;
+// cancel flag or the first failure. LayerWorkbench starts the job and lands its results;
 // panels/tune_panel draws TuneLive snapshots and the settings; batch_driver.cpp sets the
 // settings for --tune.
 #pragma once

@@ -2,8 +2,9 @@
 // method, each evaluated candidate, and STOF's stage-2 rewards, built from a TuneLive snapshot
 // only when its version moves. The candidate plot says what it is: predicted against measured
 // (with y = x) when candidates were measured, or the predictions alone in evaluation order
-// when nothing was (no GPU): never a "measured" axis holding predictions. LayerLab owns one;
-// panels/tune_panel draws it; LayerLab::StateJson dumps TunePlotsJson for the GUI tests.
+// when nothing was (no GPU): never a "measured" axis holding predictions. LayerWorkbench owns
+// one; panels/tune_panel draws it; LayerWorkbench::StateJson dumps TunePlotsJson for the GUI
+// tests.
 #pragma once
 
 #include <cstdint>

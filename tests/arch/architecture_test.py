@@ -107,6 +107,36 @@ class BrokenTreeTest(unittest.TestCase):
                         bad)
         self.assertTrue(any(b.startswith("kernels/c/z.h:2:") for b in bad), bad)
         self.assertFalse(any("common" in b for b in bad), bad)
+    def test_a_panel_including_the_studio(self):
+        bad = self.violations({"app/studio/panels/p.cpp": '#include "app/studio/panels/p.h"\n'
+                                                          '#include "app/studio/studio.h"\n',
+                               "app/studio/panels/p.h": "#pragma once\n",
+                               "app/studio/studio.h": "#pragma once\n",
+                               # the shell may include it: only panels/ is held to rule 6
+                               "app/studio/studio_views.cpp": '#include "app/studio/studio.h"\n'})
+        self.assertEqual(bad, ["app/studio/panels/p.cpp:2: a panel includes app/studio/studio.h "
+                               "(a panel draws a view state and returns actions; the studio "
+                               "fills and applies them)"])
+
+    def test_a_panel_reaching_the_studio_through_a_header(self):
+        bad = self.violations({"app/studio/panels/p.h": '#include "app/studio/canvas_key.h"\n',
+                               "app/studio/canvas_key.h": '#include "app/studio/studio.h"\n',
+                               "app/studio/studio.h": "#pragma once\n"})
+        self.assertEqual(len(bad), 1, bad)
+        self.assertIn("app/studio/panels/p.h:1: a panel reaches app/studio/studio.h through "
+                      "app/studio/canvas_key.h -> app/studio/studio.h", bad[0])
+
+    def test_a_panel_taking_the_studio(self):
+        bad = self.violations({"app/studio/panels/p.h": "// Was DrawX(Studio& studio).\n"
+                                                        "class Studio;\n"
+                                                        "void DrawX(Studio& studio);\n"
+                                                        "void DrawY(const Studio &s);\n"
+                                                        "void DrawZ(Studio const* s);\n"
+                                                        "void DrawW(const StudioView& v);\n"})
+        self.assertEqual([b.split(": ")[0] for b in bad],
+                         ["app/studio/panels/p.h:3", "app/studio/panels/p.h:4",
+                          "app/studio/panels/p.h:5"], bad)
+        self.assertTrue(all("a panel takes a Studio" in b for b in bad), bad)
 
     def test_an_include_cycle_ends(self):
         bad = self.violations({"engine/a.h": '#include "engine/b.h"\n',

@@ -13,7 +13,11 @@ Rules:
      directly or through the project headers it includes.
   5. engine/core/ (errors, workload, JSON, files: the bottom of the engine) includes nothing of
      engine/ outside core/.
-  6. The folders of kernels/ (one kernel family or shared part each) include each other in one
+  6. The studio's panels (app/studio/panels/) never see the session: no file there includes
+     app/studio/studio.h, directly or through the project headers it includes, nor takes a
+     Studio& (or Studio*). A panel draws a plain view state and returns an actions struct; the
+     studio (studio_views.cpp) fills the one and applies the other.
+  7. The folders of kernels/ (one kernel family or shared part each) include each other in one
      direction only: no cycle of folders (a part two families share sits in a folder of its own,
      as kernels/attention_common/ does for the attention families).
 """
@@ -50,6 +54,11 @@ CUDA_HEADERS = {
     "profiler/capture/cupti_check.h",
 }
 
+# Rule 6: the studio's panels and the session header they must not reach.
+PANELS_DIR = "app/studio/panels/"
+STUDIO_HEADER = "app/studio/studio.h"
+STUDIO_PARAM = re.compile(r"\bStudio\s*(?:const\s*)?[&*]")
+
 SYSTEM_CUDA = re.compile(r"^(cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuda_bf16|cupti|"
                          r"cublas|cublasLt|cublas_v2|driver_types|vector_types)[\w.]*\.h$")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -75,6 +84,69 @@ def sources(root):
             for name in sorted(files):
                 if name.endswith(SOURCE_EXT):
                     yield os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+
+
+def code_lines(path):
+    """[(line number, text without its // comment)] of one file: rule 6 reads code, not the
+    comments that may name Studio."""
+    out = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            out.append((n, line.split("//", 1)[0]))
+    return out
+
+
+def chain_finder(incs, end, header_ext):
+    """A function (h, seen) -> the chain 'h -> b.h -> ... -> END' through the project headers
+    (quoted includes ending in header_ext) from h, or None. end(h) is the chain's last link
+    when it stops at h, else None. Rules 4 and 6 follow chains of includes with it."""
+    memo = {}
+
+    def find(h, seen):
+        if h in memo:
+            return memo[h]
+        if h in seen or h not in incs:
+            return None
+        last = end(h)
+        if last:
+            memo[h] = last
+            return last
+        seen = seen | {h}
+        for _, kind, name in incs[h]:
+            if kind == '"' and name.endswith(header_ext):
+                chain = find(name, seen)
+                if chain:
+                    memo[h] = f"{h} -> {chain}"
+                    return memo[h]
+        memo[h] = None
+        return None
+
+    return find
+
+
+def panel_violations(root, files, incs):
+    """Rule 6: the panels' includes reaching studio.h, and their Studio& parameters."""
+    bad = []
+    reaches_studio = chain_finder(incs, lambda h: h if h == STUDIO_HEADER else None, ".h")
+    for f in files:
+        if not f.startswith(PANELS_DIR):
+            continue
+        for n, kind, name in incs[f]:
+            if kind != '"':
+                continue
+            chain = reaches_studio(name, frozenset([f]))
+            if chain == STUDIO_HEADER:
+                bad.append(f"{f}:{n}: a panel includes {STUDIO_HEADER} (a panel draws a view "
+                           f"state and returns actions; the studio fills and applies them)")
+            elif chain:
+                bad.append(f"{f}:{n}: a panel reaches {STUDIO_HEADER} through {chain} (a panel "
+                           f"draws a view state and returns actions; the studio fills and "
+                           f"applies them)")
+        for n, text in code_lines(os.path.join(root, f)):
+            if STUDIO_PARAM.search(text):
+                bad.append(f"{f}:{n}: a panel takes a Studio (pass a view state in and return "
+                           f"an actions struct instead)")
+    return bad
 
 
 def check(root):
@@ -104,27 +176,9 @@ def check(root):
     # Rule 4: CUDA through any chain of project headers, from each CUDA-free header.
     direct = {f: [(n, name) for n, kind, name in incs[f]
                   if kind == "<" and SYSTEM_CUDA.match(os.path.basename(name))] for f in files}
-    memo = {}
-
-    def reaches_cuda(h, seen):
-        """A chain 'a.h -> b.h -> <cuda.h>' from header h, or None."""
-        if h in memo:
-            return memo[h]
-        if h in seen or h not in incs:
-            return None
-        if direct[h]:
-            memo[h] = f"{h} -> <{direct[h][0][1]}>"
-            return memo[h]
-        seen = seen | {h}
-        for _, kind, name in incs[h]:
-            if kind == '"' and name.endswith((".h", ".cuh")):
-                chain = reaches_cuda(name, seen)
-                if chain:
-                    memo[h] = f"{h} -> {chain}"
-                    return memo[h]
-        memo[h] = None
-        return None
-
+    # A chain 'a.h -> b.h -> <cuda.h>' from a header, or None.
+    reaches_cuda = chain_finder(
+        incs, lambda h: f"{h} -> <{direct[h][0][1]}>" if direct[h] else None, (".h", ".cuh"))
     for f in files:
         if not f.endswith(".h") or f in CUDA_HEADERS:
             continue
@@ -135,6 +189,7 @@ def check(root):
     for h in sorted(CUDA_HEADERS):
         if h.split("/")[0] not in ("kernels", "profiler"):
             bad.append(f"{h}:1: only kernels/ and profiler/ headers may include CUDA headers")
+    bad += panel_violations(root, files, incs)
     bad += folder_cycles(files, incs)
     return sorted(bad)
 
@@ -146,7 +201,7 @@ def kernel_folder(path):
 
 
 def folder_cycles(files, incs):
-    """Rule 6: every include between two kernels/ folders that lie on a cycle of folders."""
+    """Rule 7: every include between two kernels/ folders that lie on a cycle of folders."""
     edges = {}  # (from folder, to folder) -> first 'file:line'
     for f in files:
         a = kernel_folder(f)

@@ -6,7 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/studio/studio.h"
+#include "app/studio/layer_workbench.h"
+#include "app/studio/studio_defaults.h"
 #include "engine/fusion/fusion_scheme.h"
 
 namespace stof::app {
@@ -27,13 +28,6 @@ std::string Us(double us) { return F("%.1f us", us); }
 std::string Counts(const engine::LayoutStats& s) {
   return I(s.full_blocks) + " full, " + I(s.part_blocks) + " part and " + I(s.empty_blocks) +
          " empty blocks of " + I(s.block_rows * s.block_cols);
-}
-
-engine::MaskSpec BigBird1024() {
-  engine::MaskSpec s;
-  s.pattern = "bigbird";
-  s.seq_len = 1024;
-  return s;
 }
 
 // The ladder rung of a variant, when the ladder has it.
@@ -289,19 +283,19 @@ LessonSetup PageSetup(int lesson, int page) {
   LessonSetup s;
   if (lesson == 0) {
     if (page == 0) {
-      s.mask = BigBird1024();
+      s.mask = studio_defaults::MaskGenerator();
       s.block = {128, 128};
     } else if (page == 1) {
       s.block = {64, 64};
     }
   } else if (lesson == 1) {
     if (page == 0) {
-      s.mask = BigBird1024();
-      s.batch = 8;
+      s.mask = studio_defaults::MaskGenerator();
+      s.batch = studio_defaults::kBatch;
     }
   } else if (page == 0) {
-    s.mask = BigBird1024();
-    s.batch = 8;
+    s.mask = studio_defaults::MaskGenerator();
+    s.batch = studio_defaults::kBatch;
     s.default_scheme = true;
   }
   return s;
@@ -343,7 +337,7 @@ std::optional<LessonSetup> DemoAnswer(int lesson, const LearnFacts& f, const Lea
     return s;
   }
   if (lesson == 1) {
-    engine::MaskSpec spec = f.spec ? *f.spec : BigBird1024();
+    engine::MaskSpec spec = f.spec ? *f.spec : studio_defaults::MaskGenerator();
     spec.seq_len = kLesson2Seq;
     spec.width = spec.global = spec.block = -1;  // the paper defaults for the new L, as the slider does
     spec.fill = -1;
@@ -407,12 +401,14 @@ nlohmann::json LessonPageJson(int lesson, int page, const LessonPage& p) {
           {"answer", p.answer}};
 }
 
-LearnFacts GatherLearnFacts(const Studio& studio) {
+LearnFacts GatherLearnFacts(const engine::Mask& mask, const std::optional<engine::MaskSpec>& spec,
+                            const engine::MaskAnalysis* ready_analysis, const LayerWorkbench& bench,
+                            const std::string& device) {
   LearnFacts f;
-  f.seq_len = studio.Doc().state.mask.Rows();
-  if (studio.Doc().state.spec)
-    if (auto r = engine::Resolve(*studio.Doc().state.spec); r.IsOk()) f.spec = *r;
-  if (const engine::MaskAnalysis* a = studio.Analysis(); a && studio.AnalysisReady()) {
+  f.seq_len = mask.Rows();
+  if (spec)
+    if (auto r = engine::Resolve(*spec); r.IsOk()) f.spec = *r;
+  if (const engine::MaskAnalysis* a = ready_analysis) {
     f.analysis_ready = true;
     f.at_block = a->stats;
     f.at_flex = a->flex_stats;
@@ -420,19 +416,18 @@ LearnFacts GatherLearnFacts(const Studio& studio) {
     f.work_flex = a->flex_work;
     f.table = a->table;
   }
-  const LayerLab& lab = studio.Lab();
-  f.ladder = lab.Ladder();
-  f.device = studio.Device().name;
-  f.run = lab.RunChoice();
-  if (const engine::OpGraph* g = lab.Graph()) {
+  f.ladder = bench.Ladder();
+  f.device = device;
+  f.run = bench.RunChoice();
+  if (const engine::OpGraph* g = bench.Graph()) {
     f.model = g->model;
     f.batch = g->batch;
   }
-  for (const SegmentView& v : lab.Segments())
+  for (const SegmentView& v : bench.Segments())
     f.segments.push_back(engine::SegmentLabel(v.segment) + " " + (v.tmpl.empty() ? "op by op" : v.tmpl) + " " +
                          Us(v.predicted_us));
-  f.tradeoffs = lab.Tradeoffs();
-  f.norm_by_device = lab.NormByDevice();
+  f.tradeoffs = bench.Tradeoffs();
+  f.norm_by_device = bench.NormByDevice();
   return f;
 }
 

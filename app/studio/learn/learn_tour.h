@@ -11,7 +11,8 @@
 // Every number is a prediction unless the view measured it (the ladder on a GPU), and the
 // page says which. panels/learn_panel.cpp draws LessonPage and applies LessonSetup through
 // Studio; batch_driver.cpp runs a lesson from start to end for --learn N; docs/learn.md holds
-// the same text. GatherLearnFacts reads the studio's state; the rest are pure functions.
+// the same text. GatherLearnFacts copies the views' results (Studio passes its models); the
+// rest are pure functions.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/analysis/layout_analysis.h"
 #include "engine/analysis/mha_run.h"
 #include "engine/layout/block_layout.h"
 #include "engine/layout/block_size_table.h"
@@ -31,7 +33,7 @@
 
 namespace stof::app {
 
-class Studio;
+class LayerWorkbench;
 
 // The live numbers the lessons cite: copies of what the views already computed.
 struct LearnFacts {
@@ -50,7 +52,11 @@ struct LearnFacts {
   std::vector<engine::TradeoffOnDevice> norm_by_device;  // GEMM + LayerNorm on each built-in
   std::optional<engine::MhaRunChoice> run;
 };
-LearnFacts GatherLearnFacts(const Studio& studio);
+// `ready_analysis`: the shown analysis when it matches the current mask and choices, else null
+// (the layout figures are then left out); `device`: the name of the device the views predict for.
+LearnFacts GatherLearnFacts(const engine::Mask& mask, const std::optional<engine::MaskSpec>& spec,
+                            const engine::MaskAnalysis* ready_analysis, const LayerWorkbench& bench,
+                            const std::string& device);
 
 // What a page changes in the studio when it opens (unset fields stay as they are).
 struct LessonSetup {

@@ -3,47 +3,49 @@
 
 #include <imgui.h>
 
-#include "app/studio/studio.h"
+#include <algorithm>
+
 #include "app/studio/widgets/input_text.h"
 
 namespace stof::app {
 
-void DrawFileBar(Studio& studio) {
+FileBarActions DrawFileBar(const FileBarView& view, std::string& path) {
+  FileBarActions a;
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("File");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x - 560.0f));
-  const bool enter = InputTextString("##path", &studio.PathBuffer(), ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool enter = InputTextString("##path", &path, ImGuiInputTextFlags_EnterReturnsTrue);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("A mask file: .png, .npy or .json. Enter or Open loads it; you can also drop a file on the window.");
   ImGui::SameLine();
-  if (ImGui::Button("Open") || enter) studio.OpenFile(studio.PathBuffer());
+  if (ImGui::Button("Open") || enter) a.open = path;
   ImGui::SameLine();
-  if (ImGui::Button("Save")) studio.SaveFile(studio.PathBuffer());
+  if (ImGui::Button("Save")) a.save = path;
   ImGui::SameLine();
   ImGui::SetNextItemWidth(150);
   if (ImGui::BeginCombo("##recent", "Recent files")) {
-    if (studio.Recent().empty()) ImGui::TextDisabled("none yet");
+    if (view.recent.empty()) ImGui::TextDisabled("none yet");
     std::string pick;
-    for (const std::string& p : studio.Recent())
+    for (const std::string& p : view.recent)
       if (ImGui::Selectable(p.c_str())) pick = p;
     ImGui::EndCombo();
     if (!pick.empty()) {
-      studio.PathBuffer() = pick;
-      studio.OpenFile(pick);
+      path = pick;
+      a.open = pick;
     }
   }
   ImGui::SameLine();
-  ImGui::BeginDisabled(studio.History().UndoCount() == 0);
-  if (ImGui::Button("Undo")) studio.Undo();
+  ImGui::BeginDisabled(!view.can_undo);
+  if (ImGui::Button("Undo")) a.undo = true;
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::BeginDisabled(studio.History().RedoCount() == 0);
-  if (ImGui::Button("Redo")) studio.Redo();
+  ImGui::BeginDisabled(!view.can_redo);
+  if (ImGui::Button("Redo")) a.redo = true;
   ImGui::EndDisabled();
   ImGui::SameLine();
-  const Document& d = studio.Doc();
-  ImGui::TextDisabled("%s%s", d.path.empty() ? "(generated)" : d.path.c_str(), d.dirty ? " *" : "");
+  ImGui::TextDisabled("%s%s", view.doc_path.empty() ? "(generated)" : view.doc_path.c_str(), view.dirty ? " *" : "");
+  return a;
 }
 
 }  // namespace stof::app

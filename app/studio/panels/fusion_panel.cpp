@@ -1,5 +1,5 @@
 // DrawFusionPanel and DrawLayerChooser (fusion_panel.h). Everything shown is precomputed by
-// LayerLab when the layer, mask or scheme changes; the panel only lays it out.
+// LayerWorkbench when the layer, mask or scheme changes; the panel only lays it out.
 #include "app/studio/panels/fusion_panel.h"
 
 #include <imgui.h>
@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "app/studio/layer_lab.h"
+#include "app/studio/layer_workbench.h"
 #include "app/studio/widgets/elided_text.h"
 #include "app/studio/widgets/error_text.h"
 #include "app/studio/widgets/input_text.h"
@@ -37,7 +37,7 @@ std::string Dims(const std::vector<int64_t>& d) {
 }
 
 // The op chain: boxes in rows, segment groups behind them, clickable gaps between ops.
-void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionScheme& scheme) {
+void DrawChain(LayerWorkbench& bench, const engine::OpGraph& g, const engine::FusionScheme& scheme) {
   const int n = static_cast<int>(g.ops.size());
   const float gap = 14.0f, box_h = 46.0f, label_h = ImGui::GetTextLineHeight() + 4.0f;
   // Every box holds its longest label ("BatchGEMM", "LayerNorm", "#14") and every group its
@@ -59,7 +59,7 @@ void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionSche
   };
   // Segment groups (one rectangle per row the segment spans) with the template below.
   const auto& segs = scheme.Segments();
-  const auto& views = lab.Segments();
+  const auto& views = bench.Segments();
   for (size_t si = 0; si < segs.size(); ++si) {
     const engine::Segment& s = segs[si];
     const ImU32 col = kGroupColors[si % 4];
@@ -120,7 +120,7 @@ void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionSche
         ImGui::SetTooltip(boundary ? "join the segments at #%d | #%d" : "split the segment after #%d (#%d starts a new one)",
                           op, op + 1);
       }
-      if (ImGui::IsItemClicked()) lab.ToggleBoundary(op);
+      if (ImGui::IsItemClicked()) bench.ToggleBoundary(op);
     }
     ImGui::PopID();
   }
@@ -128,8 +128,8 @@ void DrawChain(LayerLab& lab, const engine::OpGraph& g, const engine::FusionSche
   ImGui::Dummy(ImVec2(avail + 8.0f, 1));
 }
 
-void DrawSegmentTable(const LayerLab& lab) {
-  const auto& views = lab.Segments();
+void DrawSegmentTable(const LayerWorkbench& bench) {
+  const auto& views = bench.Segments();
   // Narrower than its content (the Learn tab at 1280 x 720) the table scrolls sideways
   // rather than cutting its cells; its height shows every row.
   const float narrow = 820.0f;
@@ -205,15 +205,15 @@ const char* RungLetters(engine::MhaVariant v) {
   return "?";
 }
 
-void DrawLadder(LayerLab& lab) {
-  const auto& rungs = lab.Ladder();
+void DrawLadder(LayerWorkbench& bench) {
+  const auto& rungs = bench.Ladder();
   ImGui::TextUnformatted("Fusion ladder of the attention block");
   ImGui::SameLine();
-  ImGui::BeginDisabled(!lab.HasGpu() || lab.Worker().Busy());
-  if (ImGui::SmallButton("Measure on the GPU")) lab.MeasureLadder();
+  ImGui::BeginDisabled(!bench.HasGpu() || bench.Worker().Busy());
+  if (ImGui::SmallButton("Measure on the GPU")) bench.MeasureLadder();
   ImGui::EndDisabled();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-  ImGui::TextWrapped("%s", lab.LadderNote().c_str());
+  ImGui::TextWrapped("%s", bench.LadderNote().c_str());
   ImGui::PopStyleColor();
   if (rungs.empty()) return;
   // The paper's letters name the bars (full names would be cut to "decomp.." twice in a
@@ -251,18 +251,18 @@ void DrawLadder(LayerLab& lab) {
 
 }  // namespace
 
-void DrawFusionLadder(LayerLab& lab) { DrawLadder(lab); }
-void DrawFusionSegments(const LayerLab& lab) { DrawSegmentTable(lab); }
+void DrawFusionLadder(LayerWorkbench& bench) { DrawLadder(bench); }
+void DrawFusionSegments(const LayerWorkbench& bench) { DrawSegmentTable(bench); }
 
-void DrawLayerChooser(LayerLab& lab) {
-  LayerChoice& c = lab.Choice();
+void DrawLayerChooser(LayerWorkbench& bench) {
+  LayerChoice& c = bench.Choice();
   ImGui::SetNextItemWidth(130);
   if (ImGui::BeginCombo("model", c.config_path.empty() ? c.model.c_str() : "config.json")) {
     for (const engine::ModelConfig& m : engine::ModelPresets()) {
       if (ImGui::Selectable(m.name.c_str(), c.config_path.empty() && m.name == c.model)) {
         c.model = m.name;
         c.config_path.clear();
-        lab.ApplyChoice();
+        bench.ApplyChoice();
       }
     }
     ImGui::EndCombo();
@@ -272,44 +272,44 @@ void DrawLayerChooser(LayerLab& lab) {
   int batch = static_cast<int>(c.batch);
   if (ImGui::InputInt("batch", &batch, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue)) {
     c.batch = std::clamp<int64_t>(batch, 1, engine::Workload::kMaxBatch);
-    lab.ApplyChoice();
+    bench.ApplyChoice();
   }
   ImGui::SameLine();
-  ImGui::Text("L = %lld (the editor's mask)", static_cast<long long>(lab.SeqLen()));
+  ImGui::Text("L = %lld (the editor's mask)", static_cast<long long>(bench.SeqLen()));
   ImGui::SetNextItemWidth(260);
   InputTextString("##config", &c.config_path);
   ImGui::SameLine();
-  if (ImGui::Button("Use config.json")) lab.ApplyChoice();
+  if (ImGui::Button("Use config.json")) bench.ApplyChoice();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("A HuggingFace config.json (bert, gpt2, t5); empty = the preset");
-  if (!lab.GraphError().empty()) ErrorTextWrapped(lab.GraphError());
+  if (!bench.GraphError().empty()) ErrorTextWrapped(bench.GraphError());
 }
 
-void DrawFusionPanel(LayerLab& lab) {
-  DrawLayerChooser(lab);
-  const engine::OpGraph* g = lab.Graph();
-  const auto& scheme = lab.Scheme();
+void DrawFusionPanel(LayerWorkbench& bench) {
+  DrawLayerChooser(bench);
+  const engine::OpGraph* g = bench.Graph();
+  const auto& scheme = bench.Scheme();
   if (!g || !scheme) return;
   ImGui::Separator();
   auto hex = engine::CodeToHex(scheme->Code());
   ImGui::Text("scheme %s  (hex %s)  from: %s", scheme->Code().c_str(), hex.IsOk() ? hex->c_str() : "?",
-              lab.SchemeSource().c_str());
+              bench.SchemeSource().c_str());
   ImGui::SameLine();
-  if (ImGui::SmallButton("Default")) lab.ResetScheme();
+  if (ImGui::SmallButton("Default")) bench.ResetScheme();
   ImGui::TextDisabled("Click between two ops to split or join segments. Blue: compute-intensive "
                       "(CI), orange: memory-intensive (MI).");
-  DrawChain(lab, *g, *scheme);
-  if (!lab.FusionMessage().empty())
-    ImGui::TextColored(ImVec4(1.0f, 0.55f, 0.4f, 1.0f), "not allowed: %s", lab.FusionMessage().c_str());
-  DrawSegmentTable(lab);
+  DrawChain(bench, *g, *scheme);
+  if (!bench.FusionMessage().empty())
+    ImGui::TextColored(ImVec4(1.0f, 0.55f, 0.4f, 1.0f), "not allowed: %s", bench.FusionMessage().c_str());
+  DrawSegmentTable(bench);
   // What runs for the attention (the same answer as the Kernel selection tab and `stof select`).
-  if (const auto& run = lab.RunChoice()) {
+  if (const auto& run = bench.RunChoice()) {
     ImGui::TextWrapped("Attention runs: %s", engine::MhaRunChoiceText(*run).c_str());
     if (ImGui::IsItemHovered() && !run->note.empty()) ImGui::SetTooltip("%s", run->note.c_str());
-  } else if (!lab.RunChoiceError().empty()) {
-    ErrorTextWrapped("attention: what runs is not known: " + lab.RunChoiceError());
+  } else if (!bench.RunChoiceError().empty()) {
+    ErrorTextWrapped("attention: what runs is not known: " + bench.RunChoiceError());
   }
   ImGui::Spacing();
-  DrawLadder(lab);
+  DrawLadder(bench);
 }
 
 }  // namespace stof::app

@@ -4,18 +4,18 @@
 // template, parameters and predicted or measured time and bytes; and the attention block's
 // fusion ladder (U unfused, SD decomposed, SDF decomposed + fused, F fully fused) as latency
 // and DRAM bytes bars, measured or predicted as the note above them says (each bar tagged
-// when the two kinds are mixed). Reads and edits LayerLab.
+// when the two kinds are mixed). Reads and edits LayerWorkbench.
 #pragma once
 
 namespace stof::app {
 
-class LayerLab;
-void DrawFusionPanel(LayerLab& lab);
+class LayerWorkbench;
+void DrawFusionPanel(LayerWorkbench& bench);
 // The model / config.json / batch row shared with the tune view.
-void DrawLayerChooser(LayerLab& lab);
+void DrawLayerChooser(LayerWorkbench& bench);
 // The view's parts the Learn tab shows inside its lessons: the fusion ladder's bars and the
 // segments table.
-void DrawFusionLadder(LayerLab& lab);
-void DrawFusionSegments(const LayerLab& lab);
+void DrawFusionLadder(LayerWorkbench& bench);
+void DrawFusionSegments(const LayerWorkbench& bench);
 
 }  // namespace stof::app

@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "app/studio/canvas_key.h"
-#include "app/studio/studio.h"
 #include "app/studio/widgets/bar_chart.h"
+#include "app/studio/widgets/texture.h"
 
 namespace stof::app {
 
@@ -84,34 +84,36 @@ void StatsTable(const engine::MaskAnalysis& a) {
 
 }  // namespace
 
-void DrawLayoutPanel(Studio& studio) {
-  int64_t bm = studio.BlockM(), bn = studio.BlockN();
+LayoutActions DrawLayoutPanel(const LayoutView& view) {
+  LayoutActions actions;
+  // bm, bn and the overlay hold the user's choice from here on, as the studio will.
+  int64_t bm = view.block_m, bn = view.block_n;
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("Block");
   ImGui::SameLine();
   bool changed = BlockCombo("BM (rows)", &bm);
   ImGui::SameLine();
   changed |= BlockCombo("BN (cols)", &bn);
-  if (changed) studio.SetBlockSize(bm, bn);
-  int ov = static_cast<int>(studio.OverlayMode());
+  if (changed) actions.block = {bm, bn};
+  int ov = static_cast<int>(view.overlay);
   ImGui::RadioButton("mask only", &ov, 0);
   ImGui::SameLine();
   ImGui::RadioButton("blocks over mask", &ov, 1);
   ImGui::SameLine();
   ImGui::RadioButton("blocks only", &ov, 2);
-  studio.SetOverlay(static_cast<Overlay>(ov));
-  plots::KeyRow(CanvasKey(studio.OverlayMode()));  // the canvas' own colours
+  if (static_cast<Overlay>(ov) != view.overlay) actions.overlay = static_cast<Overlay>(ov);
+  plots::KeyRow(CanvasKey(static_cast<Overlay>(ov)));  // the canvas' own colours
   ImGui::TextDisabled("(hover a block for its CSR place; click in Inspect to zoom)");
 
-  const engine::MaskAnalysis* a = studio.Analysis();
+  const engine::MaskAnalysis* a = view.analysis;
   if (!a) {
     ImGui::TextDisabled("computing the layout...");
-    return;
+    return actions;
   }
   ImGui::Spacing();
   ImGui::Text("element density %.2f %%  (nnz %lld)", 100.0 * a->stats.density, static_cast<long long>(a->stats.nnz));
-  ImGui::Text("workload B %lld, H %lld, d %lld: FLOPs = 4 d B H x cells", static_cast<long long>(studio.Workload().batch),
-              static_cast<long long>(studio.Workload().heads), static_cast<long long>(studio.Workload().head_dim));
+  ImGui::Text("workload B %lld, H %lld, d %lld: FLOPs = 4 d B H x cells", static_cast<long long>(view.workload.batch),
+              static_cast<long long>(view.workload.heads), static_cast<long long>(view.workload.head_dim));
   StatsTable(*a);
 
   ImGui::Spacing();
@@ -123,7 +125,7 @@ void DrawLayoutPanel(Studio& studio) {
   ImGui::TextUnformatted("Block sizes (click a row to use it)");
   if (a->table.empty()) {
     ImGui::TextDisabled("table not computed");
-    return;
+    return actions;
   }
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingStretchProp;
@@ -138,9 +140,9 @@ void DrawLayoutPanel(Studio& studio) {
       ImGui::TableNextColumn();
       char label[32];
       std::snprintf(label, sizeof label, "%lld x %lld", static_cast<long long>(s.block_m), static_cast<long long>(s.block_n));
-      const bool current = s.block_m == studio.BlockM() && s.block_n == studio.BlockN();
+      const bool current = s.block_m == bm && s.block_n == bn;
       if (ImGui::Selectable(label, current, ImGuiSelectableFlags_SpanAllColumns))
-        studio.SetBlockSize(s.block_m, s.block_n);
+        actions.block = {s.block_m, s.block_n};
       ImGui::TableNextColumn();
       ImGui::Text("%lld", static_cast<long long>(s.full_blocks));
       ImGui::TableNextColumn();
@@ -156,6 +158,7 @@ void DrawLayoutPanel(Studio& studio) {
     }
     ImGui::EndTable();
   }
+  return actions;
 }
 
 }  // namespace stof::app

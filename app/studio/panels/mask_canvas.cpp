@@ -3,7 +3,7 @@
 // only for the visible cells / blocks, one tooltip. The exact-cell "detail" texture (masks
 // larger than the 2048-texel overview) is rebuilt by MaskTextures only when the visible
 // rectangle, rounded out to 64 cells, the mask version or the blended layout changes. Edits
-// go to Studio as EditCommands.
+// go back to the studio as EditCommands, applied after the canvas is drawn.
 #include "app/studio/panels/mask_canvas.h"
 
 #include <imgui.h>
@@ -12,7 +12,6 @@
 #include <cmath>
 
 #include "app/studio/canvas_key.h"
-#include "app/studio/studio.h"
 #include "engine/layout/block_lookup.h"
 
 namespace stof::app {
@@ -44,8 +43,7 @@ float CheckWidth(const char* label) {  // radio buttons and checkboxes
   return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
 }
 
-void DrawToolbar(Studio& studio) {
-  EditSettings& e = studio.Edit();
+void DrawToolbar(const MaskCanvasView& view, EditSettings& e, CanvasView& canvas, MaskCanvasActions* actions) {
   const char* tools[] = {"Inspect", "Brush", "Line", "Rect", "Band"};
   for (int i = 0; i < 5; ++i) {
     if (i) Flow(CheckWidth(tools[i]));
@@ -57,7 +55,7 @@ void DrawToolbar(Studio& studio) {
   ImGui::Checkbox("Symmetric", &e.symmetric);
   Flow(80 + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("width").x);
   ImGui::SetNextItemWidth(80);
-  const int most = static_cast<int>(std::max<int64_t>(1, studio.Doc().state.mask.Rows()));
+  const int most = static_cast<int>(std::max<int64_t>(1, view.mask->Rows()));
   if (e.tool == Tool::kBand)
     ImGui::SliderInt("width", &e.band_width, 1, std::min(most, 1024), "%d", ImGuiSliderFlags_Logarithmic);
   else
@@ -65,13 +63,10 @@ void DrawToolbar(Studio& studio) {
   Flow(135);
   ImGui::SetNextItemWidth(135);
   const char* overlays[] = {"Mask", "Blocks + mask", "Blocks"};
-  int ov = static_cast<int>(studio.OverlayMode());
-  if (ImGui::Combo("##overlay", &ov, overlays, 3)) studio.SetOverlay(static_cast<Overlay>(ov));
+  int ov = static_cast<int>(view.overlay);
+  if (ImGui::Combo("##overlay", &ov, overlays, 3)) actions->overlay = static_cast<Overlay>(ov);
   Flow(ImGui::CalcTextSize("Fit").x + 2 * ImGui::GetStyle().FramePadding.x);
-  if (ImGui::Button("Fit")) {
-    const engine::Mask& m = studio.Doc().state.mask;
-    studio.View() = CanvasView::Fitting(m);
-  }
+  if (ImGui::Button("Fit")) canvas = CanvasView::Fitting(*view.mask);
 }
 
 void DrawGrid(ImDrawList* dl, const Geometry& g, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
@@ -91,12 +86,12 @@ void DrawGrid(ImDrawList* dl, const Geometry& g, int64_t r0, int64_t r1, int64_t
   }
 }
 
-void Tooltip(const Studio& studio, int64_t row, int64_t col) {
-  const engine::Mask& m = studio.Doc().state.mask;
+void Tooltip(const MaskCanvasView& view, int64_t row, int64_t col) {
+  const engine::Mask& m = *view.mask;
   ImGui::BeginTooltip();
   ImGui::Text("cell (%lld, %lld): %s", static_cast<long long>(row), static_cast<long long>(col),
               m.Get(row, col) ? "attend" : "masked");
-  const engine::MaskAnalysis* a = studio.Analysis();
+  const engine::MaskAnalysis* a = view.analysis;
   if (a && a->layout.Rows() == m.Rows() && a->layout.Cols() == m.Cols()) {
     const engine::BlockLayout& l = a->layout;
     const int64_t br = row / l.BlockM(), bc = col / l.BlockN();
@@ -115,16 +110,16 @@ void Tooltip(const Studio& studio, int64_t row, int64_t col) {
         ImGui::Text("%s_col_idx[%lld]%s", full ? "full" : "part",
                     static_cast<long long>(place->class_index), full ? "" : " = part bitmap index");
       }
-      if (studio.Analysis() && !studio.AnalysisReady()) ImGui::TextDisabled("(layout updating)");
+      if (!view.analysis_ready) ImGui::TextDisabled("(layout updating)");
     }
   }
   ImGui::EndTooltip();
 }
 
-void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, int64_t col) {
-  EditSettings& e = studio.Edit();
+void HandleTools(const MaskCanvasView& view, EditSettings& e, const Geometry& g, bool hovered, int64_t row,
+                 int64_t col, std::vector<CanvasEdit>* edits) {
   const ImGuiIO& io = ImGui::GetIO();
-  const engine::Mask& mask = studio.Doc().state.mask;
+  const engine::Mask& mask = *view.mask;
   const engine::EditOptions opt{!e.erase, e.symmetric};
   const bool in_mask = row >= 0 && col >= 0 && row < mask.Rows() && col < mask.Cols();
   const int64_t r = std::clamp<int64_t>(row, 0, mask.Rows() - 1);
@@ -138,12 +133,10 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
     e.anchor_c = e.last_c = c;
     switch (e.tool) {
       case Tool::kBrush:
-        studio.BeginGesture(e.erase ? "erase" : "brush");
-        studio.ApplyEdit(EditCommand::Brush(r, c, e.brush, opt));
+        edits->push_back({e.erase ? "erase" : "brush", EditCommand::Brush(r, c, e.brush, opt)});
         break;
       case Tool::kBand:
-        studio.BeginGesture("band");
-        studio.ApplyEdit(EditCommand::Band(r, c, e.band_width, opt));
+        edits->push_back({"band", EditCommand::Band(r, c, e.band_width, opt)});
         e.active = false;
         break;
       default: break;
@@ -162,7 +155,7 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
   }
   if (io.MouseDown[ImGuiMouseButton_Left]) {
     if (e.tool == Tool::kBrush && (r != e.last_r || c != e.last_c)) {
-      studio.ApplyEdit(EditCommand::Line(e.last_r, e.last_c, r, c, e.brush, opt));
+      edits->push_back({"", EditCommand::Line(e.last_r, e.last_c, r, c, e.brush, opt)});
       e.last_r = r;
       e.last_c = c;
     } else if (e.tool == Tool::kLine) {
@@ -175,24 +168,23 @@ void HandleTools(Studio& studio, const Geometry& g, bool hovered, int64_t row, i
     return;
   }
   // Released: finish line / rectangle; Studio ends the gesture once no button is down.
-  if (e.tool == Tool::kLine) {
-    studio.BeginGesture("line");
-    studio.ApplyEdit(EditCommand::Line(e.anchor_r, e.anchor_c, r, c, e.brush, opt));
-  } else if (e.tool == Tool::kRect) {
-    studio.BeginGesture("rectangle");
-    studio.ApplyEdit(EditCommand::Rect(e.anchor_r, e.anchor_c, r, c, opt));
-  }
+  if (e.tool == Tool::kLine)
+    edits->push_back({"line", EditCommand::Line(e.anchor_r, e.anchor_c, r, c, e.brush, opt)});
+  else if (e.tool == Tool::kRect)
+    edits->push_back({"rectangle", EditCommand::Rect(e.anchor_r, e.anchor_c, r, c, opt)});
   e.active = false;
 }
 
 }  // namespace
 
-void DrawMaskCanvas(Studio& studio) {
-  DrawToolbar(studio);
-  plots::KeyRow(CanvasKey(studio.OverlayMode()));  // the canvas' colours, named
-  const engine::Mask& m = studio.Doc().state.mask;
-  if (m.Empty()) return;
-  CanvasView& v = studio.View();
+MaskCanvasActions DrawMaskCanvas(const MaskCanvasView& view, EditSettings& edit, CanvasView& v) {
+  MaskCanvasActions actions;
+  DrawToolbar(view, edit, v, &actions);
+  // The overlay chosen, this frame's pick included (the studio applies it after the canvas).
+  const Overlay overlay = actions.overlay.value_or(view.overlay);
+  plots::KeyRow(CanvasKey(overlay));  // the canvas' colours, named
+  const engine::Mask& m = *view.mask;
+  if (m.Empty()) return actions;
   const ImGuiIO& io = ImGui::GetIO();
 
   Geometry g;
@@ -222,7 +214,7 @@ void DrawMaskCanvas(Studio& studio) {
     v.cx = col - (io.MousePos.x - g.centre.x) / g.ppc;
     v.cy = row - (io.MousePos.y - g.centre.y) / g.ppc;
   }
-  const bool pan_left = studio.Edit().tool == Tool::kInspect;
+  const bool pan_left = edit.tool == Tool::kInspect;
   if (active && (io.MouseDown[ImGuiMouseButton_Right] || io.MouseDown[ImGuiMouseButton_Middle] ||
                  (pan_left && io.MouseDown[ImGuiMouseButton_Left]))) {
     v.cx -= io.MouseDelta.x / g.ppc;
@@ -241,14 +233,13 @@ void DrawMaskCanvas(Studio& studio) {
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(g.p0, g.p1, true);
-  const Overlay overlay = studio.OverlayMode();
   if (overlay != Overlay::kBlocks && vr0 < vr1 && vc0 < vc1) {
-    const MaskTextures& textures = studio.Textures();
+    const MaskTextures& textures = *view.textures;
     const Texture& ov = textures.Overview();
     const int64_t step = textures.OverviewStep();
     if (step > 1 && vr1 - vr0 <= kDetailMaxCells && vc1 - vc0 <= kDetailMaxCells) {
-      const Texture& detail = studio.Detail(vr0 / 64 * 64, std::min(m.Rows(), (vr1 + 63) / 64 * 64),
-                                            vc0 / 64 * 64, std::min(m.Cols(), (vc1 + 63) / 64 * 64));
+      const Texture& detail = view.detail(vr0 / 64 * 64, std::min(m.Rows(), (vr1 + 63) / 64 * 64),
+                                          vc0 / 64 * 64, std::min(m.Cols(), (vc1 + 63) / 64 * 64));
       const MaskTextures::DetailKey& k = textures.DetailRect();
       dl->AddImage(detail.Id(), g.Screen(static_cast<double>(k.r0), static_cast<double>(k.c0)),
                    g.Screen(static_cast<double>(k.r1), static_cast<double>(k.c1)));
@@ -257,11 +248,11 @@ void DrawMaskCanvas(Studio& studio) {
       dl->AddImage(ov.Id(), g.Screen(0, 0), g.Screen(th, tw));
     }
   }
-  const engine::MaskAnalysis* a = studio.Analysis();
-  const bool layout_fits = studio.LayoutFits();
-  if (overlay == Overlay::kBlocks && layout_fits && studio.Textures().BlockTexture().Valid()) {
+  const engine::MaskAnalysis* a = view.analysis;
+  const bool layout_fits = view.layout_fits;
+  if (overlay == Overlay::kBlocks && layout_fits && view.textures->BlockTexture().Valid()) {
     const engine::BlockLayout& l = a->layout;
-    dl->AddImage(studio.Textures().BlockTexture().Id(), g.Screen(0, 0),
+    dl->AddImage(view.textures->BlockTexture().Id(), g.Screen(0, 0),
                  g.Screen(static_cast<double>(l.BlockRows() * l.BlockM()),
                           static_cast<double>(l.BlockCols() * l.BlockN())));
   }
@@ -275,13 +266,13 @@ void DrawMaskCanvas(Studio& studio) {
   const int64_t row = static_cast<int64_t>(std::floor(g.Row(io.MousePos.y)));
   const int64_t col = static_cast<int64_t>(std::floor(g.Col(io.MousePos.x)));
   const bool on_mask = row >= 0 && col >= 0 && row < m.Rows() && col < m.Cols();
-  if (studio.Edit().tool != Tool::kInspect) {
-    HandleTools(studio, g, hovered, row, col);
+  if (edit.tool != Tool::kInspect) {
+    HandleTools(view, edit, g, hovered, row, col, &actions.edits);
   } else if (hovered && on_mask && ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
              io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < 9.0f && layout_fits &&
              overlay != Overlay::kMask) {
     const int64_t bm = a->layout.BlockM(), bn = a->layout.BlockN();
-    studio.ZoomToCells(row / bm * bm, row / bm * bm + bm, col / bn * bn, col / bn * bn + bn);
+    v = CanvasView::Around(m, row / bm * bm, row / bm * bm + bm, col / bn * bn, col / bn * bn + bn);
   }
   if (hovered && on_mask && layout_fits && overlay != Overlay::kMask) {
     const int64_t bm = a->layout.BlockM(), bn = a->layout.BlockN();
@@ -294,7 +285,8 @@ void DrawMaskCanvas(Studio& studio) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "zoom %.1fx  %.1f px/cell", v.zoom, g.ppc);
   dl->AddText(ImVec2(g.p0.x + 6, g.p1.y - ImGui::GetTextLineHeight() - 4), IM_COL32(190, 190, 200, 255), buf);
-  if (hovered && on_mask && !studio.Edit().active) Tooltip(studio, row, col);
+  if (hovered && on_mask && !edit.active) Tooltip(view, row, col);
+  return actions;
 }
 
 }  // namespace stof::app

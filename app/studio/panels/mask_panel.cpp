@@ -1,8 +1,7 @@
-// DrawMaskPanel (mask_panel.h). The preset being edited is Studio::PresetSpec() and the
-// panel's own state is Studio::Ui() (no statics: two studios never share it); a change
-// regenerates the mask (one engine::Generate) at once up to L = 4096 and when the control is
-// released above, so dragging a slider at L = 16384 does not regenerate every frame. The
-// regeneration is one undo step per drag (Studio's gesture).
+// DrawMaskPanel (mask_panel.h). The preset being edited and the panel's own state are
+// MaskPanelUi; a change asks for the mask to be regenerated (one engine::Generate) at once up
+// to L = 4096 and when the control is released above, so dragging a slider at L = 16384 does
+// not regenerate every frame. The regeneration is one undo step per drag (Studio's gesture).
 #include "app/studio/panels/mask_panel.h"
 
 #include <imgui.h>
@@ -11,7 +10,6 @@
 #include <cmath>
 #include <string>
 
-#include "app/studio/studio.h"
 #include "app/studio/widgets/input_text.h"
 
 namespace stof::app {
@@ -59,7 +57,7 @@ bool DefaultableInt(const char* label, int64_t* value, int64_t lo, int64_t hi, i
   return changed;
 }
 
-bool EditSpec(engine::MaskSpec& s, int64_t L, int depth, PanelUi& ui) {
+bool EditSpec(engine::MaskSpec& s, int64_t L, int depth, MaskPanelUi& ui) {
   bool changed = false;
   const std::vector<std::string>& names = engine::MaskPatternNames();
   ImGui::SetNextItemWidth(-100);
@@ -189,9 +187,10 @@ bool EditSpec(engine::MaskSpec& s, int64_t L, int depth, PanelUi& ui) {
 
 }  // namespace
 
-void DrawMaskPanel(Studio& studio) {
-  engine::MaskSpec& spec = studio.PresetSpec();
-  bool& pending = studio.Ui().preset_pending;  // a change at L > 4096 waits for the release
+MaskActions DrawMaskPanel(const MaskView& view, MaskPanelUi& ui) {
+  MaskActions actions;
+  engine::MaskSpec& spec = ui.preset;
+  bool& pending = ui.preset_pending;  // a change at L > 4096 waits for the release
   ImGui::TextUnformatted("Pattern preset");
   ImGui::Separator();
   int64_t L = spec.seq_len;
@@ -203,7 +202,7 @@ void DrawMaskPanel(Studio& studio) {
     ResetForLength(spec, true);
     changed = true;
   }
-  changed |= EditSpec(spec, spec.seq_len, 0, studio.Ui());
+  changed |= EditSpec(spec, spec.seq_len, 0, ui);
   if (ImGui::Button("paper defaults")) {
     ResetForLength(spec, true);
     spec.fill = -1;
@@ -214,32 +213,26 @@ void DrawMaskPanel(Studio& studio) {
   if (ImGui::Button("regenerate")) changed = true;
 
   if (changed) {
-    if (spec.seq_len <= kLiveUpTo) {
-      studio.BeginGesture("preset " + spec.pattern);
-      studio.ApplySpec(spec, false);
-    } else {
-      pending = true;
-    }
+    if (spec.seq_len <= kLiveUpTo) actions.regenerate = spec;
+    else pending = true;
   }
   if (pending && !ImGui::IsAnyItemActive()) {
     pending = false;
-    studio.BeginGesture("preset " + spec.pattern);
-    studio.ApplySpec(spec, false);
+    actions.regenerate = spec;
   }
   if (pending) ImGui::TextDisabled("L > %lld: applies when you release the control", static_cast<long long>(kLiveUpTo));
 
   ImGui::Spacing();
   ImGui::TextUnformatted("Mask");
   ImGui::Separator();
-  const Document& d = studio.Doc();
-  const engine::Mask& m = d.state.mask;
-  if (d.state.spec)
-    ImGui::TextWrapped("%s", engine::Describe(*d.state.spec).c_str());
+  const engine::Mask& m = *view.mask;
+  if (view.spec)
+    ImGui::TextWrapped("%s", engine::Describe(*view.spec).c_str());
   else
     ImGui::TextWrapped("edited by hand or loaded from a file (no generator); a preset change regenerates it");
   ImGui::Text("L          %lld x %lld", static_cast<long long>(m.Rows()), static_cast<long long>(m.Cols()));
   // Counting is O(L^2 / 64): per frame only up to L = 4096, above from the last analysis.
-  const engine::MaskAnalysis* a = studio.Analysis();
+  const engine::MaskAnalysis* a = view.analysis;
   if (m.Rows() <= kLiveUpTo || !a) {
     ImGui::Text("nnz        %lld", static_cast<long long>(m.Count()));
     ImGui::Text("density    %.2f %%   sparsity %.2f %%", 100.0 * m.Density(), 100.0 * m.Sparsity());
@@ -247,12 +240,13 @@ void DrawMaskPanel(Studio& studio) {
     ImGui::Text("nnz        %lld (last analysis)", static_cast<long long>(a->stats.nnz));
     ImGui::Text("density    %.2f %%   sparsity %.2f %%", 100.0 * a->stats.density, 100.0 * (1 - a->stats.density));
   }
-  ImGui::Text("undo       %lld steps (%.1f MiB), redo %lld", static_cast<long long>(studio.History().UndoCount()),
-              static_cast<double>(studio.History().Bytes()) / (1024.0 * 1024.0),
-              static_cast<long long>(studio.History().RedoCount()));
+  const engine::MaskHistory& h = *view.history;
+  ImGui::Text("undo       %lld steps (%.1f MiB), redo %lld", static_cast<long long>(h.UndoCount()),
+              static_cast<double>(h.Bytes()) / (1024.0 * 1024.0), static_cast<long long>(h.RedoCount()));
   ImGui::Spacing();
   ImGui::TextDisabled("Canvas: wheel zooms, right or middle drag pans (left drag in Inspect).");
   ImGui::TextDisabled("Ctrl+Z undo, Ctrl+Y (or Ctrl+Shift+Z) redo.");
+  return actions;
 }
 
 }  // namespace stof::app

@@ -3,8 +3,8 @@
 // current one drawn as a kernel table, a kernel timeline, grouped bars per kernel and per
 // segment, a roofline of the segments and a latency histogram, each beside the baseline when
 // one is pinned. Studio-independent: it draws a ProfilePanelState (profile_view_state.h, owned
-// by LayerLab) once per frame and returns the actions for the studio to take (profile now,
-// open a file). A part without data shows a one-line reason, never an empty plot.
+// by LayerWorkbench) once per frame and returns the actions for the studio to take (profile
+// now, open a file). A part without data shows a one-line reason, never an empty plot.
 #pragma once
 
 #include <string>

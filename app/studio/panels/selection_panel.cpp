@@ -1,4 +1,4 @@
-// DrawSelectionPanel (selection_panel.h). The Eq. 2 table's sort order (Studio::Ui()) is
+// DrawSelectionPanel (selection_panel.h). The Eq. 2 table's sort order (SelectionPanelUi) is
 // recomputed only when the user changes the sort or a new analysis arrives, not per frame.
 #include "app/studio/panels/selection_panel.h"
 
@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "app/common/run_choice.h"
-#include "app/studio/studio.h"
 #include "app/studio/widgets/error_text.h"
 
 namespace stof::app {
@@ -38,7 +37,7 @@ double Key(const engine::Eq2Candidate& c, int column) {
   }
 }
 
-void Eq2Table(const engine::KernelSelection& sel, uint64_t serial, PanelUi& ui) {
+void Eq2Table(const engine::KernelSelection& sel, uint64_t serial, SelectionPanelUi& ui) {
   std::vector<int>& order = ui.eq2_order;
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
@@ -101,10 +100,11 @@ void Eq2Table(const engine::KernelSelection& sel, uint64_t serial, PanelUi& ui) 
 
 }  // namespace
 
-void DrawSelectionPanel(Studio& studio) {
+SelectionActions DrawSelectionPanel(const SelectionView& view, SelectionPanelUi& ui) {
+  SelectionActions actions;
   ImGui::TextUnformatted("Workload and device");
   ImGui::Separator();
-  engine::Workload w = studio.Workload();
+  engine::Workload w = view.workload;
   bool changed = false;
   const int64_t step = 1;
   // Three fields on one line where they fit (each 140 px and its label), else one per line.
@@ -120,32 +120,32 @@ void DrawSelectionPanel(Studio& studio) {
     ImGui::SetNextItemWidth(140);
     changed |= ImGui::InputScalar(label, ImGuiDataType_S64, field, &step, nullptr, "%lld");
   }
-  if (changed) studio.SetWorkload(w);
-  const std::vector<engine::DeviceSpec>& devices = studio.Devices().devices;
+  if (changed) actions.workload = w;
+  const std::vector<engine::DeviceSpec>& devices = *view.devices;
   ImGui::SetNextItemWidth(260);
-  if (ImGui::BeginCombo("device", studio.Device().name.c_str())) {
+  if (ImGui::BeginCombo("device", devices[static_cast<size_t>(view.device_index)].name.c_str())) {
     for (size_t i = 0; i < devices.size(); ++i) {
       const std::string label = devices[i].name + (devices[i].source == "queried" ? " (this GPU)" : "");
-      if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == studio.Devices().index))
-        studio.SetDevice(static_cast<int>(i));
+      if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == view.device_index)) actions.device = static_cast<int>(i);
     }
     ImGui::EndCombo();
   }
-  const engine::DeviceSpec& d = studio.Device();
+  // The device chosen, this frame's pick included (the studio applies it after the panel).
+  const engine::DeviceSpec& d = devices[static_cast<size_t>(actions.device.value_or(view.device_index))];
   char spec[160];
   std::snprintf(spec, sizeof spec, "%d SMs, %lld KiB SMEM/SM, %lld KiB/block, %d warps/SM, sm_%d%d (%s)", d.sm_count,
                 static_cast<long long>(d.smem_per_sm_bytes / 1024), static_cast<long long>(d.smem_per_block_bytes / 1024),
                 d.max_warps_per_sm, d.cc_major, d.cc_minor, d.source.c_str());
   DisabledWrapped(spec);
 
-  const engine::MaskAnalysis* a = studio.Analysis();
+  const engine::MaskAnalysis* a = view.analysis;
   if (!a) {
     ImGui::TextDisabled("computing...");
-    return;
+    return actions;
   }
   if (!a->has_selection) {
     ErrorTextWrapped(a->selection_error);
-    return;
+    return actions;
   }
   const engine::KernelSelection& s = a->selection;
   const engine::Eq1Result& e1 = s.eq1;
@@ -153,7 +153,7 @@ void DrawSelectionPanel(Studio& studio) {
   ImGui::TextUnformatted("STOF Eq. 1: row-wise or block-wise");
   ImGui::Separator();
   ImGui::TextWrapped("threshold = valid / n^2 - tau / (log2 n)^2,  n = ceil(L / 16),  tau = 1.2");
-  ImGui::TextWrapped("n = ceil(%lld / 16) = %lld,  valid 16x16 blocks = %lld", static_cast<long long>(studio.Workload().seq_len),
+  ImGui::TextWrapped("n = ceil(%lld / 16) = %lld,  valid 16x16 blocks = %lld", static_cast<long long>(view.workload.seq_len),
               static_cast<long long>(e1.n), static_cast<long long>(e1.valid_blocks));
   ImGui::TextWrapped("threshold = %lld / %lld^2 - 1.2 / (log2 %lld)^2 = %.6f - %.6f = %.6f",
               static_cast<long long>(e1.valid_blocks), static_cast<long long>(e1.n), static_cast<long long>(e1.n),
@@ -181,7 +181,8 @@ void DrawSelectionPanel(Studio& studio) {
   DisabledWrapped("req_SMEM = 2 ((2 BM + BN)(d + 16) + BM (BN + 16)) bytes;  OCC = warps min(blocks, MAX_WARP / "
                   "warps) / MAX_WARP");
   DisabledWrapped("score = OCC sqrt(SM_NUM / (BM BN) * (L H B) / BM)");
-  Eq2Table(s, studio.AnalysisSerial(), studio.Ui());
+  Eq2Table(s, view.analysis_serial, ui);
+  return actions;
 }
 
 }  // namespace stof::app

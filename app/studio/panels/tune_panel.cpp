@@ -6,9 +6,8 @@
 #include <cstdio>
 #include <optional>
 
-#include "app/studio/layer_lab.h"
+#include "app/studio/layer_workbench.h"
 #include "app/studio/panels/fusion_panel.h"
-#include "app/studio/studio.h"
 #include "app/studio/widgets/error_text.h"
 #include "app/studio/widgets/input_text.h"
 #include "app/studio/widgets/plots.h"
@@ -18,9 +17,9 @@ namespace stof::app {
 namespace {
 
 // Not started: an empty grey bar; running: the fraction done; finished: a full bar.
-void DrawProgress(const LayerLab& lab, const TuneLive& live) {
+void DrawProgress(const LayerWorkbench& bench, const TuneLive& live) {
   const engine::TuneProgress& p = live.progress;
-  const bool started = lab.Tuning() || p.candidates > 0 || !lab.Results().empty();
+  const bool started = bench.Tuning() || p.candidates > 0 || !bench.Results().empty();
   if (!started) {
     ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
     ImGui::ProgressBar(0.0f, ImVec2(-1, 0), "not started: press Start");
@@ -29,10 +28,10 @@ void DrawProgress(const LayerLab& lab, const TuneLive& live) {
   }
   std::string overlay = TuneProgressText(p);
   float fraction = 1.0f;
-  if (lab.Tuning())
+  if (bench.Tuning())
     fraction = p.fraction >= 0 ? static_cast<float>(p.fraction)
                                : static_cast<float>(ImGui::GetTime() * 0.5 - static_cast<int>(ImGui::GetTime() * 0.5));
-  if (!lab.Tuning()) {  // no time left to estimate any more
+  if (!bench.Tuning()) {  // no time left to estimate any more
     engine::TuneProgress done = p;
     done.remaining_s = -1;
     overlay = "finished: " + TuneProgressText(done);
@@ -40,8 +39,8 @@ void DrawProgress(const LayerLab& lab, const TuneLive& live) {
   ImGui::ProgressBar(fraction, ImVec2(-1, 0), overlay.c_str());
 }
 
-void DrawResults(LayerLab& lab) {
-  const auto& results = lab.Results();
+void DrawResults(LayerWorkbench& bench) {
+  const auto& results = bench.Results();
   if (results.empty()) return;
   if (!ImGui::BeginTable("results", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) return;
   for (const char* h : {"method", "layer us", "", "model us", "default model us",
@@ -83,11 +82,11 @@ void DrawResults(LayerLab& lab) {
 
 }  // namespace
 
-bool DrawTunePanel(LayerLab& lab, PanelUi& ui) {
+bool DrawTunePanel(LayerWorkbench& bench, std::string& plan_path) {
   bool show_fusion = false;
-  DrawLayerChooser(lab);
-  TuneSettings& s = lab.Settings();
-  ImGui::BeginDisabled(lab.Tuning());
+  DrawLayerChooser(bench);
+  TuneSettings& s = bench.Settings();
+  ImGui::BeginDisabled(bench.Tuning());
   ImGui::TextUnformatted("methods");
   for (TuneMethodRow& row : s.methods) {
     ImGui::SameLine();
@@ -103,20 +102,20 @@ bool DrawTunePanel(LayerLab& lab, PanelUi& ui) {
   ImGui::SameLine();
   ImGui::Checkbox("use the tune cache", &s.use_cache);
   ImGui::EndDisabled();
-  ImGui::BeginDisabled(lab.Tuning() || lab.Graph() == nullptr || !lab.Worker().Ready());
-  if (ImGui::Button("Start")) lab.StartTune();
+  ImGui::BeginDisabled(bench.Tuning() || bench.Graph() == nullptr || !bench.Worker().Ready());
+  if (ImGui::Button("Start")) bench.StartTune();
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::BeginDisabled(!lab.Worker().Busy());
-  if (ImGui::Button("Cancel")) lab.CancelJobs();
+  ImGui::BeginDisabled(!bench.Worker().Busy());
+  if (ImGui::Button("Cancel")) bench.CancelJobs();
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::TextDisabled("device: %s", lab.Worker().Ready() ? lab.Worker().DeviceText().c_str() : "(starting)");
+  ImGui::TextDisabled("device: %s", bench.Worker().Ready() ? bench.Worker().DeviceText().c_str() : "(starting)");
 
-  TunePlots& p = lab.Plots();
-  if (lab.LiveVersion() != p.version) p = BuildTunePlots(lab.LiveSnapshot());
-  DrawProgress(lab, p.live);
-  if (!lab.TuneError().empty()) ErrorTextWrapped(lab.TuneError());
+  TunePlots& p = bench.Plots();
+  if (bench.LiveVersion() != p.version) p = BuildTunePlots(bench.LiveSnapshot());
+  DrawProgress(bench, p.live);
+  if (!bench.TuneError().empty()) ErrorTextWrapped(bench.TuneError());
 
   const float w = ImGui::GetContentRegionAvail().x * 0.5f - 4.0f;
   ImGui::BeginChild("best", ImVec2(w, 250), false);
@@ -135,22 +134,22 @@ bool DrawTunePanel(LayerLab& lab, PanelUi& ui) {
     plots::LinePlot("reward_plot", p.rewards, plots::Axis{"stage-2 iteration"},
                     plots::Axis{"reward: us saved"}, 170);
 
-  DrawResults(lab);
-  if (lab.TunedPlan()) {
-    ImGui::Text("plan: %s, scheme %s", lab.PlanLabel().c_str(), lab.TunedPlan()->fusion.code.c_str());
+  DrawResults(bench);
+  if (bench.TunedPlan()) {
+    ImGui::Text("plan: %s, scheme %s", bench.PlanLabel().c_str(), bench.TunedPlan()->fusion.code.c_str());
     if (ImGui::Button("Show in the fusion view")) show_fusion = true;
     ImGui::SameLine();
     ImGui::SetNextItemWidth(220);
-    InputTextString("##plan_path", &ui.plan_path);
+    InputTextString("##plan_path", &plan_path);
     ImGui::SameLine();
-    if (ImGui::Button("Export plan JSON")) lab.ExportPlan(ui.plan_path);
+    if (ImGui::Button("Export plan JSON")) bench.ExportPlan(plan_path);
     ImGui::SameLine();
-    ImGui::BeginDisabled(!lab.HasGpu() || lab.Worker().Busy());
-    if (ImGui::Button("Run plan")) lab.RunPlan();
+    ImGui::BeginDisabled(!bench.HasGpu() || bench.Worker().Busy());
+    if (ImGui::Button("Run plan")) bench.RunPlan();
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip(lab.HasGpu() ? "Measure the plan's whole model again" : "Needs a GPU");
-    if (const auto& rr = lab.RunReport()) {
+      ImGui::SetTooltip(bench.HasGpu() ? "Measure the plan's whole model again" : "Needs a GPU");
+    if (const auto& rr = bench.RunReport()) {
       if (rr->tuned_us)
         ImGui::Text("run plan (%s): %.1f us for %d layers = %.3fx the tuned %.1f us", rr->plan_label.c_str(),
                     rr->report.total_us, rr->report.layers, rr->report.total_us / *rr->tuned_us, *rr->tuned_us);

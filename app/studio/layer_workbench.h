@@ -1,10 +1,11 @@
-// LayerLab: the state behind the studio's fusion, tune and profile views (no ImGui here). It
-// holds the layer being studied (a model preset or config.json at a batch size, with the
-// editor's mask and its L), the fusion scheme shown (default, edited by clicks, tuned, or a
-// loaded plan's) with each segment's template and predicted or measured time and bytes, the
-// attention block's fusion ladder, the tuning runs (tune_job.h: live traces fed by the
-// tuner's observer on the GpuWorker; here the results and the tuned plan), "run plan"
-// reports and the profiles shown (profile_view_state.h).
+// LayerWorkbench: the model behind the studio's fusion, tune and profile views (no ImGui here;
+// named for what it is, the bench on which one layer is fused, tuned, profiled and run: it was
+// LayerLab). It holds the layer being studied (a model preset or config.json at a batch size,
+// with the editor's mask and its L), the fusion scheme shown (default, edited by clicks, tuned,
+// or a loaded plan's) with each segment's template and predicted or measured time and bytes,
+// the attention block's fusion ladder, the tuning runs (tune_job.h: live traces fed by the
+// tuner's observer on the GpuWorker; here the results and the tuned plan), "run plan" reports
+// and the profiles shown (profile_view_state.h).
 // Every heavy step (tuning, measuring, profiling) is a GpuWorker job; predictions of the shown
 // scheme are recomputed only when the layer, mask or scheme changes. Studio owns one and
 // forwards the mask; panels/fusion_panel, tune_panel and profile_panel read it and call its
@@ -20,6 +21,7 @@
 
 #include "app/studio/gpu_worker.h"
 #include "app/studio/profile_view_state.h"
+#include "app/studio/studio_defaults.h"
 #include "app/studio/tune_job.h"
 #include "app/studio/tune_plots.h"
 #include "app/studio/widgets/plots.h"
@@ -38,9 +40,9 @@
 namespace stof::app {
 
 struct LayerChoice {
-  std::string model = "bert-base";  // preset name, used when config_path is empty
-  std::string config_path;          // a HuggingFace config.json
-  int64_t batch = 8;
+  std::string model = studio_defaults::kModel;  // preset name, used when config_path is empty
+  std::string config_path;                      // a HuggingFace config.json
+  int64_t batch = studio_defaults::kBatch;
   bool operator==(const LayerChoice&) const = default;
 };
 
@@ -62,9 +64,9 @@ struct PlanRunReport {
   std::string plan_label;
 };
 
-class LayerLab {
+class LayerWorkbench {
  public:
-  explicit LayerLab(GpuWorker& worker);
+  explicit LayerWorkbench(GpuWorker& worker);
 
   // Called by Studio once per frame: cheap unless the mask version or device changed.
   void SetMask(const engine::Mask& mask, uint64_t version, const std::optional<engine::MaskSpec>& spec,

@@ -1,6 +1,6 @@
-// LayerLab (layer_lab.h): the layer, its scheme's predictions, the ladder, and the GPU jobs
-// (tune, run plan, profile, ladder) with their results landing on the GUI thread.
-#include "app/studio/layer_lab.h"
+// LayerWorkbench (layer_workbench.h): the layer, its scheme's predictions, the ladder, and the
+// GPU jobs (tune, run plan, profile, ladder) with their results landing on the GUI thread.
+#include "app/studio/layer_workbench.h"
 
 #include <algorithm>
 #include <chrono>
@@ -42,18 +42,18 @@ std::string Hex(const std::string& code) {
 
 }  // namespace
 
-LayerLab::LayerLab(GpuWorker& worker)
+LayerWorkbench::LayerWorkbench(GpuWorker& worker)
     : m_worker(worker), m_live(std::make_shared<TuneLiveFeed>()) {
   m_profiles.shipped = ShippedProfiles();
 }
 
-void LayerLab::Message(bool error, const std::string& text) {
+void LayerWorkbench::Message(bool error, const std::string& text) {
   m_message_error = error;
   m_message = text;
   m_has_message = true;
 }
 
-bool LayerLab::TakeMessage(bool* error, std::string* text) {
+bool LayerWorkbench::TakeMessage(bool* error, std::string* text) {
   if (!m_has_message) return false;
   *error = m_message_error;
   *text = m_message;
@@ -61,9 +61,9 @@ bool LayerLab::TakeMessage(bool* error, std::string* text) {
   return true;
 }
 
-engine::DeviceSpec LayerLab::PredictDevice() const { return m_device; }
+engine::DeviceSpec LayerWorkbench::PredictDevice() const { return m_device; }
 
-void LayerLab::SetDevice(const engine::DeviceSpec& device) {
+void LayerWorkbench::SetDevice(const engine::DeviceSpec& device) {
   if (device.name == m_device.name) return;
   m_device = device;
   // The roofline's roofs are this device's peaks, as every other view's.
@@ -74,7 +74,7 @@ void LayerLab::SetDevice(const engine::DeviceSpec& device) {
   RecomputeTradeoffs();
 }
 
-void LayerLab::SetMask(const engine::Mask& mask, uint64_t version,
+void LayerWorkbench::SetMask(const engine::Mask& mask, uint64_t version,
                        const std::optional<engine::MaskSpec>& spec, const std::string& label) {
   if (m_mask && version == m_mask_version) return;
   const bool resized = !m_mask || m_mask->Rows() != mask.Rows();
@@ -92,18 +92,18 @@ void LayerLab::SetMask(const engine::Mask& mask, uint64_t version,
   }
 }
 
-void LayerLab::ApplyChoice() {
+void LayerWorkbench::ApplyChoice() {
   if (m_choice_edit == m_choice && m_graph) return;
   m_choice = m_choice_edit;
   RebuildGraph();
 }
 
-void LayerLab::SetChoice(const LayerChoice& choice) {
+void LayerWorkbench::SetChoice(const LayerChoice& choice) {
   m_choice_edit = choice;
   ApplyChoice();
 }
 
-void LayerLab::RebuildGraph() {
+void LayerWorkbench::RebuildGraph() {
   m_graph.reset();
   m_scheme.reset();
   m_segments.clear();
@@ -136,13 +136,13 @@ void LayerLab::RebuildGraph() {
   RecomputeTradeoffs();
 }
 
-void LayerLab::SchemeChanged(const std::string& source) {
+void LayerWorkbench::SchemeChanged(const std::string& source) {
   m_scheme_source = source;
   m_fusion_message.clear();
   RecomputeSegments();
 }
 
-void LayerLab::RecomputeRun() {
+void LayerWorkbench::RecomputeRun() {
   m_run.reset();
   m_run_error.clear();
   if (!m_graph || !m_mask || m_device.name.empty()) return;
@@ -152,7 +152,7 @@ void LayerLab::RecomputeRun() {
   else m_run_error = r.Message();
 }
 
-void LayerLab::RecomputeTradeoffs() {
+void LayerWorkbench::RecomputeTradeoffs() {
   m_tradeoffs.clear();
   m_norm_by_device.clear();
   if (!m_graph || !m_mask || m_device.name.empty()) return;
@@ -161,14 +161,14 @@ void LayerLab::RecomputeTradeoffs() {
     m_norm_by_device = std::move(*d);
 }
 
-std::vector<engine::SegmentChoice> LayerLab::EffectiveChoices() const {
+std::vector<engine::SegmentChoice> LayerWorkbench::EffectiveChoices() const {
   if (!m_choices.empty() || !m_scheme) return m_choices;
   engine::SegmentChoice c;
   if (m_run) c.mha_config = engine::RunConfig(*m_run);  // only attention segments read it
   return std::vector<engine::SegmentChoice>(m_scheme->Segments().size(), c);
 }
 
-void LayerLab::RecomputeSegments() {
+void LayerWorkbench::RecomputeSegments() {
   m_segments.clear();
   if (!m_graph || !m_scheme || !m_mask) return;
   const engine::OpGraph& g = *m_graph;
@@ -196,7 +196,7 @@ void LayerLab::RecomputeSegments() {
   }
 }
 
-void LayerLab::RecomputeLadder() {
+void LayerWorkbench::RecomputeLadder() {
   m_ladder.clear();
   m_ladder_note.clear();
   ++m_ladder_tag;  // a measured ladder still on its way is for other inputs now
@@ -216,7 +216,7 @@ void LayerLab::RecomputeLadder() {
                   engine::MhaRunChoiceShort(*m_run);
 }
 
-void LayerLab::MeasureLadder() {
+void LayerWorkbench::MeasureLadder() {
   if (!m_graph || !m_mask) return;
   if (!m_worker.HasGpu()) {
     Message(true, "fusion ladder: no GPU here (" + m_worker.DeviceText() + "); the bars stay predicted");
@@ -241,7 +241,7 @@ void LayerLab::MeasureLadder() {
   });
 }
 
-void LayerLab::ToggleBoundary(int after_op) {
+void LayerWorkbench::ToggleBoundary(int after_op) {
   if (!m_graph || !m_scheme) return;
   auto s = engine::ToggleBoundary(*m_scheme, *m_graph, after_op);
   if (!s.IsOk()) {
@@ -254,7 +254,7 @@ void LayerLab::ToggleBoundary(int after_op) {
   SchemeChanged("edited");
 }
 
-void LayerLab::ResetScheme() {
+void LayerWorkbench::ResetScheme() {
   if (!m_graph) return;
   m_scheme = engine::DefaultScheme(*m_graph);
   m_choices.clear();
@@ -262,7 +262,7 @@ void LayerLab::ResetScheme() {
   SchemeChanged("default");
 }
 
-bool LayerLab::SetSchemeCode(const std::string& text) {
+bool LayerWorkbench::SetSchemeCode(const std::string& text) {
   if (!m_graph) return false;
   std::string code = text;
   if (code.find_first_not_of("01") != std::string::npos) {
@@ -285,7 +285,7 @@ bool LayerLab::SetSchemeCode(const std::string& text) {
   return true;
 }
 
-void LayerLab::StartTune() {
+void LayerWorkbench::StartTune() {
   if (m_tuning) return;
   if (!m_graph || !m_mask) {
     Message(true, "tune: no layer (" + (m_graph_error.empty() ? std::string("no mask") : m_graph_error) + ")");
@@ -316,7 +316,7 @@ void LayerLab::StartTune() {
   });
 }
 
-void LayerLab::TuneLanded(TuneJobResult done) {
+void LayerWorkbench::TuneLanded(TuneJobResult done) {
   m_tuning = false;
   m_results = std::move(done.results);
   m_tune_error = done.error;
@@ -346,18 +346,18 @@ void LayerLab::TuneLanded(TuneJobResult done) {
   Message(false, buf);
 }
 
-void LayerLab::CancelJobs() {
+void LayerWorkbench::CancelJobs() {
   m_worker.Cancel();
 }
 
-void LayerLab::ExportPlan(const std::string& path) {
+void LayerWorkbench::ExportPlan(const std::string& path) {
   if (!m_plan) return Message(true, "export plan: nothing tuned or opened yet");
   auto st = engine::SavePlan(path, *m_plan);
   if (!st.IsOk()) return Message(true, st.Message());
   Message(false, "plan written to " + path);
 }
 
-void LayerLab::OpenPlan(const engine::Plan& plan, const engine::Mask& mask, const std::string& path) {
+void LayerWorkbench::OpenPlan(const engine::Plan& plan, const engine::Mask& mask, const std::string& path) {
   auto g = engine::PlanGraph(plan, engine::DType::kF16, path);
   if (!g.IsOk()) return Message(true, g.Message());
   auto run = engine::PlanToRun(plan, *g, path);
@@ -391,7 +391,7 @@ void LayerLab::OpenPlan(const engine::Plan& plan, const engine::Mask& mask, cons
   Message(false, "opened plan " + path);
 }
 
-void LayerLab::RunPlan() {
+void LayerWorkbench::RunPlan() {
   if (!m_plan) return Message(true, "run plan: nothing tuned or opened yet");
   if (!m_worker.HasGpu())
     return Message(true, "run plan: measuring needs a GPU (" + m_worker.DeviceText() + ")");
@@ -431,7 +431,7 @@ void LayerLab::RunPlan() {
   });
 }
 
-void LayerLab::ProfileNow() {
+void LayerWorkbench::ProfileNow() {
   if (!m_graph || !m_scheme || !m_mask) return Message(true, "profile: no layer");
   if (!m_worker.HasGpu())
     return Message(true, "profile: needs a GPU (" + m_worker.DeviceText() +
@@ -479,7 +479,7 @@ void LayerLab::ProfileNow() {
   });
 }
 
-void LayerLab::OpenProfile(const std::string& path) {
+void LayerWorkbench::OpenProfile(const std::string& path) {
   auto p = profiler::LoadLayerProfile(path);
   std::string name = std::filesystem::path(path).filename().string();
   if (!p.IsOk()) {
@@ -494,7 +494,7 @@ void LayerLab::OpenProfile(const std::string& path) {
   Message(false, "opened " + path);
 }
 
-nlohmann::json LayerLab::StateJson() const {
+nlohmann::json LayerWorkbench::StateJson() const {
   nlohmann::json j;
   // What is computed, and what the layer widgets show (they differed: issue 16).
   j["layer"] = {{"model", m_choice.config_path.empty() ? m_choice.model : m_choice.config_path},
