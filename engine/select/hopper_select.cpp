@@ -26,19 +26,19 @@ namespace {
 // compare with, so only the two tiles' order matters: 128 x 64 (two consumer warpgroups) at
 // d 128's rate, 64 x 64 (one warpgroup, one CTA per SM) at 0.6 of it, so dense prefill takes
 // the 128-row tile and a packed decode step, half the elements at 64 rows, the 64-row one.
-// ctas_*: CTAs per SM of the kernel (its __launch_bounds__ and shared memory,
+// ctas: CTAs per SM of the kernel (its __launch_bounds__ and shared memory,
 // kernels/attention_hopper/hopper_attention_params.h), for the wave estimate below; the test
 // HopperConfig.TileModelCountsTheKernelsCtasPerSm ties the two.
 struct HopperTile {
   int64_t block_m, block_n, num_warps;
-  double rate_d64, rate_d128, rate_d256;
-  int ctas_d64, ctas_d128, ctas_d256;
+  double rate[3];  // by kernel head size: d 64, 128, 256 (HeadSizeSlot); 0: no such kernel
+  int ctas[3];
 };
 constexpr HopperTile kHopperTiles[] = {
-    {64, 64, kHopperMhaWarps64, 1.65, 1.85, 2.2 * 0.91 * 0.6, 4, 3, 1},  // first: wins ties
-    {64, 128, kHopperMhaWarps64, 1.73, 0, 0, 3, 0, 0},
-    {128, 128, kHopperMhaWarps, 1.65, 2.2, 0, 1, 1, 0},
-    {128, 64, kHopperMhaWarps, 1.65 * 0.78, 2.2 * 0.91, 2.2 * 0.91, 1, 1, 1},
+    {64, 64, kHopperMhaWarps64, {1.65, 1.85, 2.2 * 0.91 * 0.6}, {4, 3, 1}},  // first: wins ties
+    {64, 128, kHopperMhaWarps64, {1.73, 0, 0}, {3, 0, 0}},
+    {128, 128, kHopperMhaWarps, {1.65, 2.2, 0}, {1, 1, 0}},
+    {128, 64, kHopperMhaWarps, {1.65 * 0.78, 2.2 * 0.91, 2.2 * 0.91}, {1, 1, 1}},
 };
 
 const HopperTile* FindTile(int64_t block_m, int64_t block_n) {
@@ -47,22 +47,23 @@ const HopperTile* FindTile(int64_t block_m, int64_t block_n) {
   return nullptr;
 }
 
-// By the head size the kernel computes head_dim at (HopperKernelHeadDim); 0: none.
-double Rate(const HopperTile& t, int64_t head_dim) {
+// The slot of the head size the kernel computes head_dim at (HopperKernelHeadDim) in a tile's
+// rate / ctas arrays; -1: none.
+int HeadSizeSlot(int64_t head_dim) {
   switch (HopperKernelHeadDim(head_dim)) {
-    case 64: return t.rate_d64;
-    case 128: return t.rate_d128;
-    case 256: return t.rate_d256;
-    default: return 0;
+    case 64: return 0;
+    case 128: return 1;
+    case 256: return 2;
+    default: return -1;
   }
 }
+double Rate(const HopperTile& t, int64_t head_dim) {
+  const int slot = HeadSizeSlot(head_dim);
+  return slot < 0 ? 0 : t.rate[slot];
+}
 int CtasPerSm(const HopperTile& t, int64_t head_dim) {
-  switch (HopperKernelHeadDim(head_dim)) {
-    case 64: return t.ctas_d64;
-    case 128: return t.ctas_d128;
-    case 256: return t.ctas_d256;
-    default: return 0;
-  }
+  const int slot = HeadSizeSlot(head_dim);
+  return slot < 0 ? 0 : t.ctas[slot];
 }
 
 // The layout a tile's launch uses: the mask itself, or its packed form where the tile packs

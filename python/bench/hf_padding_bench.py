@@ -10,11 +10,12 @@ Usage (GPU machine): PYTHONPATH=python python3 python/bench/hf_padding_bench.py 
 
 import argparse
 import json
-import statistics
 import sys
 import time
 
 import torch
+
+from hf_llama_bench import timed  # the same eager timing (python/bench/)
 
 
 def build(name, impl):
@@ -42,18 +43,6 @@ def padded_batch(name, B, L):
         else:
             am[b, L - n:] = 1  # left padding
     return ids, am.cuda()
-
-
-def timed(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
 
 
 def main():
