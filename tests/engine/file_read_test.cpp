@@ -23,6 +23,7 @@
 #include "engine/mask/mask_io_internal.h"
 #include "engine/plan/plan.h"
 #include "engine/tune/tune_cache.h"
+#include "test_dir.h"
 
 namespace {
 
@@ -33,18 +34,7 @@ using stof::engine::ReadFileBounded;
 
 class FileReadTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() /
-            ("stof_file_read_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(m_dir, ec);
-  }
-  std::string Path(const std::string& name) const { return (m_dir / name).string(); }
+  std::string Path(const std::string& name) const { return m_tmp.Path(name); }
   static void Put(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
   }
@@ -54,7 +44,8 @@ class FileReadTest : public ::testing::Test {
     return p;
   }
 
-  fs::path m_dir;
+  stof::engine::testing::TestDir m_tmp{"stof_file_read_"};
+  const fs::path& m_dir = m_tmp.Dir();
 };
 
 constexpr FileLimit kPlans{"plans", 1 << 20};

@@ -2,6 +2,7 @@
 // another writer replaced it; special files are refused before they are opened; a shared lock
 // shuts out an exclusive one and not another shared one; ByteAt reads single bytes.
 #include "engine/core/locked_file.h"
+#include "test_dir.h"
 
 #include <gtest/gtest.h>
 #include <sys/file.h>
@@ -22,19 +23,9 @@ using stof::engine::WriteFileAtomic;
 
 class LockedFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() /
-            ("stof_locked_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(m_dir, ec);
-  }
-  std::string Path(const std::string& name) const { return (m_dir / name).string(); }
-  fs::path m_dir;
+  std::string Path(const std::string& name) const { return m_tmp.Path(name); }
+  stof::engine::testing::TestDir m_tmp{"stof_locked_"};
+  const fs::path& m_dir = m_tmp.Dir();
 };
 
 TEST_F(LockedFileTest, CreatesTheFileAndLocksItsInode) {
