@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -611,38 +612,58 @@ TEST(TuneCache, CompactionDropsTheOldestWhenLatestEntriesAreStillTooLarge) {
 // Compaction renames a new file over the path while other processes append: a writer that
 // opened the old file must notice (it locked an unlinked inode) and write to the new one, so no
 // entry is lost. Two children append distinct keys, each followed by filler lines of one key
-// that keep the file growing past the bound; the parent compacts (Open) again and again.
+// that keep the file growing past the bound; the parent compacts (Open) again and again. The
+// children write their keys in kRounds rounds, and after each round keep appending filler
+// until the parent says it has compacted once more (a byte on the child's tick pipe), so at
+// least kRounds compactions overlap the appends however the processes are scheduled (on two
+// busy cores the children once finished between two of the parent's opens).
 TEST(TuneCache, CompactionWhileOthersAppendLosesNothing) {
   const fs::path dir = TempDir("compact_race");
   const std::string path = (dir / "tune-cache.jsonl").string();
   constexpr int64_t kLimit = 64 * 1024;  // 3/4 of it holds the 400 distinct lines (~38 KiB)
   constexpr int kChildren = 2;
-  constexpr int kPerChild = 200;
+  constexpr int kRounds = 4;
+  constexpr int kPerRound = 50;
   constexpr int kFiller = 10;
   { TuneCache c = OpenOrDie(path); }
   int gate[2];
   ASSERT_EQ(::pipe(gate), 0);
   std::vector<pid_t> pids;
+  std::vector<int> ticks;  // the parent's write end of each child's tick pipe
   for (int child = 0; child < kChildren; ++child) {
+    int tick[2];
+    ASSERT_EQ(::pipe(tick), 0);
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       ::close(gate[1]);
+      ::close(tick[1]);
+      ::fcntl(tick[0], F_SETFL, O_NONBLOCK);
       char byte;
       while (::read(gate[0], &byte, 1) > 0) {}
       auto c = TuneCache::Open(path, stof::engine::kMaxTuneCacheBytes);
       if (!c.IsOk()) ::_exit(10);
-      for (int i = 0; i < kPerChild; ++i) {
-        if (!c->Put("c" + std::to_string(child) + "/" + std::to_string(i), Cost(i)).IsOk()) ::_exit(11);
-        for (int f = 0; f < kFiller; ++f)
-          if (!c->Put("filler", Cost(f)).IsOk()) ::_exit(11);
+      for (int round = 0; round < kRounds; ++round) {
+        for (int k = 0; k < kPerRound; ++k) {
+          const int i = round * kPerRound + k;
+          if (!c->Put("c" + std::to_string(child) + "/" + std::to_string(i), Cost(i)).IsOk())
+            ::_exit(11);
+          for (int f = 0; f < kFiller; ++f)
+            if (!c->Put("filler", Cost(f)).IsOk()) ::_exit(11);
+        }
+        for (int f = 0; ::read(tick[0], &byte, 1) != 1; ++f)
+          if (!c->Put("filler", Cost(f % kFiller)).IsOk()) ::_exit(11);
       }
       ::_exit(0);
     }
+    ::close(tick[0]);
     pids.push_back(pid);
+    ticks.push_back(tick[1]);
   }
   ::close(gate[0]);
   ::close(gate[1]);  // go
+  // A child that has taken its last tick may exit before the next one is written.
+  const auto old_sigpipe = std::signal(SIGPIPE, SIG_IGN);
   int compactions = 0;
   int running = kChildren;
   while (running > 0) {
@@ -650,7 +671,10 @@ TEST(TuneCache, CompactionWhileOthersAppendLosesNothing) {
     ASSERT_TRUE(c.IsOk()) << c.Message();
     EXPECT_EQ(c->Stats().warning, "");
     EXPECT_EQ(c->Stats().dropped_entries, 0);
-    compactions += c->Stats().compacted;
+    if (c->Stats().compacted > 0) {
+      compactions += c->Stats().compacted;
+      for (int fd : ticks) (void)!::write(fd, "t", 1);
+    }
     int status = 0;
     for (pid_t& pid : pids) {
       if (pid > 0 && ::waitpid(pid, &status, WNOHANG) == pid) {
@@ -660,12 +684,14 @@ TEST(TuneCache, CompactionWhileOthersAppendLosesNothing) {
       }
     }
   }
-  EXPECT_GT(compactions, 1) << "the race was not exercised";
+  std::signal(SIGPIPE, old_sigpipe);
+  for (int fd : ticks) ::close(fd);
+  EXPECT_GE(compactions, kRounds) << "each child waited for a compaction after each round";
   TuneCache c = OpenOrDie(path);
   EXPECT_EQ(c.Stats().skipped_lines, 0);
-  EXPECT_EQ(c.Stats().entries, kChildren * kPerChild + 1);
+  EXPECT_EQ(c.Stats().entries, kChildren * kRounds * kPerRound + 1);
   for (int child = 0; child < kChildren; ++child)
-    for (int i = 0; i < kPerChild; ++i)
+    for (int i = 0; i < kRounds * kPerRound; ++i)
       ASSERT_EQ(c.Find(std::string("c").append(std::to_string(child)).append("/").append(std::to_string(i))), Cost(i)) << child << " " << i;
   std::cout << "[ note     ] " << compactions << " compactions while appending\n";
   fs::remove_all(dir);
