@@ -245,9 +245,12 @@ TEST(GpuHopperShapes, DecodeSplitAndPackingMatchReference) {
   k::CudaBackend* backend = st::SharedBackend();
   ASSERT_NE(backend, nullptr);
   const k::HopperLaunchOverrides before = k::GetHopperLaunchOverrides();
-  const Mask mask = BottomRows("causal", 4, 8192);
+  // 4 rows per head: a tile's 16 query rows sit in one warp; 8 rows per head: 32 rows in two
+  // warps, whose partials both merge.
+  for (int64_t q_len : {4, 8})
   for (int64_t d : {64, 96, 128, 256}) {
-    const Workload w = Shape(3, 16, 4, 4, 8192, d);
+    const Mask mask = BottomRows("causal", q_len, 8192);
+    const Workload w = Shape(3, 16, 4, q_len, 8192, d);
     ShapeCase c(*backend, mask, w, 99 + d);
     ASSERT_TRUE(c.ok);
     for (const auto& t : kTiles) {
