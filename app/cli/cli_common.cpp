@@ -73,7 +73,7 @@ void AddMaskSourceOptions(CLI::App* cmd, MaskSourceOptions* o, MaskFileUse file_
                                          "Generator: " + list + " (see docs/masks.md)")
                              ->check(OneOf(names));
   if (file) file->excludes(pattern);
-  const int64_t max_len = engine::Mask::kMaxLen;
+  const int64_t max_len = o->max_seq;
   cmd->add_option("--seq", o->seq, "Sequence length L (1.." + std::to_string(max_len) + ")")
       ->check(IntRange(1, max_len));
   o->generator_options = {
@@ -149,6 +149,46 @@ std::string GivenGeneratorOption(const MaskSourceOptions& o) {
   return "";
 }
 
+namespace {
+// The generator's spec from the options, resolved with seq_len up to max_len; refuses an
+// option the pattern would ignore.
+engine::Expected<engine::MaskSpec> ResolveGeneratorSpec(const MaskSourceOptions& o,
+                                                        int64_t max_len) {
+  if (o.pattern.empty()) return engine::Error{"no mask: give --mask FILE or --pattern NAME --seq L"};
+  if (o.seq == 0) return engine::Error{"--seq: required with --pattern"};
+  engine::MaskSpec spec;
+  spec.pattern = o.pattern;
+  spec.seq_len = o.seq;
+  spec.width = o.width;
+  spec.global = o.global;
+  spec.dilation = o.dilation;
+  spec.fill = o.fill;
+  spec.block = o.rand_block;
+  spec.seed = o.seed;
+  spec.doc_lengths = o.docs;
+  spec.causal = o.causal;
+  auto resolved = engine::Resolve(spec, max_len);
+  if (!resolved.IsOk()) return engine::Error{InOptionNames(resolved.Message())};
+  // An option the pattern would ignore is a mistake, not a no-op.
+  const std::vector<std::string> takes = engine::MaskPatternParams(o.pattern);
+  const auto taken = [&](const GeneratorOption& g) {
+    return std::find(takes.begin(), takes.end(), g.field) != takes.end();
+  };
+  for (const CLI::Option* opt : o.generator_options) {
+    if (opt->count() == 0) continue;
+    for (const GeneratorOption& g : kGeneratorOptions) {
+      if (opt->get_name() != g.option || taken(g)) continue;
+      std::string its;
+      for (const GeneratorOption& t : kGeneratorOptions)
+        if (taken(t)) its += std::string(t.option) + ", ";
+      return engine::Error{opt->get_name() + ": does not apply to --pattern " + o.pattern +
+                           " (its options: " + its + "--seq and --causal; docs/masks.md)"};
+    }
+  }
+  return resolved;
+}
+}  // namespace
+
 engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o) {
   MaskSource src;
   if (!o.mask_file.empty()) {
@@ -167,44 +207,26 @@ engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o) {
     src.label = o.mask_file;
     return src;
   }
-  if (o.pattern.empty()) return engine::Error{"no mask: give --mask FILE or --pattern NAME --seq L"};
-  if (o.seq == 0) return engine::Error{"--seq: required with --pattern"};
-  engine::MaskSpec spec;
-  spec.pattern = o.pattern;
-  spec.seq_len = o.seq;
-  spec.width = o.width;
-  spec.global = o.global;
-  spec.dilation = o.dilation;
-  spec.fill = o.fill;
-  spec.block = o.rand_block;
-  spec.seed = o.seed;
-  spec.doc_lengths = o.docs;
-  spec.causal = o.causal;
-  auto resolved = engine::Resolve(spec);
-  if (!resolved.IsOk()) return engine::Error{InOptionNames(resolved.Message())};
-  // An option the pattern would ignore is a mistake, not a no-op.
-  const std::vector<std::string> takes = engine::MaskPatternParams(o.pattern);
-  const auto taken = [&](const GeneratorOption& g) {
-    return std::find(takes.begin(), takes.end(), g.field) != takes.end();
-  };
-  for (const CLI::Option* opt : o.generator_options) {
-    if (opt->count() == 0) continue;
-    for (const GeneratorOption& g : kGeneratorOptions) {
-      if (opt->get_name() != g.option || taken(g)) continue;
-      std::string its;
-      for (const GeneratorOption& t : kGeneratorOptions)
-        if (taken(t)) its += std::string(t.option) + ", ";
-      return engine::Error{opt->get_name() + ": does not apply to --pattern " + o.pattern +
-                           " (its options: " + its + "--seq and --causal; docs/masks.md)"};
-    }
-  }
-  auto mask = engine::Generate(*resolved);
+  STOF_ASSIGN_OR_RETURN(engine::MaskSpec resolved,
+                        ResolveGeneratorSpec(o, engine::Mask::kMaxLen));
+  auto mask = engine::Generate(resolved);
   if (!mask.IsOk()) return engine::Error{InOptionNames(mask.Message())};
   src.mask = std::move(*mask);
   src.has_spec = true;
-  src.spec = *resolved;
-  src.label = engine::Describe(*resolved);
+  src.spec = resolved;
+  src.label = engine::Describe(resolved);
   return src;
+}
+
+bool IsLongGenerator(const MaskSourceOptions& o) {
+  return o.mask_file.empty() && o.seq > engine::Mask::kMaxLen;
+}
+
+engine::Expected<RowRunsSource> ResolveRowRunsSource(const MaskSourceOptions& o) {
+  STOF_ASSIGN_OR_RETURN(engine::MaskSpec resolved, ResolveGeneratorSpec(o, o.max_seq));
+  auto runs = engine::RowRuns::FromSpec(resolved);
+  if (!runs.IsOk()) return engine::Error{InOptionNames(runs.Message())};
+  return RowRunsSource{std::move(*runs), resolved, engine::Describe(resolved)};
 }
 
 int Fail(const std::string& cmd, const std::string& message) {

@@ -13,12 +13,17 @@
 #include "engine/core/status.h"
 #include "engine/mask/mask.h"
 #include "engine/mask/mask_spec.h"
+#include "engine/mask/row_runs.h"
 
 namespace stof::app {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+
+// The longest --seq of the commands that work from a generator's row runs without its L x L
+// bits (`mask`, `layout`: engine/mask/row_runs.h); the others stop at Mask::kMaxLen.
+inline constexpr int64_t kLongSeqLen = int64_t{1} << 18;  // 262144
 
 // Where --mask is offered: not at all (a generator only), as a file, or as a file or a
 // generator name (`run`, `tune`, `profile layer`: --mask bigbird).
@@ -37,6 +42,9 @@ struct MaskSourceOptions {
   std::vector<int64_t> docs;
   bool causal = false;
   MaskFileUse file_use = MaskFileUse::kFile;
+  // The longest --seq the command takes (set before AddMaskSourceOptions): Mask::kMaxLen, or
+  // kLongSeqLen where a generator past Mask::kMaxLen is built as row runs.
+  int64_t max_seq = engine::Mask::kMaxLen;
   // The generator's options as registered (--width .. --causal; --pattern and --seq apart):
   // none of them applies to a mask file, so one given with --mask is refused. The options
   // belong to the CLI::App, which outlives every copy of these settings.
@@ -75,6 +83,16 @@ std::string GivenGeneratorOption(const MaskSourceOptions& o);
 // --seq given and not the file's L, a missing file (with a hint when the name is a
 // generator's). The generator's own checks name the option ("--width: must be in 1..64").
 engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o);
+// Whether the options ask for a generator longer than Mask::kMaxLen (built as row runs).
+bool IsLongGenerator(const MaskSourceOptions& o);
+// A generator up to o.max_seq as row runs (never its L x L bits), with its resolved spec and
+// label; the same checks and messages as ResolveMaskSource.
+struct RowRunsSource {
+  engine::RowRuns runs;
+  engine::MaskSpec spec;
+  std::string label;
+};
+engine::Expected<RowRunsSource> ResolveRowRunsSource(const MaskSourceOptions& o);
 
 // Prints "stof <cmd>: <message>" to stderr and returns kExitUsage when the message starts
 // with an option's name ("--seq: ..."), else kExitFailure.

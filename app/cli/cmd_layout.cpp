@@ -1,6 +1,7 @@
 // `stof layout`: a mask's block-sparse (BSR) layout at BM x BN: full / part / empty blocks,
 // index bytes, wasted work, load balance; --export writes the layout (or, with --flex, the
-// FlexAttention block-mask form) as JSON.
+// FlexAttention block-mask form) as JSON. A generator longer than Mask::kMaxLen (up to
+// kLongSeqLen) is laid out from its row runs (BlockLayout::Build(const RowRuns&)).
 #include <cstdio>
 #include <memory>
 
@@ -44,9 +45,19 @@ int RunLayout(const LayoutArgs& a) {
   auto bs = ParseBlockSize(a.block, "--block");
   if (!bs.IsOk()) return Fail("layout", bs.Message());
   if (a.flex && a.export_path.empty()) return Fail("layout", "--flex: needs --export FILE");
-  auto src = ResolveMaskSource(a.source);
-  if (!src.IsOk()) return Fail("layout", src.Message());
-  auto layout = engine::BlockLayout::Build(src->mask, bs->block_m, bs->block_n);
+  std::string label;
+  engine::Expected<engine::BlockLayout> layout = engine::BlockLayout();
+  if (IsLongGenerator(a.source)) {
+    auto src = ResolveRowRunsSource(a.source);
+    if (!src.IsOk()) return Fail("layout", src.Message());
+    label = src->label;
+    layout = engine::BlockLayout::Build(src->runs, bs->block_m, bs->block_n);
+  } else {
+    auto src = ResolveMaskSource(a.source);
+    if (!src.IsOk()) return Fail("layout", src.Message());
+    label = src->label;
+    layout = engine::BlockLayout::Build(src->mask, bs->block_m, bs->block_n);
+  }
   if (!layout.IsOk()) return Fail("layout", layout.Message());
   const engine::LayoutStats s = layout->Stats();
 
@@ -57,13 +68,13 @@ int RunLayout(const LayoutArgs& a) {
   }
   if (a.json) {
     nlohmann::json j = StatsJson(s);
-    j["source"] = src->label;
+    j["source"] = label;
     if (!a.export_path.empty()) j["export"] = a.export_path;
     PrintJson("layout", j);
     return kExitOk;
   }
   const double total = static_cast<double>(s.block_rows * s.block_cols);
-  std::printf("mask          %s\n", src->label.c_str());
+  std::printf("mask          %s\n", label.c_str());
   std::printf("block         %lld x %lld  (%lld x %lld blocks)\n",
               static_cast<long long>(s.block_m), static_cast<long long>(s.block_n),
               static_cast<long long>(s.block_rows), static_cast<long long>(s.block_cols));
@@ -91,6 +102,7 @@ int RunLayout(const LayoutArgs& a) {
 void RegisterLayoutCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<LayoutArgs>();
   CLI::App* cmd = app.add_subcommand("layout", "Block-sparse layout of a mask at BM x BN");
+  args->source.max_seq = kLongSeqLen;
   AddMaskSourceOptions(cmd, &args->source);
   cmd->add_option("--block", args->block, "Block size BMxBN, powers of two 16..256 (or one number)")
       ->capture_default_str();  // ParseBlockSize, first thing RunLayout does

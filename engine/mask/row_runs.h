@@ -5,7 +5,8 @@
 // Built from a MaskSpec without any L x L step (row_runs_spec.cpp; every generator bit for bit
 // as Generate), from a Mask, or from raw runs; BlockLayout::Build(const RowRuns&, ...) makes
 // a layout from it (engine/layout/block_layout_runs.cpp). Form and figures: docs/masks.md,
-// "Masks without L x L bits (row runs)". Not yet used by the CLI, plans or the studio.
+// "Masks without L x L bits (row runs)". Used by `stof mask` and `stof layout` past
+// Mask::kMaxLen (app/cli); not yet by plans, the C API, Python or the studio.
 // Invariants: 0 <= rows, cols <= kMaxLen; row_ptr has rows + 1 entries from 0 to the run
 // count; within a row runs are non-empty, inside [0, cols), and separated (each begins after
 // the previous one's end, never at it), so equal masks have equal runs and == is exact.

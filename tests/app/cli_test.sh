@@ -49,7 +49,15 @@ for ext in png npy json; do
 done
 
 run_fail "unknown pattern" "pattern" "$stof" mask --pattern nope --seq 64
-run_fail "too large" "32768" "$stof" mask --pattern causal --seq 40000
+run_fail "too large" "262144" "$stof" mask --pattern causal --seq 300000
+# Past 32768 a generator is built as row runs: exact counts, no L x L bits, no file form.
+run_ok "long causal" "$stof" mask --pattern causal --seq 262144 --json
+json_check "causal 262144: L(L+1)/2 cells in one run per row" "j['nnz'] == 262144 * 262145 // 2 and j['runs'] == 262144 and j['form'] == 'row_runs' and j['memory_bytes'] == 262144 * 8 + 262145 * 8 and 'hash' not in j"
+run_ok "long document" "$stof" mask --pattern document --seq 65536 --docs 30000,35536 --json
+json_check "two documents: the sum of their squares" "j['nnz'] == 30000**2 + 35536**2 and j['runs'] == 65536"
+want_rc=2 run_fail "long --out" "^stof mask: --out: a mask longer than 32768" "$stof" mask --pattern causal --seq 40000 --out "$tmp/long.png"
+[ ! -e "$tmp/long.png" ] && ok || bad "long --out wrote a file"
+run_fail "long, other commands" "32768" "$stof" select --pattern causal --seq 40000 --device h100
 run_fail "zero length" "seq" "$stof" mask --pattern causal --seq 0
 run_fail "missing file" "missing\.npy" "$stof" mask --mask "$tmp/missing.npy"
 printf 'not a png' >"$tmp/broken.png"
@@ -71,6 +79,10 @@ run_ok "layout flex export" "$stof" layout --pattern bigbird --seq 1024 --block 
 if $py -c "import json,sys; j=json.load(open('$tmp/flex.json')); sys.exit(0 if len(j['kv_num_blocks']) == 8 and len(j['full_kv_indices'][0]) == 8 else 1)"; then ok; else bad "flex export shape"; fi
 run_ok "layout text" "$stof" layout --pattern dilated --seq 512 --block 32x32
 grep -q "part blocks" "$tmp/out" && ok || bad "layout text output lacks part blocks"
+run_ok "layout long causal" "$stof" layout --pattern causal --seq 65536 --block 128 --json
+json_check "causal 65536 at 128: 512 part blocks on the diagonal, the rest below full" "j['part_blocks'] == 512 and j['full_blocks'] == 512 * 511 // 2 and j['empty_blocks'] == 512 * 511 // 2 and j['nnz'] == 65536 * 65537 // 2"
+run_ok "layout long sliding window" "$stof" layout --pattern sliding_window --seq 131072 --width 1000 --block 64x128 --json
+json_check "the window's layout has its block rows and nnz" "j['block_rows'] == 2048 and j['block_cols'] == 1024 and j['min_blocks_per_row'] >= 8 and j['max_blocks_per_row'] <= 18"
 run_fail "bad block" "--block" "$stof" layout --pattern causal --seq 64 --block 48x64
 run_fail "bad block text" "--block" "$stof" layout --pattern causal --seq 64 --block big
 run_fail "flex without export" "--export" "$stof" layout --pattern causal --seq 64 --flex
@@ -484,8 +496,8 @@ refuse_usage "select --top -5" "^stof select: --top: expected an integer in 1\.\
 for v in nan inf -inf -1 0 1e999 x; do
   refuse_usage "run --tolerance $v" "^stof run: --tolerance: expected a finite number > 0, got '$v'" "$stof" run --model bert-small --seq 32 --device cpu --tolerance "$v"
 done
-refuse_usage "leading zeros (CLI11 reads 010 as 8)" "^stof mask: --seq: expected an integer in 1\.\.32768, got '010'" "$stof" mask --pattern causal --seq 010
-refuse_usage "hex" "^stof mask: --seq: expected an integer in 1\.\.32768, got '0x40'" "$stof" mask --pattern causal --seq 0x40
+refuse_usage "leading zeros (CLI11 reads 010 as 8)" "^stof mask: --seq: expected an integer in 1\.\.262144, got '010'" "$stof" mask --pattern causal --seq 010
+refuse_usage "hex" "^stof mask: --seq: expected an integer in 1\.\.262144, got '0x40'" "$stof" mask --pattern causal --seq 0x40
 refuse_usage "unknown option, one line" "^stof mask: The following argument was not expected: --no-such-flag \(stof mask --help lists the options\)$" "$stof" mask --pattern causal --seq 64 --no-such-flag
 refuse_usage "nested subcommand named" "^stof profile gemm: --m: expected an integer in 1\.\.2147483647, got '0'" "$stof" profile gemm --m 0
 refuse_usage "bench chain --shape" "^stof bench chain: --shape: gemm_chain: unknown preset 'G99'" "$stof" bench chain --shape G99
@@ -494,7 +506,7 @@ refuse_usage "tune --model nosuch" "^stof tune: --model: expected one of bert-sm
 refuse_usage "graph --dtype" "^stof graph: --dtype: expected one of f16, bf16, f32, got 'f8'$" "$stof" graph --model bert-base --dtype f8
 # Every numeric option of every subcommand: a range check named by the option and the value.
 numeric=(
-  "mask|--pattern causal --seq 64|--seq|40000" "mask|--pattern bigbird --seq 64|--width|0"
+  "mask|--pattern causal --seq 64|--seq|300000" "mask|--pattern bigbird --seq 64|--width|0"
   "mask|--pattern bigbird --seq 64|--global|-1" "mask|--pattern dilated --seq 64|--dilation|-2"
   "mask|--pattern bigbird --seq 64|--fill|1.5" "mask|--pattern bigbird --seq 64|--rand-block|0"
   "mask|--pattern bigbird --seq 64|--seed|x" "mask|--pattern document --seq 64|--docs|0"
