@@ -11,11 +11,13 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/core/json_io.h"
 #include "engine/mask/mask.h"
 #include "engine/mask/mask_io.h"
 #include "engine/mask/mask_json.h"
+#include "engine/mask/mask_slices.h"
 #include "engine/mask/mask_spec.h"
 #include "engine/plan/plan.h"
 
@@ -76,6 +78,16 @@ int Hand(stof_engine_mask* made, stof_engine_mask** out, char* err, size_t err_l
   return STOF_ENGINE_OK;
 }
 
+// A mask made as row runs (the slice and column-interval forms) handed out as bits: refused
+// past Mask::kMaxLen by ToMask's message.
+int HandRuns(engine::Expected<engine::RowRuns> runs, stof_engine_mask** out, char* err,
+             size_t err_len) {
+  if (!runs.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, runs.Message(), err, err_len);
+  auto mask = runs->ToMask();
+  if (!mask.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, mask.Message(), err, err_len);
+  return Hand(new stof_engine_mask{std::move(*mask), std::nullopt}, out, err, err_len);
+}
+
 }  // namespace
 
 extern "C" {
@@ -106,6 +118,42 @@ int stof_engine_mask_from_spec(const char* spec_json, size_t spec_len, const cha
     auto mask = engine::Generate(*spec);
     if (!mask.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, what + ": " + mask.Message(), err, err_len);
     return Hand(new stof_engine_mask{std::move(*mask), std::move(*spec)}, out, err, err_len);
+  });
+}
+
+int stof_engine_mask_from_slices(int64_t rows, int64_t cols, const int64_t* slices,
+                                 size_t count, stof_engine_mask** out, char* err,
+                                 size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (slices == nullptr && count > 0)
+      return Fail(STOF_ENGINE_ERR_INVALID, "slices: must not be null", err, err_len);
+    std::vector<engine::MaskSlice> list(count);
+    for (size_t n = 0; n < count; ++n) {
+      const int64_t* v = slices + 5 * n;
+      if (v[4] < 0 || v[4] > 3)
+        return Fail(STOF_ENGINE_ERR_INVALID,
+                    "slices[" + std::to_string(n) + "].kind: must be 0 (full), 1 (causal), 2 "
+                    "(inv_causal) or 3 (bi_causal), got " + std::to_string(v[4]),
+                    err, err_len);
+      list[n] = {v[0], v[1], v[2], v[3], static_cast<engine::SliceKind>(v[4])};
+    }
+    return HandRuns(engine::RowRunsFromSlices(rows, cols, list), out, err, err_len);
+  });
+}
+
+int stof_engine_mask_from_column_intervals(int64_t rows, int64_t cols,
+                                           const int64_t* lower_begin, const int64_t* lower_end,
+                                           const int64_t* upper_begin, const int64_t* upper_end,
+                                           stof_engine_mask** out, char* err, size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (auto size = engine::RowRuns::CheckSize(rows, cols, "column intervals"); !size.IsOk())
+      return Fail(STOF_ENGINE_ERR_INVALID, size.Message(), err, err_len);
+    const auto column = [&](const int64_t* v) {
+      return v == nullptr ? std::vector<int64_t>() : std::vector<int64_t>(v, v + cols);
+    };
+    const engine::ColumnIntervals masked{column(lower_begin), column(lower_end),
+                                         column(upper_begin), column(upper_end)};
+    return HandRuns(engine::RowRunsFromColumnIntervals(rows, cols, masked), out, err, err_len);
   });
 }
 

@@ -29,7 +29,9 @@
 extern "C" {
 #endif
 
-#define STOF_ENGINE_CAPI_VERSION 2 /* 2: stof_engine_mask_save, added only */
+/* 2: stof_engine_mask_save; 3: stof_engine_mask_from_slices and _from_column_intervals. Each
+ * version only adds. */
+#define STOF_ENGINE_CAPI_VERSION 3
 
 enum {
   STOF_ENGINE_OK = 0,
@@ -54,6 +56,21 @@ STOF_ENGINE_EXPORT int stof_engine_mask_from_spec(const char* spec_json, size_t 
 STOF_ENGINE_EXPORT int stof_engine_mask_from_bytes(const uint8_t* bytes, int64_t rows,
                                                    int64_t cols, stof_engine_mask** out,
                                                    char* err, size_t err_len);
+/* MagiAttention's slice form (docs/masks.md, "Slices and column intervals"): `count` slices of
+ * five int64 each, (q_begin, q_end, k_begin, k_end, kind) with kind 0 full, 1 causal (aligned
+ * to the bottom right), 2 inverse causal, 3 bi-causal; the mask is their union (since version
+ * 3). Messages name the slice and field. */
+STOF_ENGINE_EXPORT int stof_engine_mask_from_slices(int64_t rows, int64_t cols,
+                                                    const int64_t* slices, size_t count,
+                                                    stof_engine_mask** out, char* err,
+                                                    size_t err_len);
+/* FlashMask's column form: key column j is not attended by rows [lower_begin[j], lower_end[j])
+ * nor [upper_begin[j], upper_end[j]); each array holds `cols` values in 0..rows (since
+ * version 3). */
+STOF_ENGINE_EXPORT int stof_engine_mask_from_column_intervals(
+    int64_t rows, int64_t cols, const int64_t* lower_begin, const int64_t* lower_end,
+    const int64_t* upper_begin, const int64_t* upper_end, stof_engine_mask** out, char* err,
+    size_t err_len);
 /* 0 for NULL. */
 STOF_ENGINE_EXPORT int64_t stof_engine_mask_rows(const stof_engine_mask* mask);
 STOF_ENGINE_EXPORT int64_t stof_engine_mask_cols(const stof_engine_mask* mask);

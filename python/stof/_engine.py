@@ -83,6 +83,17 @@ def _declare(lib):
         f = getattr(lib, name)
         f.restype = res
         f.argtypes = args
+    # Since C API version 3 (an older library still loads; the calls that need them say so).
+    later = {
+        "stof_engine_mask_from_slices": (ctypes.c_int, [_i64, _i64, _p, _size, _pp, _str, _size]),
+        "stof_engine_mask_from_column_intervals": (
+            ctypes.c_int, [_i64, _i64, _p, _p, _p, _p, _pp, _str, _size]),
+    }
+    for name, (res, args) in later.items():
+        f = getattr(lib, name, None)
+        if f is not None:
+            f.restype = res
+            f.argtypes = args
 
 
 def load():
@@ -166,6 +177,48 @@ def mask_from_spec(spec, what):
     with _Handle(lib.stof_engine_mask_free) as h:
         _check(lib.stof_engine_mask_from_spec(text, len(text), what.encode(), ctypes.byref(h.ptr),
                                               err, _ERR_LEN), err, MaskFileError)
+        return _mask_out(lib, h)
+
+
+def _needs(lib, version_wanted, what):
+    v = lib.stof_engine_capi_version()
+    if v < version_wanted:
+        raise StofError(f"{what} needs the engine C API version {version_wanted} "
+                        f"(this library: {v}); rebuild the project")
+
+
+def mask_from_slices(rows, cols, slices):
+    """An int64 [n, 5] array (q_begin, q_end, k_begin, k_end, kind 0..3) -> (bool array, None,
+    engine hash), built by the engine (engine/mask/mask_slices.h)."""
+    np = numpy()
+    lib = load()
+    _needs(lib, 3, "Mask.from_slices")
+    a = np.ascontiguousarray(slices, dtype=np.int64).reshape(-1, 5)
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    with _Handle(lib.stof_engine_mask_free) as h:
+        _check(lib.stof_engine_mask_from_slices(int(rows), int(cols), a.ctypes.data, a.shape[0],
+                                                ctypes.byref(h.ptr), err, _ERR_LEN),
+               err, StofError)
+        return _mask_out(lib, h)
+
+
+def mask_from_column_intervals(rows, cols, lower_begin, lower_end, upper_begin, upper_end):
+    """Four int64 [cols] arrays of masked row ranges per key column -> (bool array, None,
+    engine hash), built by the engine."""
+    np = numpy()
+    lib = load()
+    _needs(lib, 3, "Mask.from_intervals")
+    arrays = [np.ascontiguousarray(v, dtype=np.int64).reshape(-1)
+              for v in (lower_begin, lower_end, upper_begin, upper_end)]
+    for name, v in zip(("lower_begin", "lower_end", "upper_begin", "upper_end"), arrays):
+        if v.shape[0] != int(cols):
+            raise StofError(f"column intervals: {name}: has {v.shape[0]} values, expected one "
+                            f"per column ({int(cols)})")
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    with _Handle(lib.stof_engine_mask_free) as h:
+        _check(lib.stof_engine_mask_from_column_intervals(
+            int(rows), int(cols), *(v.ctypes.data for v in arrays), ctypes.byref(h.ptr), err,
+            _ERR_LEN), err, StofError)
         return _mask_out(lib, h)
 
 

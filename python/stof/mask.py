@@ -126,6 +126,62 @@ class Mask:
                    source=f"causal {q_len}x{kv_len}")
 
     @classmethod
+    def document(cls, lengths, causal=False):
+        """Packed documents of these lengths (their sum is L): each token attends its own
+        document only, causally when `causal` (the engine's document generator)."""
+        lengths = [int(n) for n in lengths]
+        spec = {"pattern": "document", "seq_len": sum(lengths), "doc_lengths": lengths}
+        if causal:
+            spec["causal"] = True
+        return cls.from_spec(spec)
+
+    _SLICE_KINDS = ("full", "causal", "inv_causal", "bi_causal")
+
+    @classmethod
+    def from_slices(cls, q_ranges, k_ranges, kinds="full", q_len=None, kv_len=None):
+        """MagiAttention's form: slice n is queries q_ranges[n] = (begin, end) over keys
+        k_ranges[n], of kind kinds[n] (one name for all, or one per slice): "full",
+        "causal" (aligned to the bottom right, as a KV cache's rows), "inv_causal" or
+        "bi_causal"; the mask is their union, q_len x kv_len (default: the largest ends).
+        docs/masks.md, "Slices and column intervals"."""
+        np = _np()
+        q = np.asarray(q_ranges, dtype=np.int64).reshape(-1, 2)
+        k = np.asarray(k_ranges, dtype=np.int64).reshape(-1, 2)
+        if q.shape[0] != k.shape[0]:
+            raise StofError(f"Mask.from_slices: {q.shape[0]} q_ranges but {k.shape[0]} k_ranges")
+        names = [kinds] * q.shape[0] if isinstance(kinds, str) else list(kinds)
+        if len(names) != q.shape[0]:
+            raise StofError(f"Mask.from_slices: {len(names)} kinds for {q.shape[0]} slices")
+        codes = []
+        for n, name in enumerate(names):
+            if name not in cls._SLICE_KINDS:
+                raise StofError(f"Mask.from_slices: kinds[{n}]: expected one of "
+                                f"{', '.join(cls._SLICE_KINDS)}, got {name!r}")
+            codes.append(cls._SLICE_KINDS.index(name))
+        q_len = int(q[:, 1].max()) if q_len is None and len(q) else int(q_len or 0)
+        kv_len = int(k[:, 1].max()) if kv_len is None and len(k) else int(kv_len or 0)
+        slices = np.concatenate([q, k, np.asarray(codes, dtype=np.int64).reshape(-1, 1)], axis=1)
+        arr, _, engine_hash = _engine.mask_from_slices(q_len, kv_len, slices)
+        return cls(arr, source=f"{len(codes)} slices {q_len}x{kv_len}", engine_hash=engine_hash)
+
+    @classmethod
+    def from_intervals(cls, lower, upper=None, q_len=None):
+        """FlashMask's column form: lower[j] = (begin, end) and upper[j] (optional) are the query
+        rows that do NOT attend key column j (an empty range masks nothing); every other row
+        attends it. q_len defaults to the number of columns (a square mask)."""
+        np = _np()
+        lo = np.asarray(lower, dtype=np.int64).reshape(-1, 2)
+        up = np.zeros_like(lo) if upper is None else np.asarray(upper, dtype=np.int64).reshape(-1, 2)
+        if up.shape != lo.shape:
+            raise StofError(f"Mask.from_intervals: upper has {up.shape[0]} columns, lower "
+                            f"{lo.shape[0]}")
+        kv_len = lo.shape[0]
+        q_len = kv_len if q_len is None else int(q_len)
+        arr, _, engine_hash = _engine.mask_from_column_intervals(
+            q_len, kv_len, lo[:, 0], lo[:, 1], up[:, 0], up[:, 1])
+        return cls(arr, source=f"column intervals {q_len}x{kv_len}", engine_hash=engine_hash)
+
+    @classmethod
     def from_mask_mod(cls, mask_mod, L, device="cuda"):
         """Evaluates a FlexAttention mask_mod(b, h, q_idx, kv_idx) once over the L x L grid (b =
         h = 0) on `device` and keeps the result."""
