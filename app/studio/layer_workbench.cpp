@@ -346,6 +346,11 @@ void LayerWorkbench::TuneLanded(TuneJobResult done) {
   Message(false, buf);
 }
 
+const TunePlots& LayerWorkbench::PlotsNow() {
+  if (m_live->Version() != m_plots.version) m_plots = BuildTunePlots(m_live->Snapshot());
+  return m_plots;
+}
+
 void LayerWorkbench::CancelJobs() {
   m_worker.Cancel();
 }
