@@ -10,7 +10,9 @@
 // scheme are recomputed only when the layer, mask or scheme changes. Studio owns one and
 // forwards the mask; layer_views.cpp fills the Fusion and Tune panels' views from it and
 // applies their actions, studio_views.cpp does the same for the Profile panel, batch_driver.cpp
-// scripts it. Errors become messages here, never exits.
+// scripts it. Errors become messages here, never exits. The members are defined by job:
+// layer_workbench.cpp (the layer), _fusion.cpp (the scheme shown, the ladder), _tune.cpp
+// (tuning), _runs.cpp (plans and profiles), _json.cpp (the --dump-state part).
 #pragma once
 
 #include <cstdint>
@@ -126,7 +128,7 @@ class LayerWorkbench {
   std::vector<engine::SegmentChoice> EffectiveChoices() const;
   void TuneLanded(TuneJobResult done);  // on the GUI thread: results, plan, scheme shown
   void Message(bool error, const std::string& text);
-  engine::DeviceSpec PredictDevice() const;
+  engine::Workload AttentionWorkload() const;  // the layer's attention, fp16; needs m_graph
 
   GpuWorker& m_worker;
   std::shared_ptr<const engine::Mask> m_mask;
