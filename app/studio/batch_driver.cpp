@@ -132,12 +132,13 @@ bool BatchDriver::StartScript(Studio& studio) {
   }
   if (m_opt.profile_tab >= 0) bench.Profiles().select_tab = m_opt.profile_tab;
   if (!m_opt.tune) return true;
-  TuneSettings& t = bench.Settings();
+  TuneSettings t = bench.Settings();
   const std::vector<std::string> chosen = *SplitMethods(m_opt.methods);  // checked before the window opened
   for (TuneMethodRow& row : t.methods)
     row.chosen = std::find(chosen.begin(), chosen.end(), engine::TuneMethodName(row.method)) != chosen.end();
   t.budget = m_opt.budget;
   t.seed = m_opt.tune_seed;
+  bench.EditSettings(t);
   bench.StartTune();
   if (bench.Tuning()) return true;
   // The reason is the workbench's message, not yet on the status line.

@@ -8,8 +8,11 @@
 // and the profiles shown (profile_view_state.h).
 // Every heavy step (tuning, measuring, profiling) is a GpuWorker job; predictions of the shown
 // scheme are recomputed only when the layer, mask or scheme changes. Studio owns one and
-// forwards the mask; panels/fusion_panel, tune_panel and profile_panel read it and call its
-// commands. Errors become messages here, never exits.
+// forwards the mask; layer_views.cpp fills the Fusion and Tune panels' views from it and
+// applies their actions, studio_views.cpp does the same for the Profile panel, batch_driver.cpp
+// scripts it. Errors become messages here, never exits. The members are defined by job:
+// layer_workbench.cpp (the layer), _fusion.cpp (the scheme shown, the ladder), _tune.cpp
+// (tuning), _runs.cpp (plans and profiles), _json.cpp (the --dump-state part).
 #pragma once
 
 #include <cstdint>
@@ -20,11 +23,10 @@
 #include <vector>
 
 #include "app/studio/gpu_worker.h"
+#include "app/studio/layer_types.h"
 #include "app/studio/profile_view_state.h"
-#include "app/studio/studio_defaults.h"
 #include "app/studio/tune_job.h"
 #include "app/studio/tune_plots.h"
-#include "app/studio/widgets/plots.h"
 #include "engine/device/device_spec.h"
 #include "engine/fusion/fusion_scheme.h"
 #include "engine/graph/op.h"
@@ -39,31 +41,6 @@
 
 namespace stof::app {
 
-struct LayerChoice {
-  std::string model = studio_defaults::kModel;  // preset name, used when config_path is empty
-  std::string config_path;                      // a HuggingFace config.json
-  int64_t batch = studio_defaults::kBatch;
-  bool operator==(const LayerChoice&) const = default;
-};
-
-// One segment of the shown scheme, as the fusion view lists it.
-struct SegmentView {
-  engine::Segment segment;
-  std::string tmpl;          // template, "" op by op
-  std::string why;           // op by op: the matcher's reason
-  std::string mix;           // "CI+MI"
-  std::string choice;        // parameters (ChoiceText)
-  double predicted_us = 0, predicted_bytes = 0;
-  std::optional<double> measured_us;  // from the tuning run or plan that chose this scheme
-  std::string predict_error;
-};
-
-struct PlanRunReport {
-  engine::RunReport report;
-  std::optional<double> tuned_us;  // the plan's own whole-model figure
-  std::string plan_label;
-};
-
 class LayerWorkbench {
  public:
   explicit LayerWorkbench(GpuWorker& worker);
@@ -74,8 +51,10 @@ class LayerWorkbench {
   void SetDevice(const engine::DeviceSpec& device);
 
   // ---- the layer ----
-  LayerChoice& Choice() { return m_choice_edit; }  // the widgets' values (applied on Apply)
-  void ApplyChoice();                         // rebuild the graph from Choice()
+  // The layer widgets' values, computed only on ApplyChoice.
+  const LayerChoice& WidgetChoice() const { return m_choice_edit; }
+  void EditChoice(const LayerChoice& choice) { m_choice_edit = choice; }
+  void ApplyChoice();                         // rebuild the graph from WidgetChoice()
   // Sets what the widgets show and what is computed at once (the start options --model,
   // --config, --batch); the graph follows with the mask's L.
   void SetChoice(const LayerChoice& choice);
@@ -105,7 +84,8 @@ class LayerWorkbench {
   void MeasureLadder();                       // a GPU job; predictions stay until it lands
 
   // ---- tuning ----
-  TuneSettings& Settings() { return m_settings; }
+  const TuneSettings& Settings() const { return m_settings; }
+  void EditSettings(const TuneSettings& settings) { m_settings = settings; }
   void StartTune();
   void CancelJobs();
   bool Tuning() const { return m_tuning; }
@@ -122,8 +102,8 @@ class LayerWorkbench {
   void RunPlan();                             // a GPU job: the plan's whole model again
   const std::optional<PlanRunReport>& RunReport() const { return m_run_report; }
 
-  // The tune view's plots, rebuilt by the panel when LiveVersion() moves.
-  TunePlots& Plots() { return m_plots; }
+  // The tune view's plots, rebuilt here when LiveVersion() moved since the last call.
+  const TunePlots& PlotsNow();
 
   // ---- profiles ----
   ProfilePanelState& Profiles() { return m_profiles; }
@@ -132,6 +112,7 @@ class LayerWorkbench {
 
   bool HasGpu() const { return m_worker.HasGpu(); }
   GpuWorker& Worker() { return m_worker; }
+  const GpuWorker& Worker() const { return m_worker; }
   // The last command's outcome for the status line (error flag, text); cleared on read.
   bool TakeMessage(bool* error, std::string* text);
   nlohmann::json StateJson() const;
@@ -147,7 +128,7 @@ class LayerWorkbench {
   std::vector<engine::SegmentChoice> EffectiveChoices() const;
   void TuneLanded(TuneJobResult done);  // on the GUI thread: results, plan, scheme shown
   void Message(bool error, const std::string& text);
-  engine::DeviceSpec PredictDevice() const;
+  engine::Workload AttentionWorkload() const;  // the layer's attention, fp16; needs m_graph
 
   GpuWorker& m_worker;
   std::shared_ptr<const engine::Mask> m_mask;

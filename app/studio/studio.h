@@ -181,6 +181,7 @@ class Studio {
   void ShowLayoutTab();
   void ShowSelectionTab();
   void ShowExportTab();
+  void ShowFusionTab();
   bool ShowTuneTab();  // true: the user asked for the fusion view
   void ShowProfileTab();
   // studio_frame.cpp: the window shell.

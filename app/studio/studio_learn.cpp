@@ -1,5 +1,6 @@
 // Studio's Learn commands (studio.h): opening a lesson, stepping its pages, applying a page's
-// setup to the real views, and the current page built from their live results.
+// setup to the real views, and the current page built from their live results (the lessons'
+// facts gathered here from the document, the analysis and the layer workbench).
 #include <algorithm>
 
 #include "app/studio/studio.h"
@@ -47,8 +48,19 @@ void Studio::ApplyLessonSetup(const LessonSetup& s) {
 }
 
 LearnFacts Studio::CurrentLearnFacts() const {
-  return GatherLearnFacts(Doc().state.mask, Doc().state.spec, AnalysisReady() ? Analysis() : nullptr, *m_workbench,
-                          Device().name);
+  LearnFacts f = GatherLearnFacts(Doc().state.mask, Doc().state.spec, AnalysisReady() ? Analysis() : nullptr,
+                                  Device().name);
+  const LayerWorkbench& bench = *m_workbench;
+  f.ladder = bench.Ladder();
+  f.run = bench.RunChoice();
+  if (const engine::OpGraph* g = bench.Graph()) {
+    f.model = g->model;
+    f.batch = g->batch;
+  }
+  for (const SegmentView& v : bench.Segments()) f.segments.push_back(SegmentFact(v));
+  f.tradeoffs = bench.Tradeoffs();
+  f.norm_by_device = bench.NormByDevice();
+  return f;
 }
 
 LessonPage Studio::CurrentLessonPage() const {

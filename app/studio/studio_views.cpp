@@ -1,17 +1,17 @@
 // Studio's views (studio.h): for each panel, the state it draws filled from the session's
 // models, the panel drawn, and the actions it returns applied through Studio's commands, in the
-// order the panel reported them. The panels (panels/) never see Studio; this file is the one
-// place that knows both sides. The window shell that calls these is studio_frame.cpp.
+// order the panel reported them (the Fusion and Tune tabs' through layer_views.h). The panels
+// (panels/) never see Studio or LayerWorkbench; this file is the one place that knows both
+// sides. The window shell that calls these is studio_frame.cpp.
+#include "app/studio/layer_views.h"
 #include "app/studio/panels/export_panel.h"
 #include "app/studio/panels/file_bar.h"
-#include "app/studio/panels/fusion_panel.h"
 #include "app/studio/panels/layout_panel.h"
 #include "app/studio/panels/learn_panel.h"
 #include "app/studio/panels/mask_canvas.h"
 #include "app/studio/panels/mask_panel.h"
 #include "app/studio/panels/profile_panel.h"
 #include "app/studio/panels/selection_panel.h"
-#include "app/studio/panels/tune_panel.h"
 #include "app/studio/studio.h"
 
 namespace stof::app {
@@ -22,7 +22,7 @@ bool Studio::ShowPanelBody(Panel panel) {
     case Panel::kMask: ShowMaskTab(); return false;
     case Panel::kLayout: ShowLayoutTab(); return false;
     case Panel::kSelection: ShowSelectionTab(); return false;
-    case Panel::kFusion: DrawFusionPanel(*m_workbench); return false;
+    case Panel::kFusion: ShowFusionTab(); return false;
     case Panel::kTune: return ShowTuneTab();
     case Panel::kProfile: ShowProfileTab(); return false;
     case Panel::kExport: ShowExportTab(); return false;
@@ -59,8 +59,9 @@ void Studio::ShowLearnTab() {
   const LessonPage page = CurrentLessonPage();
   const LearnPanelActions a = DrawLearnPanel(m_learn, page);
   if (m_learn.lesson >= 0) {  // the real views' parts, live, under the text
-    if (page.show_segments) DrawFusionSegments(*m_workbench);
-    if (page.show_ladder) DrawFusionLadder(*m_workbench);
+    const FusionView fusion = MakeFusionView(*m_workbench);
+    if (page.show_segments) DrawFusionSegments(fusion);
+    if (page.show_ladder) ApplyFusionActions(*m_workbench, DrawFusionLadder(fusion));
   }
   if (a.open_lesson) OpenLesson(*a.open_lesson);
   if (a.page_step != 0) StepLesson(a.page_step);
@@ -99,7 +100,13 @@ void Studio::ShowExportTab() {
   if (a.export_plan) ExportPlan(*a.export_plan);
 }
 
-bool Studio::ShowTuneTab() { return DrawTunePanel(*m_workbench, m_export_ui.plan_path); }
+void Studio::ShowFusionTab() { ApplyFusionActions(*m_workbench, DrawFusionPanel(MakeFusionView(*m_workbench))); }
+
+bool Studio::ShowTuneTab() {
+  const TuneActions a = DrawTunePanel(MakeTuneView(*m_workbench), m_export_ui.plan_path);
+  ApplyTuneActions(*m_workbench, a);
+  return a.show_fusion;
+}
 
 // The profile tab: the panel, with the studio's word on profiling and its actions.
 void Studio::ShowProfileTab() {

@@ -13,10 +13,11 @@ Rules:
      directly or through the project headers it includes.
   5. engine/core/ (errors, workload, JSON, files: the bottom of the engine) includes nothing of
      engine/ outside core/.
-  6. The studio's panels (app/studio/panels/) never see the session: no file there includes
-     app/studio/studio.h, directly or through the project headers it includes, nor takes a
-     Studio& (or Studio*). A panel draws a plain view state and returns an actions struct; the
-     studio (studio_views.cpp) fills the one and applies the other.
+  6. The studio's panels (app/studio/panels/) never see the session or the layer model: no file
+     there includes app/studio/studio.h or app/studio/layer_workbench.h, directly or through
+     the project headers it includes, nor takes a Studio& or LayerWorkbench& (or a pointer). A
+     panel draws a plain view state and returns an actions struct; the studio
+     (studio_views.cpp, layer_views.cpp) fills the one and applies the other.
   7. The folders of kernels/ (one kernel family or shared part each) include each other in one
      direction only: no cycle of folders (a part two families share sits in a folder of its own,
      as kernels/attention_common/ does for the attention families).
@@ -54,10 +55,14 @@ CUDA_HEADERS = {
     "profiler/capture/cupti_check.h",
 }
 
-# Rule 6: the studio's panels and the session header they must not reach.
+# Rule 6: the studio's panels, and the models they must not reach: each header with the class
+# it declares (the session, the layer of the Fusion / Tune / Profile tabs).
 PANELS_DIR = "app/studio/panels/"
 STUDIO_HEADER = "app/studio/studio.h"
-STUDIO_PARAM = re.compile(r"\bStudio\s*(?:const\s*)?[&*]")
+WORKBENCH_HEADER = "app/studio/layer_workbench.h"
+PANEL_FORBIDDEN = {STUDIO_HEADER: "Studio", WORKBENCH_HEADER: "LayerWorkbench"}
+PANEL_PARAMS = {cls: re.compile(rf"\b{cls}\s*(?:const\s*)?[&*]")
+                for cls in PANEL_FORBIDDEN.values()}
 
 SYSTEM_CUDA = re.compile(r"^(cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuda_bf16|cupti|"
                          r"cublas|cublasLt|cublas_v2|driver_types|vector_types)[\w.]*\.h$")
@@ -125,27 +130,28 @@ def chain_finder(incs, end, header_ext):
 
 
 def panel_violations(root, files, incs):
-    """Rule 6: the panels' includes reaching studio.h, and their Studio& parameters."""
+    """Rule 6: the panels' includes reaching studio.h or layer_workbench.h, and their Studio&
+    and LayerWorkbench& parameters."""
     bad = []
-    reaches_studio = chain_finder(incs, lambda h: h if h == STUDIO_HEADER else None, ".h")
+    why = "(a panel draws a view state and returns actions; the studio fills and applies them)"
+    reaches = chain_finder(incs, lambda h: h if h in PANEL_FORBIDDEN else None, ".h")
     for f in files:
         if not f.startswith(PANELS_DIR):
             continue
         for n, kind, name in incs[f]:
             if kind != '"':
                 continue
-            chain = reaches_studio(name, frozenset([f]))
-            if chain == STUDIO_HEADER:
-                bad.append(f"{f}:{n}: a panel includes {STUDIO_HEADER} (a panel draws a view "
-                           f"state and returns actions; the studio fills and applies them)")
+            chain = reaches(name, frozenset([f]))
+            if chain in PANEL_FORBIDDEN:
+                bad.append(f"{f}:{n}: a panel includes {chain} {why}")
             elif chain:
-                bad.append(f"{f}:{n}: a panel reaches {STUDIO_HEADER} through {chain} (a panel "
-                           f"draws a view state and returns actions; the studio fills and "
-                           f"applies them)")
+                end = chain.rsplit(" -> ", 1)[1]
+                bad.append(f"{f}:{n}: a panel reaches {end} through {chain} {why}")
         for n, text in code_lines(os.path.join(root, f)):
-            if STUDIO_PARAM.search(text):
-                bad.append(f"{f}:{n}: a panel takes a Studio (pass a view state in and return "
-                           f"an actions struct instead)")
+            for cls, param in PANEL_PARAMS.items():
+                if param.search(text):
+                    bad.append(f"{f}:{n}: a panel takes a {cls} (pass a view state in and "
+                               f"return an actions struct instead)")
     return bad
 
 

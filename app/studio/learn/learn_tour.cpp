@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/studio/layer_workbench.h"
 #include "app/studio/studio_defaults.h"
 #include "engine/fusion/fusion_scheme.h"
 
@@ -402,8 +401,7 @@ nlohmann::json LessonPageJson(int lesson, int page, const LessonPage& p) {
 }
 
 LearnFacts GatherLearnFacts(const engine::Mask& mask, const std::optional<engine::MaskSpec>& spec,
-                            const engine::MaskAnalysis* ready_analysis, const LayerWorkbench& bench,
-                            const std::string& device) {
+                            const engine::MaskAnalysis* ready_analysis, const std::string& device) {
   LearnFacts f;
   f.seq_len = mask.Rows();
   if (spec)
@@ -416,19 +414,12 @@ LearnFacts GatherLearnFacts(const engine::Mask& mask, const std::optional<engine
     f.work_flex = a->flex_work;
     f.table = a->table;
   }
-  f.ladder = bench.Ladder();
   f.device = device;
-  f.run = bench.RunChoice();
-  if (const engine::OpGraph* g = bench.Graph()) {
-    f.model = g->model;
-    f.batch = g->batch;
-  }
-  for (const SegmentView& v : bench.Segments())
-    f.segments.push_back(engine::SegmentLabel(v.segment) + " " + (v.tmpl.empty() ? "op by op" : v.tmpl) + " " +
-                         Us(v.predicted_us));
-  f.tradeoffs = bench.Tradeoffs();
-  f.norm_by_device = bench.NormByDevice();
   return f;
+}
+
+std::string SegmentFact(const SegmentView& v) {
+  return engine::SegmentLabel(v.segment) + " " + (v.tmpl.empty() ? "op by op" : v.tmpl) + " " + Us(v.predicted_us);
 }
 
 }  // namespace stof::app

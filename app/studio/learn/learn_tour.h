@@ -11,8 +11,9 @@
 // Every number is a prediction unless the view measured it (the ladder on a GPU), and the
 // page says which. panels/learn_panel.cpp draws LessonPage and applies LessonSetup through
 // Studio; batch_driver.cpp runs a lesson from start to end for --learn N; docs/learn.md holds
-// the same text. GatherLearnFacts copies the views' results (Studio passes its models); the
-// rest are pure functions.
+// the same text. Studio fills LearnFacts from its models (studio_learn.cpp: the mask's part
+// through GatherLearnFacts, the layer's from LayerWorkbench); everything here is a pure
+// function of the facts.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/studio/layer_types.h"
 #include "engine/analysis/layout_analysis.h"
 #include "engine/analysis/mha_run.h"
 #include "engine/layout/block_layout.h"
@@ -32,8 +34,6 @@
 #include "engine/tune/ladder.h"
 
 namespace stof::app {
-
-class LayerWorkbench;
 
 // The live numbers the lessons cite: copies of what the views already computed.
 struct LearnFacts {
@@ -52,11 +52,13 @@ struct LearnFacts {
   std::vector<engine::TradeoffOnDevice> norm_by_device;  // GEMM + LayerNorm on each built-in
   std::optional<engine::MhaRunChoice> run;
 };
-// `ready_analysis`: the shown analysis when it matches the current mask and choices, else null
-// (the layout figures are then left out); `device`: the name of the device the views predict for.
+// The mask's and the layout's facts (the layer's are the caller's to add). `ready_analysis`:
+// the shown analysis when it matches the current mask and choices, else null (the layout
+// figures are then left out); `device`: the name of the device the views predict for.
 LearnFacts GatherLearnFacts(const engine::Mask& mask, const std::optional<engine::MaskSpec>& spec,
-                            const engine::MaskAnalysis* ready_analysis, const LayerWorkbench& bench,
-                            const std::string& device);
+                            const engine::MaskAnalysis* ready_analysis, const std::string& device);
+// "[#2-#6] sparse_mha 31.2 us": a segment of the fusion view as LearnFacts::segments cites it.
+std::string SegmentFact(const SegmentView& v);
 
 // What a page changes in the studio when it opens (unset fields stay as they are).
 struct LessonSetup {

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "app/studio/canvas_key.h"
+#include "app/studio/panels/canvas_toolbar.h"
 #include "engine/layout/block_lookup.h"
 
 namespace stof::app {
@@ -32,42 +33,6 @@ struct Geometry {
   double Col(float x) const { return cx + (x - centre.x) / ppc; }
   double Row(float y) const { return cy + (y - centre.y) / ppc; }
 };
-
-// The next toolbar item on this line when `width` pixels are left for it, else on the next:
-// the toolbar wraps in a narrow canvas instead of running past its edge.
-void Flow(float width) {
-  ImGui::SameLine();
-  if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
-}
-float CheckWidth(const char* label) {  // radio buttons and checkboxes
-  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
-}
-
-void DrawToolbar(const MaskCanvasView& view, EditSettings& e, CanvasView& canvas, MaskCanvasActions* actions) {
-  const char* tools[] = {"Inspect", "Brush", "Line", "Rect", "Band"};
-  for (int i = 0; i < 5; ++i) {
-    if (i) Flow(CheckWidth(tools[i]));
-    if (ImGui::RadioButton(tools[i], static_cast<int>(e.tool) == i)) e.tool = static_cast<Tool>(i);
-  }
-  Flow(CheckWidth("Erase"));
-  ImGui::Checkbox("Erase", &e.erase);
-  Flow(CheckWidth("Symmetric"));
-  ImGui::Checkbox("Symmetric", &e.symmetric);
-  Flow(80 + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("width").x);
-  ImGui::SetNextItemWidth(80);
-  const int most = static_cast<int>(std::max<int64_t>(1, view.mask->Rows()));
-  if (e.tool == Tool::kBand)
-    ImGui::SliderInt("width", &e.band_width, 1, std::min(most, 1024), "%d", ImGuiSliderFlags_Logarithmic);
-  else
-    ImGui::SliderInt("size", &e.brush, 1, std::min(most, 256), "%d", ImGuiSliderFlags_Logarithmic);
-  Flow(135);
-  ImGui::SetNextItemWidth(135);
-  const char* overlays[] = {"Mask", "Blocks + mask", "Blocks"};
-  int ov = static_cast<int>(view.overlay);
-  if (ImGui::Combo("##overlay", &ov, overlays, 3)) actions->overlay = static_cast<Overlay>(ov);
-  Flow(ImGui::CalcTextSize("Fit").x + 2 * ImGui::GetStyle().FramePadding.x);
-  if (ImGui::Button("Fit")) canvas = CanvasView::Fitting(*view.mask);
-}
 
 void DrawGrid(ImDrawList* dl, const Geometry& g, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
               int64_t step_r, int64_t step_c, ImU32 color) {
@@ -175,35 +140,27 @@ void HandleTools(const MaskCanvasView& view, EditSettings& e, const Geometry& g,
   e.active = false;
 }
 
-}  // namespace
-
-MaskCanvasActions DrawMaskCanvas(const MaskCanvasView& view, EditSettings& edit, CanvasView& v) {
-  MaskCanvasActions actions;
-  DrawToolbar(view, edit, v, &actions);
-  // The overlay chosen, this frame's pick included (the studio applies it after the canvas).
-  const Overlay overlay = actions.overlay.value_or(view.overlay);
-  plots::KeyRow(CanvasKey(overlay));  // the canvas' colours, named
-  const engine::Mask& m = *view.mask;
-  if (m.Empty()) return actions;
-  const ImGuiIO& io = ImGui::GetIO();
-
+// The canvas rectangle at the cursor, filling the space left (`size`); `fit` is the pixels
+// per cell that show the whole mask.
+Geometry PlaceCanvas(const engine::Mask& m, ImVec2* size_out, double* fit) {
   Geometry g;
   g.p0 = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 size(std::max(64.0f, avail.x), std::max(64.0f, avail.y));
+  *size_out = size;
   g.p1 = ImVec2(g.p0.x + size.x, g.p0.y + size.y);
   g.centre = ImVec2((g.p0.x + g.p1.x) * 0.5f, (g.p0.y + g.p1.y) * 0.5f);
   const double L = static_cast<double>(std::max(m.Rows(), m.Cols()));
-  const double fit = std::min(size.x, size.y) / L;
+  *fit = std::min(size.x, size.y) / L;
+  return g;
+}
+
+// Zoom around the cursor, pan by dragging (right / middle, or left with Inspect); `v` keeps
+// the result between frames, `g` takes it for this one.
+void ZoomAndPan(const engine::Mask& m, double fit, bool hovered, bool active, bool pan_left, CanvasView& v,
+                Geometry& g) {
+  const ImGuiIO& io = ImGui::GetIO();
   const double max_zoom = std::max(1.0, kMaxCellPixels / fit);
-
-  ImGui::InvisibleButton("canvas", size, ImGuiButtonFlags_MouseButtonLeft |
-                                             ImGuiButtonFlags_MouseButtonRight |
-                                             ImGuiButtonFlags_MouseButtonMiddle);
-  const bool hovered = ImGui::IsItemHovered();
-  const bool active = ImGui::IsItemActive();
-
-  // Zoom around the cursor, pan by dragging (right / middle, or left with Inspect).
   g.ppc = fit * v.zoom;
   g.cx = v.cx;
   g.cy = v.cy;
@@ -214,7 +171,6 @@ MaskCanvasActions DrawMaskCanvas(const MaskCanvasView& view, EditSettings& edit,
     v.cx = col - (io.MousePos.x - g.centre.x) / g.ppc;
     v.cy = row - (io.MousePos.y - g.centre.y) / g.ppc;
   }
-  const bool pan_left = edit.tool == Tool::kInspect;
   if (active && (io.MouseDown[ImGuiMouseButton_Right] || io.MouseDown[ImGuiMouseButton_Middle] ||
                  (pan_left && io.MouseDown[ImGuiMouseButton_Left]))) {
     v.cx -= io.MouseDelta.x / g.ppc;
@@ -224,22 +180,31 @@ MaskCanvasActions DrawMaskCanvas(const MaskCanvasView& view, EditSettings& edit,
   v.cy = std::clamp(v.cy, 0.0, static_cast<double>(m.Rows()));
   g.cx = v.cx;
   g.cy = v.cy;
+}
 
-  // Visible cells.
-  const int64_t vr0 = std::max<int64_t>(0, static_cast<int64_t>(std::floor(g.Row(g.p0.y))));
-  const int64_t vr1 = std::min<int64_t>(m.Rows(), static_cast<int64_t>(std::ceil(g.Row(g.p1.y))));
-  const int64_t vc0 = std::max<int64_t>(0, static_cast<int64_t>(std::floor(g.Col(g.p0.x))));
-  const int64_t vc1 = std::min<int64_t>(m.Cols(), static_cast<int64_t>(std::ceil(g.Col(g.p1.x))));
+struct VisibleCells {
+  int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;  // rows [r0, r1), columns [c0, c1)
+};
 
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->PushClipRect(g.p0, g.p1, true);
-  if (overlay != Overlay::kBlocks && vr0 < vr1 && vc0 < vc1) {
+VisibleCells Visible(const Geometry& g, const engine::Mask& m) {
+  return {std::max<int64_t>(0, static_cast<int64_t>(std::floor(g.Row(g.p0.y)))),
+          std::min<int64_t>(m.Rows(), static_cast<int64_t>(std::ceil(g.Row(g.p1.y)))),
+          std::max<int64_t>(0, static_cast<int64_t>(std::floor(g.Col(g.p0.x)))),
+          std::min<int64_t>(m.Cols(), static_cast<int64_t>(std::ceil(g.Col(g.p1.x))))};
+}
+
+// The mask's picture: the exact-cell detail texture when few enough cells show and the
+// overview is coarser than a cell, else the overview; or the block texture in "blocks only".
+void DrawMaskImage(ImDrawList* dl, const Geometry& g, const MaskCanvasView& view, Overlay overlay,
+                   const VisibleCells& vis) {
+  const engine::Mask& m = *view.mask;
+  if (overlay != Overlay::kBlocks && vis.r0 < vis.r1 && vis.c0 < vis.c1) {
     const MaskTextures& textures = *view.textures;
     const Texture& ov = textures.Overview();
     const int64_t step = textures.OverviewStep();
-    if (step > 1 && vr1 - vr0 <= kDetailMaxCells && vc1 - vc0 <= kDetailMaxCells) {
-      const Texture& detail = view.detail(vr0 / 64 * 64, std::min(m.Rows(), (vr1 + 63) / 64 * 64),
-                                          vc0 / 64 * 64, std::min(m.Cols(), (vc1 + 63) / 64 * 64));
+    if (step > 1 && vis.r1 - vis.r0 <= kDetailMaxCells && vis.c1 - vis.c0 <= kDetailMaxCells) {
+      const Texture& detail = view.detail(vis.r0 / 64 * 64, std::min(m.Rows(), (vis.r1 + 63) / 64 * 64),
+                                          vis.c0 / 64 * 64, std::min(m.Cols(), (vis.c1 + 63) / 64 * 64));
       const MaskTextures::DetailKey& k = textures.DetailRect();
       dl->AddImage(detail.Id(), g.Screen(static_cast<double>(k.r0), static_cast<double>(k.c0)),
                    g.Screen(static_cast<double>(k.r1), static_cast<double>(k.c1)));
@@ -248,26 +213,52 @@ MaskCanvasActions DrawMaskCanvas(const MaskCanvasView& view, EditSettings& edit,
       dl->AddImage(ov.Id(), g.Screen(0, 0), g.Screen(th, tw));
     }
   }
-  const engine::MaskAnalysis* a = view.analysis;
-  const bool layout_fits = view.layout_fits;
-  if (overlay == Overlay::kBlocks && layout_fits && view.textures->BlockTexture().Valid()) {
-    const engine::BlockLayout& l = a->layout;
+  if (overlay == Overlay::kBlocks && view.layout_fits && view.textures->BlockTexture().Valid()) {
+    const engine::BlockLayout& l = view.analysis->layout;
     dl->AddImage(view.textures->BlockTexture().Id(), g.Screen(0, 0),
                  g.Screen(static_cast<double>(l.BlockRows() * l.BlockM()),
                           static_cast<double>(l.BlockCols() * l.BlockN())));
   }
-  if (g.ppc >= 8.0)
-    DrawGrid(dl, g, vr0, vr1, vc0, vc1, 1, 1, IM_COL32(70, 74, 90, 160));
-  if (overlay != Overlay::kMask && layout_fits && g.ppc * std::min(a->layout.BlockM(), a->layout.BlockN()) >= 6.0)
-    DrawGrid(dl, g, vr0, vr1, vc0, vc1, a->layout.BlockM(), a->layout.BlockN(), IM_COL32(150, 150, 170, 200));
-  dl->AddRect(g.Screen(0, 0), g.Screen(static_cast<double>(m.Rows()), static_cast<double>(m.Cols())),
-              IM_COL32(120, 120, 140, 255));
+}
 
-  const int64_t row = static_cast<int64_t>(std::floor(g.Row(io.MousePos.y)));
-  const int64_t col = static_cast<int64_t>(std::floor(g.Col(io.MousePos.x)));
-  const bool on_mask = row >= 0 && col >= 0 && row < m.Rows() && col < m.Cols();
+// Cell lines once a cell is 8 px, block lines once a block is 6 px, and the mask's border.
+void DrawGrids(ImDrawList* dl, const Geometry& g, const MaskCanvasView& view, Overlay overlay,
+               const VisibleCells& vis) {
+  const engine::MaskAnalysis* a = view.analysis;
+  if (g.ppc >= 8.0)
+    DrawGrid(dl, g, vis.r0, vis.r1, vis.c0, vis.c1, 1, 1, IM_COL32(70, 74, 90, 160));
+  if (overlay != Overlay::kMask && view.layout_fits && g.ppc * std::min(a->layout.BlockM(), a->layout.BlockN()) >= 6.0)
+    DrawGrid(dl, g, vis.r0, vis.r1, vis.c0, vis.c1, a->layout.BlockM(), a->layout.BlockN(), IM_COL32(150, 150, 170, 200));
+  dl->AddRect(g.Screen(0, 0), g.Screen(static_cast<double>(view.mask->Rows()), static_cast<double>(view.mask->Cols())),
+              IM_COL32(120, 120, 140, 255));
+}
+
+struct PointerCell {
+  int64_t row = 0, col = 0;  // may lie outside the mask
+  bool on_mask = false;
+};
+
+PointerCell CellUnderPointer(const Geometry& g, const engine::Mask& m) {
+  const ImGuiIO& io = ImGui::GetIO();
+  PointerCell p;
+  p.row = static_cast<int64_t>(std::floor(g.Row(io.MousePos.y)));
+  p.col = static_cast<int64_t>(std::floor(g.Col(io.MousePos.x)));
+  p.on_mask = p.row >= 0 && p.col >= 0 && p.row < m.Rows() && p.col < m.Cols();
+  return p;
+}
+
+// The pointer's cell: edits from the tools, or with Inspect a click that zooms to its block;
+// the hovered block outlined.
+void PointerOnCell(const MaskCanvasView& view, Overlay overlay, const Geometry& g, const PointerCell& p,
+                   bool hovered, EditSettings& edit, CanvasView& v, MaskCanvasActions* actions) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const engine::Mask& m = *view.mask;
+  const engine::MaskAnalysis* a = view.analysis;
+  const bool layout_fits = view.layout_fits;
+  const int64_t row = p.row, col = p.col;
+  const bool on_mask = p.on_mask;
   if (edit.tool != Tool::kInspect) {
-    HandleTools(view, edit, g, hovered, row, col, &actions.edits);
+    HandleTools(view, edit, g, hovered, row, col, &actions->edits);
   } else if (hovered && on_mask && ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
              io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < 9.0f && layout_fits &&
              overlay != Overlay::kMask) {
@@ -276,16 +267,46 @@ MaskCanvasActions DrawMaskCanvas(const MaskCanvasView& view, EditSettings& edit,
   }
   if (hovered && on_mask && layout_fits && overlay != Overlay::kMask) {
     const int64_t bm = a->layout.BlockM(), bn = a->layout.BlockN();
-    dl->AddRect(g.Screen(static_cast<double>(row / bm * bm), static_cast<double>(col / bn * bn)),
-                g.Screen(static_cast<double>(row / bm * bm + bm), static_cast<double>(col / bn * bn + bn)),
-                IM_COL32(255, 255, 255, 230), 0.0f, 0, 2.0f);
+    ImGui::GetWindowDrawList()->AddRect(
+        g.Screen(static_cast<double>(row / bm * bm), static_cast<double>(col / bn * bn)),
+        g.Screen(static_cast<double>(row / bm * bm + bm), static_cast<double>(col / bn * bn + bn)),
+        IM_COL32(255, 255, 255, 230), 0.0f, 0, 2.0f);
   }
+}
+
+}  // namespace
+
+MaskCanvasActions DrawMaskCanvas(const MaskCanvasView& view, EditSettings& edit, CanvasView& v) {
+  MaskCanvasActions actions;
+  actions.overlay = DrawCanvasToolbar(*view.mask, view.overlay, edit, v);
+  // The overlay chosen, this frame's pick included (the studio applies it after the canvas).
+  const Overlay overlay = actions.overlay.value_or(view.overlay);
+  plots::KeyRow(CanvasKey(overlay));  // the canvas' colours, named
+  const engine::Mask& m = *view.mask;
+  if (m.Empty()) return actions;
+
+  double fit = 1;
+  ImVec2 size;
+  Geometry g = PlaceCanvas(m, &size, &fit);
+  ImGui::InvisibleButton("canvas", size,
+                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |
+                             ImGuiButtonFlags_MouseButtonMiddle);
+  const bool hovered = ImGui::IsItemHovered();
+  ZoomAndPan(m, fit, hovered, ImGui::IsItemActive(), edit.tool == Tool::kInspect, v, g);
+  const VisibleCells vis = Visible(g, m);
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(g.p0, g.p1, true);
+  DrawMaskImage(dl, g, view, overlay, vis);
+  DrawGrids(dl, g, view, overlay, vis);
+  const PointerCell p = CellUnderPointer(g, m);
+  PointerOnCell(view, overlay, g, p, hovered, edit, v, &actions);
   dl->PopClipRect();
   // Zoom and position readout in the canvas corner.
   char buf[96];
   std::snprintf(buf, sizeof buf, "zoom %.1fx  %.1f px/cell", v.zoom, g.ppc);
   dl->AddText(ImVec2(g.p0.x + 6, g.p1.y - ImGui::GetTextLineHeight() - 4), IM_COL32(190, 190, 200, 255), buf);
-  if (hovered && on_mask && !edit.active) Tooltip(view, row, col);
+  if (hovered && p.on_mask && !edit.active) Tooltip(view, p.row, p.col);
   return actions;
 }
 

@@ -35,20 +35,22 @@ void ResetForLength(engine::MaskSpec& s, bool top) {
   for (engine::MaskSpec& o : s.operands) ResetForLength(o, false);
 }
 
-// An int64 parameter with a "default" checkbox (value -1).
-bool DefaultableInt(const char* label, int64_t* value, int64_t lo, int64_t hi, int64_t shown_default) {
+// A parameter with a "default" checkbox (value -1): checked, the control is disabled and shows
+// `shown_default`; unchecked, `control(&v)` edits the value and returns true when it moved.
+template <typename T, typename Control>
+bool Defaultable(const char* id, T* value, T shown_default, Control control) {
   bool changed = false;
   bool def = *value < 0;
-  ImGui::PushID(label);
+  ImGui::PushID(id);
   if (ImGui::Checkbox("default", &def)) {
-    *value = def ? -1 : std::clamp(shown_default, lo, hi);
+    *value = def ? T(-1) : shown_default;
     changed = true;
   }
   ImGui::SameLine();
   ImGui::BeginDisabled(def);
-  int64_t v = def ? std::clamp(shown_default, lo, hi) : *value;
+  T v = def ? shown_default : *value;
   ImGui::SetNextItemWidth(-100);
-  if (ImGui::SliderScalar(label, ImGuiDataType_S64, &v, &lo, &hi, "%lld", ImGuiSliderFlags_Logarithmic) && !def) {
+  if (control(&v) && !def) {
     *value = v;
     changed = true;
   }
@@ -57,32 +59,142 @@ bool DefaultableInt(const char* label, int64_t* value, int64_t lo, int64_t hi, i
   return changed;
 }
 
-bool EditSpec(engine::MaskSpec& s, int64_t L, int depth, MaskPanelUi& ui) {
+// An int64 parameter on a logarithmic slider over [lo, hi].
+bool DefaultableInt(const char* label, int64_t* value, int64_t lo, int64_t hi, int64_t shown_default) {
+  return Defaultable(label, value, std::clamp(shown_default, lo, hi), [&](int64_t* v) {
+    return ImGui::SliderScalar(label, ImGuiDataType_S64, v, &lo, &hi, "%lld", ImGuiSliderFlags_Logarithmic);
+  });
+}
+
+// A fraction in [0, 1] (0.1 shown as the default).
+bool DefaultableFraction(const char* label, const char* id, double* value) {
+  return Defaultable(id, value, 0.1, [&](double* v) {
+    float f = static_cast<float>(*v);
+    const bool moved = ImGui::SliderFloat(label, &f, 0.0f, 1.0f, "%.3f");
+    *v = f;
+    return moved;
+  });
+}
+
+// The pattern combo; a composition (or / and / not) gets default operands, other patterns
+// lose theirs. Compositions are offered only above kMaxUiDepth.
+bool PatternCombo(engine::MaskSpec& s, int depth) {
   bool changed = false;
-  const std::vector<std::string>& names = engine::MaskPatternNames();
   ImGui::SetNextItemWidth(-100);
-  if (ImGui::BeginCombo("pattern", s.pattern.c_str())) {
-    for (const std::string& n : names) {
-      const bool composition = n == "or" || n == "and" || n == "not";
-      if (composition && depth >= kMaxUiDepth) continue;
-      if (ImGui::Selectable(n.c_str(), n == s.pattern)) {
-        s.pattern = n;
-        if (composition && s.operands.empty()) {
-          engine::MaskSpec a, b;
-          a.pattern = "sliding_window";
-          a.seq_len = 0;
-          b.pattern = "global";
-          b.seq_len = 0;
-          s.operands = n == "not" ? std::vector<engine::MaskSpec>{a} : std::vector<engine::MaskSpec>{a, b};
-        }
-        if (!composition) s.operands.clear();
-        if (n == "not" && s.operands.size() > 1) s.operands.resize(1);
-        if (n != "document") s.doc_lengths.clear();
-        changed = true;
-      }
+  if (!ImGui::BeginCombo("pattern", s.pattern.c_str())) return false;
+  for (const std::string& n : engine::MaskPatternNames()) {
+    const bool composition = n == "or" || n == "and" || n == "not";
+    if (composition && depth >= kMaxUiDepth) continue;
+    if (!ImGui::Selectable(n.c_str(), n == s.pattern)) continue;
+    s.pattern = n;
+    if (composition && s.operands.empty()) {
+      engine::MaskSpec a, b;
+      a.pattern = "sliding_window";
+      a.seq_len = 0;
+      b.pattern = "global";
+      b.seq_len = 0;
+      s.operands = n == "not" ? std::vector<engine::MaskSpec>{a} : std::vector<engine::MaskSpec>{a, b};
     }
-    ImGui::EndCombo();
+    if (!composition) s.operands.clear();
+    if (n == "not" && s.operands.size() > 1) s.operands.resize(1);
+    if (n != "document") s.doc_lengths.clear();
+    changed = true;
   }
+  ImGui::EndCombo();
+  return changed;
+}
+
+// Random blocks (random_blocks, bigbird): the fill, the block size and the seed.
+bool EditRandomBlocks(engine::MaskSpec& s, int64_t L) {
+  bool changed = DefaultableFraction("fill f", "fill", &s.fill);
+  changed |= DefaultableInt("block b", &s.block, 1, L, std::min<int64_t>(64, L));
+  int64_t seed = static_cast<int64_t>(s.seed);
+  ImGui::SetNextItemWidth(-100);
+  if (ImGui::InputScalar("seed", ImGuiDataType_S64, &seed, nullptr, nullptr, "%lld") && seed >= 0) {
+    s.seed = static_cast<uint64_t>(seed);
+    changed = true;
+  }
+  return changed;
+}
+
+// "512,256,256" -> {512, 256, 256}; an item that is not a number reads as 0, which the
+// generator then refuses by name (each length is 1..L and they sum to L).
+std::vector<int64_t> ParseDocLengths(const std::string& text) {
+  std::vector<int64_t> docs;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t comma = text.find(',', at);
+    const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    docs.push_back(std::atoll(item.c_str()));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return docs;
+}
+
+// Documents: the lengths as text (Enter applies) and an even split into N documents.
+bool EditDocuments(engine::MaskSpec& s, int64_t L, MaskPanelUi& ui) {
+  bool changed = false;
+  std::string text;
+  for (int64_t n : s.doc_lengths) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(n);
+  }
+  ImGui::SetNextItemWidth(-100);
+  if (InputTextString("documents", &text, ImGuiInputTextFlags_EnterReturnsTrue)) {
+    s.doc_lengths = ParseDocLengths(text);
+    changed = true;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Document lengths, comma-separated, summing to L; Enter applies");
+  int& split = ui.doc_split;
+  ImGui::SetNextItemWidth(120);
+  ImGui::SliderInt("##split", &split, 1, 32);
+  ImGui::SameLine();
+  if (ImGui::Button("split evenly")) {
+    s.doc_lengths.assign(static_cast<size_t>(split), L / split);
+    s.doc_lengths.back() += L - (L / split) * split;
+    changed = true;
+  }
+  return changed;
+}
+
+bool EditSpec(engine::MaskSpec& s, int64_t L, int depth, MaskPanelUi& ui);
+
+// A composition's operands, each in a tree node; "remove" above two, "add" unless "not".
+bool EditOperands(engine::MaskSpec& s, int64_t L, int depth, MaskPanelUi& ui) {
+  bool changed = false;
+  const std::string& p = s.pattern;
+  for (size_t i = 0; i < s.operands.size(); ++i) {
+    ImGui::PushID(static_cast<int>(i));
+    const std::string title = "operand " + std::to_string(i) + ": " + s.operands[i].pattern;
+    ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+    if (ImGui::TreeNode("op", "%s", title.c_str())) {
+      changed |= EditSpec(s.operands[i], L, depth + 1, ui);
+      if (p != "not" && s.operands.size() > 2 && ImGui::SmallButton("remove operand")) {
+        s.operands.erase(s.operands.begin() + static_cast<std::ptrdiff_t>(i));
+        changed = true;
+        ImGui::TreePop();
+        ImGui::PopID();
+        break;
+      }
+      ImGui::TreePop();
+    }
+    ImGui::PopID();
+  }
+  if (p != "not" && ImGui::SmallButton("add operand")) {
+    engine::MaskSpec o;
+    o.pattern = "causal";
+    o.seq_len = 0;
+    s.operands.push_back(o);
+    changed = true;
+  }
+  return changed;
+}
+
+// One spec's controls: the pattern, then the parameters that pattern uses, then the operands
+// of a composition (recursively, one level deeper).
+bool EditSpec(engine::MaskSpec& s, int64_t L, int depth, MaskPanelUi& ui) {
+  bool changed = PatternCombo(s, depth);
   const int64_t sq = std::max<int64_t>(1, std::llround(std::sqrt(static_cast<double>(L))));
   const std::string& p = s.pattern;
   if (Uses(p, {"sliding_window", "dilated", "longformer", "bigbird"}))
@@ -98,90 +210,10 @@ bool EditSpec(engine::MaskSpec& s, int64_t L, int depth, MaskPanelUi& ui) {
       changed = true;
     }
   }
-  if (Uses(p, {"random_blocks", "bigbird"})) {
-    bool def = s.fill < 0;
-    ImGui::PushID("fill");
-    if (ImGui::Checkbox("default", &def)) {
-      s.fill = def ? -1.0 : 0.1;
-      changed = true;
-    }
-    ImGui::SameLine();
-    ImGui::BeginDisabled(def);
-    float f = def ? 0.1f : static_cast<float>(s.fill);
-    ImGui::SetNextItemWidth(-100);
-    if (ImGui::SliderFloat("fill f", &f, 0.0f, 1.0f, "%.3f") && !def) {
-      s.fill = f;
-      changed = true;
-    }
-    ImGui::EndDisabled();
-    ImGui::PopID();
-    changed |= DefaultableInt("block b", &s.block, 1, L, std::min<int64_t>(64, L));
-    int64_t seed = static_cast<int64_t>(s.seed);
-    ImGui::SetNextItemWidth(-100);
-    if (ImGui::InputScalar("seed", ImGuiDataType_S64, &seed, nullptr, nullptr, "%lld") && seed >= 0) {
-      s.seed = static_cast<uint64_t>(seed);
-      changed = true;
-    }
-  }
-  if (p == "document") {
-    std::string text;
-    for (int64_t n : s.doc_lengths) {
-      if (!text.empty()) text += ',';
-      text += std::to_string(n);
-    }
-    ImGui::SetNextItemWidth(-100);
-    if (InputTextString("documents", &text, ImGuiInputTextFlags_EnterReturnsTrue)) {
-      std::vector<int64_t> docs;
-      size_t at = 0;
-      while (at < text.size()) {
-        const size_t comma = text.find(',', at);
-        const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        docs.push_back(std::atoll(item.c_str()));
-        if (comma == std::string::npos) break;
-        at = comma + 1;
-      }
-      s.doc_lengths = docs;
-      changed = true;
-    }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Document lengths, comma-separated, summing to L; Enter applies");
-    int& split = ui.doc_split;
-    ImGui::SetNextItemWidth(120);
-    ImGui::SliderInt("##split", &split, 1, 32);
-    ImGui::SameLine();
-    if (ImGui::Button("split evenly")) {
-      s.doc_lengths.assign(static_cast<size_t>(split), L / split);
-      s.doc_lengths.back() += L - (L / split) * split;
-      changed = true;
-    }
-  }
+  if (Uses(p, {"random_blocks", "bigbird"})) changed |= EditRandomBlocks(s, L);
+  if (p == "document") changed |= EditDocuments(s, L, ui);
   changed |= ImGui::Checkbox("causal (j <= i)", &s.causal);
-
-  if (Uses(p, {"or", "and", "not"})) {
-    for (size_t i = 0; i < s.operands.size(); ++i) {
-      ImGui::PushID(static_cast<int>(i));
-      const std::string title = "operand " + std::to_string(i) + ": " + s.operands[i].pattern;
-      ImGui::SetNextItemOpen(true, ImGuiCond_Once);
-      if (ImGui::TreeNode("op", "%s", title.c_str())) {
-        changed |= EditSpec(s.operands[i], L, depth + 1, ui);
-        if (p != "not" && s.operands.size() > 2 && ImGui::SmallButton("remove operand")) {
-          s.operands.erase(s.operands.begin() + static_cast<std::ptrdiff_t>(i));
-          changed = true;
-          ImGui::TreePop();
-          ImGui::PopID();
-          break;
-        }
-        ImGui::TreePop();
-      }
-      ImGui::PopID();
-    }
-    if (p != "not" && ImGui::SmallButton("add operand")) {
-      engine::MaskSpec o;
-      o.pattern = "causal";
-      o.seq_len = 0;
-      s.operands.push_back(o);
-      changed = true;
-    }
-  }
+  if (Uses(p, {"or", "and", "not"})) changed |= EditOperands(s, L, depth, ui);
   return changed;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,16 +99,12 @@ void Eq2Table(const engine::KernelSelection& sel, uint64_t serial, SelectionPane
   ImGui::EndTable();
 }
 
-}  // namespace
-
-SelectionActions DrawSelectionPanel(const SelectionView& view, SelectionPanelUi& ui) {
-  SelectionActions actions;
-  ImGui::TextUnformatted("Workload and device");
-  ImGui::Separator();
-  engine::Workload w = view.workload;
+// Batch, heads and d in three fields on one line where they fit (each 140 px and its label),
+// else one per line; the edited workload when one changed.
+std::optional<engine::Workload> WorkloadFields(const engine::Workload& workload) {
+  engine::Workload w = workload;
   bool changed = false;
   const int64_t step = 1;
-  // Three fields on one line where they fit (each 140 px and its label), else one per line.
   bool first = true;
   for (auto [label, field] : {std::pair{"batch", &w.batch}, std::pair{"heads", &w.heads},
                               std::pair{"head dim d", &w.head_dim}}) {
@@ -120,23 +117,73 @@ SelectionActions DrawSelectionPanel(const SelectionView& view, SelectionPanelUi&
     ImGui::SetNextItemWidth(140);
     changed |= ImGui::InputScalar(label, ImGuiDataType_S64, field, &step, nullptr, "%lld");
   }
-  if (changed) actions.workload = w;
-  const std::vector<engine::DeviceSpec>& devices = *view.devices;
+  if (!changed) return std::nullopt;
+  return w;
+}
+
+// The device combo and the chosen device's figures (this frame's pick included: the studio
+// applies it after the panel); the index picked, if any.
+std::optional<int> DeviceChooser(const std::vector<engine::DeviceSpec>& devices, int index) {
+  std::optional<int> picked;
   ImGui::SetNextItemWidth(260);
-  if (ImGui::BeginCombo("device", devices[static_cast<size_t>(view.device_index)].name.c_str())) {
+  if (ImGui::BeginCombo("device", devices[static_cast<size_t>(index)].name.c_str())) {
     for (size_t i = 0; i < devices.size(); ++i) {
       const std::string label = devices[i].name + (devices[i].source == "queried" ? " (this GPU)" : "");
-      if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == view.device_index)) actions.device = static_cast<int>(i);
+      if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == index)) picked = static_cast<int>(i);
     }
     ImGui::EndCombo();
   }
-  // The device chosen, this frame's pick included (the studio applies it after the panel).
-  const engine::DeviceSpec& d = devices[static_cast<size_t>(actions.device.value_or(view.device_index))];
+  const engine::DeviceSpec& d = devices[static_cast<size_t>(picked.value_or(index))];
   char spec[160];
   std::snprintf(spec, sizeof spec, "%d SMs, %lld KiB SMEM/SM, %lld KiB/block, %d warps/SM, sm_%d%d (%s)", d.sm_count,
                 static_cast<long long>(d.smem_per_sm_bytes / 1024), static_cast<long long>(d.smem_per_block_bytes / 1024),
                 d.max_warps_per_sm, d.cc_major, d.cc_minor, d.source.c_str());
   DisabledWrapped(spec);
+  return picked;
+}
+
+// STOF Eq. 1 with its inputs written out.
+void DrawEq1(const engine::Eq1Result& e1, int64_t seq_len) {
+  ImGui::Spacing();
+  ImGui::TextUnformatted("STOF Eq. 1: row-wise or block-wise");
+  ImGui::Separator();
+  ImGui::TextWrapped("threshold = valid / n^2 - tau / (log2 n)^2,  n = ceil(L / 16),  tau = 1.2");
+  ImGui::TextWrapped("n = ceil(%lld / 16) = %lld,  valid 16x16 blocks = %lld", static_cast<long long>(seq_len),
+              static_cast<long long>(e1.n), static_cast<long long>(e1.valid_blocks));
+  ImGui::TextWrapped("threshold = %lld / %lld^2 - 1.2 / (log2 %lld)^2 = %.6f - %.6f = %.6f",
+              static_cast<long long>(e1.valid_blocks), static_cast<long long>(e1.n), static_cast<long long>(e1.n),
+              e1.valid_ratio, e1.penalty, e1.threshold);
+  ImGui::Text("threshold %s 0  ->  %s kernel", e1.threshold < 0 ? "<" : ">=", engine::MhaKernelName(e1.kernel));
+}
+
+// What the engine runs on this device (the kernels' rules on top of Eq. 1 / Eq. 2), then
+// Eq. 2's own pick, which the engine restricts to the kernels' supported set.
+void DrawChosenKernel(const engine::MaskAnalysis& a) {
+  const engine::KernelSelection& s = a.selection;
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Chosen kernel");
+  ImGui::Separator();
+  if (a.has_run_choice) {
+    ImGui::TextWrapped("engine runs:  %s", engine::MhaRunChoiceText(a.run_choice).c_str());
+    if (!a.run_choice.note.empty()) NoteTextWrapped(a.run_choice.note);
+  } else {
+    NoteTextWrapped("engine runs: not known here (" + a.run_choice_why_not + ")");
+  }
+  if (s.kernel == engine::MhaKernel::kBlockWise || s.block_m > 0)
+    ImGui::TextWrapped("Eq. 2's best:  %s,  BM %lld, BN %lld, %lld warps", engine::MhaKernelName(s.kernel),
+                static_cast<long long>(s.block_m), static_cast<long long>(s.block_n), static_cast<long long>(s.num_warps));
+  else
+    ImGui::Text("Eq. 1:  %s", engine::MhaKernelName(s.kernel));
+}
+
+}  // namespace
+
+SelectionActions DrawSelectionPanel(const SelectionView& view, SelectionPanelUi& ui) {
+  SelectionActions actions;
+  ImGui::TextUnformatted("Workload and device");
+  ImGui::Separator();
+  actions.workload = WorkloadFields(view.workload);
+  actions.device = DeviceChooser(*view.devices, view.device_index);
 
   const engine::MaskAnalysis* a = view.analysis;
   if (!a) {
@@ -147,41 +194,15 @@ SelectionActions DrawSelectionPanel(const SelectionView& view, SelectionPanelUi&
     ErrorTextWrapped(a->selection_error);
     return actions;
   }
-  const engine::KernelSelection& s = a->selection;
-  const engine::Eq1Result& e1 = s.eq1;
-  ImGui::Spacing();
-  ImGui::TextUnformatted("STOF Eq. 1: row-wise or block-wise");
-  ImGui::Separator();
-  ImGui::TextWrapped("threshold = valid / n^2 - tau / (log2 n)^2,  n = ceil(L / 16),  tau = 1.2");
-  ImGui::TextWrapped("n = ceil(%lld / 16) = %lld,  valid 16x16 blocks = %lld", static_cast<long long>(view.workload.seq_len),
-              static_cast<long long>(e1.n), static_cast<long long>(e1.valid_blocks));
-  ImGui::TextWrapped("threshold = %lld / %lld^2 - 1.2 / (log2 %lld)^2 = %.6f - %.6f = %.6f",
-              static_cast<long long>(e1.valid_blocks), static_cast<long long>(e1.n), static_cast<long long>(e1.n),
-              e1.valid_ratio, e1.penalty, e1.threshold);
-  ImGui::Text("threshold %s 0  ->  %s kernel", e1.threshold < 0 ? "<" : ">=", engine::MhaKernelName(e1.kernel));
-  ImGui::Spacing();
-  ImGui::TextUnformatted("Chosen kernel");
-  ImGui::Separator();
-  // What the engine runs on this device (the kernels' rules on top of Eq. 1 / Eq. 2), then
-  // Eq. 2's own pick, which the engine restricts to the kernels' supported set.
-  if (a->has_run_choice) {
-    ImGui::TextWrapped("engine runs:  %s", engine::MhaRunChoiceText(a->run_choice).c_str());
-    if (!a->run_choice.note.empty()) NoteTextWrapped(a->run_choice.note);
-  } else {
-    NoteTextWrapped("engine runs: not known here (" + a->run_choice_why_not + ")");
-  }
-  if (s.kernel == engine::MhaKernel::kBlockWise || s.block_m > 0)
-    ImGui::TextWrapped("Eq. 2's best:  %s,  BM %lld, BN %lld, %lld warps", engine::MhaKernelName(s.kernel),
-                static_cast<long long>(s.block_m), static_cast<long long>(s.block_n), static_cast<long long>(s.num_warps));
-  else
-    ImGui::Text("Eq. 1:  %s", engine::MhaKernelName(s.kernel));
+  DrawEq1(a->selection.eq1, view.workload.seq_len);
+  DrawChosenKernel(*a);
   ImGui::Spacing();
   ImGui::TextWrapped("STOF Eq. 2: every (BM, BN, num_warps); click a header to sort");
   ImGui::Separator();
   DisabledWrapped("req_SMEM = 2 ((2 BM + BN)(d + 16) + BM (BN + 16)) bytes;  OCC = warps min(blocks, MAX_WARP / "
                   "warps) / MAX_WARP");
   DisabledWrapped("score = OCC sqrt(SM_NUM / (BM BN) * (L H B) / BM)");
-  Eq2Table(s, view.analysis_serial, ui);
+  Eq2Table(a->selection, view.analysis_serial, ui);
   return actions;
 }
 

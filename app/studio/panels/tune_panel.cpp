@@ -1,13 +1,13 @@
-// DrawTunePanel (tune_panel.h).
+// DrawTunePanel (tune_panel.h): the layer row, the settings (edited on a copy of the view's),
+// Start and Cancel, the progress, the plots, the results and the plan's row, top to bottom.
 #include "app/studio/panels/tune_panel.h"
 
 #include <imgui.h>
 
-#include <cstdio>
+#include <algorithm>
 #include <optional>
+#include <utility>
 
-#include "app/studio/layer_workbench.h"
-#include "app/studio/panels/fusion_panel.h"
 #include "app/studio/widgets/error_text.h"
 #include "app/studio/widgets/input_text.h"
 #include "app/studio/widgets/plots.h"
@@ -17,9 +17,9 @@ namespace stof::app {
 namespace {
 
 // Not started: an empty grey bar; running: the fraction done; finished: a full bar.
-void DrawProgress(const LayerWorkbench& bench, const TuneLive& live) {
+void DrawProgress(const TuneView& view, const TuneLive& live) {
   const engine::TuneProgress& p = live.progress;
-  const bool started = bench.Tuning() || p.candidates > 0 || !bench.Results().empty();
+  const bool started = view.tuning || p.candidates > 0 || !view.results.empty();
   if (!started) {
     ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
     ImGui::ProgressBar(0.0f, ImVec2(-1, 0), "not started: press Start");
@@ -28,10 +28,10 @@ void DrawProgress(const LayerWorkbench& bench, const TuneLive& live) {
   }
   std::string overlay = TuneProgressText(p);
   float fraction = 1.0f;
-  if (bench.Tuning())
+  if (view.tuning)
     fraction = p.fraction >= 0 ? static_cast<float>(p.fraction)
                                : static_cast<float>(ImGui::GetTime() * 0.5 - static_cast<int>(ImGui::GetTime() * 0.5));
-  if (!bench.Tuning()) {  // no time left to estimate any more
+  if (!view.tuning) {  // no time left to estimate any more
     engine::TuneProgress done = p;
     done.remaining_s = -1;
     overlay = "finished: " + TuneProgressText(done);
@@ -39,8 +39,7 @@ void DrawProgress(const LayerWorkbench& bench, const TuneLive& live) {
   ImGui::ProgressBar(fraction, ImVec2(-1, 0), overlay.c_str());
 }
 
-void DrawResults(LayerWorkbench& bench) {
-  const auto& results = bench.Results();
+void DrawResults(std::span<const MethodResult> results) {
   if (results.empty()) return;
   if (!ImGui::BeginTable("results", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) return;
   for (const char* h : {"method", "layer us", "", "model us", "default model us",
@@ -80,43 +79,31 @@ void DrawResults(LayerWorkbench& bench) {
                      "layer, the same baseline for every method.");
 }
 
-}  // namespace
-
-bool DrawTunePanel(LayerWorkbench& bench, std::string& plan_path) {
-  bool show_fusion = false;
-  DrawLayerChooser(bench);
-  TuneSettings& s = bench.Settings();
-  ImGui::BeginDisabled(bench.Tuning());
+// Methods, budget, seed and the cache, edited in `s`; true when one changed.
+bool DrawSettings(TuneSettings& s) {
+  bool changed = false;
   ImGui::TextUnformatted("methods");
   for (TuneMethodRow& row : s.methods) {
     ImGui::SameLine();
-    ImGui::Checkbox(engine::TuneMethodName(row.method), &row.chosen);
+    changed |= ImGui::Checkbox(engine::TuneMethodName(row.method), &row.chosen);
   }
   ImGui::SetNextItemWidth(90);
-  InputTextString("budget", &s.budget);
+  changed |= InputTextString("budget", &s.budget);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("seconds (60s, 2m) or candidates (200c), per method");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(90);
   int seed = static_cast<int>(s.seed);
-  if (ImGui::InputInt("seed", &seed, 0)) s.seed = static_cast<uint64_t>(std::max(0, seed));
+  if (ImGui::InputInt("seed", &seed, 0)) {
+    s.seed = static_cast<uint64_t>(std::max(0, seed));
+    changed = true;
+  }
   ImGui::SameLine();
-  ImGui::Checkbox("use the tune cache", &s.use_cache);
-  ImGui::EndDisabled();
-  ImGui::BeginDisabled(bench.Tuning() || bench.Graph() == nullptr || !bench.Worker().Ready());
-  if (ImGui::Button("Start")) bench.StartTune();
-  ImGui::EndDisabled();
-  ImGui::SameLine();
-  ImGui::BeginDisabled(!bench.Worker().Busy());
-  if (ImGui::Button("Cancel")) bench.CancelJobs();
-  ImGui::EndDisabled();
-  ImGui::SameLine();
-  ImGui::TextDisabled("device: %s", bench.Worker().Ready() ? bench.Worker().DeviceText().c_str() : "(starting)");
+  changed |= ImGui::Checkbox("use the tune cache", &s.use_cache);
+  return changed;
+}
 
-  TunePlots& p = bench.Plots();
-  if (bench.LiveVersion() != p.version) p = BuildTunePlots(bench.LiveSnapshot());
-  DrawProgress(bench, p.live);
-  if (!bench.TuneError().empty()) ErrorTextWrapped(bench.TuneError());
-
+// The best latency over time, every candidate, and STOF's stage-2 rewards.
+void DrawPlots(const TunePlots& p) {
   const float w = ImGui::GetContentRegionAvail().x * 0.5f - 4.0f;
   ImGui::BeginChild("best", ImVec2(w, 250), false);
   ImGui::TextUnformatted("Best layer latency so far");
@@ -133,32 +120,59 @@ bool DrawTunePanel(LayerWorkbench& bench, std::string& plan_path) {
   else
     plots::LinePlot("reward_plot", p.rewards, plots::Axis{"stage-2 iteration"},
                     plots::Axis{"reward: us saved"}, 170);
+}
 
-  DrawResults(bench);
-  if (bench.TunedPlan()) {
-    ImGui::Text("plan: %s, scheme %s", bench.PlanLabel().c_str(), bench.TunedPlan()->fusion.code.c_str());
-    if (ImGui::Button("Show in the fusion view")) show_fusion = true;
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(220);
-    InputTextString("##plan_path", &plan_path);
-    ImGui::SameLine();
-    if (ImGui::Button("Export plan JSON")) bench.ExportPlan(plan_path);
-    ImGui::SameLine();
-    ImGui::BeginDisabled(!bench.HasGpu() || bench.Worker().Busy());
-    if (ImGui::Button("Run plan")) bench.RunPlan();
-    ImGui::EndDisabled();
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip(bench.HasGpu() ? "Measure the plan's whole model again" : "Needs a GPU");
-    if (const auto& rr = bench.RunReport()) {
-      if (rr->tuned_us)
-        ImGui::Text("run plan (%s): %.1f us for %d layers = %.3fx the tuned %.1f us", rr->plan_label.c_str(),
-                    rr->report.total_us, rr->report.layers, rr->report.total_us / *rr->tuned_us, *rr->tuned_us);
-      else
-        ImGui::Text("run plan (%s): %.1f us for %d layers", rr->plan_label.c_str(), rr->report.total_us,
-                    rr->report.layers);
-    }
+// The plan tuned or opened: show it, export it, run it, and the last run's figures.
+void DrawPlanRow(const TuneView& view, const engine::Plan& plan, std::string& plan_path, TuneActions* a) {
+  ImGui::Text("plan: %s, scheme %s", view.plan_label.c_str(), plan.fusion.code.c_str());
+  if (ImGui::Button("Show in the fusion view")) a->show_fusion = true;
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(220);
+  InputTextString("##plan_path", &plan_path);
+  ImGui::SameLine();
+  if (ImGui::Button("Export plan JSON")) a->export_plan = plan_path;
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!view.has_gpu || view.worker_busy);
+  if (ImGui::Button("Run plan")) a->run_plan = true;
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(view.has_gpu ? "Measure the plan's whole model again" : "Needs a GPU");
+  if (const PlanRunReport* rr = view.run_report) {
+    if (rr->tuned_us)
+      ImGui::Text("run plan (%s): %.1f us for %d layers = %.3fx the tuned %.1f us", rr->plan_label.c_str(),
+                  rr->report.total_us, rr->report.layers, rr->report.total_us / *rr->tuned_us, *rr->tuned_us);
+    else
+      ImGui::Text("run plan (%s): %.1f us for %d layers", rr->plan_label.c_str(), rr->report.total_us,
+                  rr->report.layers);
   }
-  return show_fusion;
+}
+
+}  // namespace
+
+TuneActions DrawTunePanel(const TuneView& view, std::string& plan_path) {
+  TuneActions a;
+  a.layer = DrawLayerChooser(view.layer);
+  TuneSettings settings = view.settings;
+  ImGui::BeginDisabled(view.tuning);
+  if (DrawSettings(settings)) a.settings = std::move(settings);
+  ImGui::EndDisabled();
+  ImGui::BeginDisabled(!view.can_start);
+  a.start = ImGui::Button("Start");
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!view.worker_busy);
+  a.cancel = ImGui::Button("Cancel");
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::TextDisabled("device: %s", view.device_text.c_str());
+
+  const TunePlots& p = *view.plots;
+  DrawProgress(view, p.live);
+  if (!view.error.empty()) ErrorTextWrapped(view.error);
+  DrawPlots(p);
+  DrawResults(view.results);
+  if (view.plan) DrawPlanRow(view, *view.plan, plan_path, &a);
+  return a;
 }
 
 }  // namespace stof::app

@@ -2,7 +2,8 @@
 // mapping between axis values and pixels (linear or log10) with fitted ranges and 1-2-5 /
 // power-of-ten ticks, the plot's rectangles (reserved with an InvisibleButton so it scrolls
 // and takes the mouse like any item), the axes with their grid and tick labels, the legend on
-// the title line and the "no data" face. Used only by plots.cpp.
+// the title line and the "no data" face. Used only by the plots of plots.h (plots.cpp,
+// bar_plots.cpp, roofline_plot.cpp, timeline_plot.cpp).
 #pragma once
 
 #include <imgui.h>
