@@ -25,6 +25,7 @@
 #include "engine/core/json_io.h"
 #include "engine/mask/mask_json.h"
 #include "engine/plan/plan_build.h"
+#include "test_dir.h"
 
 namespace {
 
@@ -584,26 +585,6 @@ TEST(PlanJson, NamelessMessagesHaveNoPrefix) {
 
 // ---- files -----------------------------------------------------------------------------------
 
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    m_path = fs::temp_directory_path() /
-             ("stof_plan_test_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(m_path);
-    fs::create_directories(m_path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(m_path, ec);
-  }
-  std::string File(const std::string& name) const { return (m_path / name).string(); }
-  const fs::path& Path() const { return m_path; }
-
- private:
-  fs::path m_path;
-};
-
 void WriteFile(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   f << text;
@@ -617,31 +598,31 @@ std::string ReadFile(const std::string& path) {
 }
 
 TEST(PlanFile, SaveThenLoadIsExactAndAtomic) {
-  TempDir dir;
+  stof::engine::testing::TestDir dir("stof_plan_test_");
   for (const Plan& p : {SpecPlan(), InlinePlan(), FullPlan()}) {
-    const std::string path = dir.File("plan.json");
+    const std::string path = dir.Path("plan.json");
     ASSERT_TRUE(SavePlan(path, p).IsOk()) << SavePlan(path, p).Message();
     EXPECT_EQ(ReadFile(path), PlanToText(p));
     auto loaded = LoadPlan(path);
     ASSERT_TRUE(loaded.IsOk()) << loaded.Message();
     EXPECT_EQ(PlanToJson(*loaded), PlanToJson(p));
     // Only the plan is left: the temporary file was renamed over it.
-    EXPECT_EQ(std::distance(fs::directory_iterator(dir.Path()), fs::directory_iterator()), 1);
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.Dir()), fs::directory_iterator()), 1);
   }
 }
 
 TEST(PlanFile, SaveRefusesInvalidPlansAndReportsIoErrors) {
-  TempDir dir;
+  stof::engine::testing::TestDir dir("stof_plan_test_");
   Plan bad = SpecPlan();
   bad.mha.block_m = 0;
-  const std::string path = dir.File("bad.json");
+  const std::string path = dir.Path("bad.json");
   Status s = SavePlan(path, bad);
   ASSERT_FALSE(s.IsOk());
   EXPECT_EQ(s.Message(), path + ": mha.block_m: expected one of 16, 32, 64, 128, 256, got 0 "
                                 "(plan not written)");
   EXPECT_FALSE(fs::exists(path));
 
-  const std::string nowhere = dir.File("no/such/dir/plan.json");
+  const std::string nowhere = dir.Path("no/such/dir/plan.json");
   s = SavePlan(nowhere, SpecPlan());
   ASSERT_FALSE(s.IsOk());
   EXPECT_EQ(s.Message().rfind(nowhere + ": cannot create ", 0), 0u) << s.Message();
@@ -649,25 +630,25 @@ TEST(PlanFile, SaveRefusesInvalidPlansAndReportsIoErrors) {
 }
 
 TEST(PlanFile, LoadErrorsNameTheFile) {
-  TempDir dir;
-  const std::string missing = dir.File("missing.json");
+  stof::engine::testing::TestDir dir("stof_plan_test_");
+  const std::string missing = dir.Path("missing.json");
   auto p = LoadPlan(missing);
   ASSERT_FALSE(p.IsOk());
   EXPECT_EQ(p.Message(), missing + ": cannot open: no such file");
 
-  const std::string empty = dir.File("empty.json");
+  const std::string empty = dir.Path("empty.json");
   WriteFile(empty, "");
   EXPECT_EQ(LoadPlan(empty).Message(), empty + ": file is empty");
   WriteFile(empty, " \n\t\n");
   EXPECT_EQ(LoadPlan(empty).Message(), empty + ": file is empty (only whitespace)");
 
-  const std::string text = dir.File("text.json");
+  const std::string text = dir.Path("text.json");
   WriteFile(text, "schema_version: 1\n");
   p = LoadPlan(text);
   EXPECT_EQ(p.Message().rfind(text + ": not valid JSON (byte 1): parse error at line 1, column 1", 0), 0u)
       << p.Message();
 
-  const std::string truncated = dir.File("truncated.json");
+  const std::string truncated = dir.Path("truncated.json");
   const std::string full = PlanToText(SpecPlan());
   WriteFile(truncated, full.substr(0, full.rfind('\n', full.size() / 2) + 1));  // whole lines
   p = LoadPlan(truncated);
@@ -675,16 +656,16 @@ TEST(PlanFile, LoadErrorsNameTheFile) {
   EXPECT_EQ(p.Message().rfind(truncated + ": not valid JSON (byte ", 0), 0u) << p.Message();
   EXPECT_NE(p.Message().find("unexpected end of input"), std::string::npos) << p.Message();
 
-  const std::string dup = dir.File("dup.json");
+  const std::string dup = dir.Path("dup.json");
   std::string dup_text = full;
   dup_text.replace(dup_text.find("\"batch\": 8,"), 11, "\"batch\": 8, \"batch\": 9,");
   WriteFile(dup, dup_text);
   EXPECT_EQ(LoadPlan(dup).Message(), dup + ": workload.batch: duplicate key");
 
-  EXPECT_EQ(LoadPlan(dir.Path().string()).Message(),
-            dir.Path().string() + ": is a directory, not a regular file");
+  EXPECT_EQ(LoadPlan(dir.Dir().string()).Message(),
+            dir.Dir().string() + ": is a directory, not a regular file");
 
-  const std::string invalid = dir.File("invalid.json");
+  const std::string invalid = dir.Path("invalid.json");
   json j = PlanToJson(SpecPlan());
   j["workload"]["batch"] = 0;
   WriteFile(invalid, j.dump(2));
@@ -696,14 +677,14 @@ TEST(PlanFile, LoadErrorsNameTheFile) {
 // `stof run --plan` and the studio; a deep schema_version crashed the loader; messages dumped
 // whole values. Now: refused while parsing, with the path, and every quoted value bounded.
 TEST(PlanFile, DeepNestingIsRefusedAndQuotedValuesAreBounded) {
-  TempDir dir;
+  stof::engine::testing::TestDir dir("stof_plan_test_");
   json j = PlanToJson(FullPlan());
   j["fusion"]["segments"][0]["params"]["deep"] = "@DEEP@";
   std::string text = DumpJson(j);
   const size_t at = text.find("\"@DEEP@\"");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, 8, std::string(100000, '[') + std::string(100000, ']'));
-  const std::string deep = dir.File("deep-params.json");
+  const std::string deep = dir.Path("deep-params.json");
   WriteFile(deep, text);
   auto p = LoadPlan(deep);
   ASSERT_FALSE(p.IsOk());
@@ -714,7 +695,7 @@ TEST(PlanFile, DeepNestingIsRefusedAndQuotedValuesAreBounded) {
       << p.Message();
   EXPECT_LT(p.Message().size(), deep.size() + 250) << p.Message();
 
-  const std::string version = dir.File("deep-version.json");
+  const std::string version = dir.Path("deep-version.json");
   WriteFile(version, "{\"schema_version\": " + std::string(60000, '[') + std::string(60000, ']') + "}");
   EXPECT_EQ(LoadPlan(version).Message().rfind(version + ": JSON nested deeper than 256 levels at "
                                                         "schema_version[0][0]",
@@ -798,9 +779,9 @@ std::string ShellQuote(const std::string& s) {
 
 // Runs the validator; returns its exit code and fills `output` with what it printed.
 int RunSchemaValidator(const std::vector<std::string>& files, bool expect_invalid,
-                       const TempDir& dir, std::string* output) {
+                       const stof::engine::testing::TestDir& dir, std::string* output) {
   const std::string src = STOF_SOURCE_DIR;
-  const std::string log = dir.File("validator.log");
+  const std::string log = dir.Path("validator.log");
   // Built with += only: GCC 12 warns (-Wrestrict, a false positive) on literal + string here.
   std::string cmd = "/usr/bin/python3 ";
   cmd += ShellQuote(src + "/tests/engine/validate_plan_schema.py");
@@ -825,7 +806,7 @@ TEST(PlanSchema, AcceptsWrittenPlansAndRefusesBrokenOnes) {
     FAIL() << "/usr/bin/python3 is missing; run scripts/setup (it installs python3 and "
               "python3-jsonschema)";
   }
-  TempDir dir;
+  stof::engine::testing::TestDir dir("stof_plan_test_");
   std::vector<std::string> good;
   Plan composed = SpecPlan();
   composed.tuning.seed = uint64_t{1} << 60;
@@ -844,7 +825,7 @@ TEST(PlanSchema, AcceptsWrittenPlansAndRefusesBrokenOnes) {
   composed.mask.density = cm.Density();
   int n = 0;
   for (const Plan& p : {SpecPlan(), InlinePlan(), FullPlan(), composed, ExamplePlan(), ModelPlan()}) {
-    good.push_back(dir.File("good" + std::to_string(n++) + ".json"));
+    good.push_back(dir.Path("good" + std::to_string(n++) + ".json"));
     ASSERT_TRUE(SavePlan(good.back(), p).IsOk()) << SavePlan(good.back(), p).Message();
   }
   if (fs::exists(kExamplePlan)) good.push_back(kExamplePlan);
@@ -899,7 +880,7 @@ TEST(PlanSchema, AcceptsWrittenPlansAndRefusesBrokenOnes) {
     json j = PlanToJson(ModelPlan());
     edit(j);
     ASSERT_FALSE(PlanFromJson(j, name).IsOk()) << name << " should be refused by the loader";
-    bad.push_back(dir.File("bad_" + name + ".json"));
+    bad.push_back(dir.Path("bad_" + name + ".json"));
     WriteFile(bad.back(), j.dump(2));
   }
   ASSERT_EQ(RunSchemaValidator(bad, true, dir, &out), 0)

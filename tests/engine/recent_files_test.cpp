@@ -2,6 +2,7 @@
 // and bounding; the JSON round trip; corrupt text as errors naming the file and field; the
 // XDG / HOME location; missing, corrupt and oversized files; atomic save into a new directory.
 #include "engine/core/recent_files.h"
+#include "test_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -17,13 +18,6 @@ using stof::engine::SaveRecentFiles;
 using List = std::vector<std::string>;
 
 namespace {
-
-std::filesystem::path TempDir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("stof_recent_" + name + "_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
-  std::filesystem::remove_all(dir);
-  return dir;
-}
 
 void Write(const std::filesystem::path& p, const std::string& text) {
   std::filesystem::create_directories(p.parent_path());
@@ -88,7 +82,8 @@ TEST(RecentFiles, PathFromEnvironment) {
 }
 
 TEST(RecentFiles, LoadMissingCorruptAndLarge) {
-  const auto dir = TempDir("load");
+  const stof::engine::testing::TestDir tmp("stof_recent_");
+  const std::filesystem::path& dir = tmp.Dir();
   auto missing = LoadRecentFiles((dir / "nope.json").string());
   ASSERT_TRUE(missing.IsOk()) << missing.Message();
   EXPECT_TRUE(missing->empty());
@@ -105,11 +100,11 @@ TEST(RecentFiles, LoadMissingCorruptAndLarge) {
 
   auto a_dir = LoadRecentFiles(dir.string());  // a directory is not a list
   EXPECT_FALSE(a_dir.IsOk());
-  std::filesystem::remove_all(dir);
 }
 
 TEST(RecentFiles, SaveCreatesDirectoryAndReplacesAtomically) {
-  const auto dir = TempDir("save");
+  const stof::engine::testing::TestDir tmp("stof_recent_");
+  const std::filesystem::path& dir = tmp.Dir();
   const std::string path = (dir / "stof-studio" / "recent.json").string();
   ASSERT_TRUE(SaveRecentFiles(path, {"a", "b"}).IsOk());
   ASSERT_TRUE(SaveRecentFiles(path, {"c"}).IsOk());
@@ -125,5 +120,4 @@ TEST(RecentFiles, SaveCreatesDirectoryAndReplacesAtomically) {
   auto s = SaveRecentFiles((dir / "plain" / "recent.json").string(), {"a"});
   ASSERT_FALSE(s.IsOk());
   EXPECT_NE(s.Message().find("plain"), std::string::npos) << s.Message();
-  std::filesystem::remove_all(dir);
 }

@@ -1,6 +1,7 @@
 // A fresh folder per test under the system temp folder (named after the process and the running
 // test, so parallel ctest processes never share one), removed with everything in it at the end.
-// Used by the engine tests that write files (file_read_test.cpp, locked_file_test.cpp).
+// Used by the engine tests that write files (file_read_test.cpp, locked_file_test.cpp,
+// plan_test.cpp, recent_files_test.cpp).
 #pragma once
 
 #include <gtest/gtest.h>

@@ -4,6 +4,7 @@
 // entries refused, concurrent writers (4 forked processes, threads), Reload after appends,
 // truncation and replacement, compaction to the size bound, and the default location.
 #include "engine/tune/tune_cache.h"
+#include "test_dir.h"
 
 #include <gtest/gtest.h>
 #include <fcntl.h>
@@ -35,13 +36,6 @@ using stof::engine::TuneCachePathFrom;
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("stof_tune_cache_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir;
-}
 
 void Write(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
@@ -99,7 +93,8 @@ TEST(TuneCache, KeyIsLengthPrefixedAndUnambiguous) {
 }
 
 TEST(TuneCache, RoundTripIncludingErrorsAndUnknownBytes) {
-  const fs::path dir = TempDir("roundtrip");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "a" / "b" / "tune-cache.jsonl").string();  // mkdir -p
   const std::vector<std::pair<std::string, CachedCost>> entries = {
       {TuneCacheKey("H100", "1x128x12x64", "0011", "gemm_norm", "bm=64,bn=128"), Cost(12.375, 1048576, 200)},
@@ -143,11 +138,11 @@ TEST(TuneCache, RoundTripIncludingErrorsAndUnknownBytes) {
   EXPECT_EQ(st.file_bytes, static_cast<int64_t>(text.size()));
   EXPECT_FALSE(st.compacted);
   EXPECT_EQ(st.warning, "");
-  fs::remove_all(dir);
 }
 
 TEST(TuneCache, LaterEntryWins) {
-  const fs::path dir = TempDir("later");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   {
     TuneCache c = OpenOrDie(path);
@@ -167,11 +162,11 @@ TEST(TuneCache, LaterEntryWins) {
   TuneCache h = OpenOrDie(path);
   ASSERT_TRUE(h.Find("x").has_value());
   EXPECT_EQ(h.Find("x")->us, 2);
-  fs::remove_all(dir);
 }
 
 TEST(TuneCache, CorruptFileKeepsValidEntriesAndCountsSkippedLines) {
-  const fs::path dir = TempDir("corrupt");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   const std::string tail = R"({"v":1,"key":"b","us":5,"bytes":-1,"repe)";  // torn: no '\n'
   const std::vector<std::string> bad = {
@@ -241,11 +236,11 @@ TEST(TuneCache, CorruptFileKeepsValidEntriesAndCountsSkippedLines) {
   EXPECT_EQ(again->Find("d"), Cost(4));
   EXPECT_EQ(again->Stats().entries, 3);
   EXPECT_EQ(again->Stats().skipped_lines, static_cast<int64_t>(bad.size()) + 1);  // fragment: once
-  fs::remove_all(dir);
 }
 
 TEST(TuneCache, EmptyAndMissingFiles) {
-  const fs::path dir = TempDir("empty");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   Write(path, "");
   {
@@ -267,21 +262,21 @@ TEST(TuneCache, EmptyAndMissingFiles) {
   auto none = TuneCache::Open("");
   ASSERT_FALSE(none.IsOk());
   EXPECT_TRUE(Contains(none.Message(), "empty path")) << none.Message();
-  fs::remove_all(dir);
 }
 
 TEST(TuneCache, DirectoryInPlaceOfFileIsAnError) {
-  const fs::path dir = TempDir("isdir");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   fs::create_directories(path);
   auto c = TuneCache::Open(path);
   ASSERT_FALSE(c.IsOk());
   EXPECT_EQ(c.Message(), path + ": is a directory, not a regular file");
-  fs::remove_all(dir);
 }
 
 TEST(TuneCache, UnwritableLocationIsAnError) {
-  const fs::path dir = TempDir("unwritable");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   // A regular file where a directory should be: refused even for root.
   Write(dir / "plain", "x");
   const std::string under_file = (dir / "plain" / "sub" / "tune-cache.jsonl").string();
@@ -316,11 +311,11 @@ TEST(TuneCache, UnwritableLocationIsAnError) {
     ASSERT_FALSE(f.IsOk());
     EXPECT_EQ(f.Message(), ro_file.string() + ": cannot open: Permission denied");
   }
-  fs::remove_all(dir);
 }
 
 TEST(TuneCache, PutRefusesBadEntriesAndWritesNothing) {
-  const fs::path dir = TempDir("bad_put");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   TuneCache c = OpenOrDie(path);
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -349,7 +344,6 @@ TEST(TuneCache, PutRefusesBadEntriesAndWritesNothing) {
   const auto s = mem.Put("k", Cost(nan));
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "tune cache (in memory): put: us:")) << s.Message();
-  fs::remove_all(dir);
 }
 
 TEST(TuneCache, InMemoryCacheHasNoFile) {
@@ -372,7 +366,8 @@ TEST(TuneCache, InMemoryCacheHasNoFile) {
 // The cross-process guarantee: 4 processes append at once (released together by a pipe), also
 // reloading while others write; afterwards every line is whole and every entry is there.
 TEST(TuneCache, ConcurrentProcessesLoseNothing) {
-  const fs::path dir = TempDir("fork");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   { TuneCache c = OpenOrDie(path); }
   constexpr int kChildren = 4;
@@ -426,13 +421,13 @@ TEST(TuneCache, ConcurrentProcessesLoseNothing) {
       ASSERT_EQ(got->error, i % 7 ? "" : "failed");
     }
   }
-  fs::remove_all(dir);
 }
 
 // Threads: 4 with an instance each (separate descriptors lock each other like processes) and 2
 // sharing one instance, while another thread reads Stats() and Find() the way the GUI does.
 TEST(TuneCache, ConcurrentThreadsLoseNothing) {
-  const fs::path dir = TempDir("threads");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   TuneCache shared = OpenOrDie(path);
   constexpr int kPerThread = 500;
@@ -482,11 +477,11 @@ TEST(TuneCache, ConcurrentThreadsLoseNothing) {
   for (int t = 0; t < 4; ++t)
     for (int i = 0; i < kPerThread; ++i)
       ASSERT_EQ(c.Find("own" + std::to_string(t) + "/" + std::to_string(i)), Cost(i));
-  fs::remove_all(dir);
 }
 
 TEST(TuneCache, ReloadSeesAppendsTruncationAndReplacement) {
-  const fs::path dir = TempDir("reload");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   TuneCache a = OpenOrDie(path);
   TuneCache b = OpenOrDie(path);
@@ -538,11 +533,11 @@ TEST(TuneCache, ReloadSeesAppendsTruncationAndReplacement) {
   TuneCache c = OpenOrDie(path);
   EXPECT_EQ(c.Stats().entries, 1);
   EXPECT_EQ(c.Find("after_delete"), Cost(11));
-  fs::remove_all(dir);
 }
 
 TEST(TuneCache, CompactionKeepsLatestPerKeyAndShrinksTheFile) {
-  const fs::path dir = TempDir("compact");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   constexpr int64_t kLimit = 4096;
   {
@@ -579,11 +574,11 @@ TEST(TuneCache, CompactionKeepsLatestPerKeyAndShrinksTheFile) {
   EXPECT_EQ(c.Stats().entries, 11);
   EXPECT_EQ(c.Stats().skipped_lines, 0);
   for (int k = 0; k < 10; ++k) EXPECT_EQ(c.Find("key" + std::to_string(k)), Cost(1900 + k));
-  fs::remove_all(dir);
 }
 
 TEST(TuneCache, CompactionDropsTheOldestWhenLatestEntriesAreStillTooLarge) {
-  const fs::path dir = TempDir("compact_drop");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   constexpr int64_t kLimit = 4096;
   constexpr int kKeys = 100;
@@ -606,7 +601,6 @@ TEST(TuneCache, CompactionDropsTheOldestWhenLatestEntriesAreStillTooLarge) {
     EXPECT_EQ(c.Find("key" + std::to_string(k)).has_value(), k > st.dropped_entries) << k;
   TuneCache again = OpenOrDie(path);
   EXPECT_EQ(again.Stats().entries, st.entries);
-  fs::remove_all(dir);
 }
 
 // Compaction renames a new file over the path while other processes append: a writer that
@@ -618,7 +612,8 @@ TEST(TuneCache, CompactionDropsTheOldestWhenLatestEntriesAreStillTooLarge) {
 // least kRounds compactions overlap the appends however the processes are scheduled (on two
 // busy cores the children once finished between two of the parent's opens).
 TEST(TuneCache, CompactionWhileOthersAppendLosesNothing) {
-  const fs::path dir = TempDir("compact_race");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   constexpr int64_t kLimit = 64 * 1024;  // 3/4 of it holds the 400 distinct lines (~38 KiB)
   constexpr int kChildren = 2;
@@ -694,14 +689,14 @@ TEST(TuneCache, CompactionWhileOthersAppendLosesNothing) {
     for (int i = 0; i < kRounds * kPerRound; ++i)
       ASSERT_EQ(c.Find(std::string("c").append(std::to_string(child)).append("/").append(std::to_string(i))), Cost(i)) << child << " " << i;
   std::cout << "[ note     ] " << compactions << " compactions while appending\n";
-  fs::remove_all(dir);
 }
 
 // The same race made deterministic: this test holds LOCK_EX (as a compacting process would),
 // a Put blocks on it, the file is replaced by rename, the lock is released. The Put then holds
 // the lock of an unlinked file and must notice and append to the new one.
 TEST(TuneCache, WriterBlockedDuringReplacementWritesToTheNewFile) {
-  const fs::path dir = TempDir("replace_race");
+  const stof::engine::testing::TestDir tmp("stof_tune_cache_");
+  const fs::path& dir = tmp.Dir();
   const std::string path = (dir / "tune-cache.jsonl").string();
   TuneCache c = OpenOrDie(path);
   const int held = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
@@ -727,7 +722,6 @@ TEST(TuneCache, WriterBlockedDuringReplacementWritesToTheNewFile) {
   EXPECT_EQ(again.Find("late"), Cost(42));  // written to the new file, not the unlinked one
   EXPECT_TRUE(again.Find("kept").has_value());
   EXPECT_EQ(again.Stats().entries, 2);
-  fs::remove_all(dir);
 }
 
 TEST(TuneCache, DefaultPathHonoursTheEnvironment) {
