@@ -73,7 +73,10 @@ CliCommands MakeCliCommands(const CliMaskSource& source, int64_t block_m, int64_
              std::to_string(block_n);
   c.select = "stof select " + c.mask_args + " --batch " + std::to_string(workload.batch) +
              " --heads " + std::to_string(workload.heads) + " --head-dim " +
-             std::to_string(workload.head_dim) + " --device " + ShellQuote(device_name);
+             std::to_string(workload.head_dim) +
+             (workload.kv_heads > 0 ? " --kv-heads " + std::to_string(workload.kv_heads) : "") +
+             (workload.q_len > 0 ? " --q-len " + std::to_string(workload.q_len) : "") +
+             " --device " + ShellQuote(device_name);
   return c;
 }
 

@@ -43,6 +43,7 @@ struct Args {
   std::string model = stof::app::studio_defaults::kModel;
   std::string model_config;
   int64_t batch = stof::app::studio_defaults::kBatch;
+  int64_t kv_heads = 0, q_len = 0;  // the Kernel selection's workload (0: as many as heads, all rows)
   bool no_gpu = false;
   stof::app::BatchOptions run;  // the scripted jobs and the batch modes
 };
@@ -63,6 +64,16 @@ stof::engine::Status CheckArgs(const Args& a) {
     if (auto c = stof::engine::LoadModelConfig(a.model_config); !c.IsOk())
       return MakeError("--config: " + c.Message());
   if (auto m = stof::app::SplitMethods(a.run.methods); !m.IsOk()) return m.ToStatus();
+  stof::engine::Workload selection;  // the Kernel selection's, at the start mask's length
+  selection.seq_len = a.seq;
+  selection.kv_heads = a.kv_heads;
+  selection.q_len = a.q_len == a.seq ? 0 : a.q_len;
+  if (a.kv_heads > 0 && selection.heads % a.kv_heads != 0)
+    return MakeError("--kv-heads: expected a divisor of the selection's heads " +
+                     std::to_string(selection.heads) + ", got " + std::to_string(a.kv_heads));
+  if (a.q_len > a.seq)
+    return MakeError("--q-len: expected at most --seq " + std::to_string(a.seq) + ", got " +
+                     std::to_string(a.q_len));
   stof::engine::TuneOptions o;
   STOF_RETURN_IF_ERROR(stof::engine::ParseTuneBudget(a.run.budget, &o, "--budget"));
   return stof::engine::Status::Ok();
@@ -86,6 +97,8 @@ int Run(const Args& args) {
   options.model = args.model;
   options.model_config = args.model_config;
   options.model_batch = args.batch;
+  options.workload.kv_heads = args.kv_heads;
+  options.workload.q_len = args.q_len == args.seq ? 0 : args.q_len;
   if (args.overlay == "mask") options.overlay = stof::app::Overlay::kMask;
   if (args.overlay == "blocks") options.overlay = stof::app::Overlay::kBlocks;
   options.zoom = args.zoom;
@@ -135,6 +148,8 @@ int main(int argc, char** argv) {
   app.add_option("--model", args.model, "Layer of the fusion, tune and profile views: a preset (" + presets + ")")->capture_default_str();
   app.add_option("--config", args.model_config, "A HuggingFace config.json instead of --model")->check(NonEmpty());
   app.add_option("--batch", args.batch, "Batch size of the layer (1.." + std::to_string(stof::engine::Workload::kMaxBatch) + ")")->capture_default_str()->check(IntRange(1, stof::engine::Workload::kMaxBatch));
+  app.add_option("--kv-heads", args.kv_heads, "Kernel selection: key/value heads (GQA: a divisor of its heads; 0 = as many)")->capture_default_str()->check(IntRange(0, stof::engine::Workload::kMaxHeads));
+  app.add_option("--q-len", args.q_len, "Kernel selection: query rows, a KV cache's last N rows over the mask's keys (0 = all)")->capture_default_str()->check(IntRange(0, stof::engine::Mask::kMaxLen));
   app.add_flag("--no-gpu", args.no_gpu, "Never use the GPU: tune and show predictions only");
   app.add_flag("--tune", args.run.tune, "Once the analysis is ready, tune the layer with --method and --budget (as the Start button)");
   app.add_option("--method", args.run.methods, "Tuning methods, comma separated: stof, gtco, mcfuser, exhaustive")->capture_default_str();

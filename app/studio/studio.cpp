@@ -260,6 +260,7 @@ void Studio::SetDevice(int index) {
 void Studio::RequestAnalysis() {
   if (m_doc.InGesture()) return;  // after the stroke
   m_workload.seq_len = Doc().state.mask.Rows();
+  if (m_workload.q_len >= m_workload.seq_len) m_workload.q_len = 0;  // a shorter mask: all rows
   engine::AnalysisRequest req;
   req.block_m = m_block_m;
   req.block_n = m_block_n;

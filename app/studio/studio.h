@@ -47,7 +47,7 @@ namespace stof::app {
 // 12 heads, d = 64), block 64 x 64, the local GPU's spec or the H100's when there is none.
 struct StudioOptions {
   engine::MaskSpec spec = studio_defaults::MaskGenerator();  // paper parameters
-  engine::Workload workload;
+  engine::Workload workload;  // of the Kernel selection view (kv_heads, q_len from the options)
   int64_t block_m = studio_defaults::kBlock, block_n = studio_defaults::kBlock;
   std::string device;     // "" = local GPU, else H100-SXM-80GB
   std::string open;       // a mask file to open instead of the spec

@@ -40,7 +40,8 @@ nlohmann::json Studio::StateJson() const {
   j["device"] = Device().name;
   j["device_note"] = m_devices.note;
   j["workload"] = {{"batch", m_workload.batch}, {"heads", m_workload.heads},
-                   {"seq_len", m_workload.seq_len}, {"head_dim", m_workload.head_dim}};
+                   {"seq_len", m_workload.seq_len}, {"head_dim", m_workload.head_dim},
+                   {"kv_heads", m_workload.KvHeads()}, {"q_len", m_workload.QLen()}};
   j["analysis_ready"] = AnalysisReady();
   j["saving"] = m_save.Busy();
   j["recent"] = m_recent;

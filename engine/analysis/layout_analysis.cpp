@@ -52,8 +52,16 @@ Expected<MaskAnalysis> AnalyzeMask(const Mask& mask, const AnalysisRequest& requ
   } else {
     out.selection_error = sel.Message();
   }
-  if (auto run = ChooseRun(request.choose_run, mask, request.workload, request.device);
-      run.IsOk()) {
+  // A KV cache's step runs the mask's last q_len rows over all its keys (as `stof select
+  // --q-len` cuts them).
+  const int64_t q_len = request.workload.q_len;
+  Expected<Mask> last_rows = Mask();
+  if (q_len > 0 && q_len < mask.Rows()) last_rows = mask.LastRows(q_len, "workload.q_len");
+  const Mask& run_mask = q_len > 0 && q_len < mask.Rows() && last_rows.IsOk() ? *last_rows : mask;
+  auto run = last_rows.IsOk()
+                 ? ChooseRun(request.choose_run, run_mask, request.workload, request.device)
+                 : Expected<MhaRunChoice>(last_rows.ToStatus());
+  if (run.IsOk()) {
     out.has_run_choice = true;
     out.run_choice = *run;
   } else {

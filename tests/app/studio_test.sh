@@ -73,7 +73,8 @@ for panel in ("mask", "layout", "selection", "export"):
     assert s["panel"] == panel, (panel, s["panel"])
     assert s["analysis_ready"] is True, panel
     assert s["mask"]["seq_len"] == 1024 and s["mask"]["spec"]["pattern"] == "bigbird", s["mask"]
-    assert s["workload"] == {"batch": 8, "heads": 12, "seq_len": 1024, "head_dim": 64}, s["workload"]
+    assert s["workload"] == {"batch": 8, "heads": 12, "seq_len": 1024, "head_dim": 64,
+                             "kv_heads": 12, "q_len": 1024}, s["workload"]
     for k in ("full_blocks", "part_blocks", "empty_blocks", "index_bytes", "bitmap_bytes", "nnz"):
         assert s["layout"][k] == lay64[k], (panel, k, s["layout"][k], lay64[k])
         assert s["flex"]["layout"][k] == lay128[k], (panel, "flex", k, s["flex"]["layout"][k], lay128[k])
@@ -109,6 +110,27 @@ assert cs["choice"]["kernel"] == s["selection"]["kernel"]
 assert cs["choice"]["block_m"] == s["selection"]["block_m"]
 print("default state ok:", {k: s["layout"][k] for k in ("full_blocks", "part_blocks", "empty_blocks")}, s["selection"]["kernel"])
 PY
+
+# --- grouped heads and a KV cache's step: the same choice as `stof select` (issue 31) ------
+run --panel selection --kv-heads 4 --q-len 1 --screenshot "$tmp/gqa.png" --dump-state "$tmp/gqa.json" --frames 3
+"$stof" select --pattern bigbird --seq 1024 --batch 8 --heads 12 --head-dim 64 --kv-heads 4 --q-len 1 --device h100 --json >"$tmp/gqa_select.json"
+/usr/bin/python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+s, c = json.load(open(f"{d}/gqa.json")), json.load(open(f"{d}/gqa_select.json"))
+assert s["workload"]["kv_heads"] == 4 and s["workload"]["q_len"] == 1, s["workload"]
+assert "--kv-heads 4 --q-len 1" in s["cli"]["select"], s["cli"]["select"]
+if s["device"] == "H100-SXM-80GB":
+    assert s["run_choice"] == c["run_choice"], (s["run_choice"], c["run_choice"])
+    assert s["run_choice"]["family"] == "hopper" and "packed GQA" in s["run_choice"]["note"], s["run_choice"]
+print("grouped heads ok:", s["run_choice"]["note"])
+PY
+for bad in "--kv-heads 5" "--q-len 2000"; do
+  # shellcheck disable=SC2086
+  run_rc "$tmp/bad_shape.err" $bad --screenshot "$tmp/x.png"
+  [ "$rc" = 2 ] || { echo "FAIL: $bad: exit $rc, want 2" >&2; exit 1; }
+  grep -q "^stof-studio: ${bad%% *}: expected" "$tmp/bad_shape.err" || { echo "FAIL: $bad: $(cat "$tmp/bad_shape.err")" >&2; exit 1; }
+done
 
 # --- a mask file, another block size ------------------------------------------------------
 run --open "$assets/masks/longformer-256.npy" --block 32x64 --panel layout \

@@ -99,15 +99,19 @@ void Eq2Table(const engine::KernelSelection& sel, uint64_t serial, SelectionPane
   ImGui::EndTable();
 }
 
-// Batch, heads and d in three fields on one line where they fit (each 140 px and its label),
-// else one per line; the edited workload when one changed.
+// Batch, heads, d, key/value heads and query rows in fields on one line where they fit (each
+// 140 px and its label), else one per line; the edited workload when one changed. Key/value
+// heads 0 means as many as heads, query rows 0 all of the mask's (a square call); other values
+// are a grouped-query call or a KV cache's last rows, which run on the Hopper kernel.
 std::optional<engine::Workload> WorkloadFields(const engine::Workload& workload) {
   engine::Workload w = workload;
   bool changed = false;
   const int64_t step = 1;
   bool first = true;
-  for (auto [label, field] : {std::pair{"batch", &w.batch}, std::pair{"heads", &w.heads},
-                              std::pair{"head dim d", &w.head_dim}}) {
+  for (auto [label, field] :
+       {std::pair{"batch", &w.batch}, std::pair{"heads", &w.heads},
+        std::pair{"head dim d", &w.head_dim}, std::pair{"kv heads", &w.kv_heads},
+        std::pair{"query rows", &w.q_len}}) {
     const float width = 140 + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
     if (!first) {
       ImGui::SameLine();
@@ -117,6 +121,8 @@ std::optional<engine::Workload> WorkloadFields(const engine::Workload& workload)
     ImGui::SetNextItemWidth(140);
     changed |= ImGui::InputScalar(label, ImGuiDataType_S64, field, &step, nullptr, "%lld");
   }
+  DisabledWrapped("kv heads 0: as many as heads; query rows 0: all L (a KV cache's step: its "
+                  "last rows over every key)");
   if (!changed) return std::nullopt;
   return w;
 }
