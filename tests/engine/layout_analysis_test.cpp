@@ -1,7 +1,8 @@
 // Tests of AnalyzeMask (engine/analysis/layout_analysis.h): its parts equal the engine's
 // separate results (layout statistics, 128 x 128 figures, SelectKernel, the table), progress
 // rises to 1, cancellation stops it, a failing selection is reported but not fatal, the run
-// choice comes from the request's chooser, and bad input is refused with the field named.
+// choice comes from the request's chooser (on the last q_len rows for a KV cache step), and bad
+// input is refused with the field named.
 #include "engine/analysis/layout_analysis.h"
 
 #include <gtest/gtest.h>
@@ -126,6 +127,32 @@ TEST(LayoutAnalysis, RunChoiceComesFromTheChooser) {
   EXPECT_EQ(failing->run_choice_why_not,
             "workload.head_dim: the sparse MHA kernels support 64 or 128");
   EXPECT_TRUE(failing->has_selection);  // Eq. 1 / Eq. 2 are unaffected
+}
+
+// A grouped-query KV cache step: what runs is asked on the mask's last q_len rows (as `stof
+// select --q-len` cuts them), over every key.
+TEST(LayoutAnalysis, RunChoiceOfAKvCacheStepTakesTheLastRows) {
+  const Mask m = BigBird(256);
+  AnalysisRequest r = Request(256);
+  r.with_table = false;
+  r.workload.heads = 8;
+  r.workload.kv_heads = 2;
+  r.workload.q_len = 4;
+  int64_t rows_seen = 0;
+  r.choose_run = [&](const Mask& mask, const stof::engine::Workload& w,
+                     const stof::engine::DeviceSpec& d) {
+    rows_seen = mask.Rows();
+    auto last = m.LastRows(4);
+    EXPECT_TRUE(last.IsOk() && mask == *last) << "the last 4 rows of the mask";
+    EXPECT_EQ(mask.Cols(), 256);
+    return stof::engine::ModelMhaRun(mask, w, d);
+  };
+  auto a = AnalyzeMask(m, r);
+  ASSERT_TRUE(a.IsOk()) << a.Message();
+  EXPECT_EQ(rows_seen, 4);
+  ASSERT_TRUE(a->has_run_choice) << a->run_choice_why_not;
+  EXPECT_EQ(a->run_choice.family, "hopper");
+  EXPECT_NE(a->run_choice.note.find("packed GQA"), std::string::npos) << a->run_choice.note;
 }
 
 TEST(LayoutAnalysis, BadInput) {
