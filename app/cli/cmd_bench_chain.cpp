@@ -39,136 +39,197 @@ std::vector<float> Random(int64_t n, uint64_t seed, double scale) {
   return engine::UniformHalfValues(n, seed, -scale, scale);
 }
 
+// The presets --shape names, or all of Table II.
+engine::Expected<std::vector<engine::GemmChainPreset>> ChainPresets(const ChainBenchArgs& a) {
+  if (a.shapes.empty()) return engine::GemmChainPresets();
+  std::vector<engine::GemmChainPreset> presets;
+  for (const auto& n : a.shapes) {
+    auto s = engine::FindGemmChainPreset(n);
+    if (!s.IsOk()) return engine::Error{"--shape: " + s.Message()};
+    presets.push_back({n, *s});
+  }
+  return presets;
+}
+
+// One shape's fp16 device buffers, freed together when the shape is done or fails: A, B and D
+// seeded, C (between the two cuBLAS GEMMs), E (ours) and the reference E (cuBLAS's).
+struct ChainBuffers {
+  ChainBuffers(engine::Backend& backend_in, const engine::GemmChainShape& s) : backend(backend_in) {
+    const int64_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n, nd = s.batch * s.n * s.h;
+    const int64_t nc = s.batch * s.m * s.n;
+    ne = s.batch * s.m * s.h;
+    const auto A = Random(na, 1, 1.0), B = Random(nb, 2, 1.0 / std::sqrt(double(s.k)));
+    const auto D = Random(nd, 3, 1.0 / std::sqrt(double(s.n)));
+    da = Alloc(na, &A), db = Alloc(nb, &B), dd = Alloc(nd, &D);
+    dc = Alloc(nc, nullptr), de = Alloc(ne, nullptr), dref = Alloc(ne, nullptr);
+  }
+  ~ChainBuffers() {
+    for (void* x : bufs) backend.Free(x);
+  }
+  ChainBuffers(const ChainBuffers&) = delete;
+  ChainBuffers& operator=(const ChainBuffers&) = delete;
+  bool Ok() const { return da && db && dd && dc && de && dref; }
+  // n elements, copied from `init` when given; nullptr when allocation or copy failed.
+  void* Alloc(int64_t n, const std::vector<float>* init) {
+    auto ptr = backend.Allocate(static_cast<size_t>(n) * 2);
+    if (!ptr.IsOk()) return nullptr;
+    bufs.push_back(*ptr);
+    if (init) {
+      auto host = engine::PackForBackend(*init, engine::DType::kF16);
+      if (!backend.CopyToDevice(*ptr, host.data(), host.size()).IsOk()) return nullptr;
+    }
+    return *ptr;
+  }
+  engine::Backend& backend;
+  std::vector<void*> bufs;
+  void *da = nullptr, *db = nullptr, *dd = nullptr, *dc = nullptr, *de = nullptr, *dref = nullptr;
+  int64_t ne = 0;  // elements of E
+};
+
+// cuBLAS back to back: C = A B, E = C D (C rounded to fp16 in between, as ours).
+engine::Expected<engine::Measurement> MeasureCublas(engine::Backend& b,
+                                                    const engine::GemmChainShape& s,
+                                                    const ChainBuffers& d,
+                                                    const engine::MeasureOptions& mo) {
+  const auto cublas = [&](void* stream) -> engine::Status {
+    engine::BatchedGemmCall g1;
+    g1.batch = s.batch, g1.m = s.m, g1.n = s.n, g1.k = s.k, g1.a = d.da, g1.b = d.db, g1.c = d.dc;
+    g1.stream = stream;
+    STOF_RETURN_IF_ERROR(b.RunBatchedGemm(g1));
+    engine::BatchedGemmCall g2;
+    g2.batch = s.batch, g2.m = s.m, g2.n = s.h, g2.k = s.n, g2.a = d.dc, g2.b = d.dd, g2.c = d.dref;
+    g2.stream = stream;
+    return b.RunBatchedGemm(g2);
+  };
+  return b.Measure(cublas, mo);
+}
+
+// `n` fp16 elements of the device as floats.
+engine::Expected<std::vector<float>> ReadBack(engine::Backend& b, const void* from, int64_t n) {
+  std::vector<uint8_t> bytes(static_cast<size_t>(n) * 2);
+  STOF_RETURN_IF_ERROR(b.CopyToHost(bytes.data(), from, bytes.size()));
+  return engine::UnpackFromBackend(bytes, engine::DType::kF16);
+}
+
+// Our E against cuBLAS's: the largest difference over the largest |reference| (at least
+// 1e-3); a NaN counts as 1e9.
+double RelativeError(const std::vector<float>& got, const std::vector<float>& ref) {
+  double scale = 1e-3, err = 0;
+  for (size_t j = 0; j < ref.size(); ++j) scale = std::max(scale, double(std::fabs(ref[j])));
+  for (size_t j = 0; j < ref.size(); ++j)
+    err = std::max(err, std::isnan(got[j]) ? 1e9 : double(std::fabs(got[j] - ref[j])));
+  return err / scale;
+}
+
+// Every supported tile setting of one shape: each one's time, the model's estimate and its
+// error; the default (the first), the best measured and the model's pick.
+struct ChainSettings {
+  nlohmann::json settings = nlohmann::json::array();
+  double best = 0, dflt = 0, model_best_est = 0, model_pick_us = 0, worst_err = 0;
+  std::string best_name, model_name;
+};
+
+engine::Expected<ChainSettings> MeasureSettings(engine::Backend& b, const engine::DeviceSpec& dev,
+                                                const engine::GemmChainPreset& p,
+                                                const ChainBuffers& d,
+                                                const std::vector<float>& ref,
+                                                const engine::MeasureOptions& mo) {
+  const auto& s = p.shape;
+  kernels::GemmChainArgs args;
+  args.batch = s.batch, args.m = s.m, args.n = s.n, args.k = s.k, args.h = s.h;
+  const auto supported = kernels::SupportedGemmChainParams(args, dev.smem_per_block_bytes);
+  ChainSettings r;
+  for (size_t i = 0; i < supported.size(); ++i) {
+    const auto& sp = supported[i];
+    engine::GemmChainCall c;
+    c.batch = s.batch, c.m = s.m, c.n = s.n, c.k = s.k, c.h = s.h;
+    c.a = d.da, c.b = d.db, c.d = d.dd, c.e = d.de;
+    c.params = {{"bm", sp.bm}, {"bn", sp.bn}, {"bk", sp.bk}, {"bh", sp.bh}, {"warps", sp.warps}};
+    auto m = b.Measure([&](void* stream) {
+      c.stream = stream;
+      return b.RunGemmChain(c);
+    }, mo);
+    if (!m.IsOk())
+      return engine::Error{p.name + " " + kernels::GemmChainParamsName(sp) + ": " + m.Message()};
+    // Poison-free check: E is overwritten by every run, so a stale E would equal the
+    // previous setting's; the reference is cuBLAS's (C rounded to fp16 the same way).
+    auto got = ReadBack(b, d.de, d.ne);
+    if (!got.IsOk()) return engine::Error{p.name + ": " + got.Message()};
+    const double err = RelativeError(*got, ref);
+    r.worst_err = std::max(r.worst_err, err);
+    engine::Candidate cand{s, engine::ChainKernelExpr(),
+                           engine::ChainTiles{sp.bm, sp.bn, sp.bk, sp.bh}};
+    auto est = engine::EstimateChain(cand, dev);
+    const double est_us = est.IsOk() ? est->seconds * 1e6 : 0;
+    r.settings.push_back({{"tiles", kernels::GemmChainParamsName(sp)}, {"us", m->median_us},
+                          {"model_us", est_us}, {"max_error", err}});
+    if (i == 0) r.dflt = m->median_us;
+    if (r.best == 0 || m->median_us < r.best)
+      r.best = m->median_us, r.best_name = kernels::GemmChainParamsName(sp);
+    if (est.IsOk() && (r.model_best_est == 0 || est_us < r.model_best_est)) {
+      r.model_best_est = est_us;
+      r.model_pick_us = m->median_us;
+      r.model_name = kernels::GemmChainParamsName(sp);
+    }
+  }
+  return r;
+}
+
+// One shape: cuBLAS, then every tile setting checked against it; the shape's row of the report.
+engine::Expected<nlohmann::json> MeasureShape(engine::Backend& b, const engine::DeviceSpec& dev,
+                                              const engine::GemmChainPreset& p,
+                                              const engine::MeasureOptions& mo) {
+  const auto& s = p.shape;
+  ChainBuffers d(b, s);
+  if (!d.Ok()) return engine::Error{p.name + ": out of device memory"};
+  auto base = MeasureCublas(b, s, d, mo);
+  if (!base.IsOk()) return engine::Error{p.name + ": cuBLAS: " + base.Message()};
+  auto ref = ReadBack(b, d.dref, d.ne);
+  if (!ref.IsOk()) return engine::Error{p.name + ": " + ref.Message()};
+  auto set = MeasureSettings(b, dev, p, d, *ref, mo);
+  if (!set.IsOk()) return set.ToStatus();
+  double ref_max = 0;
+  for (float v : *ref) ref_max = std::max(ref_max, double(std::fabs(v)));
+  return nlohmann::json{{"shape", p.name}, {"batch", s.batch}, {"ref_max_abs", ref_max},
+                        {"m", s.m}, {"n", s.n}, {"k", s.k}, {"h", s.h},
+                        {"cublas_us", base->median_us}, {"default_us", set->dflt},
+                        {"best_us", set->best}, {"best_tiles", set->best_name},
+                        {"model_pick", set->model_name}, {"model_pick_us", set->model_pick_us},
+                        {"max_error", set->worst_err}, {"settings", set->settings},
+                        {"timing", base->method}};
+}
+
+// A shape's row of the text table (the columns RunChain's header names).
+void PrintChainRow(const nlohmann::json& r) {
+  const double cublas_us = r["cublas_us"].get<double>(), best = r["best_us"].get<double>();
+  std::printf("%-6s (%lld,%lld,%lld,%lld,%lld)%*s %9.1f %11.1f %8.1f   %-20s %-18s %7.1f  %6.2fx\n",
+              r["shape"].get<std::string>().c_str(), r["batch"].get<long long>(),
+              r["m"].get<long long>(), r["n"].get<long long>(), r["k"].get<long long>(),
+              r["h"].get<long long>(), 4, "", cublas_us, r["default_us"].get<double>(), best,
+              r["best_tiles"].get<std::string>().c_str(),
+              r["model_pick"].get<std::string>().c_str(),
+              r["model_pick_us"].get<double>(), cublas_us / best);
+}
+
 int RunChain(const ChainBenchArgs& a) {
   const std::string cmd = "bench chain";
   auto backend = kernels::CudaBackend::Create(0);
   if (!backend.IsOk()) return Fail(cmd, backend.Message());
   engine::Backend& b = **backend;
   const engine::DeviceSpec dev = b.Device();
-  std::vector<engine::GemmChainPreset> presets;
-  if (a.shapes.empty()) {
-    presets = engine::GemmChainPresets();
-  } else {
-    for (const auto& n : a.shapes) {
-      auto s = engine::FindGemmChainPreset(n);
-      if (!s.IsOk()) return Fail(cmd, "--shape: " + s.Message());
-      presets.push_back({n, *s});
-    }
-  }
+  auto presets = ChainPresets(a);
+  if (!presets.IsOk()) return Fail(cmd, presets.Message());
   engine::MeasureOptions mo;
   mo.graph = true, mo.repeats = a.repeats, mo.max_seconds = 2;
   nlohmann::json rows = nlohmann::json::array();
   if (!a.json)
     std::printf("shape  (batch,M,N,K,H)            cuBLAS us  default us  best us   best tiles"
                 "           model pick (us)          best/cuBLAS\n");
-  for (const auto& p : presets) {
-    const auto& s = p.shape;
-    const int64_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n, nd = s.batch * s.n * s.h;
-    const int64_t nc = s.batch * s.m * s.n, ne = s.batch * s.m * s.h;
-    std::vector<void*> bufs;
-    const auto alloc = [&](int64_t n, const std::vector<float>* init) -> void* {
-      auto ptr = b.Allocate(static_cast<size_t>(n) * 2);
-      if (!ptr.IsOk()) return nullptr;
-      bufs.push_back(*ptr);
-      if (init) {
-        auto host = engine::PackForBackend(*init, engine::DType::kF16);
-        if (!b.CopyToDevice(*ptr, host.data(), host.size()).IsOk()) return nullptr;
-      }
-      return *ptr;
-    };
-    const auto A = Random(na, 1, 1.0), B = Random(nb, 2, 1.0 / std::sqrt(double(s.k)));
-    const auto D = Random(nd, 3, 1.0 / std::sqrt(double(s.n)));
-    void *da = alloc(na, &A), *db = alloc(nb, &B), *dd = alloc(nd, &D);
-    void *dc = alloc(nc, nullptr), *de = alloc(ne, nullptr), *dref = alloc(ne, nullptr);
-    const auto free_all = [&] {
-      for (void* x : bufs) b.Free(x);
-    };
-    if (!da || !db || !dd || !dc || !de || !dref) {
-      free_all();
-      return Fail(cmd, p.name + ": out of device memory");
-    }
-    // cuBLAS back to back: C = A B, E = C D (C rounded to fp16 in between, as ours).
-    const auto cublas = [&](void* stream) -> engine::Status {
-      engine::BatchedGemmCall g1;
-      g1.batch = s.batch, g1.m = s.m, g1.n = s.n, g1.k = s.k, g1.a = da, g1.b = db, g1.c = dc;
-      g1.stream = stream;
-      STOF_RETURN_IF_ERROR(b.RunBatchedGemm(g1));
-      engine::BatchedGemmCall g2;
-      g2.batch = s.batch, g2.m = s.m, g2.n = s.h, g2.k = s.n, g2.a = dc, g2.b = dd, g2.c = dref;
-      g2.stream = stream;
-      return b.RunBatchedGemm(g2);
-    };
-    auto base = b.Measure(cublas, mo);
-    if (!base.IsOk()) {
-      free_all();
-      return Fail(cmd, p.name + ": cuBLAS: " + base.Message());
-    }
-    std::vector<uint8_t> ref_bytes(static_cast<size_t>(ne) * 2), got_bytes(ref_bytes.size());
-    if (auto st = b.CopyToHost(ref_bytes.data(), dref, ref_bytes.size()); !st.IsOk()) {
-      free_all();
-      return Fail(cmd, p.name + ": " + st.Message());
-    }
-    const auto ref = engine::UnpackFromBackend(ref_bytes, engine::DType::kF16);
-    kernels::GemmChainArgs args;
-    args.batch = s.batch, args.m = s.m, args.n = s.n, args.k = s.k, args.h = s.h;
-    const auto supported = kernels::SupportedGemmChainParams(args, dev.smem_per_block_bytes);
-    nlohmann::json settings = nlohmann::json::array();
-    double best = 0, dflt = 0, model_best_est = 0, model_pick_us = 0, worst_err = 0;
-    std::string best_name, model_name;
-    for (size_t i = 0; i < supported.size(); ++i) {
-      const auto& sp = supported[i];
-      engine::GemmChainCall c;
-      c.batch = s.batch, c.m = s.m, c.n = s.n, c.k = s.k, c.h = s.h;
-      c.a = da, c.b = db, c.d = dd, c.e = de;
-      c.params = {{"bm", sp.bm}, {"bn", sp.bn}, {"bk", sp.bk}, {"bh", sp.bh}, {"warps", sp.warps}};
-      auto m = b.Measure([&](void* stream) {
-        c.stream = stream;
-        return b.RunGemmChain(c);
-      }, mo);
-      if (!m.IsOk()) {
-        free_all();
-        return Fail(cmd, p.name + " " + kernels::GemmChainParamsName(sp) + ": " + m.Message());
-      }
-      // Poison-free check: E is overwritten by every run, so a stale E would equal the
-      // previous setting's; the reference is cuBLAS's (C rounded to fp16 the same way).
-      if (auto st = b.CopyToHost(got_bytes.data(), de, got_bytes.size()); !st.IsOk()) {
-        free_all();
-        return Fail(cmd, p.name + ": " + st.Message());
-      }
-      const auto got = engine::UnpackFromBackend(got_bytes, engine::DType::kF16);
-      double scale = 1e-3, err = 0;
-      for (size_t j = 0; j < ref.size(); ++j) scale = std::max(scale, double(std::fabs(ref[j])));
-      for (size_t j = 0; j < ref.size(); ++j)
-        err = std::max(err, std::isnan(got[j]) ? 1e9 : double(std::fabs(got[j] - ref[j])));
-      err /= scale;
-      worst_err = std::max(worst_err, err);
-      engine::Candidate cand{s, engine::ChainKernelExpr(),
-                             engine::ChainTiles{sp.bm, sp.bn, sp.bk, sp.bh}};
-      auto est = engine::EstimateChain(cand, dev);
-      const double est_us = est.IsOk() ? est->seconds * 1e6 : 0;
-      settings.push_back({{"tiles", kernels::GemmChainParamsName(sp)}, {"us", m->median_us},
-                          {"model_us", est_us}, {"max_error", err}});
-      if (i == 0) dflt = m->median_us;
-      if (best == 0 || m->median_us < best) best = m->median_us, best_name = kernels::GemmChainParamsName(sp);
-      if (est.IsOk() && (model_best_est == 0 || est_us < model_best_est)) {
-        model_best_est = est_us;
-        model_pick_us = m->median_us;
-        model_name = kernels::GemmChainParamsName(sp);
-      }
-    }
-    free_all();
-    double ref_max = 0;
-    for (float v : ref) ref_max = std::max(ref_max, double(std::fabs(v)));
-    rows.push_back({{"shape", p.name}, {"batch", s.batch}, {"ref_max_abs", ref_max}, {"m", s.m}, {"n", s.n}, {"k", s.k},
-                    {"h", s.h}, {"cublas_us", base->median_us}, {"default_us", dflt},
-                    {"best_us", best}, {"best_tiles", best_name}, {"model_pick", model_name},
-                    {"model_pick_us", model_pick_us}, {"max_error", worst_err},
-                    {"settings", settings}, {"timing", base->method}});
-    if (!a.json)
-      std::printf("%-6s (%lld,%lld,%lld,%lld,%lld)%*s %9.1f %11.1f %8.1f   %-20s %-18s %7.1f  %6.2fx\n",
-                  p.name.c_str(), (long long)s.batch, (long long)s.m, (long long)s.n,
-                  (long long)s.k, (long long)s.h, 4, "", base->median_us, dflt, best,
-                  best_name.c_str(), model_name.c_str(), model_pick_us, base->median_us / best);
+  for (const auto& p : *presets) {
+    auto row = MeasureShape(b, dev, p, mo);
+    if (!row.IsOk()) return Fail(cmd, row.Message());
+    rows.push_back(*row);
+    if (!a.json) PrintChainRow(*row);
   }
   if (a.json) PrintJson("bench-chain", {{"device", b.Name()}, {"rows", rows}});
   else

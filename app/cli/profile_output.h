@@ -1,6 +1,6 @@
 // Pieces shared by the `stof profile` subcommands: copy and gemm live in cmd_profile.cpp, mha in
-// cmd_bench.cpp (it reuses the MHA benchmark's choice, reference check and rotating inputs),
-// layer and ladder in cmd_profile_layer.cpp.
+// cmd_bench.cpp and cmd_profile_mha.cpp (it reuses the MHA benchmark's choice, reference check
+// and rotating inputs), layer and ladder in cmd_profile_layer.cpp.
 #pragma once
 
 #include <CLI/CLI.hpp>

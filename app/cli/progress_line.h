@@ -2,7 +2,7 @@
 // (the check, the weights and each measurement; minutes per layer on the CPU reference). A
 // line per stage, "[  12.3 s] stof: stage 1: fusion", and a status line: redrawn in place on
 // a terminal (at most every 0.1 s), its own line every 5 s otherwise (logs, CI), so a long run
-// is never silent. Quiet (--quiet, --json) prints nothing. Used by cmd_tune.cpp, cmd_run.cpp.
+// is never silent. Quiet (--quiet, --json) prints nothing. Used by cmd_tune.cpp, cmd_run_internal.h.
 #pragma once
 
 #include <chrono>
