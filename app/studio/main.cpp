@@ -64,13 +64,10 @@ stof::engine::Status CheckArgs(const Args& a) {
     if (auto c = stof::engine::LoadModelConfig(a.model_config); !c.IsOk())
       return MakeError("--config: " + c.Message());
   if (auto m = stof::app::SplitMethods(a.run.methods); !m.IsOk()) return m.ToStatus();
-  stof::engine::Workload selection;  // the Kernel selection's, at the start mask's length
-  selection.seq_len = a.seq;
-  selection.kv_heads = a.kv_heads;
-  selection.q_len = a.q_len == a.seq ? 0 : a.q_len;
-  if (a.kv_heads > 0 && selection.heads % a.kv_heads != 0)
+  const int64_t heads = stof::engine::Workload{}.heads;  // the Kernel selection's at start
+  if (a.kv_heads > 0 && heads % a.kv_heads != 0)
     return MakeError("--kv-heads: expected a divisor of the selection's heads " +
-                     std::to_string(selection.heads) + ", got " + std::to_string(a.kv_heads));
+                     std::to_string(heads) + ", got " + std::to_string(a.kv_heads));
   if (a.q_len > a.seq)
     return MakeError("--q-len: expected at most --seq " + std::to_string(a.seq) + ", got " +
                      std::to_string(a.q_len));
@@ -98,7 +95,7 @@ int Run(const Args& args) {
   options.model_config = args.model_config;
   options.model_batch = args.batch;
   options.workload.kv_heads = args.kv_heads;
-  options.workload.q_len = args.q_len == args.seq ? 0 : args.q_len;
+  options.workload.q_len = args.q_len;  // all of the mask's rows is 0 (Studio::RequestAnalysis)
   if (args.overlay == "mask") options.overlay = stof::app::Overlay::kMask;
   if (args.overlay == "blocks") options.overlay = stof::app::Overlay::kBlocks;
   options.zoom = args.zoom;

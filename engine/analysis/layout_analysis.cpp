@@ -55,12 +55,12 @@ Expected<MaskAnalysis> AnalyzeMask(const Mask& mask, const AnalysisRequest& requ
   // A KV cache's step runs the mask's last q_len rows over all its keys (as `stof select
   // --q-len` cuts them).
   const int64_t q_len = request.workload.q_len;
-  Expected<Mask> last_rows = Mask();
-  if (q_len > 0 && q_len < mask.Rows()) last_rows = mask.LastRows(q_len, "workload.q_len");
-  const Mask& run_mask = q_len > 0 && q_len < mask.Rows() && last_rows.IsOk() ? *last_rows : mask;
-  auto run = last_rows.IsOk()
-                 ? ChooseRun(request.choose_run, run_mask, request.workload, request.device)
-                 : Expected<MhaRunChoice>(last_rows.ToStatus());
+  const bool cache_step = q_len > 0 && q_len < mask.Rows();
+  const Expected<Mask> last_rows = cache_step ? mask.LastRows(q_len, "workload.q_len") : Mask();
+  auto run = !last_rows.IsOk()
+                 ? Expected<MhaRunChoice>(last_rows.ToStatus())
+                 : ChooseRun(request.choose_run, cache_step ? *last_rows : mask,
+                             request.workload, request.device);
   if (run.IsOk()) {
     out.has_run_choice = true;
     out.run_choice = *run;

@@ -18,28 +18,15 @@ import io
 import json
 import os
 import pstats
-import statistics
 import time
 
 import torch
 
 from hf_padding_bench import build as build_padded, padded_batch
-from hf_llama_bench import build as build_llama
+from hf_llama_bench import build as build_llama, timed as wall  # the same eager timing
 
 WAITS = ("aten::item", "aten::_local_scalar_dense", "cudaStreamSynchronize",
          "cudaDeviceSynchronize", "cudaMemcpyAsync", "cudaMemcpy", "cudaEventSynchronize")
-
-
-def wall(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
 
 
 def profile(fn, reps, label, out_dir):
