@@ -149,6 +149,9 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
   if (key_ranges != nullptr)
     return engine::MakeError(what + "key_ranges: per batch row key ranges run on the Hopper "
                                     "kernel only (sm_90, num_warps 5 or 12)");
+  if (layout.Patterns() > 1 || layout.PatternItems() != 0)
+    return engine::MakeError(what + "layout: masks per batch row / head run on the Hopper "
+                                    "kernel only (sm_90, num_warps 5 or 12)");
   STOF_RETURN_IF_ERROR(CheckFusedMhaWorkload(w, layout.SeqLen(), what));
   auto dev = QueryLaunchDevice();
   if (!dev.IsOk()) return dev.ToStatus();

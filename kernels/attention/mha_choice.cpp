@@ -366,4 +366,32 @@ engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
   return PreferHopperTile(mask, workload, device, std::move(c));
 }
 
+engine::Expected<MhaChoice> ChooseMhaConfigForPatterns(const engine::MaskSet& set,
+                                                       const engine::Workload& workload,
+                                                       const engine::DeviceSpec& device,
+                                                       const MhaRequest& request) {
+  STOF_RETURN_IF_ERROR(workload.Validate("workload"));
+  if (set.Batch() != workload.batch || set.Heads() != workload.heads ||
+      set.Rows() != workload.QLen() || set.Cols() != workload.seq_len)
+    return engine::MakeError("masks: " + Str(set.Batch()) + " x " + Str(set.Heads()) +
+                             " (batch, head) patterns of " + Str(set.Rows()) + " x " +
+                             Str(set.Cols()) + ", the workload has batch " +
+                             Str(workload.batch) + ", " + Str(workload.heads) + " heads, " +
+                             Str(workload.QLen()) + " x " + Str(workload.seq_len));
+  if (request.kernel != MhaKernelRequest::kAuto && request.kernel != MhaKernelRequest::kBlockWise)
+    return engine::MakeError(std::string("request: the ") + MhaKernelRequestName(request.kernel) +
+                             " kernel takes one mask for every batch row and head; masks per "
+                             "batch row / head run on the block-wise Hopper kernel only");
+  STOF_ASSIGN_OR_RETURN(MhaChoice c, ChooseGroupedConfig(set.Union(), workload, device, request));
+  if (!set.GroupsShareAPattern(workload.GroupSize())) c.packing = {};
+  const std::string tile = Str(c.config.block_m) + "x" + Str(c.config.block_n) + " warps " +
+                           Str(c.config.num_warps);
+  c.note = Str(set.Patterns()) + (set.Patterns() == 1 ? " mask pattern" : " mask patterns") +
+           " over " + Str(set.Batch()) + " x " + Str(set.Heads()) +
+           " (batch, head): the Hopper kernel " + tile +
+           (c.packing.Packed() ? ", packed GQA" : "") +
+           " (the tile model on their union; masks per batch row / head run there only)";
+  return c;
+}
+
 }  // namespace stof::kernels

@@ -16,6 +16,7 @@
 #include "engine/device/device_spec.h"
 #include "engine/mask/gqa_pack.h"
 #include "engine/mask/mask.h"
+#include "engine/mask/mask_set.h"
 #include "engine/select/kernel_select.h"
 #include "kernels/recomposition/recomposed_attention.h"
 
@@ -88,5 +89,15 @@ engine::Expected<MhaChoice> ChooseMhaConfig(const engine::Mask& mask,
                                             const engine::Workload& workload,
                                             const engine::DeviceSpec& device,
                                             const MhaRequest& request);
+
+// Masks per batch row / head (engine/mask/mask_set.h; `set` is workload.batch x heads of
+// q_len x seq_len patterns) run on the Hopper kernel only: its tile model chooses on the union
+// of the patterns as for a grouped shape, and the group's heads share a tile (packed GQA) only
+// where they share a pattern. Any other kernel request, or a set of another size, is refused
+// naming the field.
+engine::Expected<MhaChoice> ChooseMhaConfigForPatterns(const engine::MaskSet& set,
+                                                       const engine::Workload& workload,
+                                                       const engine::DeviceSpec& device,
+                                                       const MhaRequest& request);
 
 }  // namespace stof::kernels

@@ -74,7 +74,36 @@ engine::Expected<std::unique_ptr<PreparedMha>> PreparedMha::Create(const engine:
   return p;
 }
 
+engine::Expected<std::unique_ptr<PreparedMha>> PreparedMha::Create(const engine::MaskSet& set,
+                                                                   const engine::Workload& workload,
+                                                                   const MhaChoice& choice) {
+  STOF_RETURN_IF_ERROR(workload.Validate("workload"));
+  if (set.Batch() != workload.batch || set.Heads() != workload.heads ||
+      set.Rows() != workload.QLen() || set.Cols() != workload.seq_len)
+    return engine::MakeError("masks: " + Str(set.Batch()) + " x " + Str(set.Heads()) +
+                             " patterns of " + Str(set.Rows()) + " x " + Str(set.Cols()) +
+                             " do not match the workload's batch x heads and q_len x seq_len");
+  if (!IsHopperAttentionRequest(choice.config.num_warps) || choice.native || choice.recompose)
+    return engine::MakeError("prepared MHA: choice: masks per batch row / head run on the "
+                             "Hopper kernel only (num_warps 5 or 12)");
+  std::unique_ptr<PreparedMha> p(new PreparedMha());
+  p->m_workload = workload;
+  p->m_choice = choice;
+  p->m_nnz = set.TotalCount();
+  p->m_patterns = set.Patterns();
+  STOF_ASSIGN_OR_RETURN(std::unique_ptr<DeviceBlockLayout> block,
+                        DeviceBlockLayout::CreatePatterns(set, choice.config.block_m,
+                                                          choice.config.block_n, choice.packing));
+  p->m_block = std::shared_ptr<const DeviceBlockLayout>(std::move(block));
+  return p;
+}
+
 engine::Status PreparedMha::CheckWorkload(const engine::Workload& w) const {
+  // Masks per (batch row, head) are for the prepared batch and heads.
+  if (m_patterns > 0 && (w.batch != m_workload.batch || w.heads != m_workload.heads))
+    return engine::MakeError("prepared MHA: workload: masks per batch row / head prepared for "
+                             "batch " + Str(m_workload.batch) + " x " + Str(m_workload.heads) +
+                             " heads, got " + Str(w.batch) + " x " + Str(w.heads));
   // A Hopper plan of a query shorter than its keys launches with fewer keys too (a KV cache
   // prepared for its capacity): the keys past the launch's L_k are not attended.
   const bool fewer_keys = m_block && IsHopperAttentionRequest(m_choice.config.num_warps) &&
@@ -152,6 +181,8 @@ int64_t PreparedMha::PartBlocks() const {
 }
 
 double PreparedMha::UsefulFlops(const engine::Workload& w) const {
+  if (m_patterns > 0)  // m_nnz already sums every (batch, head)
+    return 4.0 * static_cast<double>(w.head_dim) * static_cast<double>(m_nnz);
   return 4.0 * static_cast<double>(w.batch) * static_cast<double>(w.heads) *
          static_cast<double>(w.head_dim) * static_cast<double>(m_nnz);
 }
@@ -175,6 +206,10 @@ double PreparedMha::KernelFlops(const engine::Workload& w) const {
            static_cast<double>(w.head_dim) * static_cast<double>(w.seq_len) *
            static_cast<double>(w.seq_len);
   if (!m_block) return UsefulFlops(w);
+  if (m_block->PatternItems() > 0)  // each item's own pattern's blocks
+    return 4.0 * static_cast<double>(w.head_dim) *
+           static_cast<double>(m_block->ItemValidBlocks()) *
+           static_cast<double>(m_block->BlockM() * m_block->BlockN());
   // A packed layout's blocks hold the rows of a key/value head's whole group.
   const double item_heads =
       static_cast<double>(m_block->Packing().Packed() ? w.KvHeads() : w.heads);

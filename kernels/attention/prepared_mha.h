@@ -33,6 +33,12 @@ class PreparedMha {
   static engine::Expected<std::unique_ptr<PreparedMha>> Create(const engine::Mask& mask,
                                                                const engine::Workload& workload,
                                                                const MhaChoice& choice);
+  // Masks per batch row / head (engine/mask/mask_set.h) for a ChooseMhaConfigForPatterns
+  // choice: one layout per pattern (DeviceBlockLayout::CreatePatterns); launches take the
+  // prepared batch and heads only.
+  static engine::Expected<std::unique_ptr<PreparedMha>> Create(const engine::MaskSet& set,
+                                                               const engine::Workload& workload,
+                                                               const MhaChoice& choice);
   PreparedMha(const PreparedMha&) = delete;
   PreparedMha& operator=(const PreparedMha&) = delete;
 
@@ -75,7 +81,9 @@ class PreparedMha {
   const NativeMha* Native() const { return m_native.get(); }  // null unless Choice().native
   // Null unless Choice().recompose.
   const RecomposedMha* Recomposed() const { return m_recomposed.get(); }
-  int64_t Nnz() const { return m_nnz; }    // attended elements of the mask
+  int64_t Nnz() const { return m_nnz; }    // attended elements of the mask (patterns:
+                                           // summed over every (batch row, head))
+  int64_t Patterns() const { return m_patterns; }  // 0: one mask for every (batch, head)
   // Block-wise: valid (full + part) and part blocks at BLOCK_M x BLOCK_N; sdf: valid and part
   // tiles at BM x T (per head); row-wise, native, sd: 0.
   int64_t ValidBlocks() const;
@@ -97,6 +105,7 @@ class PreparedMha {
   engine::Workload m_workload;
   MhaChoice m_choice;
   int64_t m_nnz = 0;
+  int64_t m_patterns = 0;
   std::shared_ptr<const DeviceBlockLayout> m_block;
   std::shared_ptr<const DeviceRowLayout> m_row;
   std::shared_ptr<const NativeMha> m_native;

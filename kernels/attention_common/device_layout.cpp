@@ -70,8 +70,91 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Create(
 engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
     const engine::BlockLayout& layout, int32_t split_cut, const engine::GqaPacking& packing,
     int64_t query_len, double fill_units) {
-  if (layout.LoadRowPtr().empty()) {
-    return engine::Error{"device block layout: layout: empty (never built)"};
+  return UploadAll({&layout}, {}, split_cut, packing, query_len, fill_units);
+}
+
+engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::CreatePatterns(
+    const engine::MaskSet& set, int64_t block_m, int64_t block_n,
+    const engine::GqaPacking& packing) {
+  const int64_t group = set.Heads() > 0 && packing.Packed() ? packing.group : 1;
+  if (packing.Packed() && !set.GroupsShareAPattern(group))
+    return engine::Error{"device block layout: packing: the " + std::to_string(group) +
+                         " query heads of a key/value head must share a pattern to share a tile"};
+  const auto t0 = Clock::now();
+  std::vector<engine::BlockLayout> built;
+  built.reserve(set.Masks().size());
+  for (const engine::Mask& mask : set.Masks()) {
+    auto layout = engine::BlockLayout();
+    if (packing.Packed()) {
+      auto packed = engine::PackGqaMask(mask, packing);
+      if (!packed.IsOk()) return packed.ToStatus();
+      auto l = engine::BlockLayout::Build(*packed, block_m, block_n);
+      if (!l.IsOk()) return l.ToStatus();
+      layout = std::move(*l);
+    } else {
+      auto l = engine::BlockLayout::Build(mask, block_m, block_n);
+      if (!l.IsOk()) return l.ToStatus();
+      layout = std::move(*l);
+    }
+    built.push_back(std::move(layout));
+  }
+  const double build_ms = MsSince(t0);
+  std::vector<const engine::BlockLayout*> layouts;
+  for (const engine::BlockLayout& l : built) layouts.push_back(&l);
+  auto dev = UploadAll(layouts, set.ItemPatterns(group, packing.Packed()), 0, packing,
+                       set.Rows(), 0);
+  if (dev.IsOk()) (*dev)->m_timing.host_build_ms = build_ms;
+  return dev;
+}
+
+namespace {
+
+// The block lists of several layouts as one: each layout's row pointers (BlockRows() + 1
+// entries) in turn, offset by the blocks of the layouts before it, so that they index the
+// concatenated column lists; part indices and bitmaps offset likewise.
+struct JoinedLists {
+  std::vector<int32_t> load_row_ptr, load_col_idx, load_part_idx, part_row_ptr, part_col_idx,
+      full_row_ptr, full_col_idx;
+  std::vector<uint64_t> bitmaps;
+};
+
+JoinedLists JoinLayouts(const std::vector<const engine::BlockLayout*>& layouts) {
+  JoinedLists j;
+  const auto append = [](std::vector<int32_t>& to, const std::vector<int32_t>& from,
+                         int32_t offset, bool keep_negative = false) {
+    for (int32_t x : from) to.push_back(keep_negative && x < 0 ? x : x + offset);
+  };
+  int32_t loads = 0, parts = 0, fulls = 0;
+  for (const engine::BlockLayout* l : layouts) {
+    append(j.load_row_ptr, l->LoadRowPtr(), loads);
+    append(j.load_col_idx, l->LoadColIdx(), 0);
+    append(j.load_part_idx, l->LoadPartIdx(), parts, /*keep_negative=*/true);
+    append(j.part_row_ptr, l->PartRowPtr(), parts);
+    append(j.part_col_idx, l->PartColIdx(), 0);
+    append(j.full_row_ptr, l->FullRowPtr(), fulls);
+    append(j.full_col_idx, l->FullColIdx(), 0);
+    j.bitmaps.insert(j.bitmaps.end(), l->PartBitmaps().begin(), l->PartBitmaps().end());
+    loads += static_cast<int32_t>(l->LoadColIdx().size());
+    parts += static_cast<int32_t>(l->PartColIdx().size());
+    fulls += static_cast<int32_t>(l->FullColIdx().size());
+  }
+  return j;
+}
+
+}  // namespace
+
+engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::UploadAll(
+    const std::vector<const engine::BlockLayout*>& layouts,
+    const std::vector<int32_t>& item_patterns, int32_t split_cut,
+    const engine::GqaPacking& packing, int64_t query_len, double fill_units) {
+  const engine::BlockLayout& layout = *layouts.front();
+  for (const engine::BlockLayout* l : layouts) {
+    if (l->LoadRowPtr().empty())
+      return engine::Error{"device block layout: layout: empty (never built)"};
+    if (l->Rows() != layout.Rows() || l->Cols() != layout.Cols() ||
+        l->BlockM() != layout.BlockM() || l->BlockN() != layout.BlockN())
+      return engine::Error{"device block layout: patterns: every layout must have one size and "
+                           "block size"};
   }
   if (packing.Packed() &&
       (layout.Rows() != packing.group * packing.rows || query_len < 1 || query_len > packing.rows))
@@ -81,51 +164,81 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
                          std::to_string(query_len)};
   const auto t0 = Clock::now();
   std::unique_ptr<DeviceBlockLayout> d(new DeviceBlockLayout());
+  const bool joined = layouts.size() > 1 || !item_patterns.empty();
+  const JoinedLists j = joined ? JoinLayouts(layouts) : JoinedLists{};
   d->m_block_m = layout.BlockM();
   d->m_block_n = layout.BlockN();
   d->m_seq_len = packing.Packed() ? query_len : layout.Rows();
   d->m_key_len = layout.Cols();
   d->m_packing = packing;
   d->m_block_rows = layout.BlockRows();
-  d->m_valid_blocks = static_cast<int64_t>(layout.LoadColIdx().size());
-  d->m_part_blocks = static_cast<int64_t>(layout.PartColIdx().size());
+  d->m_patterns = static_cast<int64_t>(layouts.size());
+  d->m_pattern_items = static_cast<int64_t>(item_patterns.size());
   d->m_bitmap_words = layout.BitmapWords();
+  const auto& load_row_ptr = joined ? j.load_row_ptr : layout.LoadRowPtr();
+  const auto& load_col_idx = joined ? j.load_col_idx : layout.LoadColIdx();
+  d->m_valid_blocks = static_cast<int64_t>(load_col_idx.size());
+  d->m_part_blocks =
+      static_cast<int64_t>((joined ? j.part_col_idx : layout.PartColIdx()).size());
+  d->m_item_valid_blocks = d->m_valid_blocks;
+  if (joined) {
+    d->m_item_valid_blocks = 0;
+    for (int32_t p : item_patterns)
+      d->m_item_valid_blocks +=
+          static_cast<int64_t>(layouts[static_cast<size_t>(p)]->LoadColIdx().size());
+  }
 
   // Staging order: the 64-bit bitmaps (8-byte aligned at the allocation's start), then the
   // int32 arrays: the load CSR and part indices (mma.sync kernel), the part and full CSRs, the
-  // heavy-first order and the work counter (Hopper kernel).
-  const auto& bitmaps = layout.PartBitmaps();
-  // Block rows by valid blocks, most first (ties by index): the Hopper kernel's launch order.
-  const std::vector<int32_t>& load_row_ptr = layout.LoadRowPtr();
-  std::vector<int32_t> heavy_first(static_cast<size_t>(layout.BlockRows()));
+  // heavy-first order, the work counter, the split units and the items' patterns (Hopper
+  // kernel).
+  const auto& bitmaps = joined ? j.bitmaps : layout.PartBitmaps();
+  // Per tile its visited blocks (patterns: the most any pattern visits), and the tiles by
+  // them, most first (ties by index): the Hopper kernel's launch order.
+  const int64_t rows = layout.BlockRows();
+  std::vector<int32_t> counts(static_cast<size_t>(rows), 0);
+  for (size_t p = 0; p < layouts.size(); ++p)
+    for (int64_t r = 0; r < rows; ++r) {
+      const size_t at = p * static_cast<size_t>(rows + 1) + static_cast<size_t>(r);
+      counts[static_cast<size_t>(r)] =
+          std::max(counts[static_cast<size_t>(r)], load_row_ptr[at + 1] - load_row_ptr[at]);
+    }
+  std::vector<int32_t> heavy_first(static_cast<size_t>(rows));
   for (size_t r = 0; r < heavy_first.size(); ++r) heavy_first[r] = static_cast<int32_t>(r);
-  std::stable_sort(heavy_first.begin(), heavy_first.end(), [&](int32_t a, int32_t b) {
-    return load_row_ptr[a + 1] - load_row_ptr[a] > load_row_ptr[b + 1] - load_row_ptr[b];
-  });
+  std::stable_sort(heavy_first.begin(), heavy_first.end(),
+                   [&](int32_t a, int32_t b) { return counts[a] > counts[b]; });
   const std::vector<int32_t> work_counter(2, 0);
-  // The split launch's units: heavy tiles cut into chunks (hopper_chunk.h).
-  std::vector<int32_t> counts(heavy_first.size());
-  for (size_t r = 0; r < counts.size(); ++r) counts[r] = load_row_ptr[r + 1] - load_row_ptr[r];
+  // The split launch's units: heavy tiles cut into chunks (hopper_chunk.h); one mask only.
   // STOF_HOPPER_SPLIT_CUT=n sets the cut of layouts that do not ask for one (experiments).
   if (split_cut <= 0) {
     if (const char* e = std::getenv("STOF_HOPPER_SPLIT_CUT")) split_cut = std::atoi(e);
   }
-  const detail::HopperUnitPlan plan = detail::PlanHopperUnits(counts, heavy_first, split_cut, fill_units);
   std::vector<int32_t> units;
-  units.reserve(plan.units.size() * 2);
-  for (const detail::HopperUnit& u : plan.units) {
-    units.push_back(u.tile);
-    units.push_back(detail::PackPiece(u.chunk, u.chunks, u.slot));
+  if (!joined) {
+    const detail::HopperUnitPlan plan =
+        detail::PlanHopperUnits(counts, heavy_first, split_cut, fill_units);
+    units.reserve(plan.units.size() * 2);
+    for (const detail::HopperUnit& u : plan.units) {
+      units.push_back(u.tile);
+      units.push_back(detail::PackPiece(u.chunk, u.chunks, u.slot));
+    }
+    d->m_unit_count = static_cast<int64_t>(plan.units.size());
+    d->m_split_slots = plan.split_slots;
+    d->m_split_cut = plan.cut;
   }
-  d->m_unit_count = static_cast<int64_t>(plan.units.size());
-  d->m_split_slots = plan.split_slots;
-  d->m_split_cut = plan.cut;
   d->m_max_tile_blocks = heavy_first.empty() ? 0 : counts[static_cast<size_t>(heavy_first[0])];
-  const std::vector<int32_t>* arrays[] = {&layout.LoadRowPtr(),  &layout.LoadColIdx(),
-                                          &layout.LoadPartIdx(), &layout.PartRowPtr(),
-                                          &layout.PartColIdx(),  &layout.FullRowPtr(),
-                                          &layout.FullColIdx(),  &heavy_first,
-                                          &work_counter,         &units};
+  const std::vector<int32_t>* arrays[] = {
+      &load_row_ptr,
+      &load_col_idx,
+      joined ? &j.load_part_idx : &layout.LoadPartIdx(),
+      joined ? &j.part_row_ptr : &layout.PartRowPtr(),
+      joined ? &j.part_col_idx : &layout.PartColIdx(),
+      joined ? &j.full_row_ptr : &layout.FullRowPtr(),
+      joined ? &j.full_col_idx : &layout.FullColIdx(),
+      &heavy_first,
+      &work_counter,
+      &units,
+      &item_patterns};
   const size_t bitmap_bytes = bitmaps.size() * sizeof(uint64_t);
   size_t total = bitmap_bytes;
   for (const auto* a : arrays) total += a->size() * sizeof(int32_t);
@@ -156,6 +269,7 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::Upload(
   d->m_heavy_first = int_array(7);
   d->m_work_counter = const_cast<int32_t*>(int_array(8));
   d->m_units = int_array(9);
+  d->m_item_patterns = item_patterns.empty() ? nullptr : int_array(10);
   d->m_timing.upload_ms = MsSince(t0);
   return d;
 }

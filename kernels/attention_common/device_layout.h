@@ -16,11 +16,13 @@
 #include <memory>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 #include "engine/core/status.h"
 #include "engine/layout/block_layout.h"
 #include "engine/mask/gqa_pack.h"
 #include "engine/mask/mask.h"
+#include "engine/mask/mask_set.h"
 
 namespace stof::kernels {
 
@@ -49,6 +51,15 @@ class DeviceBlockLayout {
   static engine::Expected<std::unique_ptr<DeviceBlockLayout>> Upload(
       const engine::BlockLayout& layout, int32_t split_cut = 0,
       const engine::GqaPacking& packing = {}, int64_t query_len = 0, double fill_units = 0);
+  // Masks per batch row / head (engine/mask/mask_set.h; the Hopper kernel only): one layout
+  // per pattern of `set` (packed per `packing`, which needs set.GroupsShareAPattern(group)),
+  // uploaded together, their block lists concatenated (pattern p's block rows are rows
+  // p * (BlockRows() + 1).. of the row pointers, which index the concatenated lists), and the
+  // pattern of each work item's (batch, head): set.ItemPatterns. Heavy-first order by each
+  // tile's most visited blocks over the patterns; no split units.
+  static engine::Expected<std::unique_ptr<DeviceBlockLayout>> CreatePatterns(
+      const engine::MaskSet& set, int64_t block_m, int64_t block_n,
+      const engine::GqaPacking& packing = {});
   ~DeviceBlockLayout();
   DeviceBlockLayout(const DeviceBlockLayout&) = delete;
   DeviceBlockLayout& operator=(const DeviceBlockLayout&) = delete;
@@ -63,6 +74,14 @@ class DeviceBlockLayout {
   int64_t ValidBlocks() const { return m_valid_blocks; }
   int64_t PartBlocks() const { return m_part_blocks; }
   int64_t BitmapWords() const { return m_bitmap_words; }  // 64-bit words per part block
+  // Patterns (CreatePatterns): how many (1 for one mask), and the device array of each work
+  // item's pattern ([PatternItems()]: batch x item heads; null and 0 for one mask).
+  // ValidBlocks() and PartBlocks() count every pattern's blocks; ItemValidBlocks() the blocks
+  // the items visit together (one mask: ValidBlocks() per item).
+  int64_t Patterns() const { return m_patterns; }
+  const int32_t* ItemPatterns() const { return m_item_patterns; }
+  int64_t PatternItems() const { return m_pattern_items; }
+  int64_t ItemValidBlocks() const { return m_item_valid_blocks; }
   int64_t DeviceBytes() const { return static_cast<int64_t>(m_bytes); }
   const LayoutPrepTiming& Timing() const { return m_timing; }
 
@@ -113,8 +132,15 @@ class DeviceBlockLayout {
 
  private:
   DeviceBlockLayout() = default;
+  // Upload of one layout per pattern (one: Upload) with each item's pattern (empty: one mask).
+  static engine::Expected<std::unique_ptr<DeviceBlockLayout>> UploadAll(
+      const std::vector<const engine::BlockLayout*>& layouts,
+      const std::vector<int32_t>& item_patterns, int32_t split_cut,
+      const engine::GqaPacking& packing, int64_t query_len, double fill_units);
   int64_t m_block_m = 0, m_block_n = 0, m_seq_len = 0, m_key_len = 0, m_block_rows = 0;
   engine::GqaPacking m_packing;
+  int64_t m_patterns = 1, m_pattern_items = 0, m_item_valid_blocks = 0;
+  const int32_t* m_item_patterns = nullptr;
   int64_t m_valid_blocks = 0, m_part_blocks = 0, m_bitmap_words = 0;
   void* m_base = nullptr;
   size_t m_bytes = 0;

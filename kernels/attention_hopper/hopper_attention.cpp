@@ -269,7 +269,13 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
     return engine::MakeError(what + "block_rows * batch * heads = " + Str(grid) +
                              " exceeds the grid limit 2^31 - 1");
 
+  if (layout.PatternItems() != 0 && layout.PatternItems() != w.batch * item_heads)
+    return engine::MakeError(what + "layout: its masks per batch row / head were prepared for " +
+                             Str(layout.PatternItems()) + " (batch, head) pairs, the workload "
+                             "has " + Str(w.batch) + " x " + Str(item_heads));
+
   detail::HopperAttentionParams p;
+  p.pattern_of = layout.ItemPatterns();
   p.part_row_ptr = layout.PartRowPtr();
   p.part_col_idx = layout.PartColIdx();
   p.full_row_ptr = layout.FullRowPtr();

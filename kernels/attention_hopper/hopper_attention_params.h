@@ -44,6 +44,10 @@ struct HopperAttentionParams {
   // aligned): padding in one launch (a left- or right-padded batch over one mask); the keys
   // outside are masked like keys past L_k.
   const int32_t* key_ranges = nullptr;
+  // Null, or per work item head ([batch][heads] of the items) the index of its mask pattern
+  // (DeviceBlockLayout::CreatePatterns): pattern i's block rows are rows i * (q_tiles + 1)..
+  // of the row pointers above. Never with `units` (the host does not split such launches).
+  const int32_t* pattern_of = nullptr;
   // Launch order (kHeavyFirst): CTA x takes rank x / heads_total of tile_order, head
   // x % heads_total, so the longest Q tiles of every head start first; else (kTileMajor) tile
   // x % q_tiles of head x / q_tiles, a head's tiles together.

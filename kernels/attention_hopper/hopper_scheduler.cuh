@@ -51,7 +51,9 @@ struct HopperWorkItem {
     const int bh = heavy_first ? minor : static_cast<int>(major);
     w.head = bh % p.heads;
     w.batch = bh / p.heads;
-    w.list = HopperBlockList::ForTile(p, w.tile);
+    // Masks per batch row / head: the item's pattern's block row.
+    const int pattern = p.pattern_of != nullptr ? __ldg(p.pattern_of + bh) : 0;
+    w.list = HopperBlockList::ForTile(p, w.tile + pattern * (p.q_tiles + 1));
     if (w.piece != 0) w.list = w.list.Chunk(PieceChunk(w.piece), PieceChunks(w.piece));
     w.first_column = w.list.Count() > 0 ? w.list.Column(p, 0) : 0;
     return w;

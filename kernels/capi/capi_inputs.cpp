@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "engine/select/hopper_select.h"
 
@@ -108,6 +109,36 @@ engine::Expected<CallInputs> ParseCallInputs(const uint8_t* mask_host, const Cal
   auto mask = MaskFromBytes(mask_host, shape.Lq, shape.Lk);
   if (!mask.IsOk()) return engine::Error{mask.Message()};
   return CallInputs{*request, *w, std::move(*mask)};
+}
+
+engine::Expected<PatternInputs> ParsePatternInputs(const uint8_t* masks_host, int64_t patterns,
+                                                   const int32_t* pattern_of,
+                                                   const CallShape& shape, int kernel,
+                                                   int64_t block_m, int64_t block_n,
+                                                   int64_t num_warps, int dtype) {
+  auto request = MakeRequest(kernel, block_m, block_n, num_warps);
+  if (!request.IsOk()) return engine::Error{request.Message()};
+  auto w = MakeWorkload(shape, dtype);
+  if (!w.IsOk()) return engine::Error{w.Message()};
+  const int64_t items = shape.B * shape.H;
+  if (patterns < 1 || patterns > items)
+    return engine::MakeError("P: expected 1..B*H = " + std::to_string(items) +
+                             " mask patterns, got " + std::to_string(patterns));
+  if (masks_host == nullptr) return engine::MakeError("masks_host: must not be null");
+  if (pattern_of == nullptr) return engine::MakeError("pattern_of: must not be null");
+  std::vector<engine::Mask> masks;
+  masks.reserve(static_cast<size_t>(patterns));
+  const int64_t bytes = shape.Lq * shape.Lk;
+  for (int64_t i = 0; i < patterns; ++i) {
+    auto m = MaskFromBytes(masks_host + i * bytes, shape.Lq, shape.Lk);
+    if (!m.IsOk()) return engine::Error{m.Message()};
+    masks.push_back(std::move(*m));
+  }
+  auto set = engine::MaskSet::Make(std::move(masks),
+                                   std::vector<int32_t>(pattern_of, pattern_of + items), shape.B,
+                                   shape.H, "masks_host");
+  if (!set.IsOk()) return engine::Error{set.Message()};
+  return PatternInputs{*request, *w, std::move(*set)};
 }
 
 }  // namespace stof::capi

@@ -10,6 +10,7 @@
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "engine/mask/mask.h"
+#include "engine/mask/mask_set.h"
 #include "kernels/attention/prepared_mha.h"
 #include "kernels/capi/stof_capi.h"
 
@@ -63,5 +64,19 @@ struct CallInputs {
 engine::Expected<CallInputs> ParseCallInputs(const uint8_t* mask_host, const CallShape& shape,
                                              int kernel, int64_t block_m, int64_t block_n,
                                              int64_t num_warps, int dtype = STOF_DTYPE_F16);
+
+// stof_prepare_patterns' inputs: P masks of Lq x Lk bytes one after another and the pattern
+// of each (batch, query head), checked and merged (engine::MaskSet).
+struct PatternInputs {
+  kernels::MhaRequest request;
+  engine::Workload workload;
+  engine::MaskSet set;
+};
+
+engine::Expected<PatternInputs> ParsePatternInputs(const uint8_t* masks_host, int64_t patterns,
+                                                   const int32_t* pattern_of,
+                                                   const CallShape& shape, int kernel,
+                                                   int64_t block_m, int64_t block_n,
+                                                   int64_t num_warps, int dtype);
 
 }  // namespace stof::capi

@@ -57,11 +57,13 @@ int LaunchOnPlanDevice(const stof_plan& plan, char* err, size_t err_len,
   return STOF_OK;
 }
 
-// Builds a plan for an already converted mask on `device`.
-engine::Expected<std::unique_ptr<stof_plan>> BuildPlan(const engine::Mask& mask,
-                                                       const engine::Workload& w,
-                                                       const kernels::MhaRequest& request,
-                                                       int device) {
+namespace {
+
+// A plan on `device`: the choice (timed as the selection) and the prepared layout, with the
+// device current while they run. Shared by the one-mask and the per batch row / head plans.
+template <class Choose, class Create>
+engine::Expected<std::unique_ptr<stof_plan>> BuildPlanWith(int device, Choose&& choose,
+                                                           Create&& create) {
   const DeviceScope scope(device);
   if (cudaError_t e = scope.Error(); e != cudaSuccess)
     return engine::MakeError("making device " + std::to_string(device) +
@@ -69,17 +71,44 @@ engine::Expected<std::unique_ptr<stof_plan>> BuildPlan(const engine::Mask& mask,
   auto spec = kernels::QueryDeviceSpec(device);
   if (!spec.IsOk()) return spec.ToStatus();
   const auto t0 = std::chrono::steady_clock::now();
-  auto choice = kernels::ChooseMhaConfig(mask, w, *spec, request);
+  engine::Expected<kernels::MhaChoice> choice = choose(*spec);
   if (!choice.IsOk()) return choice.ToStatus();
   const double select_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  auto prepared = kernels::PreparedMha::Create(mask, w, *choice);
+  engine::Expected<std::unique_ptr<kernels::PreparedMha>> prepared = create(*choice);
   if (!prepared.IsOk()) return prepared.ToStatus();
   auto plan = std::make_unique<stof_plan>();
   plan->device = device;
   plan->mha = std::move(*prepared);
   plan->select_ms = select_ms;
   return plan;
+}
+
+}  // namespace
+
+// Builds a plan for an already converted mask on `device`.
+engine::Expected<std::unique_ptr<stof_plan>> BuildPlan(const engine::Mask& mask,
+                                                       const engine::Workload& w,
+                                                       const kernels::MhaRequest& request,
+                                                       int device) {
+  return BuildPlanWith(
+      device,
+      [&](const engine::DeviceSpec& spec) {
+        return kernels::ChooseMhaConfig(mask, w, spec, request);
+      },
+      [&](const kernels::MhaChoice& c) { return kernels::PreparedMha::Create(mask, w, c); });
+}
+
+engine::Expected<std::unique_ptr<stof_plan>> BuildPatternsPlan(const engine::MaskSet& set,
+                                                               const engine::Workload& w,
+                                                               const kernels::MhaRequest& request,
+                                                               int device) {
+  return BuildPlanWith(
+      device,
+      [&](const engine::DeviceSpec& spec) {
+        return kernels::ChooseMhaConfigForPatterns(set, w, spec, request);
+      },
+      [&](const kernels::MhaChoice& c) { return kernels::PreparedMha::Create(set, w, c); });
 }
 
 engine::Expected<int> ResolveDevice(int device) {

@@ -36,6 +36,11 @@ engine::Expected<std::unique_ptr<stof_plan>> BuildPlan(const engine::Mask& mask,
                                                        const engine::Workload& w,
                                                        const kernels::MhaRequest& request,
                                                        int device);
+// Builds a plan for masks per batch row / head (the Hopper kernel only) on `device`.
+engine::Expected<std::unique_ptr<stof_plan>> BuildPatternsPlan(const engine::MaskSet& set,
+                                                               const engine::Workload& w,
+                                                               const kernels::MhaRequest& request,
+                                                               int device);
 // `device`, or the current device when it is negative.
 engine::Expected<int> ResolveDevice(int device);
 // The device that holds `ptr`, or the current device when CUDA cannot say.

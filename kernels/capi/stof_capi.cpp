@@ -113,6 +113,26 @@ int stof_prepare_shape(const uint8_t* mask_host, int64_t B, int64_t H, int64_t H
   });
 }
 
+int stof_prepare_patterns(const uint8_t* masks_host, int64_t P, const int32_t* pattern_of,
+                          int64_t B, int64_t H, int64_t Hkv, int64_t Lq, int64_t Lk, int64_t d,
+                          int dtype, int kernel, int64_t block_m, int64_t block_n,
+                          int64_t num_warps, int device, stof_plan** plan, char* err,
+                          size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (plan == nullptr) return Report({STOF_ERR_INVALID, "plan: must not be null"}, err, err_len);
+    *plan = nullptr;
+    auto in = ParsePatternInputs(masks_host, P, pattern_of, CallShape{B, H, Hkv, Lq, Lk, d},
+                                 kernel, block_m, block_n, num_warps, dtype);
+    if (!in.IsOk()) return Report({STOF_ERR_INVALID, in.Message()}, err, err_len);
+    auto dev = ResolveDevice(device);
+    if (!dev.IsOk()) return Report({STOF_ERR_CUDA, dev.Message()}, err, err_len);
+    auto built = BuildPatternsPlan(in->set, in->workload, in->request, *dev);
+    if (!built.IsOk()) return Report({CodeOf(built.Message()), built.Message()}, err, err_len);
+    *plan = built->release();
+    return STOF_OK;
+  });
+}
+
 int stof_run(const stof_plan* plan, const void* q, const void* k, const void* v, void* o,
              void* stream, char* err, size_t err_len) {
   return Guard(err, err_len, [&]() -> int {

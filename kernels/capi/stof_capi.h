@@ -46,7 +46,7 @@
 extern "C" {
 #endif
 
-#define STOF_CAPI_VERSION 7 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
+#define STOF_CAPI_VERSION 8 /* 2: STOF_KERNEL_NATIVE (SD and SDF, kernels 4 and 5, added values
                                only: no function or layout changed); 3: stof_run_views (strided
                                views, another batch / head count, a score scale; the python/
                                package uses it), added only: no function or layout changed;
@@ -57,7 +57,8 @@ extern "C" {
                                heads, query length != key length), stof_bind_views_keys (fewer
                                keys than prepared) and stof_run_views taking H query heads of such
                                a plan, added only; 7: stof_run_bound_ranges (per batch row key
-                               ranges), added only */
+                               ranges), added only; 8: stof_prepare_patterns (masks per batch
+                               row / head), added only */
 
 enum {
   STOF_OK = 0,
@@ -123,6 +124,22 @@ STOF_CAPI_EXPORT int stof_prepare_shape(const uint8_t* mask_host, int64_t B, int
                                         int kernel, int64_t block_m, int64_t block_n,
                                         int64_t num_warps, int device, stof_plan** plan,
                                         char* err, size_t err_len);
+
+/* stof_prepare_shape with a mask per batch row and query head (since version 8): P distinct
+ * masks of Lq*Lk bytes one after another in `masks_host`, and `pattern_of`, host int32 [B][H]:
+ * the index (0..P-1) of the mask of each (batch row, query head). Packed documents with other
+ * boundaries per row, a padded batch, heads with different sparse patterns: one launch, each
+ * pattern's layout stored once however many (batch, head) pairs use it (equal masks are
+ * merged). The block-wise Hopper kernel only (sm_90; kernel 0 or 2), chosen on the union of the
+ * patterns; the query heads of a key/value head share a tile (packed GQA) only where they share
+ * a mask. Launches take the prepared B and H only; the plan never splits a tile's keys over
+ * CTAs. stof_plan_info's nnz sums every (batch row, head). */
+STOF_CAPI_EXPORT int stof_prepare_patterns(const uint8_t* masks_host, int64_t P,
+                                           const int32_t* pattern_of, int64_t B, int64_t H,
+                                           int64_t Hkv, int64_t Lq, int64_t Lk, int64_t d,
+                                           int dtype, int kernel, int64_t block_m,
+                                           int64_t block_n, int64_t num_warps, int device,
+                                           stof_plan** plan, char* err, size_t err_len);
 
 /* Launches the prepared plan on `stream` for the prepared B, H, L, d: no mask work. */
 STOF_CAPI_EXPORT int stof_run(const stof_plan* plan, const void* q, const void* k, const void* v,

@@ -2,6 +2,7 @@
 mask files, specs and plans are read by the engine through libstof_engine_capi.so).
 
     stof.Mask            masks: numpy / torch / files / specs / FlexAttention  (mask.py)
+    stof.MaskSet         masks per batch row / head for one call               (mask_set.py)
     stof.load_plan       plan JSON, validated; mask, workload, kernel choice    (plan.py)
     stof.attention       the stof::attention custom op (needs torch + CUDA)     (attention.py)
     stof.clear_cache     releases the prepared layouts                          (attention.py)
@@ -17,9 +18,10 @@ imported on first use. See python/README.md.
 from ._capi import StofError, library_path
 from ._engine import MaskFileError, PlanError
 from .mask import Mask
+from .mask_set import MaskSet
 from .plan import Plan, load_plan
 
-__all__ = ["StofError", "MaskFileError", "PlanError", "Mask", "Plan", "load_plan",
+__all__ = ["StofError", "MaskFileError", "PlanError", "Mask", "MaskSet", "Plan", "load_plan",
            "attention", "clear_cache", "library_path", "hf"]
 
 

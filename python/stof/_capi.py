@@ -92,6 +92,12 @@ def _declare(lib):
         lib.stof_run_bound_ranges.restype = ctypes.c_int
         lib.stof_run_bound_ranges.argtypes = [_p, _p, _p, _p, _p, _p, _p, ctypes.c_char_p,
                                               ctypes.c_size_t]
+    if lib.stof_capi_version() >= 8:
+        lib.stof_prepare_patterns.restype = ctypes.c_int
+        lib.stof_prepare_patterns.argtypes = [_p, _i64, _p, _i64, _i64, _i64, _i64, _i64, _i64,
+                                              ctypes.c_int, ctypes.c_int, _i64, _i64, _i64,
+                                              ctypes.c_int, ctypes.POINTER(_p), ctypes.c_char_p,
+                                              ctypes.c_size_t]
     if lib.stof_capi_version() >= 6:
         lib.stof_bind_views_keys.restype = ctypes.c_int
         lib.stof_bind_views_keys.argtypes = [_p, _i64, _i64, _i64, _i64p, _i64p, _i64p,
@@ -191,11 +197,13 @@ class PreparedPlan:
     given). Released when garbage-collected or by close()."""
 
     def __init__(self, mask_bytes, B, H, L, d, device, kernel="auto", block_m=0, block_n=0,
-                 num_warps=0, dtype="f16", kv_heads=None, q_len=None):
+                 num_warps=0, dtype="f16", kv_heads=None, q_len=None, pattern_of=None):
         """mask_bytes: a C-contiguous numpy uint8 array of L_q*L (nonzero = attend). dtype: "f16"
         or "bf16" (the Hopper kernel only; C API version 4). kv_heads (H_kv) and q_len (L_q):
         grouped key/value heads and another query length (C API version 6; the Hopper kernel
-        only)."""
+        only). pattern_of: None, or masks per batch row / head (C API version 8; the Hopper
+        kernel only): int32 [B, H], the index of each (batch, query head)'s mask, mask_bytes
+        then holding P masks of L_q*L bytes."""
         lib = load()
         if kernel not in KERNELS:
             raise StofError(f"kernel: expected one of {', '.join(KERNELS)}, got {kernel!r}")
@@ -211,8 +219,20 @@ class PreparedPlan:
             raise StofError(f"{H} query heads over {Hkv} key/value heads, L_q {Lq} over L_k {L}: "
                             f"the library is C API version {version()}, these shapes need "
                             f"version 6 (rebuild libstof_capi.so)")
-        if mask_bytes.size != Lq * L or not mask_bytes.flags["C_CONTIGUOUS"]:
-            raise StofError(f"mask: expected {Lq}x{L} contiguous bytes, got {mask_bytes.shape}")
+        P = 1
+        if pattern_of is not None:
+            if version() < 8:
+                raise StofError(f"masks per batch row / head: the library is C API version "
+                                f"{version()}, they need version 8 (rebuild libstof_capi.so)")
+            P = mask_bytes.size // max(Lq * L, 1)
+            from ._numpy import numpy
+            pattern_of = numpy().ascontiguousarray(pattern_of, dtype=numpy().int32)
+            if pattern_of.size != B * H:
+                raise StofError(f"pattern_of: expected {B}x{H} indices, got "
+                                f"{pattern_of.shape}")
+        if mask_bytes.size != P * Lq * L or not mask_bytes.flags["C_CONTIGUOUS"]:
+            raise StofError(f"mask: expected {P}x{Lq}x{L} contiguous bytes, got "
+                            f"{mask_bytes.shape}")
         self._lib = lib
         self._h = ctypes.c_void_p()
         self._bound = weakref.WeakSet()
@@ -221,7 +241,12 @@ class PreparedPlan:
         self.device = device
         err = ctypes.create_string_buffer(_ERR_LEN)
         self.dtype = dtype
-        if shaped:
+        if pattern_of is not None:
+            code = lib.stof_prepare_patterns(mask_bytes.ctypes.data, P, pattern_of.ctypes.data,
+                                             B, H, Hkv, Lq, L, d, DTYPES[dtype], KERNELS[kernel],
+                                             block_m, block_n, num_warps, device,
+                                             ctypes.byref(self._h), err, _ERR_LEN)
+        elif shaped:
             code = lib.stof_prepare_shape(mask_bytes.ctypes.data, B, H, Hkv, Lq, L, d,
                                           DTYPES[dtype], KERNELS[kernel], block_m, block_n,
                                           num_warps, device, ctypes.byref(self._h), err,
@@ -237,6 +262,8 @@ class PreparedPlan:
         of = "" if dtype == "f16" else f", {dtype}"
         if shaped:
             of += f", H_kv={Hkv}, L_q={Lq}"
+        if pattern_of is not None:
+            of += f", {P} mask pattern(s)"
         _check(code, err, f"stof_prepare (B={B}, H={H}, L={L}, d={d}{of}, device {device})")
         self.kernel, self.block_m, self.block_n, self.num_warps, self.text = self._choice()
 

@@ -21,6 +21,7 @@ import torch
 from . import _capi, _eager
 from ._eager import direct_ok as _eager_direct, current_stream as _current_stream
 from .mask import Mask, as_mask, lookup
+from .mask_set import MaskSet
 from ._capi import StofError
 from ._warn import warn_once
 
@@ -68,8 +69,9 @@ def _prepared(mask_key, req, B, H, L, d, device_index, dtype="f16", kv_heads=Non
                         f"which forbids the upload: run the call once before capturing")
     mask = lookup(mask_key)
     kernel, bm, bn, nw = req
+    pattern_of = mask.pattern_of if isinstance(mask, MaskSet) else None
     p = _capi.PreparedPlan(mask.bytes_u8(), B, H, L, d, device_index, kernel, bm, bn, nw,
-                           dtype, kv_heads=kv_heads, q_len=q_len)
+                           dtype, kv_heads=kv_heads, q_len=q_len, pattern_of=pattern_of)
     with _cache_lock:
         _cache.setdefault(key, p)
         return _cache[key]
@@ -250,7 +252,11 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     copied), and L_q != L_k for a KV cache or cross-attention; those shapes run on the Hopper
     kernel (sm_90). Strided views are read in place by the block-wise kernel. mask: a
     stof.Mask, a bool [L_q, L_k] tensor / numpy array, or a mask file path; None with no plan
-    = full attention (a KV cache's causal rows: stof.Mask.causal(L_q, L_k)). A mask with more
+    = full attention (a KV cache's causal rows: stof.Mask.causal(L_q, L_k)). Masks per batch
+    row / head: a stof.MaskSet, or a bool [B, L_q, L_k] / [B, H, L_q, L_k] tensor or array (a
+    size-1 dimension broadcasts; its distinct slices are kept once): packed documents with
+    other boundaries per row, heads with different patterns, in one launch (the Hopper kernel,
+    sm_90, C API version 8). A mask with more
     columns than k has keys (L_q below them: a KV cache's capacity) is prepared once and run
     with its first L_k columns, so a decode loop over a growing cache reuses one plan.
     plan: a stof.Plan or a plan file path: its mask (unless mask is given) and MHA kernel
@@ -308,8 +314,14 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
             import numpy as np
             mask = _full_masks.setdefault((Lq, L), Mask(np.ones((Lq, L), dtype=bool),
                                                         source="full"))
-    elif not isinstance(mask, Mask):
-        mask = as_mask(mask)
+    elif not isinstance(mask, (Mask, MaskSet)):
+        mask = _per_row_mask(mask, q, layout) if getattr(mask, "ndim", 2) in (3, 4) \
+            else as_mask(mask)
+    if isinstance(mask, MaskSet):
+        B, H = q.shape[0], q.shape[1 if layout == "bhld" else 2]
+        if (mask.batch, mask.heads) != (B, H):
+            raise StofError(f"stof.attention: mask: {mask!r} is for B={mask.batch} x "
+                            f"H={mask.heads}, the call has B={B} x H={H}")
     if mask.q_len != Lq or mask.kv_len < L or (mask.kv_len > L and Lq == mask.kv_len):
         raise StofError(f"stof.attention: mask: {mask.q_len} x {mask.kv_len} ({mask.source}), "
                         f"the call has L_q = {Lq} queries over L_k = {L} keys (a mask with more "
@@ -337,6 +349,14 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
                 _eager.remember(sig, launch, given)
         return out
     return torch.ops.stof.attention(*args)
+
+
+def _per_row_mask(m, q, layout):
+    """A bool [B, L_q, L_k] or [B, H, L_q, L_k] mask -> a MaskSet of its distinct slices, or
+    the one Mask when every (batch row, head) has the same."""
+    B, H = q.shape[0], q.shape[1 if layout == "bhld" else 2]
+    s = MaskSet.from_tensor(m, B, H)
+    return s.masks[0] if s.patterns == 1 else s
 
 
 def takes_key_ranges(q, k, mask, layout="bhld", kernel="auto", block=(0, 0, 0)):

@@ -5,7 +5,9 @@ sets the sparse pattern, which is ANDed with the model's own mask (padding, caus
 
 Grouped-query attention (fewer key/value heads than query heads) and a KV cache (a prefill
 over cached keys, every decode step of generate(): fewer query rows than keys, causal aligned
-to the bottom right) run on the Hopper kernel (sm_90) in one launch per distinct mask.
+to the bottom right) run on the Hopper kernel (sm_90) in one launch; so do batches whose rows
+have different masks (padding, packed documents): one key range per row where that says it,
+else one mask per row (a stof.MaskSet, C API version 8).
 Unsupported cases run transformers' sdpa_attention_forward instead, with one warning per reason
 (warnings.warn): head_dim not a multiple of 8 up to 256 (or other than 64 / 128 on a GPU other
 than sm_90), dropout while training, attention weights
@@ -27,6 +29,7 @@ import torch
 
 from .attention import attention, supported_head_dim, takes_key_ranges
 from .mask import Mask, as_mask
+from .mask_set import MaskSet
 from ._capi import StofError
 from ._warn import warn_once
 
@@ -75,6 +78,7 @@ _CACHE_SIZE = 8
 _DECODE_CAPACITY_STEP = 256
 _host_masks = {}    # (pattern key or None, causal, L_q, L_k) -> Mask
 _padding_masks = {}  # (id, data_ptr, version, pattern key, L_q, L_k) -> (tensor, [Mask per row])
+_row_sets = {}  # (row mask keys, heads) -> MaskSet
 
 
 def _remember(cache, key, value):
@@ -88,6 +92,7 @@ def clear_cache():
     """Forgets the combined masks of earlier forwards (stof.clear_cache does too)."""
     _host_masks.clear()
     _padding_masks.clear()
+    _row_sets.clear()
 
 
 def _pattern_rows(sparse, Lq, L):
@@ -144,6 +149,25 @@ def _key_ranges(given, unpadded):
     ranged = unpadded.unsqueeze(0) & (cols >= first.view(-1, 1, 1)) & (cols < end.view(-1, 1, 1))
     ranges = torch.stack([first, end], dim=1).to(torch.int32).contiguous()
     return ranges, (given == ranged).all()
+
+
+def _sets_usable(device):
+    """Masks per batch row run on the Hopper kernel through C API version 8."""
+    from . import _capi
+    return torch.cuda.get_device_capability(device) == (9, 0) and _capi.version() >= 8
+
+
+def _row_set(rows, heads):
+    """The MaskSet of one Mask per batch row, every head of a row sharing it (kept per rows
+    and heads: the layers of a forward share it)."""
+    key = (tuple(r.key for r in rows), heads)
+    hit = _row_sets.get(key)
+    if hit is None:
+        distinct = list({r.key: r for r in rows}.values())
+        index = {m.key: i for i, m in enumerate(distinct)}
+        hit = _remember(_row_sets, key, MaskSet(distinct, [[index[r.key]] * heads for r in rows],
+                                                source="attention_mask rows"))
+    return hit
 
 
 def _ranges_usable(device):
@@ -330,6 +354,13 @@ def stof_attention_forward(module, query, key, value, attention_mask, dropout=0.
     if all(r is rows[0] for r in rows):
         out = attention(q, k, v, mask=rows[0], scale=s, kernel=kernel, _block=(bm, bn, nw),
                         key_ranges=key_ranges)
+    elif _sets_usable(q.device):
+        # Rows with different masks (packed documents, padding that is not one key range):
+        # one launch over a mask per batch row (the Hopper kernel's own tile choice).
+        hopper = kernel in ("auto", "block_wise") and int(nw) in (0, 5, 12)
+        out = attention(q, k, v, mask=_row_set(rows, H), scale=s,
+                        kernel=kernel if hopper else "auto",
+                        _block=(bm, bn, nw) if hopper else (0, 0, 0))
     else:
         out = torch.cat([attention(q[b:b + 1], k[b:b + 1], v[b:b + 1], mask=rows[b], scale=s,
                                    kernel=kernel, _block=(bm, bn, nw))

@@ -127,6 +127,47 @@ class GroupedShapesTest(unittest.TestCase):
                                                     r"torch.int32 tensor \[3, 2\]"):
             stof.attention(q, k, v, mask=mask, key_ranges=ranges.long())
 
+    def test_masks_per_row_and_head_one_launch(self):
+        """Packed documents with other boundaries per batch row ([B, L, L]) and patterns per
+        head ([B, H, L, L]; a MaskSet): each (row, head) is the reference on its own mask."""
+        B, H, Hkv, L = 3, 8, 2, 700
+
+        def documents(lengths):
+            m = torch.zeros(L, L, dtype=torch.bool)
+            start = 0
+            for n in lengths:
+                m[start:start + n, start:start + n] = torch.ones(n, n).tril().bool()
+                start += n
+            return m
+        rows = torch.stack([documents([300, 200, 200]), documents([700]),
+                            documents([64, 1, 500, 135])]).cuda()
+        for dtype in (torch.float16, torch.bfloat16):
+            q, k, v = grouped_inputs(B, H, Hkv, L, L, 128, dtype, seed=5)
+            out = stof.attention(q, k, v, mask=rows)
+            tol = 2e-2 if dtype == torch.bfloat16 else 5e-3
+            for b in range(B):
+                ref = reference(q[b:b + 1], k[b:b + 1], v[b:b + 1], rows[b])
+                self.assertLess(rel_err(out[b:b + 1], ref), tol, f"row {b} {dtype}")
+        i = torch.arange(L, device="cuda")
+        causal = i.view(1, -1) <= i.view(-1, 1)
+        window = causal & (i.view(1, -1) > i.view(-1, 1) - 64)
+        heads = torch.stack([causal, window] * (H // 2))           # [H, L, L]
+        per_head = torch.stack([heads, heads.flip(0), heads])       # [B, H, L, L]
+        q, k, v = grouped_inputs(B, H, Hkv, L, L, 64, torch.float16, seed=6)
+        out = stof.attention(q, k, v, mask=per_head)
+        ref = reference(q, k, v, per_head)
+        self.assertLess(rel_err(out, ref), 5e-3, "patterns per head")
+        s = stof.MaskSet.from_tensor(per_head, B, H)
+        self.assertEqual(s.patterns, 2)
+        with self.assertRaisesRegex(stof.StofError, r"is for B=3 x H=8, the call has B=2"):
+            stof.attention(q[:2], k[:2], v[:2], mask=s)
+        # A decode step whose batch rows see other windows (the heads of a group share one).
+        q, k, v = grouped_inputs(B, H, Hkv, 1, 1500, 128, torch.bfloat16, seed=7)
+        keys = torch.arange(1500, device="cuda")
+        wins = torch.stack([keys >= 1500 - w for w in (1500, 256, 37)]).view(B, 1, 1, 1500)
+        out = stof.attention(q, k, v, mask=wins)
+        self.assertLess(rel_err(out, reference(q, k, v, wins)), 2e-2, "decode windows per row")
+
     def test_head_sizes(self):
         # Phi's 96, Gemma's 256, small models' 32 (and 80, 192): square, grouped, a decode step.
         for d in (32, 80, 96, 192, 256):
@@ -236,6 +277,30 @@ class HfModernModelsTest(unittest.TestCase):
                     a = ours(input_ids=ids, attention_mask=am).logits
                 b = ref(input_ids=ids, attention_mask=am).logits
                 # The padded batch in one launch per layer (per-row key ranges).
+                self.assertEqual(count.calls, hf_config(name).num_hidden_layers, name)
+                fallbacks = [str(x.message) for x in w if "stof attention" in str(x.message)]
+                self.assertEqual(fallbacks, [], f"{name}: the stof kernels must run")
+                keep = am.bool()
+                err = float((a[keep].float() - b[keep].float()).abs().max())
+                self.assertLess(err, 5e-2, name)
+
+    def test_padding_with_holes_runs_in_one_launch(self):
+        """A padding mask that is not one key range per row (a hole inside a row): one launch
+        per layer over a mask per batch row (stof.MaskSet), matching sdpa on the kept tokens."""
+        for name in ("llama", "gpt2"):
+            with self.subTest(model=name):
+                ours, ref = self.pair(name)
+                g = torch.Generator().manual_seed(3)
+                ids = torch.randint(0, VOCAB, (3, 256), generator=g).cuda()
+                am = torch.ones_like(ids)
+                am[1, :40] = 0
+                am[2, 100:130] = 0  # a hole: no single key range says this row
+                stof._warn.reset()
+                with torch.no_grad(), warnings.catch_warnings(record=True) as w, \
+                        KernelCount() as count:
+                    warnings.simplefilter("always")
+                    a = ours(input_ids=ids, attention_mask=am).logits
+                b = ref(input_ids=ids, attention_mask=am).logits
                 self.assertEqual(count.calls, hf_config(name).num_hidden_layers, name)
                 fallbacks = [str(x.message) for x in w if "stof attention" in str(x.message)]
                 self.assertEqual(fallbacks, [], f"{name}: the stof kernels must run")

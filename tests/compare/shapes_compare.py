@@ -42,7 +42,39 @@ WORKLOADS = [
     ("head d256 prefill causal L4096 B4", "prefill", 4, 16, 8, 4096, 4096, 256, "causal"),
     ("head d96 decode Lk8192 B8", "decode", 8, 32, 32, 1, 8192, 96, "dense"),
     ("head d256 decode Lk8192 B8", "decode", 8, 16, 8, 1, 8192, 256, "dense"),
+    # Masks per batch row / head in one launch (stof.MaskSet): packed documents with other
+    # boundaries in each row (varlen), and local / global heads (half the heads a window).
+    ("varlen docs L4096 B8", "prefill", 8, 32, 8, 4096, 4096, 128, "docs"),
+    ("heads causal+window512 L4096 B4", "prefill", 4, 32, 8, 4096, 4096, 128, "heads:512"),
 ]
+
+
+def document_ids(B, L, seed=0):
+    """int32 [B, L] on the GPU: each batch row packs documents of random lengths (64..L/2,
+    seeded); a token's document index."""
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.zeros(B, L, dtype=torch.int32)
+    for b in range(B):
+        start, doc = 0, 0
+        while start < L:
+            n = min(L - start, int(torch.randint(64, L // 2, (1,), generator=g)))
+            ids[b, start:start + n] = doc
+            start, doc = start + n, doc + 1
+    return ids.cuda()
+
+
+def per_row_mask(kind, B, H, Lq, Lk):
+    """bool [B or 1, H or 1, L_q, L_k] of the per-row / per-head kinds, else None. "docs":
+    causal within each document of document_ids."""
+    if kind == "docs":
+        ids = document_ids(B, Lk)
+        same = ids.view(B, 1, -1, 1) == ids.view(B, 1, 1, -1)
+        return same & bool_mask("causal", Lq, Lk)
+    if kind.startswith("heads:"):
+        causal = bool_mask("causal", Lq, Lk)
+        window = bool_mask("window:" + kind.split(":")[1], Lq, Lk)
+        return torch.stack([causal] * (H // 2) + [window] * (H - H // 2))[None]
+    return None
 
 
 def bool_mask(kind, Lq, Lk):
@@ -105,14 +137,20 @@ def sdpa_method(backend, mask_t, causal_square):
 
 
 def flex_method(mask_t, block):
+    """mask_t: [L_q, L_k], or [B or 1, H or 1, L_q, L_k] (a BlockMask per batch row / head)."""
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
-    Lq, Lk = mask_t.shape
+    Lq, Lk = mask_t.shape[-2:]
     last_q, last_k = Lq - 1, Lk - 1
+    per = mask_t.dim() == 4
+    Bm = mask_t.shape[0] if per and mask_t.shape[0] > 1 else None
+    Hm = mask_t.shape[1] if per and mask_t.shape[1] > 1 else None
 
     def mod(b, h, qi, ki):
-        return mask_t[qi.clamp(max=last_q), ki.clamp(max=last_k)] & (qi <= last_q) & \
-            (ki <= last_k)
-    bm = create_block_mask(mod, None, None, Lq, Lk, device="cuda", BLOCK_SIZE=block)
+        at = (qi.clamp(max=last_q), ki.clamp(max=last_k))
+        if per:
+            at = (b if Bm else 0, h if Hm else 0) + at
+        return mask_t[at] & (qi <= last_q) & (ki <= last_k)
+    bm = create_block_mask(mod, Bm, Hm, Lq, Lk, device="cuda", BLOCK_SIZE=block)
     opts = cc.FLEX_SMALL_BLOCK_OPTIONS if block < 128 else None
     compiled = torch.compile(flex_attention, dynamic=False)
 
@@ -122,16 +160,44 @@ def flex_method(mask_t, block):
     return call
 
 
+def flex_closed_form(kind, B, H, L, block):
+    """FlexAttention with the mask_mod a Flex user writes for these kinds (no mask tensor
+    read): the document ids compared, or causal with a window on the second half of the heads."""
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    if kind == "docs":
+        ids = document_ids(B, L)
+
+        def mod(b, h, qi, ki):
+            return (ids[b, qi] == ids[b, ki]) & (ki <= qi)
+        bm = create_block_mask(mod, B, None, L, L, device="cuda", BLOCK_SIZE=block)
+    else:
+        w = int(kind.split(":")[1])
+
+        def mod(b, h, qi, ki):
+            return (ki <= qi) & ((h < H // 2) | (ki > qi - w))
+        bm = create_block_mask(mod, None, H, L, L, device="cuda", BLOCK_SIZE=block)
+    opts = cc.FLEX_SMALL_BLOCK_OPTIONS if block < 128 else None
+    compiled = torch.compile(flex_attention, dynamic=False)
+    return lambda s: compiled(s[0], s[1], s[2], block_mask=bm, enable_gqa=True,
+                              kernel_options=opts)
+
+
 def run_row(row, args, env, ceilings):
     name, kind, B, H, Hkv, Lq, Lk, d, mkind = row
     import stof
-    mask_t = bool_mask(mkind, Lq, Lk)
-    smask = stof.Mask(mask_t.cpu().numpy(), source=mkind)
+    mask_t = per_row_mask(mkind, B, H, Lq, Lk)
+    if mask_t is not None:  # a MaskSet, made once (its distinct slices to the host)
+        smask = stof.MaskSet.from_tensor(mask_t, B, H, source=mkind)
+        nnz = int(mask_t.expand(B, H, Lq, Lk).sum()) // (B * H)  # per (batch, head), mean
+        blocks_read = Lk
+    else:
+        mask_t = bool_mask(mkind, Lq, Lk)
+        smask = stof.Mask(mask_t.cpu().numpy(), source=mkind)
+        nnz = int(mask_t.sum())
+        blocks_read = mask_t.view(Lq, -1, 64).any(dim=2).any(dim=0).sum().item() * 64 \
+            if Lk % 64 == 0 else Lk
     sets = make_sets(B, H, Hkv, Lq, Lk, d, env.get("l2_bytes", 50 << 20))
-    nnz = int(mask_t.sum())
     flops = 4.0 * B * H * d * nnz
-    blocks_read = mask_t.view(Lq, -1, 64).any(dim=2).any(dim=0).sum().item() * 64 \
-        if Lk % 64 == 0 else Lk
     kv_bytes = 2 * 2 * B * Hkv * min(Lk, blocks_read) * d
     bytes_min = kv_bytes + 2 * 2 * B * H * Lq * d
     bw, rate = ceilings
@@ -141,6 +207,11 @@ def run_row(row, args, env, ceilings):
            "floor_us": floor_us, "methods": {}}
     causal_square = mkind == "causal" and Lq == Lk
     methods = {"stof": lambda s: stof.attention(s[0], s[1], s[2], mask=smask)}
+    if mkind == "docs":  # what ran before masks per row: one launch per batch row
+        rows = [stof.Mask(mask_t[b, 0].cpu().numpy(), source=f"docs row {b}") for b in range(B)]
+        methods["stof_per_row"] = lambda s: torch.cat(
+            [stof.attention(s[0][b:b + 1], s[1][b:b + 1], s[2][b:b + 1], mask=rows[b])
+             for b in range(B)])
     for be in ("cudnn", "flash"):
         methods["sdpa_" + be] = sdpa_method(be, mask_t, causal_square)
     for block in (128, 64):
@@ -148,6 +219,9 @@ def run_row(row, args, env, ceilings):
             methods[f"flex{block}"] = flex_method(mask_t, block)
         except Exception as e:  # a BlockMask Flex refuses: recorded, not fatal
             res["methods"][f"flex{block}"] = {"error": cc.error_text(e)}
+    if smask.__class__.__name__ == "MaskSet":
+        for block in (128, 64):
+            methods[f"flex{block}_mod"] = flex_closed_form(mkind, B, H, Lk, block)
     ref = None
     for mname, fn in methods.items():
         entry = {}
@@ -226,7 +300,9 @@ def main():
             v = m.get(k, {}).get("stof_speedup")
             return f"{v:.2f}x" if v else m.get(k, {}).get("error", "-")[:20]
         cc.log(f"{r['name']} | {cc.fmt(s.get('median_us'))} | {cc.fmt(s.get('x_floor'), '{:.2f}')} "
-               f"| {sp('sdpa_cudnn')} | {sp('sdpa_flash')} | {sp('flex128')} | {sp('flex64')}")
+               f"| {sp('sdpa_cudnn')} | {sp('sdpa_flash')} | {sp('flex128')} | {sp('flex64')}"
+               + (f" | closed-form mask_mod: {sp('flex128_mod')} | {sp('flex64_mod')}"
+                  if "flex128_mod" in m else ""))
 
 
 if __name__ == "__main__":
