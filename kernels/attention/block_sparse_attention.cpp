@@ -141,14 +141,14 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
                                           void* stream, const engine::MhaStrides& q_strides,
                                           const engine::MhaStrides& kv_strides,
                                           const engine::MhaStrides& o_strides, float scale,
-                                          const void* key_ranges) {
+                                          const MhaKeyLimits& keys) {
   if (IsHopperAttentionRequest(num_warps))
     return LaunchHopperAttention(w, layout, q, k, v, o, stream, q_strides, kv_strides, o_strides,
-                                 scale, key_ranges);
+                                 scale, keys);
   const std::string what = "block-wise MHA: ";
-  if (key_ranges != nullptr)
-    return engine::MakeError(what + "key_ranges: per batch row key ranges run on the Hopper "
-                                    "kernel only (sm_90, num_warps 5 or 12)");
+  if (keys.Any())
+    return engine::MakeError(what + "key_ranges / key bits: per batch row key limits run on "
+                                    "the Hopper kernel only (sm_90, num_warps 5 or 12)");
   if (layout.Patterns() > 1 || layout.PatternItems() != 0)
     return engine::MakeError(what + "layout: masks per batch row / head run on the Hopper "
                                     "kernel only (sm_90, num_warps 5 or 12)");

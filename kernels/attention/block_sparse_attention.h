@@ -21,6 +21,7 @@
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "kernels/attention_common/block_config.h"
+#include "kernels/attention_common/mha_operands.h"
 
 namespace stof::kernels {
 
@@ -66,8 +67,8 @@ std::string DescribeSupportedBlockSparseConfigs(int64_t head_dim,
 // elements (16-byte rows for cp.async and uint4 stores), row >= head_dim. `scale` multiplies
 // the scores (0 = 1/sqrt(head_dim); T5 passes 1).
 // Asynchronous: errors from the kernel itself surface at the next synchronisation. Rows with
-// nothing attended are written as zeros. Validates everything on the host first. `key_ranges`
-// (per batch row the keys it attends, int32 [batch][2]): the Hopper kernel only.
+// nothing attended are written as zeros. Validates everything on the host first. `keys`
+// (per batch row key ranges or kept keys, mha_operands.h): the Hopper kernel only.
 engine::Status LaunchBlockSparseAttention(const engine::Workload& workload,
                                           const DeviceBlockLayout& layout, int64_t num_warps,
                                           const void* q, const void* k, const void* v, void* o,
@@ -75,6 +76,6 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& workload,
                                           const engine::MhaStrides& q_strides = {},
                                           const engine::MhaStrides& kv_strides = {},
                                           const engine::MhaStrides& o_strides = {},
-                                          float scale = 0.0f, const void* key_ranges = nullptr);
+                                          float scale = 0.0f, const MhaKeyLimits& keys = {});
 
 }  // namespace stof::kernels

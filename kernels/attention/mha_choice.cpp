@@ -159,8 +159,18 @@ engine::Expected<MhaChoice> ChooseGroupedConfig(const engine::Mask& mask,
   c.packing = pick.packing;
   c.params_source = "hopper tile model";
   if (request.block_m != 0 || request.num_warps != 0) {
-    const int64_t bm = request.block_m != 0 ? request.block_m : pick.config.block_m;
-    const int64_t bn = request.block_n != 0 ? request.block_n : pick.config.block_n;
+    // num_warps alone says the tile's rows (5: 64, 12: 128); BLOCK_N stays the model's where
+    // that tile has it, else 64.
+    const int64_t bm = request.block_m != 0                           ? request.block_m
+                       : request.num_warps == kHopperAttentionWarps64 ? 64
+                       : request.num_warps == kHopperAttentionWarps   ? 128
+                                                                      : pick.config.block_m;
+    int64_t bn = request.block_n != 0 ? request.block_n : pick.config.block_n;
+    if (request.block_n == 0 && bm == 64 && bn == 128 &&
+        !CheckHopperAttentionConfig(workload.head_dim, 64, 128, kHopperAttentionWarps64,
+                                    device.smem_per_block_bytes)
+             .IsOk())
+      bn = 64;
     const int64_t warps = request.num_warps != 0 ? request.num_warps
                           : bm == 64               ? kHopperAttentionWarps64
                                                    : kHopperAttentionWarps;

@@ -136,14 +136,14 @@ engine::Status PreparedMha::LaunchViews(const engine::Workload& w, const void* q
                                         const engine::MhaStrides& q_strides,
                                         const engine::MhaStrides& kv_strides,
                                         const engine::MhaStrides& o_strides, float scale,
-                                        const void* key_ranges) const {
+                                        const MhaKeyLimits& keys) const {
   if (m_block) {
     STOF_RETURN_IF_ERROR(CheckWorkload(w));
     return LaunchBlockSparseAttention(w, *m_block, m_choice.config.num_warps, q, k, v, o, stream,
-                                      q_strides, kv_strides, o_strides, scale, key_ranges);
+                                      q_strides, kv_strides, o_strides, scale, keys);
   }
   const char* name = MhaChoiceKernelName(m_choice);
-  if (key_ranges != nullptr)
+  if (keys.Any())
     return engine::MakeError(std::string("prepared MHA: key_ranges: the ") + name +
                              " kernel takes one mask for every batch row (key ranges: the "
                              "block-wise Hopper kernel)");

@@ -20,6 +20,7 @@
 #include "engine/device/device_spec.h"
 #include "engine/mask/mask.h"
 #include "kernels/attention_common/device_layout.h"
+#include "kernels/attention_common/mha_operands.h"
 #include "kernels/attention/mha_choice.h"
 #include "kernels/attention/native_attention.h"
 #include "kernels/recomposition/recomposed_attention.h"
@@ -58,14 +59,14 @@ class PreparedMha {
   // = packed) and a score scale (0 = 1/sqrt(head_dim)): the block-wise kernel takes both
   // itself; the other choices refuse strides that are not packed and a scale other than
   // 1/sqrt(head_dim), with a message naming the kernel. Used by the C API's stof_run_views.
-  // `key_ranges`: null, or per batch row the keys it attends (device int32 [batch][2]): the
+  // `keys`: per batch row key ranges and / or kept keys (MhaKeyLimits, mha_operands.h): the
   // block-wise Hopper kernel only (LaunchHopperAttention).
   engine::Status LaunchViews(const engine::Workload& workload, const void* q, const void* k,
                              const void* v, void* o, void* stream,
                              const engine::MhaStrides& q_strides,
                              const engine::MhaStrides& kv_strides,
                              const engine::MhaStrides& o_strides, float scale,
-                             const void* key_ranges = nullptr) const;
+                             const MhaKeyLimits& keys = {}) const;
 
   // The checks Launch makes of `workload` before it looks at a pointer (the prepared shape, or
   // the differences the comment of Launch allows).

@@ -19,6 +19,18 @@ struct OperandStrides {
   int64_t batch_stride = 0, head_stride = 0, row_stride = 0;
 };
 
+// Per batch row limits on the keys a launch attends beside its mask (the Hopper kernel only;
+// device arrays, 8-byte aligned, or null): `ranges` int32 [batch][2], keys [first, end) (a
+// left- or right-padded batch); `bits` uint64 [batch][words], bit j of word w = key 64 w + j
+// kept (padding with holes), `words` >= L_k rounded up to 128, over 64. Keys outside are
+// masked like keys past L_k; rows left with nothing give zeros.
+struct MhaKeyLimits {
+  const void* ranges = nullptr;
+  const void* bits = nullptr;
+  int64_t words = 0;
+  bool Any() const { return ranges != nullptr || bits != nullptr; }
+};
+
 // Which operand a stride set describes: q and o are [B, H, L_q, d], k and v [B, H_kv, L_k, d]
 // (engine::Workload's heads / KvHeads(), QLen() / seq_len).
 enum class MhaOperand { kQuery, kKeyValue };

@@ -247,10 +247,19 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
                                      void* stream, const engine::MhaStrides& q_strides,
                                      const engine::MhaStrides& kv_strides,
                                      const engine::MhaStrides& o_strides, float scale,
-                                     const void* key_ranges) {
+                                     const MhaKeyLimits& keys) {
   const std::string what = "block-wise MHA (Hopper kernel): ";
-  if (key_ranges != nullptr && (reinterpret_cast<uintptr_t>(key_ranges) & 7u) != 0)
+  if (keys.ranges != nullptr && (reinterpret_cast<uintptr_t>(keys.ranges) & 7u) != 0)
     return engine::MakeError(what + "key_ranges: must be 8-byte aligned (int32 pairs)");
+  if (keys.bits != nullptr) {
+    const int64_t need = (w.seq_len + 127) / 128 * 2;
+    if ((reinterpret_cast<uintptr_t>(keys.bits) & 7u) != 0)
+      return engine::MakeError(what + "key bits: must be 8-byte aligned (64-bit words)");
+    if (keys.words < need || keys.words > int64_t{0x7fffffff})
+      return engine::MakeError(what + "key bits: " + Str(keys.words) + " words a batch row, " +
+                               "expected at least " + Str(need) + " (L_k = " + Str(w.seq_len) +
+                               " rounded up to 128, over 64)");
+  }
   STOF_RETURN_IF_ERROR(CheckHopperShape(w, layout, what));
   const bool bf16 = w.dtype == engine::DType::kBF16;
   auto dev = QueryLaunchDevice();
@@ -292,7 +301,9 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   p.kv_group = static_cast<int>(w.GroupSize());
   p.pack_rows = static_cast<int>(packing.rows);
   p.q_len = static_cast<int>(w.QLen());
-  p.key_ranges = static_cast<const int32_t*>(key_ranges);
+  p.key_ranges = static_cast<const int32_t*>(keys.ranges);
+  p.key_bits = static_cast<const uint64_t*>(keys.bits);
+  p.key_words = static_cast<int>(keys.words);
   p.items = grid;
   // A persistent grid (one wave of CTAs taking items from an atomic counter) rather than one
   // CTA per item: a CTA's next item's Q, K and V load while it stores the last one's output

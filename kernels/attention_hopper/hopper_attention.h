@@ -20,6 +20,7 @@
 #include "engine/core/workload.h"
 #include "engine/mask/mask.h"
 #include "kernels/attention_common/block_config.h"
+#include "kernels/attention_common/mha_operands.h"
 
 namespace stof::kernels {
 
@@ -74,16 +75,15 @@ HopperLaunchOverrides GetHopperLaunchOverrides();
 // describes it, on the Hopper kernel: `layout` at BLOCK_M x BLOCK_N; q, k, v, o device pointers
 // 16-byte aligned; strides multiples of 8 elements. Validates on the host, builds the four
 // TMA tensor maps and launches asynchronously on `stream`. The layout's BLOCK_M picks the
-// variant (128: 12 warps, 64: 5 warps). `key_ranges`: null, or a device array of int32
-// [batch][2], 8-byte aligned: batch row b attends only keys [first, end) of the mask's (a
-// padded batch in one launch; rows left with nothing give zeros).
+// variant (128: 12 warps, 64: 5 warps). `keys`: per batch row key ranges and / or kept keys
+// (MhaKeyLimits, kernels/attention_common/mha_operands.h): a padded batch in one launch.
 engine::Status LaunchHopperAttention(const engine::Workload& workload,
                                      const DeviceBlockLayout& layout, const void* q,
                                      const void* k, const void* v, void* o, void* stream,
                                      const engine::MhaStrides& q_strides,
                                      const engine::MhaStrides& kv_strides,
                                      const engine::MhaStrides& o_strides, float scale,
-                                     const void* key_ranges = nullptr);
+                                     const MhaKeyLimits& keys = {});
 
 // The device layout of `mask` (L_q x L_k) for launches of `workload` on the Hopper kernel at
 // block_m x block_n: packed where ChooseGqaPacking packs the query heads of a key/value head

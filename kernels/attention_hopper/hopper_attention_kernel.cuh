@@ -167,6 +167,9 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
     }
     if (key0 < keys.x || key0 + T::kBlockN > keys.y)
       ApplyKeyWindow<T::kBlockN>(s, keys.x - key0, keys.y - key0, t);
+    if (p.key_bits != nullptr)
+      ApplyKeyBits<T::kBlockN>(
+          s, p.key_bits + static_cast<size_t>(w.batch) * p.key_words + key0 / 64, t);
     softmax.Update(s, p.scale_log2, alpha);
     column = next_column;
   };

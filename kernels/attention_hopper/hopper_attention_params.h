@@ -44,6 +44,11 @@ struct HopperAttentionParams {
   // aligned): padding in one launch (a left- or right-padded batch over one mask); the keys
   // outside are masked like keys past L_k.
   const int32_t* key_ranges = nullptr;
+  // Null, or per batch row the keys it keeps ([batch][key_words] 64-bit words, bit j of word
+  // w = key 64 w + j; key_words * 64 covers L_k rounded up to 128): padding with holes in one
+  // launch; the keys it drops are masked like keys past L_k.
+  const uint64_t* key_bits = nullptr;
+  int key_words = 0;
   // Null, or per work item head ([batch][heads] of the items) the index of its mask pattern
   // (DeviceBlockLayout::CreatePatterns): pattern i's block rows are rows i * (q_tiles + 1)..
   // of the row pointers above. Never with `units` (the host does not split such launches).

@@ -1,7 +1,7 @@
 // Element masks on the S accumulators of one consumer thread (rows r and r + 8 of the Q tile,
 // the fragment layout of kernels/common/fragment_softmax.cuh): a part block's bitmap, and the
 // key limit of a block that runs past L. Masked scores become -inf. Part of the Hopper
-// attention kernel (hopper_attention_kernel.cuh).
+// attention kernel (hopper_attention_kernel.cuh). Also a batch row's kept keys (ApplyKeyBits).
 // Cost: per part block a thread loads its two rows' kBlockN bits (2 x kBlockN / 64 words, from
 // shared memory where the bitmap was staged with the block's V, else from L2), shifts each
 // word once by 2 t, and tests compile-time bit positions; full blocks inside L do no mask work.
@@ -64,6 +64,24 @@ __device__ __forceinline__ void ApplyKeyWindow(float (&s)[kBlockN / 2], int firs
     const int c = 8 * j + 2 * t;
     if (c < first || c >= end) s[4 * j] = s[4 * j + 2] = common::NegInf();
     if (c + 1 < first || c + 1 >= end) s[4 * j + 1] = s[4 * j + 3] = common::NegInf();
+  }
+}
+
+// Masks the block's columns whose bit is 0 in `bits` (the kBlockN / 64 words of a batch row's
+// kept keys from the block's first key, HopperAttentionParams::key_bits): both rows of the
+// thread alike.
+template <int kBlockN>
+__device__ __forceinline__ void ApplyKeyBits(float (&s)[kBlockN / 2], const uint64_t* bits,
+                                             int t) {
+  uint64_t w[kBlockN / 64];
+#pragma unroll
+  for (int k = 0; k < kBlockN / 64; ++k)
+    w[k] = __ldg(reinterpret_cast<const unsigned long long*>(bits + k)) >> (2 * t);
+#pragma unroll
+  for (int j = 0; j < kBlockN / 8; ++j) {
+    const int word = j / 8, bit = (j % 8) * 8;
+    if (((w[word] >> bit) & 1u) == 0) s[4 * j] = s[4 * j + 2] = common::NegInf();
+    if (((w[word] >> (bit + 1)) & 1u) == 0) s[4 * j + 1] = s[4 * j + 3] = common::NegInf();
   }
 }
 

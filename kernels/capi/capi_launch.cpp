@@ -178,10 +178,10 @@ int Bind(const stof_plan* plan, int64_t B, int64_t H, const int64_t* q_strides,
 }
 
 int RunBound(const stof_bound& b, const void* q, const void* k, const void* v, void* o,
-             void* stream, char* err, size_t err_len, const void* key_ranges) {
+             void* stream, char* err, size_t err_len, const kernels::MhaKeyLimits& keys) {
   return LaunchOnPlanDevice(*b.plan, err, err_len, [&] {
     return b.plan->mha->LaunchViews(b.workload, q, k, v, o, stream, b.q, b.kv, b.o, b.scale,
-                                    key_ranges);
+                                    keys);
   });
 }
 

@@ -61,6 +61,6 @@ int Bind(const stof_plan* plan, int64_t B, int64_t H, const int64_t* q_strides,
          const int64_t* kv_strides, const int64_t* o_strides, float scale, stof_bound& out,
          char* err, size_t err_len, int64_t Lk = 0);
 int RunBound(const stof_bound& b, const void* q, const void* k, const void* v, void* o,
-             void* stream, char* err, size_t err_len, const void* key_ranges = nullptr);
+             void* stream, char* err, size_t err_len, const kernels::MhaKeyLimits& keys = {});
 
 }  // namespace stof::capi

@@ -203,7 +203,19 @@ int stof_run_bound_ranges(const stof_bound* bound, const void* q, const void* k,
   return Guard(err, err_len, [&]() -> int {
     if (bound == nullptr)
       return Report({STOF_ERR_INVALID, "bound: must not be null"}, err, err_len);
-    return RunBound(*bound, q, k, v, o, stream, err, err_len, key_ranges);
+    return RunBound(*bound, q, k, v, o, stream, err, err_len,
+                    kernels::MhaKeyLimits{key_ranges, nullptr, 0});
+  });
+}
+
+int stof_run_bound_keys(const stof_bound* bound, const void* q, const void* k, const void* v,
+                        void* o, const void* key_ranges, const uint64_t* key_bits,
+                        int64_t key_words, void* stream, char* err, size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    if (bound == nullptr)
+      return Report({STOF_ERR_INVALID, "bound: must not be null"}, err, err_len);
+    return RunBound(*bound, q, k, v, o, stream, err, err_len,
+                    kernels::MhaKeyLimits{key_ranges, key_bits, key_words});
   });
 }
 

@@ -58,7 +58,8 @@ extern "C" {
                                keys than prepared) and stof_run_views taking H query heads of such
                                a plan, added only; 7: stof_run_bound_ranges (per batch row key
                                ranges), added only; 8: stof_prepare_patterns (masks per batch
-                               row / head), added only */
+                               row / head) and stof_run_bound_keys (per batch row kept keys),
+                               added only */
 
 enum {
   STOF_OK = 0,
@@ -192,6 +193,18 @@ STOF_CAPI_EXPORT void stof_bound_release(stof_bound* bound);
 STOF_CAPI_EXPORT int stof_run_bound_ranges(const stof_bound* bound, const void* q, const void* k,
                                            const void* v, void* o, const void* key_ranges,
                                            void* stream, char* err, size_t err_len);
+
+/* stof_run_bound_ranges with per batch row kept keys too (since version 8): `key_bits` is a
+ * device array of uint64 [B][key_words], 8-byte aligned, or NULL: bit j of word w of row b
+ * says whether batch row b keeps key 64 w + j (padding anywhere in a row, holes included, in
+ * one launch, with no mask work on the host); key_words covers Lk rounded up to 128 (at least
+ * 2 * ceil(Lk / 128)). The dropped keys are masked like keys past Lk; rows left with nothing
+ * give zeros. `key_ranges` as in stof_run_bound_ranges (NULL: none). The block-wise Hopper
+ * kernel only (STOF_ERR_INVALID elsewhere). */
+STOF_CAPI_EXPORT int stof_run_bound_keys(const stof_bound* bound, const void* q, const void* k,
+                                         const void* v, void* o, const void* key_ranges,
+                                         const uint64_t* key_bits, int64_t key_words,
+                                         void* stream, char* err, size_t err_len);
 
 /* What the plan runs: *kernel = STOF_KERNEL_ROW_WISE, STOF_KERNEL_BLOCK_WISE,
  * STOF_KERNEL_NATIVE, STOF_KERNEL_SD or STOF_KERNEL_SDF; block_m, block_n, num_warps (0 for

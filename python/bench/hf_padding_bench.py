@@ -4,6 +4,12 @@ its own length (right padding for BERT, left padding for Llama, as generation pa
 attn_implementation "stof" (one launch per layer with per-row key ranges), "sdpa" and, where
 transformers takes it, "flex_attention". Eager forwards, median of --reps; also counts the
 stof.attention calls of one forward. Prints a table and writes JSON (--out).
+--holes: every other row also has 32 padding tokens inside it, which no per-row key range
+says: "stof" then runs one launch over a mask per batch row (stof.MaskSet), and the extra
+implementation "stof_per_row" runs what ran before those, one launch per batch row.
+--fresh: stof.hf's mask caches are cleared before every stof forward, as for a batch with
+padding never seen before (the per-row masks are built and hashed again; the prepared plans
+stay).
 
 Usage (GPU machine): PYTHONPATH=python python3 python/bench/hf_padding_bench.py --out r.json
 """
@@ -32,7 +38,7 @@ def build(name, impl):
         return cls._from_config(cfg, attn_implementation=impl, torch_dtype=dtype).eval()
 
 
-def padded_batch(name, B, L):
+def padded_batch(name, B, L, holes=False):
     g = torch.Generator().manual_seed(3)
     ids = torch.randint(0, 30000, (B, L), generator=g).cuda()
     lengths = torch.linspace(L // 4, L, B).long()
@@ -42,6 +48,9 @@ def padded_batch(name, B, L):
             am[b, :n] = 1  # right padding
         else:
             am[b, L - n:] = 1  # left padding
+        if holes and b % 2 == 1:
+            mid = L - n // 2 if name != "bert-base" else n // 2
+            am[b, mid - 16:mid + 16] = 0  # padding inside the row
     return ids, am.cuda()
 
 
@@ -49,15 +58,23 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--out")
+    ap.add_argument("--holes", action="store_true")
+    ap.add_argument("--fresh", action="store_true")
     args = ap.parse_args()
     import stof
     import stof.hf
     stof.hf.register()
     att = sys.modules["stof.attention"]
+    sets_usable = stof.hf._sets_usable
     rows = []
     for name, B, L in (("bert-base", 16, 512), ("llama", 4, 2048)):
-        ids, am = padded_batch(name, B, L)
-        for impl in ("stof", "sdpa", "flex_attention"):
+        ids, am = padded_batch(name, B, L, args.holes)
+        impls = ("stof", "stof_per_row", "sdpa", "flex_attention") if args.holes else \
+            ("stof", "sdpa", "flex_attention")
+        for impl in impls:
+            per_row = impl == "stof_per_row"
+            stof.hf._sets_usable = (lambda d: False) if per_row else sets_usable
+            impl = "stof" if per_row else impl
             try:
                 m = build(name, impl)
             except Exception as e:
@@ -77,9 +94,17 @@ def main():
                     m(input_ids=ids, attention_mask=am)
                 att._attention_impl, eager.enabled = orig, True
                 calls = n[0]
+            fresh = args.fresh and impl == "stof"
+
+            def forward():
+                if fresh:
+                    stof.hf.clear_cache()
+                return m(input_ids=ids, attention_mask=am)
             with torch.no_grad():
-                s = timed(lambda: m(input_ids=ids, attention_mask=am), args.reps)
-            rows.append({"model": name, "impl": impl, "shape": f"{B}x{L}", "ms": s * 1e3,
+                s = timed(forward, args.reps)
+            rows.append({"model": name, "impl": "stof_per_row" if per_row else impl,
+                         "shape": f"{B}x{L}", "holes": args.holes, "fresh": fresh,
+                         "ms": s * 1e3,
                          "attention_calls": calls})
             print(rows[-1], flush=True)
             del m

@@ -93,6 +93,9 @@ def _declare(lib):
         lib.stof_run_bound_ranges.argtypes = [_p, _p, _p, _p, _p, _p, _p, ctypes.c_char_p,
                                               ctypes.c_size_t]
     if lib.stof_capi_version() >= 8:
+        lib.stof_run_bound_keys.restype = ctypes.c_int
+        lib.stof_run_bound_keys.argtypes = [_p, _p, _p, _p, _p, _p, _p, _i64, _p,
+                                            ctypes.c_char_p, ctypes.c_size_t]
         lib.stof_prepare_patterns.restype = ctypes.c_int
         lib.stof_prepare_patterns.argtypes = [_p, _i64, _p, _i64, _i64, _i64, _i64, _i64, _i64,
                                               ctypes.c_int, ctypes.c_int, _i64, _i64, _i64,
@@ -285,15 +288,17 @@ class PreparedPlan:
         _check(code, err, "stof_run")
 
     def run_views(self, q, k, v, o, B, H, q_strides, kv_strides, o_strides, scale, stream,
-                  kv_len=None, key_ranges=0):
+                  kv_len=None, key_ranges=0, key_bits=0, key_words=0):
         """Strided operands (3 element strides each: batch, head, row; None = packed) and a
         score scale (0 = 1/sqrt(d)). Needs C API version 3. kv_len: fewer keys than the plan's
         (a KV cache prepared for its capacity); key_ranges: the device address of int32 [B][2],
-        per batch row the keys it attends (0: none); C API version 6 (key ranges: 7)."""
-        if key_ranges or (kv_len is not None and kv_len != self.shape[2]):
+        per batch row the keys it attends (0: none); key_bits: the device address of uint64
+        [B][key_words], per batch row the keys it keeps (0: none); C API version 6 (key ranges:
+        7, key bits: 8)."""
+        if key_ranges or key_bits or (kv_len is not None and kv_len != self.shape[2]):
             bound = self.bind_views(B, H, q_strides, kv_strides, o_strides, scale, kv_len)
             try:
-                bound(q, k, v, o, stream, key_ranges)
+                bound(q, k, v, o, stream, key_ranges, key_bits, key_words)
             finally:
                 bound.close()
             return
@@ -341,13 +346,14 @@ class BoundViews:
     instead of stof_run_views' twelve. Released by close(), its plan's close() or when
     garbage-collected (host memory only)."""
 
-    __slots__ = ("_h", "_fn", "_fn_ranges", "_release", "__weakref__")
+    __slots__ = ("_h", "_fn", "_fn_ranges", "_fn_keys", "_release", "__weakref__")
 
     def __init__(self, plan, B, H, q_strides, kv_strides, o_strides, scale, kv_len=None):
         lib = plan._lib
         self._h = None
         self._fn, self._release = lib.stof_run_bound, lib.stof_bound_release
         self._fn_ranges = lib.stof_run_bound_ranges if version() >= 7 else None
+        self._fn_keys = lib.stof_run_bound_keys if version() >= 8 else None
         h, err = ctypes.c_void_p(), ctypes.create_string_buffer(_ERR_LEN)
         if kv_len is None:
             code = lib.stof_bind_views(plan._h, B, H, _strides(q_strides), _strides(kv_strides),
@@ -361,13 +367,19 @@ class BoundViews:
                ("" if kv_len is None else f", L_k={kv_len}") + ")")
         self._h = h
 
-    def __call__(self, q, k, v, o, stream, key_ranges=0):
+    def __call__(self, q, k, v, o, stream, key_ranges=0, key_bits=0, key_words=0):
         h = self._h
         if h is None:
             raise StofError("stof.attention: this bound call's plan was released "
                             "(stof.clear_cache); the next stof.attention call prepares it again")
         err = _error_buffer()
-        if key_ranges:
+        if key_bits:
+            if self._fn_keys is None:
+                raise StofError(f"key masks: the library is C API version {version()}, they "
+                                f"need version 8 (rebuild libstof_capi.so)")
+            code = self._fn_keys(h, q, k, v, o, key_ranges or None, key_bits, key_words, stream,
+                                 err, _ERR_LEN)
+        elif key_ranges:
             if self._fn_ranges is None:
                 raise StofError(f"key ranges: the library is C API version {version()}, they "
                                 f"need version 7 (rebuild libstof_capi.so)")

@@ -137,11 +137,13 @@ def _view_strides(q, k, v, layout):
 def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key: str,
                     layout: str, scale: float, kernel: str, block_m: int, block_n: int,
                     num_warps: int, kv_capacity: int = 0,
-                    key_ranges: Optional[torch.Tensor] = None) -> torch.Tensor:
+                    key_ranges: Optional[torch.Tensor] = None,
+                    key_bits: Optional[torch.Tensor] = None) -> torch.Tensor:
     """The op's work: find (or prepare) the plan, allocate the output, one C call.
     kv_capacity > L_k: the mask's keys (a KV cache's capacity): the plan is prepared for them and
     launched with k's L_k. key_ranges: int32 [B, 2] on q's device, per batch row the keys it
-    attends."""
+    attends; key_bits: int64 [B, words] on q's device, per batch row the keys it keeps
+    (_key_bits)."""
     B, H, L, d, kv_heads, q_len = _shape(q, k, layout, kv_capacity)
     dev = q.device.index if q.device.index is not None else torch.cuda.current_device()
     plan = _prepared(mask_key, (kernel, block_m, block_n, num_warps), B, H, L, d, dev,
@@ -157,9 +159,11 @@ def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask_key:
             views = _view_strides(q, k, v, layout)
         plan.run_views(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), B, H, *views,
                        scale, stream, kv_len,
-                       0 if key_ranges is None else key_ranges.data_ptr())
+                       0 if key_ranges is None else key_ranges.data_ptr(),
+                       0 if key_bits is None else key_bits.data_ptr(),
+                       0 if key_bits is None else key_bits.shape[1])
         return out
-    if key_ranges is not None:
+    if key_ranges is not None or key_bits is not None:
         raise StofError(f"stof.attention: key_ranges: the {plan.kernel} kernel takes one mask "
                         f"for every batch row (key ranges: the block-wise Hopper kernel, sm_90)")
     # Packed [B, H, L, d] for the kernels without strided views; their scale is 1/sqrt(d), so
@@ -182,7 +186,7 @@ _attention_op = torch.library.custom_op("stof::attention", mutates_args=())(_att
 
 @_attention_op.register_fake
 def _(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps, kv_capacity=0,
-      key_ranges=None):
+      key_ranges=None, key_bits=None):
     return torch.empty(q.shape, dtype=q.dtype, device=q.device)
 
 
@@ -242,7 +246,7 @@ _full_masks = {}
 
 
 def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="auto",
-              _block=(0, 0, 0), key_ranges=None):
+              _block=(0, 0, 0), key_ranges=None, key_mask=None):
     """softmax(mask(Q K^T * scale)) V on STOF's sparse kernels.
 
     q: fp16 or bf16 (the Hopper kernel only, sm_90) CUDA tensor, [B, H, L_q, d]
@@ -267,10 +271,13 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     first <= j < end of what the mask allows (a padded batch in one launch: the mask says the
     pattern, the ranges each row's padding; the Hopper kernel, sm_90); rows left with nothing
     give zeros.
+    key_mask: None, or a bool [B, L_k] tensor on q's device: batch row b attends only the keys
+    it marks True of what the mask (and key_ranges) allow: padding anywhere in a row, holes
+    included, in one launch with no host work (the Hopper kernel, sm_90, C API version 8).
     Returns a new tensor in q's layout. Under torch.compile pass a stof.Mask or Plan made
     outside the compiled function."""
     sig = None
-    if _eager.enabled and plan is None and key_ranges is None and \
+    if _eager.enabled and plan is None and key_ranges is None and key_mask is None and \
             not torch.compiler.is_compiling():
         call = _eager.call_compiled
         if call is not None:
@@ -339,11 +346,12 @@ def attention(q, k, v, mask=None, plan=None, layout="bhld", scale=None, kernel="
     s = 0.0 if scale is None else float(scale)
     if key_ranges is not None:
         _check_key_ranges(key_ranges, q, layout)
+    key_bits = None if key_mask is None else _key_bits(key_mask, q, L)
     args = (q, k, v, mask.key, layout, s, req[0], int(req[1]), int(req[2]), int(req[3]),
-            capacity, key_ranges)
+            capacity, key_ranges, key_bits)
     if _eager_direct(q, k, v):
         out = _attention_impl(*args)
-        if sig is not None and key_ranges is None:
+        if sig is not None and key_ranges is None and key_bits is None:
             launch = _bind(*args)
             if launch is not None:
                 _eager.remember(sig, launch, given)
@@ -382,8 +390,27 @@ def _check_key_ranges(r, q, layout):
                         f"[{B}, 2] on {q.device} (per batch row: first key, end key), got {what}")
 
 
+def _key_bits(m, q, L):
+    """bool [B, L_k] on q's device -> int64 [B, words] of its bits (bit j of word w = key
+    64 w + j), words covering L_k rounded up to 128 as the kernel reads them; made on the
+    device (no host copy, so a CUDA graph captures it)."""
+    B = q.shape[0]
+    if not isinstance(m, torch.Tensor) or m.dtype != torch.bool or tuple(m.shape) != (B, L) \
+            or m.device != q.device:
+        what = f"{m.dtype} {tuple(m.shape)} on {m.device}" if isinstance(m, torch.Tensor) \
+            else type(m).__name__
+        raise StofError(f"stof.attention: key_mask: expected a torch.bool tensor [{B}, {L}] on "
+                        f"{q.device} (per batch row: the keys it keeps), got {what}")
+    words = -(-L // 128) * 2
+    padded = torch.zeros(B, words * 64, dtype=torch.int64, device=m.device)
+    padded[:, :L] = m
+    shifts = torch.arange(64, dtype=torch.int64, device=m.device)
+    # Distinct powers of two: their sum is their OR (bit 63 wraps to the sign, as it should).
+    return (padded.view(B, words, 64) << shifts).sum(dim=2)
+
+
 def _bind(q, k, v, mask_key, layout, scale, kernel, block_m, block_n, num_warps,
-          kv_capacity=0, key_ranges=None):
+          kv_capacity=0, key_ranges=None, key_bits=None):
     """The launch that later eager calls of the same signature take (_eager.Launch): the plan
     this call prepared and its strides, bound once. None where the call needs copies or runs
     a kernel without strided views, or the library predates bound calls (C API version 5):

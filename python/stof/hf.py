@@ -79,6 +79,7 @@ _DECODE_CAPACITY_STEP = 256
 _host_masks = {}    # (pattern key or None, causal, L_q, L_k) -> Mask
 _padding_masks = {}  # (id, data_ptr, version, pattern key, L_q, L_k) -> (tensor, [Mask per row])
 _row_sets = {}  # (row mask keys, heads) -> MaskSet
+_kept_rows = {}  # (host mask key, keep flags) -> [Mask per row]
 
 
 def _remember(cache, key, value):
@@ -93,6 +94,7 @@ def clear_cache():
     _host_masks.clear()
     _padding_masks.clear()
     _row_sets.clear()
+    _kept_rows.clear()
 
 
 def _pattern_rows(sparse, Lq, L):
@@ -180,8 +182,11 @@ def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None, ranges=Tru
     """(rows, key_ranges) for a boolean [B, 1, L_q, L] model mask AND the pattern. A mask
     whose rows are the unpadded mask with each batch row's keys cut to one range (left or right
     padding) is one Mask and the ranges (int32 [B, 2] on the device: one launch, the Hopper
-    kernel); else one Mask per batch row (equal rows share one) and None, read on the host once
-    per mask tensor. A mask without
+    kernel); where each row is the unpadded mask with any keys dropped (holes too), one Mask
+    and the kept keys, bool [B, L] on the device (stof.attention's key_mask; C API version 8);
+    else one Mask per batch row (equal rows share one) and None: where each row is
+    the unpadded mask with some keys dropped (padding, holes included) only the [B, L] kept-key
+    flags are read (_kept_key_rows), else the whole mask, once per mask tensor. A mask without
     padding (full, or causal when `causal`, within the sliding `window` when given: what
     transformers materialises for Mistral-style layers) is recognised on the device and taken
     from the host cache, so such a forward reads no L_q x L bytes. Under CUDA-graph capture
@@ -212,9 +217,14 @@ def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None, ranges=Tru
     cut, ranged = None, None  # `ranges` says whether to try the range form
     if ranges and not capturing and _ranges_usable(given.device):
         cut, ranged = _key_ranges(given, unpadded)
-    # One read of the answers (no padding; padding in range form) for the whole forward.
-    answers = torch.stack([same, ranged if ranged is not None else same]).tolist() \
-        if not capturing else [True, False]
+    # Padding as per row kept keys (holes too): the unpadded mask with each row's unkept keys
+    # masked; then only the [B, L] keep flags come to the host.
+    keep = given.any(dim=1)  # [B, L]
+    as_keys = (given == (unpadded.unsqueeze(0) & keep.unsqueeze(1))).all()
+    # One read of the answers (no padding; padding in range form; as kept keys) for the
+    # whole forward.
+    answers = torch.stack([same, ranged if ranged is not None else same, as_keys]).tolist() \
+        if not capturing else [True, False, False]
     if answers[0] or answers[1]:
         # No padding, or padding as key ranges: the host mask, without copying B x L_q x L
         # bytes to the host.
@@ -222,6 +232,16 @@ def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None, ranges=Tru
         cut = None if answers[0] else cut
         _remember(_padding_masks, key, (attention_mask, rows, cut))
         return rows, cut
+    if answers[2] and ranges and _sets_usable(given.device):
+        # Kept keys as bits the kernel reads (stof.attention's key_mask): no host work.
+        rows = [_host_mask(sparse, causal, Lq, L, window)]
+        keep = keep.contiguous()
+        _remember(_padding_masks, key, (attention_mask, rows, keep))
+        return rows, keep
+    if answers[2]:
+        rows = _kept_key_rows(keep.cpu().numpy(), sparse, causal, Lq, L, window)
+        _remember(_padding_masks, key, (attention_mask, rows, None))
+        return rows, None
     if sparse is not None:
         pattern = torch.from_numpy(_pattern_rows(sparse, Lq, L)).to(given.device)
         dense = given & pattern
@@ -236,6 +256,25 @@ def _padding_rows(attention_mask, sparse, Lq, L, causal, window=None, ranges=Tru
         rows.append(seen[raw])
     _remember(_padding_masks, key, (attention_mask, rows, None))
     return rows, None
+
+
+def _kept_key_rows(keep, sparse, causal, Lq, L, window):
+    """One Mask per batch row: the host mask (pattern, causal, window) with the keys the row
+    does not keep masked (`keep`: bool [B, L] on the host); equal rows share one Mask, and a
+    batch whose keep flags were seen before (within _CACHE_SIZE) reuses its Masks."""
+    base = _host_mask(sparse, causal, Lq, L, window)
+    key = (base.key, keep.shape, keep.tobytes())
+    hit = _kept_rows.get(key)
+    if hit is None:
+        rows, seen = [], {}
+        for b in range(keep.shape[0]):
+            raw = keep[b].tobytes()
+            if raw not in seen:
+                seen[raw] = Mask(base.numpy() & keep[b].reshape(1, -1),
+                                 source=f"{base.source} & attention_mask row {b}")
+            rows.append(seen[raw])
+        hit = _remember(_kept_rows, key, rows)
+    return hit
 
 
 def _with_pattern(module, query, key, attention_mask, is_causal):
@@ -352,8 +391,13 @@ def stof_attention_forward(module, query, key, value, attention_mask, dropout=0.
         rows, key_ranges = _padding_rows(attention_mask, sparse, Lq, L, causal,
                                          kwargs.get("sliding_window"), ranges=False)
     if all(r is rows[0] for r in rows):
+        # _padding_rows' per row keys: int32 [B, 2] ranges, or bool [B, L] kept keys.
+        kept = key_ranges is not None and key_ranges.dtype == torch.bool
+        if kept and key_ranges.shape[0] != B:  # a mask broadcast over the batch
+            key_ranges = key_ranges.expand(B, -1).contiguous()
         out = attention(q, k, v, mask=rows[0], scale=s, kernel=kernel, _block=(bm, bn, nw),
-                        key_ranges=key_ranges)
+                        key_ranges=None if kept else key_ranges,
+                        key_mask=key_ranges if kept else None)
     elif _sets_usable(q.device):
         # Rows with different masks (packed documents, padding that is not one key range):
         # one launch over a mask per batch row (the Hopper kernel's own tile choice).

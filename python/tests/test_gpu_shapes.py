@@ -127,6 +127,34 @@ class GroupedShapesTest(unittest.TestCase):
                                                     r"torch.int32 tensor \[3, 2\]"):
             stof.attention(q, k, v, mask=mask, key_ranges=ranges.long())
 
+    def test_key_mask_one_launch(self):
+        """Per batch row kept keys (padding with holes): each row is the reference on the mask
+        AND its kept keys, with and without key ranges, for a prefill and a decode step."""
+        B, H, Hkv, L = 3, 8, 2, 1000
+        g = torch.Generator(device="cuda").manual_seed(4)
+        keep = torch.rand(B, L, generator=g, device="cuda") > 0.3
+        keep[0] = True
+        keep[1, 300:340] = False
+        ranges = torch.tensor([[0, L], [37, L], [0, 900]], dtype=torch.int32, device="cuda")
+        for Lq in (L, 1):
+            q, k, v = grouped_inputs(B, H, Hkv, Lq, L, 128, torch.bfloat16, seed=Lq + 1)
+            mask = stof.Mask.causal(Lq, L)
+            for with_ranges in (False, True):
+                out = stof.attention(q, k, v, mask=mask, key_mask=keep,
+                                     key_ranges=ranges if with_ranges else None)
+                for b in range(B):
+                    cut = mask.to_tensor("cuda") & keep[b].view(1, -1)
+                    if with_ranges:
+                        first, end = ranges[b].tolist()
+                        cut[:, :first] = False
+                        cut[:, end:] = False
+                    ref = reference(q[b:b + 1], k[b:b + 1], v[b:b + 1], cut)
+                    self.assertLess(rel_err(out[b:b + 1], ref), 2e-2,
+                                    f"L_q {Lq} row {b} ranges {with_ranges}")
+        with self.assertRaisesRegex(stof.StofError, r"key_mask: expected a torch.bool tensor "
+                                                    r"\[3, 1000\]"):
+            stof.attention(q, k, v, mask=mask, key_mask=keep[:, :999])
+
     def test_masks_per_row_and_head_one_launch(self):
         """Packed documents with other boundaries per batch row ([B, L, L]) and patterns per
         head ([B, H, L, L]; a MaskSet): each (row, head) is the reference on its own mask."""

@@ -157,6 +157,27 @@ TEST(HopperShapes, RefusalsNameTheShape) {
   EXPECT_NE(wrong.Message().find("expected 8 x 256"), std::string::npos) << wrong.Message();
 }
 
+// num_warps alone names the tile's rows: 5 gives a 64-row tile (BLOCK_N 64 above head_dim
+// 64), 12 a 128-row one, whatever the tile model would pick (found on the GPU: num_warps 5
+// with the model's 128 x 128 was refused).
+TEST(HopperShapes, NumWarpsAloneNamesTheTileRows) {
+  auto h100 = stof::engine::FindBuiltinDevice("h100");
+  ASSERT_TRUE(h100.IsOk()) << h100.Message();
+  for (int64_t q_len : {int64_t{1000}, int64_t{1}}) {
+    const Mask mask = BottomRows("causal", q_len, 1000);
+    for (int64_t warps : {k::kHopperAttentionWarps64, k::kHopperAttentionWarps}) {
+      k::MhaRequest r;
+      r.kernel = k::MhaKernelRequest::kBlockWise;
+      r.num_warps = warps;
+      auto c = k::ChooseMhaConfig(mask, Shape(4, 8, 2, q_len, 1000, 128), *h100, r);
+      ASSERT_TRUE(c.IsOk()) << c.Message();
+      EXPECT_EQ(c->config.num_warps, warps);
+      EXPECT_EQ(c->config.block_m, warps == k::kHopperAttentionWarps64 ? 64 : 128);
+      if (warps == k::kHopperAttentionWarps64) EXPECT_EQ(c->config.block_n, 64);
+    }
+  }
+}
+
 // ---- on the GPU -------------------------------------------------------------------------------
 
 // GQA ratios 1, 2, 4, 8 and 32 (MQA) at L_q = L_k, every Hopper tile, fp16 and bf16.
@@ -423,7 +444,7 @@ TEST(GpuHopperShapes, KeyRangesMatchPerRowReference) {
         [&] {
           return (*plan)->LaunchViews(w, c.buf.Q(), c.buf.K(), c.buf.V(), c.buf.O(), nullptr,
                                       MhaStrides{}, MhaStrides{}, MhaStrides{}, 0.0f,
-                                      dev_ranges.Ptr());
+                                      k::MhaKeyLimits{dev_ranges.Ptr()});
         },
         ref, w, std::vector<uint8_t>(static_cast<size_t>(q_len), 0), nullptr);
   }
@@ -432,9 +453,84 @@ TEST(GpuHopperShapes, KeyRangesMatchPerRowReference) {
   ASSERT_TRUE(layout.IsOk());
   auto refused = k::LaunchBlockSparseAttention(Shape(3, 4, 4, 64, 64, 64), **layout, 4, nullptr,
                                                nullptr, nullptr, nullptr, nullptr, {}, {}, {},
-                                               0.0f, dev_ranges.Ptr());
+                                               0.0f, k::MhaKeyLimits{dev_ranges.Ptr()});
   ASSERT_FALSE(refused.IsOk());
   EXPECT_NE(refused.Message().find("key_ranges"), std::string::npos) << refused.Message();
+}
+
+// Per batch row kept keys (padding with holes in one launch): each row's output is the
+// reference on the mask AND its kept keys (and its key range, where both are given), for a
+// square prefill and a packed decode step over 1000 keys (not a multiple of 128: the words
+// cover 1024), with left padding and a hole, scattered keys, and only the first five kept.
+// Too few words are refused by name.
+TEST(GpuHopperShapes, KeyBitsMatchPerRowReference) {
+  STOF_REQUIRE_HOPPER();
+  k::CudaBackend* backend = st::SharedBackend();
+  ASSERT_NE(backend, nullptr);
+  constexpr int64_t kL = 1000, kWords = 16;
+  std::vector<std::vector<bool>> keep(4, std::vector<bool>(kL, true));
+  for (int64_t j = 0; j < 37; ++j) keep[1][j] = false;       // left padding
+  for (int64_t j = 300; j < 340; ++j) keep[1][j] = false;    // and a hole
+  uint64_t state = 99;
+  for (int64_t j = 0; j < kL; ++j) keep[2][j] = st::SplitMix64(state) % 3 != 0;  // scattered
+  for (int64_t j = 0; j < kL; ++j) keep[3][j] = j < 5;       // only the first keys
+  std::vector<uint64_t> bits(4 * kWords, 0);
+  for (int64_t b = 0; b < 4; ++b)
+    for (int64_t j = 0; j < kL; ++j)
+      if (keep[b][j]) bits[b * kWords + j / 64] |= uint64_t{1} << (j % 64);
+  const int32_t ranges[4][2] = {{0, kL}, {0, kL}, {0, 900}, {0, kL}};
+  DeviceBuffer dev_bits(bits.size() * 8, backend), dev_ranges(sizeof ranges, backend);
+  ASSERT_TRUE(dev_bits.Upload(bits.data(), bits.size() * 8).IsOk());
+  ASSERT_TRUE(dev_ranges.Upload(ranges, sizeof ranges).IsOk());
+  for (int64_t q_len : {kL, int64_t{1}}) {
+    const Workload w = Shape(4, 8, 2, q_len, kL, 128);
+    const Mask mask = BottomRows("causal", q_len, kL);
+    auto spec = k::QueryDeviceSpec(0);
+    ASSERT_TRUE(spec.IsOk());
+    k::MhaRequest hopper;
+    hopper.kernel = k::MhaKernelRequest::kBlockWise;
+    hopper.num_warps = k::kHopperAttentionWarps64;
+    auto choice = k::ChooseMhaConfig(mask, w, *spec, hopper);
+    ASSERT_TRUE(choice.IsOk()) << choice.Message();
+    auto plan = k::PreparedMha::Create(mask, w, *choice);
+    ASSERT_TRUE(plan.IsOk()) << plan.Message();
+    ShapeCase c(*backend, mask, w, 31 + q_len);
+    ASSERT_TRUE(c.ok);
+    const int64_t q_slice = k::QueryElements(w) / 4, kv_slice = k::KeyElements(w) / 4;
+    std::vector<float> ref(c.ref.size());
+    std::vector<uint8_t> empty(static_cast<size_t>(q_len), 0);
+    for (int64_t b = 0; b < 4; ++b) {
+      Mask cut = mask;
+      for (int64_t r = 0; r < q_len; ++r)
+        for (int64_t j = 0; j < kL; ++j)
+          if (!keep[b][j] || j < ranges[b][0] || j >= ranges[b][1]) cut.Set(r, j, false);
+      Workload one = w;
+      one.batch = 1;
+      st::MhaInputs in;
+      in.qf.assign(c.in.qf.begin() + b * q_slice, c.in.qf.begin() + (b + 1) * q_slice);
+      in.kf.assign(c.in.kf.begin() + b * kv_slice, c.in.kf.begin() + (b + 1) * kv_slice);
+      in.vf.assign(c.in.vf.begin() + b * kv_slice, c.in.vf.begin() + (b + 1) * kv_slice);
+      std::vector<float> part;
+      ASSERT_TRUE(st::ThreadedReference(in, one, cut, part).IsOk());
+      std::copy(part.begin(), part.end(), ref.begin() + b * q_slice);
+    }
+    SCOPED_TRACE("L_q " + std::to_string(q_len));
+    st::CheckMhaRun(
+        *backend, c.buf,
+        [&] {
+          return (*plan)->LaunchViews(w, c.buf.Q(), c.buf.K(), c.buf.V(), c.buf.O(), nullptr,
+                                      MhaStrides{}, MhaStrides{}, MhaStrides{}, 0.0f,
+                                      k::MhaKeyLimits{dev_ranges.Ptr(), dev_bits.Ptr(), kWords});
+        },
+        ref, w, empty, nullptr);
+    auto few = (*plan)->LaunchViews(w, c.buf.Q(), c.buf.K(), c.buf.V(), c.buf.O(), nullptr,
+                                    MhaStrides{}, MhaStrides{}, MhaStrides{}, 0.0f,
+                                    k::MhaKeyLimits{nullptr, dev_bits.Ptr(), 15});
+    ASSERT_FALSE(few.IsOk());
+    EXPECT_NE(few.Message().find("key bits: 15 words a batch row, expected at least 16"),
+              std::string::npos)
+        << few.Message();
+  }
 }
 
 // The mma.sync kernels refuse grouped shapes with the reason, before any pointer is read.
