@@ -290,51 +290,44 @@ class HfModernModelsTest(unittest.TestCase):
         ref = hf_model(name, "sdpa")
         return hf_model(name, "stof", ref.state_dict()), ref
 
+    def check_padded(self, name, ids, am):
+        """A padded forward of `name` on ours against sdpa: one launch per layer, no fallback,
+        the logits of the kept tokens within tolerance."""
+        ours, ref = self.pair(name)
+        stof._warn.reset()
+        with torch.no_grad(), warnings.catch_warnings(record=True) as w, \
+                KernelCount() as count:
+            warnings.simplefilter("always")
+            a = ours(input_ids=ids, attention_mask=am).logits
+        b = ref(input_ids=ids, attention_mask=am).logits
+        self.assertEqual(count.calls, hf_config(name).num_hidden_layers, name)
+        fallbacks = [str(x.message) for x in w if "stof attention" in str(x.message)]
+        self.assertEqual(fallbacks, [], f"{name}: the stof kernels must run")
+        keep = am.bool()
+        err = float((a[keep].float() - b[keep].float()).abs().max())
+        self.assertLess(err, 5e-2, name)
+
     def test_padded_forward_matches_sdpa(self):
+        """Left padding, as generation pads: per-row key ranges."""
         for name in self.MODELS:
             with self.subTest(model=name):
-                ours, ref = self.pair(name)
                 g = torch.Generator().manual_seed(1)
                 ids = torch.randint(0, VOCAB, (2, 256), generator=g).cuda()
                 am = torch.ones_like(ids)
-                am[1, :40] = 0  # left padding, as generation pads
-                stof._warn.reset()
-                with torch.no_grad(), warnings.catch_warnings(record=True) as w, \
-                        KernelCount() as count:
-                    warnings.simplefilter("always")
-                    a = ours(input_ids=ids, attention_mask=am).logits
-                b = ref(input_ids=ids, attention_mask=am).logits
-                # The padded batch in one launch per layer (per-row key ranges).
-                self.assertEqual(count.calls, hf_config(name).num_hidden_layers, name)
-                fallbacks = [str(x.message) for x in w if "stof attention" in str(x.message)]
-                self.assertEqual(fallbacks, [], f"{name}: the stof kernels must run")
-                keep = am.bool()
-                err = float((a[keep].float() - b[keep].float()).abs().max())
-                self.assertLess(err, 5e-2, name)
+                am[1, :40] = 0
+                self.check_padded(name, ids, am)
 
     def test_padding_with_holes_runs_in_one_launch(self):
-        """A padding mask that is not one key range per row (a hole inside a row): one launch
-        per layer over a mask per batch row (stof.MaskSet), matching sdpa on the kept tokens."""
+        """A padding that is not one key range per row (a hole inside a row): one launch per
+        layer with the rows' kept keys (stof.attention's key_mask)."""
         for name in ("llama", "gpt2"):
             with self.subTest(model=name):
-                ours, ref = self.pair(name)
                 g = torch.Generator().manual_seed(3)
                 ids = torch.randint(0, VOCAB, (3, 256), generator=g).cuda()
                 am = torch.ones_like(ids)
                 am[1, :40] = 0
                 am[2, 100:130] = 0  # a hole: no single key range says this row
-                stof._warn.reset()
-                with torch.no_grad(), warnings.catch_warnings(record=True) as w, \
-                        KernelCount() as count:
-                    warnings.simplefilter("always")
-                    a = ours(input_ids=ids, attention_mask=am).logits
-                b = ref(input_ids=ids, attention_mask=am).logits
-                self.assertEqual(count.calls, hf_config(name).num_hidden_layers, name)
-                fallbacks = [str(x.message) for x in w if "stof attention" in str(x.message)]
-                self.assertEqual(fallbacks, [], f"{name}: the stof kernels must run")
-                keep = am.bool()
-                err = float((a[keep].float() - b[keep].float()).abs().max())
-                self.assertLess(err, 5e-2, name)
+                self.check_padded(name, ids, am)
 
     def test_generate_steps_match_sdpa(self):
         steps = 32

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -90,6 +92,39 @@ void CheckPrepared(const Mask& mask, const Workload& w, const k::MhaRequest& req
               static_cast<long long>(choice->config.block_n),
               choice->packing.Packed() ? " packed" : "", e.row_err);
   if (chosen) *chosen = *choice;
+}
+
+// A plan of (mask, w) on the Hopper kernel's 64-row tile, chosen as the C API chooses.
+stof::engine::Expected<std::unique_ptr<k::PreparedMha>> Hopper64Plan(const Mask& mask,
+                                                                    const Workload& w) {
+  auto spec = k::QueryDeviceSpec(0);
+  if (!spec.IsOk()) return spec.ToStatus();
+  k::MhaRequest hopper;
+  hopper.kernel = k::MhaKernelRequest::kBlockWise;
+  hopper.num_warps = k::kHopperAttentionWarps64;
+  auto choice = k::ChooseMhaConfig(mask, w, *spec, hopper);
+  if (!choice.IsOk()) return choice.ToStatus();
+  return k::PreparedMha::Create(mask, w, *choice);
+}
+
+// The reference of each batch row of `c` on its own mask (`row_mask(b)`): the row's q, k and v
+// sliced out of the case's inputs, batch 1.
+std::vector<float> PerRowReference(const ShapeCase& c, const Workload& w,
+                                   const std::function<Mask(int64_t)>& row_mask) {
+  const int64_t q_slice = k::QueryElements(w) / w.batch, kv_slice = k::KeyElements(w) / w.batch;
+  std::vector<float> ref(c.ref.size());
+  Workload one = w;
+  one.batch = 1;
+  for (int64_t b = 0; b < w.batch; ++b) {
+    st::MhaInputs in;
+    in.qf.assign(c.in.qf.begin() + b * q_slice, c.in.qf.begin() + (b + 1) * q_slice);
+    in.kf.assign(c.in.kf.begin() + b * kv_slice, c.in.kf.begin() + (b + 1) * kv_slice);
+    in.vf.assign(c.in.vf.begin() + b * kv_slice, c.in.vf.begin() + (b + 1) * kv_slice);
+    std::vector<float> part;
+    EXPECT_TRUE(st::ThreadedReference(in, one, row_mask(b), part).IsOk());
+    std::copy(part.begin(), part.end(), ref.begin() + b * q_slice);
+  }
+  return ref;
 }
 
 k::MhaRequest Tile(int64_t bm, int64_t bn) {
@@ -408,36 +443,19 @@ TEST(GpuHopperShapes, KeyRangesMatchPerRowReference) {
   for (int64_t q_len : {1000, 1}) {
     const Workload w = Shape(3, 8, 2, q_len, 1000, 128);
     const Mask mask = BottomRows("causal", q_len, 1000);
-    auto spec = k::QueryDeviceSpec(0);
-    ASSERT_TRUE(spec.IsOk());
-    k::MhaRequest hopper;
-    hopper.kernel = k::MhaKernelRequest::kBlockWise;
-    hopper.num_warps = k::kHopperAttentionWarps64;
-    auto choice = k::ChooseMhaConfig(mask, w, *spec, hopper);
-    ASSERT_TRUE(choice.IsOk()) << choice.Message();
-    auto plan = k::PreparedMha::Create(mask, w, *choice);
+    auto plan = Hopper64Plan(mask, w);
     ASSERT_TRUE(plan.IsOk()) << plan.Message();
     ShapeCase c(*backend, mask, w, 23 + q_len);
     ASSERT_TRUE(c.ok);
     // The reference of each batch row on its own mask: the mask AND the row's key range.
-    const int64_t q_slice = k::QueryElements(w) / 3, kv_slice = k::KeyElements(w) / 3;
-    std::vector<float> ref(c.ref.size());
-    for (int64_t b = 0; b < 3; ++b) {
+    const std::vector<float> ref = PerRowReference(c, w, [&](int64_t b) {
       Mask cut = mask;
       for (int64_t r = 0; r < q_len; ++r) {
         cut.SetRange(r, 0, ranges[b][0], false);
         cut.SetRange(r, ranges[b][1], 1000, false);
       }
-      Workload one = w;
-      one.batch = 1;
-      st::MhaInputs in;
-      in.qf.assign(c.in.qf.begin() + b * q_slice, c.in.qf.begin() + (b + 1) * q_slice);
-      in.kf.assign(c.in.kf.begin() + b * kv_slice, c.in.kf.begin() + (b + 1) * kv_slice);
-      in.vf.assign(c.in.vf.begin() + b * kv_slice, c.in.vf.begin() + (b + 1) * kv_slice);
-      std::vector<float> part;
-      ASSERT_TRUE(st::ThreadedReference(in, one, cut, part).IsOk());
-      std::copy(part.begin(), part.end(), ref.begin() + b * q_slice);
-    }
+      return cut;
+    });
     SCOPED_TRACE("L_q " + std::to_string(q_len));
     st::CheckMhaRun(
         *backend, c.buf,
@@ -485,35 +503,18 @@ TEST(GpuHopperShapes, KeyBitsMatchPerRowReference) {
   for (int64_t q_len : {kL, int64_t{1}}) {
     const Workload w = Shape(4, 8, 2, q_len, kL, 128);
     const Mask mask = BottomRows("causal", q_len, kL);
-    auto spec = k::QueryDeviceSpec(0);
-    ASSERT_TRUE(spec.IsOk());
-    k::MhaRequest hopper;
-    hopper.kernel = k::MhaKernelRequest::kBlockWise;
-    hopper.num_warps = k::kHopperAttentionWarps64;
-    auto choice = k::ChooseMhaConfig(mask, w, *spec, hopper);
-    ASSERT_TRUE(choice.IsOk()) << choice.Message();
-    auto plan = k::PreparedMha::Create(mask, w, *choice);
+    auto plan = Hopper64Plan(mask, w);
     ASSERT_TRUE(plan.IsOk()) << plan.Message();
     ShapeCase c(*backend, mask, w, 31 + q_len);
     ASSERT_TRUE(c.ok);
-    const int64_t q_slice = k::QueryElements(w) / 4, kv_slice = k::KeyElements(w) / 4;
-    std::vector<float> ref(c.ref.size());
-    std::vector<uint8_t> empty(static_cast<size_t>(q_len), 0);
-    for (int64_t b = 0; b < 4; ++b) {
+    const std::vector<uint8_t> empty(static_cast<size_t>(q_len), 0);
+    const std::vector<float> ref = PerRowReference(c, w, [&](int64_t b) {
       Mask cut = mask;
       for (int64_t r = 0; r < q_len; ++r)
         for (int64_t j = 0; j < kL; ++j)
           if (!keep[b][j] || j < ranges[b][0] || j >= ranges[b][1]) cut.Set(r, j, false);
-      Workload one = w;
-      one.batch = 1;
-      st::MhaInputs in;
-      in.qf.assign(c.in.qf.begin() + b * q_slice, c.in.qf.begin() + (b + 1) * q_slice);
-      in.kf.assign(c.in.kf.begin() + b * kv_slice, c.in.kf.begin() + (b + 1) * kv_slice);
-      in.vf.assign(c.in.vf.begin() + b * kv_slice, c.in.vf.begin() + (b + 1) * kv_slice);
-      std::vector<float> part;
-      ASSERT_TRUE(st::ThreadedReference(in, one, cut, part).IsOk());
-      std::copy(part.begin(), part.end(), ref.begin() + b * q_slice);
-    }
+      return cut;
+    });
     SCOPED_TRACE("L_q " + std::to_string(q_len));
     st::CheckMhaRun(
         *backend, c.buf,
