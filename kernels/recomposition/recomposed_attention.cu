@@ -108,10 +108,6 @@ bool ComputeParts(RecomposeVariant v, int64_t heads, int64_t L, int64_t tiles, i
 
 }  // namespace
 
-const char* RecomposeVariantName(RecomposeVariant v) {
-  return v == RecomposeVariant::kDecomposed ? "sd" : "sdf";
-}
-
 int64_t RecomposeSmemBytes(const RecomposeParams& p, int64_t head_dim, RecomposeVariant v) {
   if (v != RecomposeVariant::kRecomposed) return 0;
   if ((head_dim != 64 && head_dim != 128) || (p.sub_len != 64 && p.sub_len != 128) ||

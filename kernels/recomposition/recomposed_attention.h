@@ -29,21 +29,15 @@
 #include "engine/core/status.h"
 #include "engine/core/workload.h"
 #include "engine/mask/mask.h"
+#include "engine/select/recompose_params.h"
 #include "kernels/attention_common/device_layout.h"
 
 namespace stof::kernels {
 
-enum class RecomposeVariant { kDecomposed, kRecomposed };  // SD, SDF
-const char* RecomposeVariantName(RecomposeVariant v);      // "sd", "sdf"
-
-// The tunable parameters. sub_len (T) is the sub-vector length of the decomposition, which is
-// also the N tile of the SDF Q K^T kernel and the K tile of its P V kernel; block_m (BM) is
-// the query rows of one tile (SDF: one warp per 16 rows; SD: rows per LS/GS thread block).
-struct RecomposeParams {
-  int sub_len = 64;   // T: 64 or 128
-  int block_m = 64;   // BM: 64 or 128
-  bool operator==(const RecomposeParams&) const = default;
-};
+// The variant (SD, SDF) and its parameters (T, BM): engine/select/recompose_params.h.
+using engine::RecomposeParams;
+using engine::RecomposeVariant;
+using engine::RecomposeVariantName;
 
 // Opt-in shared memory per block of H100 / H200 (227 KiB), the default for host-only checks.
 constexpr int64_t kRecomposeDefaultSmemLimit = 232448;
