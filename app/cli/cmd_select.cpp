@@ -22,6 +22,7 @@ struct SelectArgs {
   MaskSourceOptions source;
   int64_t batch = 8, heads = 12, head_dim = 64;
   int64_t kv_heads = 0, q_len = 0;  // --kv-heads, --q-len (0: --heads, the key length)
+  std::string dtype = "f16";          // --dtype: f16 or bf16 (the Hopper kernel only)
   std::string device = "H100-SXM-80GB";
   std::string plan_out;
   int top = 10;
@@ -58,7 +59,7 @@ int RunSelectShape(const SelectArgs& a, const MaskSource& src, const engine::Mas
     j["device"] = dev.name;
     j["workload"] = {{"batch", w.batch},       {"seq_len", w.seq_len}, {"q_len", w.QLen()},
                      {"heads", w.heads},       {"kv_heads", w.KvHeads()},
-                     {"head_dim", w.head_dim}};
+                     {"head_dim", w.head_dim}, {"dtype", engine::DTypeName(w.dtype)}};
     j["eq1"] = j["eq2"] = j["choice"] = nullptr;
     j["eq_why_not"] = "Eq. 1 and Eq. 2 describe square MHA (q_len = seq_len, kv_heads = heads)";
     j["run_choice"] = run.IsOk() ? engine::MhaRunChoiceJson(*run) : nlohmann::json{{"why_not", run.Message()}};
@@ -69,10 +70,11 @@ int RunSelectShape(const SelectArgs& a, const MaskSource& src, const engine::Mas
   std::printf("mask      %s, its last %lld rows\n", src.label.c_str(),
               static_cast<long long>(w.QLen()));
   std::printf("workload  batch %lld, heads %lld over %lld key/value heads, L_q %lld, L_k %lld, "
-              "d %lld\n",
+              "d %lld, %s\n",
               static_cast<long long>(w.batch), static_cast<long long>(w.heads),
               static_cast<long long>(w.KvHeads()), static_cast<long long>(w.QLen()),
-              static_cast<long long>(w.seq_len), static_cast<long long>(w.head_dim));
+              static_cast<long long>(w.seq_len), static_cast<long long>(w.head_dim),
+              engine::DTypeName(w.dtype));
   std::printf("device    %s\n", dev.name.c_str());
   std::printf("\nEq. 1 / Eq. 2  not evaluated: they describe square MHA (L_q = L_k, as many "
               "key/value heads as query heads)\n");
@@ -95,6 +97,7 @@ int RunSelect(const SelectArgs& a) {
   w.batch = a.batch;
   w.heads = a.heads;
   w.head_dim = a.head_dim;
+  w.dtype = a.dtype == "bf16" ? engine::DType::kBF16 : engine::DType::kF16;
   w.seq_len = src->mask.Rows();
   const engine::Mask square = src->mask;
   if (engine::Status s = ApplyShapeOptions(a.kv_heads, a.q_len, &w, &src->mask); !s.IsOk())
@@ -120,7 +123,7 @@ int RunSelect(const SelectArgs& a) {
     j["source"] = src->label;
     j["device"] = dev->name;
     j["workload"] = {{"batch", w.batch}, {"seq_len", w.seq_len}, {"heads", w.heads},
-                     {"head_dim", w.head_dim}};
+                     {"head_dim", w.head_dim}, {"dtype", engine::DTypeName(w.dtype)}};
     j["eq1"] = {{"n", e1.n},
                 {"valid_blocks", e1.valid_blocks},
                 {"valid_ratio", e1.valid_ratio},
@@ -140,9 +143,10 @@ int RunSelect(const SelectArgs& a) {
   }
 
   std::printf("mask      %s\n", src->label.c_str());
-  std::printf("workload  batch %lld, heads %lld, L %lld, d %lld\n", static_cast<long long>(w.batch),
-              static_cast<long long>(w.heads), static_cast<long long>(w.seq_len),
-              static_cast<long long>(w.head_dim));
+  std::printf("workload  batch %lld, heads %lld, L %lld, d %lld, %s\n",
+              static_cast<long long>(w.batch), static_cast<long long>(w.heads),
+              static_cast<long long>(w.seq_len), static_cast<long long>(w.head_dim),
+              engine::DTypeName(w.dtype));
   std::printf("device    %s (%d SMs, %lld KiB smem/SM, %d warps/SM)\n", dev->name.c_str(),
               dev->sm_count, static_cast<long long>(dev->smem_per_sm_bytes / 1024),
               dev->max_warps_per_sm);
@@ -197,6 +201,11 @@ void RegisterSelectCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--device", args->device,
                   DeviceOptionHelp("local, auto, predict or a built-in (Eq. 1 / Eq. 2 model a GPU: not cpu)"))
       ->capture_default_str();
+  cmd->add_option("--dtype", args->dtype,
+                  "Element type of q, k, v and o: f16, or bf16 (the Hopper kernel only, sm_90; "
+                  "Eq. 1 / Eq. 2 are the same for both: two-byte elements)")
+      ->capture_default_str()
+      ->check(OneOf({"f16", "bf16"}));
   cmd->add_option("--plan-out", args->plan_out, "Write the choice as a plan JSON to FILE")
       ->check(NonEmpty());
   cmd->add_option("--top", args->top, "Eq. 2 candidates to list")

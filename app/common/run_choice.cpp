@@ -12,7 +12,9 @@ engine::MhaRunChooser MakeMhaRunChooser() {
   return [](const engine::Mask& mask, const engine::Workload& workload,
             const engine::DeviceSpec& device) -> engine::Expected<engine::MhaRunChoice> {
     engine::Workload w = workload;
-    w.dtype = engine::DType::kF16;  // the kernels' one data type
+    // The kernels take f16 and (the Hopper kernel) bf16; a model's other types (the CPU
+    // reference's f32) are asked about as f16, the kernels' default.
+    if (w.dtype != engine::DType::kBF16) w.dtype = engine::DType::kF16;
     auto c = kernels::ChooseMhaConfig(mask, w, device, kernels::MhaRequest{});
     if (!c.IsOk()) return c.ToStatus();
     engine::MhaRunChoice r;

@@ -110,6 +110,12 @@ run_ok "select: head_dim 96 on an H100" "$stof" select --pattern causal --seq 10
 json_check "head_dim 96: the Hopper kernel" "j['run_choice']['family'] == 'hopper' and 'head_dim 96' in j['run_choice']['note']"
 run_ok "select: head_dim 100 on an H100" "$stof" select --pattern causal --seq 1024 --head-dim 100 --device h100 --json
 json_check "head_dim 100: nothing runs, the size named" "'head_dim 100 (the Hopper kernel: multiples of 8 from 8 to 256)' in j['run_choice'].get('why_not', '')"
+# bf16 runs on the Hopper kernel only: the workload says so, the run is the Hopper kernel, the
+# plan keeps the type.
+run_ok "select --dtype bf16 on an H100" "$stof" select --pattern bigbird --seq 1024 --dtype bf16 --device h100 --plan-out "$tmp/bf16.json" --json
+json_check "bf16: the Hopper kernel" "j['workload']['dtype'] == 'bf16' and j['run_choice'].get('family') == 'hopper'"
+$py -c "import json,sys; sys.exit(0 if json.load(open('$tmp/bf16.json'))['workload']['dtype'] == 'bf16' else 1)" && ok || bad "bf16 plan dtype: $(head -c 300 "$tmp/bf16.json")"
+want_rc=2 run_fail "select --dtype f32" "^stof select: --dtype: expected f16 or bf16, got 'f32'" "$stof" select --pattern causal --seq 64 --dtype f32
 run_fail "--kv-heads not a divisor" "^stof select: --kv-heads: expected a divisor of --heads 12, got 5$" "$stof" select --pattern causal --seq 64 --heads 12 --kv-heads 5
 run_fail "--q-len past the keys" "^stof select: --q-len: expected at most the key length 64, got 65$" "$stof" select --pattern causal --seq 64 --q-len 65
 # A decode step's plan (schema version 2): the square mask, the workload's q_len and kv_heads,
