@@ -44,6 +44,52 @@ engine::Expected<void*> UploadBytes(const void* host, size_t bytes) {
   return dev;
 }
 
+// Per tile (block row) its visited blocks, the most any of `patterns` layouts visits there
+// (their row pointers one after another, `rows` + 1 each).
+std::vector<int32_t> MostVisitedPerTile(const std::vector<int32_t>& row_ptr, int64_t rows,
+                                        int64_t patterns) {
+  std::vector<int32_t> counts(static_cast<size_t>(rows), 0);
+  for (int64_t p = 0; p < patterns; ++p)
+    for (int64_t r = 0; r < rows; ++r) {
+      const size_t at = static_cast<size_t>(p * (rows + 1) + r);
+      counts[static_cast<size_t>(r)] =
+          std::max(counts[static_cast<size_t>(r)], row_ptr[at + 1] - row_ptr[at]);
+    }
+  return counts;
+}
+
+// The tiles by visited blocks, most first (ties by index): the Hopper kernel's launch order.
+std::vector<int32_t> HeavyFirst(const std::vector<int32_t>& counts) {
+  std::vector<int32_t> order(counts.size());
+  for (size_t r = 0; r < order.size(); ++r) order[r] = static_cast<int32_t>(r);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return counts[a] > counts[b]; });
+  return order;
+}
+
+// One host staging buffer and one upload: the 64-bit bitmaps (8-byte aligned at the
+// allocation's start), then each int32 array; `offsets` receives each array's byte offset,
+// `bytes` the total.
+engine::Expected<void*> UploadStaged(const std::vector<uint64_t>& bitmaps,
+                                     const std::vector<const std::vector<int32_t>*>& arrays,
+                                     std::vector<size_t>* offsets, size_t* bytes) {
+  const size_t bitmap_bytes = bitmaps.size() * sizeof(uint64_t);
+  size_t total = bitmap_bytes;
+  for (const auto* a : arrays) total += a->size() * sizeof(int32_t);
+  std::vector<unsigned char> staging(total);
+  if (bitmap_bytes) std::memcpy(staging.data(), bitmaps.data(), bitmap_bytes);
+  offsets->assign(arrays.size(), 0);
+  size_t at = bitmap_bytes;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    (*offsets)[i] = at;
+    const size_t n = arrays[i]->size() * sizeof(int32_t);
+    if (n) std::memcpy(staging.data() + at, arrays[i]->data(), n);
+    at += n;
+  }
+  *bytes = total;
+  return UploadBytes(staging.data(), total);
+}
+
 }  // namespace
 
 // ---- DeviceBlockLayout ------------------------------------------------------------------------
@@ -193,20 +239,9 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::UploadAl
   // heavy-first order, the work counter, the split units and the items' patterns (Hopper
   // kernel).
   const auto& bitmaps = joined ? j.bitmaps : layout.PartBitmaps();
-  // Per tile its visited blocks (patterns: the most any pattern visits), and the tiles by
-  // them, most first (ties by index): the Hopper kernel's launch order.
-  const int64_t rows = layout.BlockRows();
-  std::vector<int32_t> counts(static_cast<size_t>(rows), 0);
-  for (size_t p = 0; p < layouts.size(); ++p)
-    for (int64_t r = 0; r < rows; ++r) {
-      const size_t at = p * static_cast<size_t>(rows + 1) + static_cast<size_t>(r);
-      counts[static_cast<size_t>(r)] =
-          std::max(counts[static_cast<size_t>(r)], load_row_ptr[at + 1] - load_row_ptr[at]);
-    }
-  std::vector<int32_t> heavy_first(static_cast<size_t>(rows));
-  for (size_t r = 0; r < heavy_first.size(); ++r) heavy_first[r] = static_cast<int32_t>(r);
-  std::stable_sort(heavy_first.begin(), heavy_first.end(),
-                   [&](int32_t a, int32_t b) { return counts[a] > counts[b]; });
+  const std::vector<int32_t> counts =
+      MostVisitedPerTile(load_row_ptr, layout.BlockRows(), static_cast<int64_t>(layouts.size()));
+  const std::vector<int32_t> heavy_first = HeavyFirst(counts);
   const std::vector<int32_t> work_counter(2, 0);
   // The split launch's units: heavy tiles cut into chunks (hopper_chunk.h); one mask only.
   // STOF_HOPPER_SPLIT_CUT=n sets the cut of layouts that do not ask for one (experiments).
@@ -239,23 +274,10 @@ engine::Expected<std::unique_ptr<DeviceBlockLayout>> DeviceBlockLayout::UploadAl
       &work_counter,
       &units,
       &item_patterns};
-  const size_t bitmap_bytes = bitmaps.size() * sizeof(uint64_t);
-  size_t total = bitmap_bytes;
-  for (const auto* a : arrays) total += a->size() * sizeof(int32_t);
-  std::vector<unsigned char> staging(total);
-  if (bitmap_bytes) std::memcpy(staging.data(), bitmaps.data(), bitmap_bytes);
-  size_t offsets[std::size(arrays)];
-  size_t at = bitmap_bytes;
-  for (size_t i = 0; i < std::size(arrays); ++i) {
-    offsets[i] = at;
-    const size_t bytes = arrays[i]->size() * sizeof(int32_t);
-    if (bytes) std::memcpy(staging.data() + at, arrays[i]->data(), bytes);
-    at += bytes;
-  }
-  auto dev = UploadBytes(staging.data(), total);
+  std::vector<size_t> offsets;
+  auto dev = UploadStaged(bitmaps, {std::begin(arrays), std::end(arrays)}, &offsets, &d->m_bytes);
   if (!dev.IsOk()) return engine::Error{"device block layout: " + dev.Message()};
   d->m_base = *dev;
-  d->m_bytes = total;
   auto* base = static_cast<unsigned char*>(d->m_base);
   const auto int_array = [&](size_t i) { return reinterpret_cast<const int32_t*>(base + offsets[i]); };
   d->m_part_bitmaps = reinterpret_cast<const uint64_t*>(base);

@@ -172,6 +172,85 @@ engine::Expected<int> SmCount(int device) {
   return sms;
 }
 
+// The Hopper kernel's precondition on per batch row key limits (MhaKeyLimits): 8-byte aligned
+// arrays, and key bits covering L_k rounded up to 128 keys (a block reads its whole words).
+engine::Status CheckKeyLimits(const engine::Workload& w, const MhaKeyLimits& keys,
+                              const std::string& what) {
+  if (keys.ranges != nullptr && (reinterpret_cast<uintptr_t>(keys.ranges) & 7u) != 0)
+    return engine::MakeError(what + "key_ranges: must be 8-byte aligned (int32 pairs)");
+  if (keys.bits == nullptr) return engine::Status::Ok();
+  const int64_t need = (w.seq_len + 127) / 128 * 2;
+  if ((reinterpret_cast<uintptr_t>(keys.bits) & 7u) != 0)
+    return engine::MakeError(what + "key bits: must be 8-byte aligned (64-bit words)");
+  if (keys.words < need || keys.words > int64_t{0x7fffffff})
+    return engine::MakeError(what + "key bits: " + Str(keys.words) + " words a batch row, " +
+                             "expected at least " + Str(need) + " (L_k = " + Str(w.seq_len) +
+                             " rounded up to 128, over 64)");
+  return engine::Status::Ok();
+}
+
+// The operands of a launch and their strides (q, k / v, o).
+struct HopperOperands {
+  const void* q;
+  const void* k;
+  const void* v;
+  const void* o;
+};
+struct HopperStrides {
+  engine::MhaStrides q, kv, o;
+};
+
+// The four TMA tensor maps of a launch.
+engine::Expected<detail::HopperTensorMaps> EncodeHopperMaps(const engine::Workload& w,
+                                                           const DeviceBlockLayout& layout,
+                                                           const HopperOperands& in,
+                                                           const HopperStrides& strides,
+                                                           const std::string& what) {
+  const bool bf16 = w.dtype == engine::DType::kBF16;
+  const engine::GqaPacking& packing = layout.Packing();
+  // K and V: [B][H_kv][L_k][d] with the caller's strides, boxes of BLOCK_N rows. Q and O:
+  // [B][H_kv][group][L_q][d] (query head h = kv head x group + g), boxes of BLOCK_M (Q) or 64
+  // (O: one consumer warpgroup's rows) rows of one head, or, packed, of Lp rows x the heads
+  // that fill them (RowCoords, hopper_scheduler.cuh).
+  const int64_t group = w.GroupSize();
+  const auto map = [&](const void* base, const engine::MhaStrides& s, MhaOperand operand,
+                       const char* name, int box_rows, CUtensorMap* out) -> engine::Status {
+    auto st = ResolveOperandStrides(s, w, operand, what, name);
+    if (!st.IsOk()) return st.ToStatus();
+    hopper::TensorView view;
+    view.base = base;
+    view.bf16 = bf16;
+    int box[hopper::kMaxTensorRank] = {64, box_rows, 1, 1, 1};
+    if (operand == MhaOperand::kKeyValue) {
+      view.rank = 4;
+      const int64_t extent[4] = {w.head_dim, w.seq_len, w.KvHeads(), w.batch};
+      const int64_t stride[4] = {1, st->row_stride, st->head_stride, st->batch_stride};
+      std::copy(extent, extent + 4, view.extent);
+      std::copy(stride, stride + 4, view.stride);
+    } else {
+      view.rank = 5;
+      const int64_t extent[5] = {w.head_dim, w.QLen(), group, w.KvHeads(), w.batch};
+      const int64_t stride[5] = {1, st->row_stride, st->head_stride, st->head_stride * group,
+                                 st->batch_stride};
+      std::copy(extent, extent + 5, view.extent);
+      std::copy(stride, stride + 5, view.stride);
+      if (packing.Packed()) {
+        box[1] = static_cast<int>(packing.rows);
+        box[2] = static_cast<int>(box_rows / packing.rows);
+      }
+    }
+    return hopper::EncodeTensorMap(view, box, (what + name).c_str(), out);
+  };
+  detail::HopperTensorMaps maps;
+  const int box_n = static_cast<int>(layout.BlockN());
+  STOF_RETURN_IF_ERROR(map(in.q, strides.q, MhaOperand::kQuery, "q",
+                           static_cast<int>(layout.BlockM()), &maps.q));
+  STOF_RETURN_IF_ERROR(map(in.k, strides.kv, MhaOperand::kKeyValue, "k", box_n, &maps.k));
+  STOF_RETURN_IF_ERROR(map(in.v, strides.kv, MhaOperand::kKeyValue, "v", box_n, &maps.v));
+  STOF_RETURN_IF_ERROR(map(in.o, strides.o, MhaOperand::kQuery, "o", 64, &maps.o));
+  return maps;
+}
+
 }  // namespace
 
 void SetHopperLaunchOverrides(const HopperLaunchOverrides& overrides) { Overrides() = overrides; }
@@ -249,17 +328,7 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
                                      const engine::MhaStrides& o_strides, float scale,
                                      const MhaKeyLimits& keys) {
   const std::string what = "block-wise MHA (Hopper kernel): ";
-  if (keys.ranges != nullptr && (reinterpret_cast<uintptr_t>(keys.ranges) & 7u) != 0)
-    return engine::MakeError(what + "key_ranges: must be 8-byte aligned (int32 pairs)");
-  if (keys.bits != nullptr) {
-    const int64_t need = (w.seq_len + 127) / 128 * 2;
-    if ((reinterpret_cast<uintptr_t>(keys.bits) & 7u) != 0)
-      return engine::MakeError(what + "key bits: must be 8-byte aligned (64-bit words)");
-    if (keys.words < need || keys.words > int64_t{0x7fffffff})
-      return engine::MakeError(what + "key bits: " + Str(keys.words) + " words a batch row, " +
-                               "expected at least " + Str(need) + " (L_k = " + Str(w.seq_len) +
-                               " rounded up to 128, over 64)");
-  }
+  STOF_RETURN_IF_ERROR(CheckKeyLimits(w, keys, what));
   STOF_RETURN_IF_ERROR(CheckHopperShape(w, layout, what));
   const bool bf16 = w.dtype == engine::DType::kBF16;
   auto dev = QueryLaunchDevice();
@@ -319,46 +388,9 @@ engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBloc
   if (!scale_log2.IsOk()) return scale_log2.ToStatus();
   p.scale_log2 = *scale_log2;
 
-  // K and V: [B][H_kv][L_k][d] with the caller's strides, boxes of BLOCK_N rows. Q and O:
-  // [B][H_kv][group][L_q][d] (query head h = kv head x group + g), boxes of BLOCK_M (Q) or 64
-  // (O: one consumer warpgroup's rows) rows of one head, or, packed, of Lp rows x the heads
-  // that fill them (RowCoords, hopper_scheduler.cuh).
-  const int64_t group = w.GroupSize();
-  const auto map = [&](const void* base, const engine::MhaStrides& s, MhaOperand operand,
-                       const char* name, int box_rows, CUtensorMap* out) -> engine::Status {
-    auto st = ResolveOperandStrides(s, w, operand, what, name);
-    if (!st.IsOk()) return st.ToStatus();
-    hopper::TensorView view;
-    view.base = base;
-    view.bf16 = bf16;
-    int box[hopper::kMaxTensorRank] = {64, box_rows, 1, 1, 1};
-    if (operand == MhaOperand::kKeyValue) {
-      view.rank = 4;
-      const int64_t extent[4] = {w.head_dim, w.seq_len, w.KvHeads(), w.batch};
-      const int64_t stride[4] = {1, st->row_stride, st->head_stride, st->batch_stride};
-      std::copy(extent, extent + 4, view.extent);
-      std::copy(stride, stride + 4, view.stride);
-    } else {
-      view.rank = 5;
-      const int64_t extent[5] = {w.head_dim, w.QLen(), group, w.KvHeads(), w.batch};
-      const int64_t stride[5] = {1, st->row_stride, st->head_stride, st->head_stride * group,
-                                 st->batch_stride};
-      std::copy(extent, extent + 5, view.extent);
-      std::copy(stride, stride + 5, view.stride);
-      if (packing.Packed()) {
-        box[1] = static_cast<int>(packing.rows);
-        box[2] = static_cast<int>(box_rows / packing.rows);
-      }
-    }
-    return hopper::EncodeTensorMap(view, box, (what + name).c_str(), out);
-  };
-  detail::HopperTensorMaps maps;
-  const int box_n = static_cast<int>(layout.BlockN());
-  STOF_RETURN_IF_ERROR(
-      map(q, q_strides, MhaOperand::kQuery, "q", static_cast<int>(layout.BlockM()), &maps.q));
-  STOF_RETURN_IF_ERROR(map(k, kv_strides, MhaOperand::kKeyValue, "k", box_n, &maps.k));
-  STOF_RETURN_IF_ERROR(map(v, kv_strides, MhaOperand::kKeyValue, "v", box_n, &maps.v));
-  STOF_RETURN_IF_ERROR(map(o, o_strides, MhaOperand::kQuery, "o", 64, &maps.o));
+  STOF_ASSIGN_OR_RETURN(
+      const detail::HopperTensorMaps maps,
+      EncodeHopperMaps(w, layout, {q, k, v, o}, {q_strides, kv_strides, o_strides}, what));
 
   // Heavy tiles split over CTAs where the layout has some and it pays (PrepareSplit).
   STOF_ASSIGN_OR_RETURN(const int sms, SmCount(dev->device));

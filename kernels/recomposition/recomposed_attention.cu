@@ -291,10 +291,18 @@ RecomposeWorkspaceView RecomposedMha::Workspace() const {
   return v;
 }
 
-engine::Status RecomposedMha::Launch(const engine::Workload& w, const void* q, const void* k,
-                                     const void* v, void* o, void* stream) const {
-  const std::string what =
-      std::string("recomposed MHA (") + RecomposeVariantName(m_variant) + "): ";
+struct RecomposedMha::Geometry {
+  int64_t L = 0, d = 0, heads = 0, block_rows = 0, tiles = 0, words_per_row = 0;
+  int bm = 0, t = 0;
+  float scale_log2 = 0;
+  RecomposeWorkspaceView ws;
+  IrParams ir;
+  unsigned ir_blocks = 0;
+};
+
+engine::Status RecomposedMha::CheckLaunch(const engine::Workload& w, const void* q,
+                                          const void* k, const void* v, const void* o,
+                                          const std::string& what) const {
   STOF_RETURN_IF_ERROR(CheckShape(w, what + "workload"));
   if (w.seq_len != m_workload.seq_len || w.head_dim != m_workload.head_dim)
     return engine::MakeError(what + "workload: prepared for L = " + Str(m_workload.seq_len) +
@@ -310,115 +318,132 @@ engine::Status RecomposedMha::Launch(const engine::Workload& w, const void* q, c
   if (!q || !k || !v || !o) return engine::MakeError(what + "q, k, v, o: null pointer");
   if (!Aligned16(q) || !Aligned16(k) || !Aligned16(v) || !Aligned16(o))
     return engine::MakeError(what + "q, k, v, o: must be 16-byte aligned (cp.async, uint4)");
-
-  const int64_t L = w.seq_len, d = w.head_dim;
-  const int bm = m_params.block_m, t = m_params.sub_len;
-  const int64_t block_rows = CeilDiv(L, bm);
-  const int64_t tiles = m_tiles_per_head;
-  const int64_t words_per_row = CeilDiv(L, 64);
-  const float scale2 = static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(d)));
   // Grids: SD LS/GS heads * tiles, SDF Q K^T heads * tiles and P V heads * block_rows, IR
   // heads * L / 256 <= heads * block_rows (block_m <= 128 < 256).
-  const int64_t most_blocks = heads * std::max(tiles, block_rows);
+  const int64_t most_blocks =
+      heads * std::max(m_tiles_per_head, CeilDiv(w.seq_len, m_params.block_m));
   if (most_blocks > INT_MAX)
     return engine::MakeError(what + "workload: batch * heads * tiles = " + Str(most_blocks) +
                              " exceeds the grid limit 2^31 - 1");
-  const RecomposeWorkspaceView ws = Workspace();
-  cudaStream_t st = static_cast<cudaStream_t>(stream);
+  return engine::Status::Ok();
+}
 
-  IrParams ir;
-  ir.stats = static_cast<const float2*>(ws.stats);
-  ir.r = static_cast<float*>(ws.r_factors);
-  ir.seq_len = static_cast<int>(L);
-  ir.block_m = bm;
-  ir.tiles = tiles;
-  ir.rows = heads * L;
-  const auto ir_blocks = static_cast<unsigned>(CeilDiv(ir.rows, kIrThreads));
-
+engine::Status RecomposedMha::Launch(const engine::Workload& w, const void* q, const void* k,
+                                     const void* v, void* o, void* stream) const {
+  const std::string what =
+      std::string("recomposed MHA (") + RecomposeVariantName(m_variant) + "): ";
+  STOF_RETURN_IF_ERROR(CheckLaunch(w, q, k, v, o, what));
+  Geometry g;
+  g.L = w.seq_len, g.d = w.head_dim, g.heads = w.batch * w.heads;
+  g.bm = m_params.block_m, g.t = m_params.sub_len;
+  g.block_rows = CeilDiv(g.L, g.bm);
+  g.tiles = m_tiles_per_head;
+  g.words_per_row = CeilDiv(g.L, 64);
+  g.scale_log2 =
+      static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(g.d)));
+  g.ws = Workspace();
+  g.ir.stats = static_cast<const float2*>(g.ws.stats);
+  g.ir.r = static_cast<float*>(g.ws.r_factors);
+  g.ir.seq_len = static_cast<int>(g.L);
+  g.ir.block_m = g.bm;
+  g.ir.tiles = g.tiles;
+  g.ir.rows = g.heads * g.L;
+  g.ir_blocks = static_cast<unsigned>(CeilDiv(g.ir.rows, kIrThreads));
   std::lock_guard<std::mutex> lock(m_impl->mutex);
-  if (m_variant == RecomposeVariant::kDecomposed) {
-    // Validated bounds: L <= 32768 and heads * tiles < 2^31 fit cuBLAS's int.
-    const int iL = static_cast<int>(L), id = static_cast<int>(d), batch = static_cast<int>(heads);
-    const long long stride_x = static_cast<long long>(L * d);
-    const long long stride_s = static_cast<long long>(L * L);
-    const float one = 1.f, zero = 0.f;
-    cublasHandle_t h = m_impl->handle;
-    __half* s = static_cast<__half*>(ws.x);
-    SdParams sd;
-    sd.s = s;
-    sd.stats = static_cast<float2*>(ws.stats);
-    sd.r = static_cast<const float*>(ws.r_factors);
-    sd.mask = m_impl->Mask();
-    sd.seq_len = iL;
-    sd.words_per_row = static_cast<int>(words_per_row);
-    sd.block_m = bm;
-    sd.block_rows = static_cast<int>(block_rows);
-    sd.subs = static_cast<int>(CeilDiv(L, t));
-    sd.scale_log2 = scale2;
-    sd.vec = L % (t / 32) == 0;
-    ir.subs = sd.subs;
-    const auto sd_blocks = static_cast<unsigned>(heads * tiles);
+  return m_variant == RecomposeVariant::kDecomposed ? LaunchDecomposed(g, q, k, v, o, stream)
+                                                    : LaunchRecomposed(g, q, k, v, o, stream);
+}
 
-    STOF_CUBLAS_TRY(cublasSetStream(h, st));
-    // S^T = K Q^T per head (column-major view; native_attention.cu).
-    STOF_CUBLAS_TRY(cublasGemmStridedBatchedEx(
-        h, CUBLAS_OP_T, CUBLAS_OP_N, iL, iL, id, &one, k, CUDA_R_16F, id, stride_x, q, CUDA_R_16F,
-        id, stride_x, &zero, s, CUDA_R_16F, iL, stride_s, batch, CUBLAS_COMPUTE_32F,
-        CUBLAS_GEMM_DEFAULT));
-    if (t == 64)
-      LocalSoftmaxKernel<64><<<sd_blocks, kSdThreads, 0, st>>>(sd);
-    else
-      LocalSoftmaxKernel<128><<<sd_blocks, kSdThreads, 0, st>>>(sd);
-    STOF_CUDA_TRY(cudaGetLastError());
-    InterSubVectorReduceKernel<<<ir_blocks, kIrThreads, 0, st>>>(ir);
-    STOF_CUDA_TRY(cudaGetLastError());
-    if (t == 64)
-      GlobalScaleKernel<64><<<sd_blocks, kSdThreads, 0, st>>>(sd);
-    else
-      GlobalScaleKernel<128><<<sd_blocks, kSdThreads, 0, st>>>(sd);
-    STOF_CUDA_TRY(cudaGetLastError());
-    // O^T = V^T P^T per head.
-    STOF_CUBLAS_TRY(cublasGemmStridedBatchedEx(
-        h, CUBLAS_OP_N, CUBLAS_OP_N, id, iL, iL, &one, v, CUDA_R_16F, id, stride_x, s, CUDA_R_16F,
-        iL, stride_s, &zero, o, CUDA_R_16F, id, stride_x, batch, CUBLAS_COMPUTE_32F,
-        CUBLAS_GEMM_DEFAULT));
-    return engine::Status::Ok();
-  }
+engine::Status RecomposedMha::LaunchDecomposed(Geometry& g, const void* q, const void* k,
+                                               const void* v, void* o, void* stream) const {
+  cudaStream_t st = static_cast<cudaStream_t>(stream);
+  // Validated bounds: L <= 32768 and heads * tiles < 2^31 fit cuBLAS's int.
+  const int iL = static_cast<int>(g.L), id = static_cast<int>(g.d);
+  const int batch = static_cast<int>(g.heads);
+  const long long stride_x = static_cast<long long>(g.L * g.d);
+  const long long stride_s = static_cast<long long>(g.L * g.L);
+  const float one = 1.f, zero = 0.f;
+  cublasHandle_t h = m_impl->handle;
+  __half* s = static_cast<__half*>(g.ws.x);
+  SdParams sd;
+  sd.s = s;
+  sd.stats = static_cast<float2*>(g.ws.stats);
+  sd.r = static_cast<const float*>(g.ws.r_factors);
+  sd.mask = m_impl->Mask();
+  sd.seq_len = iL;
+  sd.words_per_row = static_cast<int>(g.words_per_row);
+  sd.block_m = g.bm;
+  sd.block_rows = static_cast<int>(g.block_rows);
+  sd.subs = static_cast<int>(CeilDiv(g.L, g.t));
+  sd.scale_log2 = g.scale_log2;
+  sd.vec = g.L % (g.t / 32) == 0;
+  g.ir.subs = sd.subs;
+  const auto sd_blocks = static_cast<unsigned>(g.heads * g.tiles);
 
+  STOF_CUBLAS_TRY(cublasSetStream(h, st));
+  // S^T = K Q^T per head (column-major view; native_attention.cu).
+  STOF_CUBLAS_TRY(cublasGemmStridedBatchedEx(
+      h, CUBLAS_OP_T, CUBLAS_OP_N, iL, iL, id, &one, k, CUDA_R_16F, id, stride_x, q, CUDA_R_16F,
+      id, stride_x, &zero, s, CUDA_R_16F, iL, stride_s, batch, CUBLAS_COMPUTE_32F,
+      CUBLAS_GEMM_DEFAULT));
+  if (g.t == 64)
+    LocalSoftmaxKernel<64><<<sd_blocks, kSdThreads, 0, st>>>(sd);
+  else
+    LocalSoftmaxKernel<128><<<sd_blocks, kSdThreads, 0, st>>>(sd);
+  STOF_CUDA_TRY(cudaGetLastError());
+  InterSubVectorReduceKernel<<<g.ir_blocks, kIrThreads, 0, st>>>(g.ir);
+  STOF_CUDA_TRY(cudaGetLastError());
+  if (g.t == 64)
+    GlobalScaleKernel<64><<<sd_blocks, kSdThreads, 0, st>>>(sd);
+  else
+    GlobalScaleKernel<128><<<sd_blocks, kSdThreads, 0, st>>>(sd);
+  STOF_CUDA_TRY(cudaGetLastError());
+  // O^T = V^T P^T per head.
+  STOF_CUBLAS_TRY(cublasGemmStridedBatchedEx(
+      h, CUBLAS_OP_N, CUBLAS_OP_N, id, iL, iL, &one, v, CUDA_R_16F, id, stride_x, s, CUDA_R_16F,
+      iL, stride_s, &zero, o, CUDA_R_16F, id, stride_x, batch, CUBLAS_COMPUTE_32F,
+      CUBLAS_GEMM_DEFAULT));
+  return engine::Status::Ok();
+}
+
+engine::Status RecomposedMha::LaunchRecomposed(Geometry& g, const void* q, const void* k,
+                                               const void* v, void* o, void* stream) const {
+  cudaStream_t st = static_cast<cudaStream_t>(stream);
   const DeviceBlockLayout& layout = *m_impl->layout;
   detail::RecomposeGemmParams p;
   p.q = q;
   p.k = k;
   p.v = v;
   p.o = o;
-  p.x = ws.x;
-  p.stats = ws.stats;
-  p.r = static_cast<const float*>(ws.r_factors);
+  p.x = g.ws.x;
+  p.stats = g.ws.stats;
+  p.r = static_cast<const float*>(g.ws.r_factors);
   p.mask = m_impl->Mask();
-  p.tile_row = m_impl->TileRow(static_cast<int64_t>(L * words_per_row));
+  p.tile_row = m_impl->TileRow(static_cast<int64_t>(g.L * g.words_per_row));
   p.load_row_ptr = layout.LoadRowPtr();
   p.load_col_idx = layout.LoadColIdx();
   p.load_part_idx = layout.LoadPartIdx();
-  p.seq_len = static_cast<int>(L);
-  p.words_per_row = static_cast<int>(words_per_row);
-  p.block_m = bm;
-  p.block_rows = static_cast<int>(block_rows);
-  p.tiles = static_cast<int>(tiles);
-  p.scale_log2 = scale2;
-  p.heads = heads;
-  ir.row_ptr = layout.LoadRowPtr();
+  p.seq_len = static_cast<int>(g.L);
+  p.words_per_row = static_cast<int>(g.words_per_row);
+  p.block_m = g.bm;
+  p.block_rows = static_cast<int>(g.block_rows);
+  p.tiles = static_cast<int>(g.tiles);
+  p.scale_log2 = g.scale_log2;
+  p.heads = g.heads;
+  g.ir.row_ptr = layout.LoadRowPtr();
   const int dev = m_impl->device, optin = m_impl->smem_optin;
-
+  const int64_t d = g.d;
+  const int t = g.t;
   // An all-empty mask has no tile: nothing for Q K^T (a zero grid is a launch error) and IR
   // (every row's range is empty); P V writes the zeros.
-  if (tiles > 0) {
+  if (g.tiles > 0) {
     engine::Status qk =
         d == 64 ? (t == 64 ? detail::LaunchRecomposeQk<64, 64>(p, dev, optin, st)
                            : detail::LaunchRecomposeQk<64, 128>(p, dev, optin, st))
                 : (t == 64 ? detail::LaunchRecomposeQk<128, 64>(p, dev, optin, st)
                            : detail::LaunchRecomposeQk<128, 128>(p, dev, optin, st));
     STOF_RETURN_IF_ERROR(qk);
-    InterSubVectorReduceKernel<<<ir_blocks, kIrThreads, 0, st>>>(ir);
+    InterSubVectorReduceKernel<<<g.ir_blocks, kIrThreads, 0, st>>>(g.ir);
     STOF_CUDA_TRY(cudaGetLastError());
   }
   return d == 64 ? (t == 64 ? detail::LaunchRecomposePv<64, 64>(p, dev, optin, st)

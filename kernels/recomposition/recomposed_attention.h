@@ -122,6 +122,16 @@ class RecomposedMha {
  private:
   RecomposedMha();
   struct Impl;  // CUDA side: device pointers, cuBLAS handle (SD), launch mutex
+  struct Geometry;  // one launch's sizes and IR parameters (recomposed_attention.cu)
+  // Launch's parts: the checks of a launch's workload and pointers, then SD's sequence (cuBLAS
+  // Q K^T, LS, IR, GS, cuBLAS P V) or SDF's (Q K^T + LS, IR, GS + P V), with the launch mutex
+  // held.
+  engine::Status CheckLaunch(const engine::Workload& w, const void* q, const void* k,
+                             const void* v, const void* o, const std::string& what) const;
+  engine::Status LaunchDecomposed(Geometry& g, const void* q, const void* k, const void* v,
+                                  void* o, void* stream) const;
+  engine::Status LaunchRecomposed(Geometry& g, const void* q, const void* k, const void* v,
+                                  void* o, void* stream) const;
   std::unique_ptr<Impl> m_impl;
   engine::Workload m_workload;
   RecomposeVariant m_variant = RecomposeVariant::kDecomposed;

@@ -26,6 +26,9 @@ namespace stof::profiler::detail {
 // generic tensor pipe counter.
 const std::vector<std::string>& TensorPipeCandidates();
 
+// The C strings of `names` (valid while `names` lives), as the CUPTI calls take metric names.
+std::vector<const char*> CStrings(const std::vector<std::string>& names);
+
 // A CUPTI profiler host object (metric database of one chip); deinitialised on destruction.
 class HostObject {
  public:
