@@ -222,8 +222,12 @@ bool IsLongGenerator(const MaskSourceOptions& o) {
   return o.mask_file.empty() && o.seq > engine::Mask::kMaxLen;
 }
 
+engine::Expected<engine::MaskSpec> ResolveLongSpec(const MaskSourceOptions& o) {
+  return ResolveGeneratorSpec(o, o.max_seq);
+}
+
 engine::Expected<RowRunsSource> ResolveRowRunsSource(const MaskSourceOptions& o) {
-  STOF_ASSIGN_OR_RETURN(engine::MaskSpec resolved, ResolveGeneratorSpec(o, o.max_seq));
+  STOF_ASSIGN_OR_RETURN(engine::MaskSpec resolved, ResolveLongSpec(o));
   auto runs = engine::RowRuns::FromSpec(resolved);
   if (!runs.IsOk()) return engine::Error{InOptionNames(runs.Message())};
   return RowRunsSource{std::move(*runs), resolved, engine::Describe(resolved)};

@@ -93,6 +93,9 @@ struct RowRunsSource {
   std::string label;
 };
 engine::Expected<RowRunsSource> ResolveRowRunsSource(const MaskSourceOptions& o);
+// The resolved spec of a generator up to o.max_seq (what ResolveRowRunsSource builds runs
+// from), for the forms that need neither bits nor runs (engine/layout/block_rule.h).
+engine::Expected<engine::MaskSpec> ResolveLongSpec(const MaskSourceOptions& o);
 
 // Prints "stof <cmd>: <message>" to stderr and returns kExitUsage when the message starts
 // with an option's name ("--seq: ..."), else kExitFailure.

@@ -1,7 +1,8 @@
 // `stof layout`: a mask's block-sparse (BSR) layout at BM x BN: full / part / empty blocks,
 // index bytes, wasted work, load balance; --export writes the layout (or, with --flex, the
 // FlexAttention block-mask form) as JSON. A generator longer than Mask::kMaxLen (up to
-// kLongSeqLen) is laid out from its row runs (BlockLayout::Build(const RowRuns&)).
+// kLongSeqLen) is laid out from its per-block rule where it has one (a dilated band or a
+// sliding window: engine/layout/block_rule.h), else from its row runs (--json "form").
 #include <cstdio>
 #include <memory>
 
@@ -9,6 +10,7 @@
 #include "app/common/block_size.h"
 #include "app/common/option_checks.h"
 #include "engine/layout/block_layout.h"
+#include "engine/layout/block_rule.h"
 #include "engine/layout/layout_export.h"
 
 namespace stof::app {
@@ -46,12 +48,22 @@ int RunLayout(const LayoutArgs& a) {
   if (!bs.IsOk()) return Fail("layout", bs.Message());
   if (a.flex && a.export_path.empty()) return Fail("layout", "--flex: needs --export FILE");
   std::string label;
+  const char* form = "bits";  // what the layout was built from
   engine::Expected<engine::BlockLayout> layout = engine::BlockLayout();
   if (IsLongGenerator(a.source)) {
-    auto src = ResolveRowRunsSource(a.source);
-    if (!src.IsOk()) return Fail("layout", src.Message());
-    label = src->label;
-    layout = engine::BlockLayout::Build(src->runs, bs->block_m, bs->block_n);
+    auto spec = ResolveLongSpec(a.source);
+    if (!spec.IsOk()) return Fail("layout", spec.Message());
+    label = engine::Describe(*spec);
+    if (const auto rule = engine::MakeBlockRule(*spec)) {
+      // A band: each block from the generator's rule (no runs: a dilated band's are one per key).
+      form = "block_rule";
+      layout = engine::BlockLayout::Build(*rule, bs->block_m, bs->block_n);
+    } else {
+      auto src = ResolveRowRunsSource(a.source);
+      if (!src.IsOk()) return Fail("layout", src.Message());
+      form = "row_runs";
+      layout = engine::BlockLayout::Build(src->runs, bs->block_m, bs->block_n);
+    }
   } else {
     auto src = ResolveMaskSource(a.source);
     if (!src.IsOk()) return Fail("layout", src.Message());
@@ -69,6 +81,7 @@ int RunLayout(const LayoutArgs& a) {
   if (a.json) {
     nlohmann::json j = StatsJson(s);
     j["source"] = label;
+    j["form"] = form;
     if (!a.export_path.empty()) j["export"] = a.export_path;
     PrintJson("layout", j);
     return kExitOk;

@@ -25,6 +25,8 @@
 
 namespace stof::engine {
 
+class BlockRule;
+
 enum class BlockClass : uint8_t { kEmpty = 0, kPart = 1, kFull = 2 };
 const char* BlockClassName(BlockClass c);  // "empty", "part", "full"
 
@@ -57,6 +59,10 @@ class BlockLayout {
   // valid blocks plus part bitmaps; memory with the result. Fails, naming the count, when the
   // valid blocks exceed the int32 CSR indices (2^31 - 1), e.g. causal at L = 2^20 at 16 x 16.
   static Expected<BlockLayout> Build(const RowRuns& runs, int64_t block_m, int64_t block_n);
+  // The layout of a mask given by a per-block rule (block_rule.h; block_layout_rule.cpp): equal
+  // field by field to the other builders' on the same mask. Time grows with the candidate
+  // blocks of the rule's column spans times BM; memory with the result.
+  static Expected<BlockLayout> Build(const BlockRule& rule, int64_t block_m, int64_t block_n);
 
   int64_t BlockM() const { return m_block_m; }
   int64_t BlockN() const { return m_block_n; }

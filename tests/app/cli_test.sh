@@ -82,7 +82,14 @@ grep -q "part blocks" "$tmp/out" && ok || bad "layout text output lacks part blo
 run_ok "layout long causal" "$stof" layout --pattern causal --seq 65536 --block 128 --json
 json_check "causal 65536 at 128: 512 part blocks on the diagonal, the rest below full" "j['part_blocks'] == 512 and j['full_blocks'] == 512 * 511 // 2 and j['empty_blocks'] == 512 * 511 // 2 and j['nnz'] == 65536 * 65537 // 2"
 run_ok "layout long sliding window" "$stof" layout --pattern sliding_window --seq 131072 --width 1000 --block 64x128 --json
-json_check "the window's layout has its block rows and nnz" "j['block_rows'] == 2048 and j['block_cols'] == 1024 and j['min_blocks_per_row'] >= 8 and j['max_blocks_per_row'] <= 18"
+json_check "the window's layout has its block rows and nnz" "j['block_rows'] == 2048 and j['block_cols'] == 1024 and j['min_blocks_per_row'] >= 8 and j['max_blocks_per_row'] <= 18 and j['form'] == 'block_rule'"
+# A dilated band at 262144 from its per-block rule (its runs would be 268 million): row i keeps
+# the same-parity keys within 1023 of it on each side; no block is full; BigBird still from
+# its runs.
+run_ok "layout long dilated" "$stof" layout --pattern dilated --seq 262144 --width 512 --dilation 1 --block 128 --json
+json_check "dilated 262144: the block rule, nnz by the formula" "j['form'] == 'block_rule' and j['nnz'] == sum(min(i, 1022) // 2 + min(262143 - i, 1022) // 2 + 1 for i in range(262144)) and j['part_blocks'] > 0 and j['full_blocks'] == 0"
+run_ok "layout long bigbird" "$stof" layout --pattern bigbird --seq 65536 --block 128 --json
+json_check "bigbird 65536: from its row runs" "j['form'] == 'row_runs'"
 run_fail "bad block" "--block" "$stof" layout --pattern causal --seq 64 --block 48x64
 run_fail "bad block text" "--block" "$stof" layout --pattern causal --seq 64 --block big
 run_fail "flex without export" "--export" "$stof" layout --pattern causal --seq 64 --flex

@@ -1,0 +1,85 @@
+// Tests of the per-block rules (engine/layout/block_rule.h) and BlockLayout::Build from them:
+// the layout of a dilated band and a sliding window, causal or not, at ragged lengths (1000,
+// 3000, 65537) and every block shape class (16 x 16, 32 x 64, 64 x 128, 128 x 64, 256 x 16),
+// with steps below, at and past one word (1, 2, 4, 70), equal field by field to the layout
+// built from the same spec's row runs; which specs have a rule; empty rules refused.
+#include "engine/layout/block_rule.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "engine/layout/block_layout.h"
+#include "engine/mask/row_runs.h"
+#include "layout_equal.h"
+
+namespace {
+
+namespace e = stof::engine;
+
+e::MaskSpec Spec(const std::string& pattern, int64_t L, int64_t width, int64_t dilation,
+                 bool causal) {
+  e::MaskSpec s;
+  s.pattern = pattern;
+  s.seq_len = L;
+  s.width = width;
+  s.dilation = dilation;
+  s.causal = causal;
+  auto r = e::Resolve(s, e::RowRuns::kMaxLen);
+  EXPECT_TRUE(r.IsOk()) << r.Message();
+  return *r;
+}
+
+void ExpectRuleEqualsRuns(const e::MaskSpec& s, int64_t bm, int64_t bn) {
+  SCOPED_TRACE(e::Describe(s) + " at " + std::to_string(bm) + " x " + std::to_string(bn));
+  auto rule = e::MakeBlockRule(s);
+  ASSERT_NE(rule, nullptr);
+  auto got = e::BlockLayout::Build(*rule, bm, bn);
+  ASSERT_TRUE(got.IsOk()) << got.Message();
+  auto runs = e::RowRuns::FromSpec(s);
+  ASSERT_TRUE(runs.IsOk()) << runs.Message();
+  auto want = e::BlockLayout::Build(*runs, bm, bn);
+  ASSERT_TRUE(want.IsOk()) << want.Message();
+  ASSERT_NO_FATAL_FAILURE(e::testing::ExpectSameLayout(*got, *want));
+}
+
+}  // namespace
+
+TEST(BlockRule, DilatedAndSlidingWindowEqualTheRunsLayout) {
+  const std::pair<int64_t, int64_t> blocks[] = {{16, 16}, {32, 64}, {64, 128}, {128, 64},
+                                                {256, 16}};
+  for (int64_t L : {1000, 3000}) {
+    for (int64_t dilation : {0, 1, 3, 69}) {
+      for (bool causal : {false, true}) {
+        for (const auto& [bm, bn] : blocks) {
+          ExpectRuleEqualsRuns(Spec("dilated", L, 9, dilation, causal), bm, bn);
+        }
+      }
+    }
+    ExpectRuleEqualsRuns(Spec("sliding_window", L, 37, 1, false), 64, 64);
+    ExpectRuleEqualsRuns(Spec("sliding_window", L, 200, 1, true), 128, 128);
+    ExpectRuleEqualsRuns(Spec("dilated", L, -1, -1, false), 64, 64);  // the defaults
+  }
+  ExpectRuleEqualsRuns(Spec("dilated", 65537, 40, 1, false), 128, 128);
+  ExpectRuleEqualsRuns(Spec("dilated", 65537, 3, 70, true), 64, 32);
+}
+
+TEST(BlockRule, OnlyPlainBandsHaveARule) {
+  EXPECT_NE(e::MakeBlockRule(Spec("dilated", 256, 8, 1, false)), nullptr);
+  EXPECT_NE(e::MakeBlockRule(Spec("sliding_window", 256, 8, 1, true)), nullptr);
+  for (const std::string p : {"causal", "full", "bigbird", "longformer", "global"})
+    EXPECT_EQ(e::MakeBlockRule(Spec(p, 256, -1, -1, false)), nullptr) << p;
+  e::MaskSpec both;
+  both.pattern = "or";
+  both.seq_len = 256;
+  both.operands = {Spec("dilated", 256, 8, 1, false), Spec("causal", 256, -1, -1, false)};
+  EXPECT_EQ(e::MakeBlockRule(both), nullptr);
+}
+
+TEST(BlockRule, RefusesBadBlockSizes) {
+  auto rule = e::MakeBlockRule(Spec("dilated", 256, 8, 1, false));
+  ASSERT_NE(rule, nullptr);
+  auto bad = e::BlockLayout::Build(*rule, 48, 64);
+  ASSERT_FALSE(bad.IsOk());
+  EXPECT_NE(bad.Message().find("48"), std::string::npos) << bad.Message();
+}
