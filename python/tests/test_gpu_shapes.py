@@ -329,6 +329,24 @@ class HfModernModelsTest(unittest.TestCase):
                 am[2, 100:130] = 0  # a hole: no single key range says this row
                 self.check_padded(name, ids, am)
 
+    def test_documents_mask_runs_in_one_launch(self):
+        """A 4-D boolean mask whose rows hold other documents (not padding, not kept keys): the
+        backend runs one launch over a mask per batch row (stof.MaskSet), each row matching the
+        fp32 reference on its own mask."""
+        B, H, Hkv, L, d = 2, 8, 2, 256, 64
+        q, k, v = grouped_inputs(B, H, Hkv, L, L, d, torch.float16, seed=9)
+        ids = torch.tensor([[0] * 100 + [1] * 156, [0] * 30 + [1] * 200 + [2] * 26],
+                           device="cuda")
+        i = torch.arange(L, device="cuda")
+        m = (ids[:, :, None] == ids[:, None, :]) & (i.view(1, -1, 1) >= i.view(1, 1, -1))
+        module = torch.nn.Module()
+        module.is_causal = True
+        with torch.no_grad(), KernelCount() as count:
+            out, _ = stof.hf.stof_attention_forward(module, q, k, v, m[:, None])
+        self.assertEqual(count.calls, 1)
+        ref = reference(q, k, v, m[:, None])
+        self.assertLess(rel_err(out.transpose(1, 2), ref), 5e-3)
+
     def test_generate_steps_match_sdpa(self):
         steps = 32
         for name in self.MODELS:
