@@ -102,6 +102,46 @@ class CapiLibraryTest(unittest.TestCase):
         lib.stof_bound_release(None)  # ignored
 
 
+    def test_patterns_and_key_bits_refuse_bad_input(self):
+        # Version 8: masks per batch row / head and kept keys; the inputs are checked before any
+        # CUDA call, so no GPU is needed.
+        import ctypes
+        if _capi.version() < 8:
+            self.skipTest(f"C API version {_capi.version()}: no masks per row / head")
+        masks = np.ones((2, 64, 64), np.uint8)
+
+        def prepare(P, pattern_of, code=1):
+            with self.assertRaises(stof.StofError) as cm:
+                _capi.PreparedPlan(masks[:P].reshape(-1), 2, 2, 64, 64, 0, dtype="bf16",
+                                   pattern_of=pattern_of)
+            self.assertEqual(cm.exception.code, code, str(cm.exception))
+            return str(cm.exception)
+        self.assertIn("stof_capi: masks_host: pattern_of[3] (batch 1, head 1) is 2, expected "
+                      "0..1", prepare(2, [0, 1, 1, 2]))
+        self.assertIn("stof_capi: masks_host: pattern_of[1] (batch 0, head 1) is -1",
+                      prepare(2, [0, -1, 0, 0]))
+        # Refused by the Python layer before the call (no C code).
+        self.assertIn("pattern_of: expected 2x2 indices", prepare(2, [0, 1, 0], code=None))
+        lib = _capi.load()
+        err = ctypes.create_string_buffer(256)
+        plan = ctypes.c_void_p()
+        raw = masks.reshape(-1)
+        of = np.zeros(4, np.int32)
+        self.assertEqual(lib.stof_prepare_patterns(raw.ctypes.data, 5, of.ctypes.data, 2, 2, 2,
+                                                   64, 64, 64, 1, 0, 0, 0, 0, 0,
+                                                   ctypes.byref(plan), err, 256), 1)
+        self.assertEqual(err.value.decode(), "stof_capi: P: expected 1..B*H = 4 mask patterns, "
+                                             "got 5")
+        self.assertEqual(lib.stof_prepare_patterns(raw.ctypes.data, 2, None, 2, 2, 2, 64, 64, 64,
+                                                   1, 0, 0, 0, 0, 0, ctypes.byref(plan), err,
+                                                   256), 1)
+        self.assertEqual(err.value.decode(), "stof_capi: pattern_of: must not be null")
+        self.assertFalse(plan.value)
+        self.assertEqual(lib.stof_run_bound_keys(None, None, None, None, None, None, None, 0,
+                                                 None, err, 256), 1)
+        self.assertEqual(err.value.decode(), "stof_capi: bound: must not be null")
+
+
 class EngineLookupTest(unittest.TestCase):
     def setUp(self):
         from stof import _engine
