@@ -165,9 +165,8 @@ def _row_set(rows, heads):
     key = (tuple(r.key for r in rows), heads)
     hit = _row_sets.get(key)
     if hit is None:
-        distinct = list({r.key: r for r in rows}.values())
-        index = {m.key: i for i, m in enumerate(distinct)}
-        hit = _remember(_row_sets, key, MaskSet(distinct, [[index[r.key]] * heads for r in rows],
+        # MaskSet keeps each distinct mask once (equal rows merge by content key).
+        hit = _remember(_row_sets, key, MaskSet(rows, [[b] * heads for b in range(len(rows))],
                                                 source="attention_mask rows"))
     return hit
 
