@@ -13,6 +13,11 @@
 
 namespace stof::engine {
 
+std::string MhaConfigText(int64_t block_m, int64_t block_n, int64_t num_warps) {
+  return std::to_string(block_m) + "x" + std::to_string(block_n) + " warps " +
+         std::to_string(num_warps);
+}
+
 namespace {
 
 bool IsOneOf(int64_t v, std::initializer_list<int64_t> allowed) {

@@ -34,6 +34,8 @@ struct MhaConfig {
   int64_t block_m = 64, block_n = 64, num_warps = 4;
   bool operator==(const MhaConfig&) const = default;
 };
+// "64x128 warps 5": a block-wise configuration in the choice's notes and messages.
+std::string MhaConfigText(int64_t block_m, int64_t block_n, int64_t num_warps);
 
 // The attention block's four exact variants, the "fusion ladder" (docs/fusion.md): F the fused
 // sparse kernel (row-wise or block-wise per MhaConfig), U unfused (GEMM, scale+mask+softmax,

@@ -10,9 +10,6 @@
 namespace stof::engine {
 
 namespace {
-std::string Config(int64_t bm, int64_t bn, int64_t warps) {
-  return std::to_string(bm) + "x" + std::to_string(bn) + " warps " + std::to_string(warps);
-}
 // Grouped key/value heads, q_len != seq_len or a head size other than 64 and 128: as the
 // kernels do (kernels/attention/mha_choice.cpp), the Hopper tile model picks the tile and the
 // packing; Eq. 1 / Eq. 2 do not decide.
@@ -44,21 +41,22 @@ Expected<MhaRunChoice> ModelMhaRun(const Mask& mask, const Workload& workload,
   if (portable.block_m != sel.block_m || portable.block_n != sel.block_n ||
       portable.num_warps != sel.num_warps) {
     r.params_source = "eq2 (preferred set)";
-    r.note = "Eq. 2 picked " + Config(sel.block_m, sel.block_n, sel.num_warps) +
+    r.note = "Eq. 2 picked " + MhaConfigText(sel.block_m, sel.block_n, sel.num_warps) +
              "; automatic choices use BLOCK_M, BLOCK_N >= 64 with one warp per 16 rows, which ran "
              "fastest on an H100 (docs/kernels.md): " +
-             Config(portable.block_m, portable.block_n, portable.num_warps);
+             MhaConfigText(portable.block_m, portable.block_n, portable.num_warps);
   }
   STOF_ASSIGN_OR_RETURN(const HopperTileEstimate e,
                         EstimateHopperTile(mask, workload, device, portable));
   if (!e.prefer_hopper) return r;
-  const std::string before = Config(portable.block_m, portable.block_n, portable.num_warps);
+  const std::string before = MhaConfigText(portable.block_m, portable.block_n, portable.num_warps);
   r = RunChoiceOf(e.hopper, "engine model");
   r.kernel_source = "eq1";
   r.params_source = "hopper tile model";
   char ratio[32];
   std::snprintf(ratio, sizeof ratio, "%.2f", e.ratio);
-  r.note = "sm_90: the Hopper kernel " + Config(e.hopper.block_m, e.hopper.block_n, e.hopper.num_warps) +
+  r.note = "sm_90: the Hopper kernel " +
+           MhaConfigText(e.hopper.block_m, e.hopper.block_n, e.hopper.num_warps) +
            " is estimated at " + ratio + " x the time of " + before +
            " on this mask (valid-block elements over measured rates; docs/kernels-hopper.md)";
   return r;

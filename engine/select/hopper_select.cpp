@@ -173,8 +173,7 @@ std::string HopperOnlyShape(const Workload& w) {
 
 std::string HopperShapeNote(const Workload& w, const MhaConfig& config,
                             const GqaPacking& packing) {
-  const std::string tile = std::to_string(config.block_m) + "x" + std::to_string(config.block_n) +
-                           " warps " + std::to_string(config.num_warps);
+  const std::string tile = MhaConfigText(config.block_m, config.block_n, config.num_warps);
   const std::string packed =
       packing.Packed() ? ", " + std::to_string(packing.group) + " query heads x " +
                              std::to_string(packing.rows) + (packing.rows == 1 ? " row" : " rows") +

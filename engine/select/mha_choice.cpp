@@ -16,15 +16,6 @@
 
 namespace stof::engine {
 
-namespace {
-
-
-std::string ConfigText(int64_t bm, int64_t bn, int64_t warps) {
-  return Str(bm) + "x" + Str(bn) + " warps " + Str(warps);
-}
-
-}  // namespace
-
 const char* MhaKernelRequestName(MhaKernelRequest r) {
   switch (r) {
     case MhaKernelRequest::kAuto: return "auto";
@@ -71,7 +62,7 @@ Expected<MhaChoice> PreferHopperTile(const Mask& mask,
   if (!e.IsOk()) return e.ToStatus();
   if (!e->prefer_hopper) return c;
   const std::string portable =
-      ConfigText(c.config.block_m, c.config.block_n, c.config.num_warps);
+      MhaConfigText(c.config.block_m, c.config.block_n, c.config.num_warps);
   c.config = e->hopper;
   c.params_source = "hopper tile model";
   c.score = 0;
@@ -82,7 +73,7 @@ Expected<MhaChoice> PreferHopperTile(const Mask& mask,
   char ratio[32];
   std::snprintf(ratio, sizeof ratio, "%.2f", e->ratio);
   c.note = "sm_90: the Hopper kernel " +
-           ConfigText(c.config.block_m, c.config.block_n, c.config.num_warps) +
+           MhaConfigText(c.config.block_m, c.config.block_n, c.config.num_warps) +
            " is estimated at " + ratio + " x the time of " + portable +
            " on this mask (valid-block elements over measured rates; docs/kernels-hopper.md)";
   return c;
@@ -113,16 +104,16 @@ Expected<MhaChoice> ChooseBf16Config(const Mask& mask, const Workload& workload,
   if (request.block_m != 0 || request.num_warps != 0)
     return MakeError("workload.dtype: bf16 runs on the Hopper kernel only: num_warps 5 "
                              "(BLOCK_M 64) or 12 (BLOCK_M 128), got " +
-                             ConfigText(c.config.block_m, c.config.block_n, c.config.num_warps));
+                             MhaConfigText(c.config.block_m, c.config.block_n, c.config.num_warps));
   STOF_ASSIGN_OR_RETURN(const HopperTileEstimate e,
                         EstimateHopperTile(mask, as_f16, device, c.config));
   if (!e.eligible)
     return MakeError("workload.dtype: bf16 runs on the Hopper kernel only: " +
                              e.why_not);
   c.note = "bf16: the Hopper kernel " +
-           ConfigText(e.hopper.block_m, e.hopper.block_n, e.hopper.num_warps) +
+           MhaConfigText(e.hopper.block_m, e.hopper.block_n, e.hopper.num_warps) +
            " (the tile model's pick; only the Hopper kernel takes bf16) instead of " +
-           ConfigText(c.config.block_m, c.config.block_n, c.config.num_warps);
+           MhaConfigText(c.config.block_m, c.config.block_n, c.config.num_warps);
   c.config = e.hopper;
   c.params_source = "hopper tile model";
   c.fell_back = false;
@@ -275,8 +266,8 @@ Expected<const Eq2Candidate*> PickBlockWiseCandidate(const KernelSelection& s,
 void NoteEq2Fallback(MhaChoice& c, int64_t d, int64_t smem, const MhaKernelCapabilities& caps) {
   const KernelSelection& s = c.selection;
   c.fell_back = true;
-  const std::string pick = ConfigText(s.block_m, s.block_n, s.num_warps);
-  const std::string chosen = ConfigText(c.config.block_m, c.config.block_n, c.config.num_warps);
+  const std::string pick = MhaConfigText(s.block_m, s.block_n, s.num_warps);
+  const std::string chosen = MhaConfigText(c.config.block_m, c.config.block_n, c.config.num_warps);
   Status why = caps.CheckBlockWise(d, s.block_m, s.block_n, s.num_warps, smem);
   if (why.IsOk()) {
     c.params_source = "eq2 (preferred set)";
@@ -396,8 +387,7 @@ Expected<MhaChoice> ChooseMhaConfigForPatterns(const MaskSet& set, const Workloa
   STOF_ASSIGN_OR_RETURN(MhaChoice c,
                         ChooseGroupedConfig(set.Union(), workload, device, request, caps));
   if (!set.GroupsShareAPattern(workload.GroupSize())) c.packing = {};
-  const std::string tile = Str(c.config.block_m) + "x" + Str(c.config.block_n) + " warps " +
-                           Str(c.config.num_warps);
+  const std::string tile = MhaConfigText(c.config.block_m, c.config.block_n, c.config.num_warps);
   c.note = Str(set.Patterns()) + (set.Patterns() == 1 ? " mask pattern" : " mask patterns") +
            " over " + Str(set.Batch()) + " x " + Str(set.Heads()) +
            " (batch, head): the Hopper kernel " + tile +
