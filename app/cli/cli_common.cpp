@@ -112,6 +112,13 @@ void AddWorkloadOptions(CLI::App* cmd, int64_t* batch, int64_t* heads, int64_t* 
       ->check(IntRange(1, W::kMaxHeadDim));
 }
 
+void AddKernelDtypeOption(CLI::App* cmd, std::string* dtype) {
+  cmd->add_option("--dtype", *dtype,
+                  "Element type of q, k, v and o: f16, or bf16 (the Hopper kernel only, sm_90)")
+      ->capture_default_str()
+      ->check(OneOf({"f16", "bf16"}));
+}
+
 void AddShapeOptions(CLI::App* cmd, int64_t* kv_heads, int64_t* q_len) {
   using W = engine::Workload;
   cmd->add_option("--kv-heads", *kv_heads,

@@ -71,6 +71,9 @@ void AddWorkloadOptions(CLI::App* cmd, int64_t* batch, int64_t* heads, int64_t* 
 // Adds --kv-heads (key/value heads: GQA / MQA when fewer than --heads; 0 = --heads) and --q-len
 // (query rows: a KV cache's last N positions over the --seq keys; 0 = the key length).
 void AddShapeOptions(CLI::App* cmd, int64_t* kv_heads, int64_t* q_len);
+// --dtype f16 | bf16 (the Hopper kernel only) of `stof select` and `stof bench mha`; the
+// value is checked, so engine::ParseDType of it succeeds.
+void AddKernelDtypeOption(CLI::App* cmd, std::string* dtype);
 // Applies --kv-heads and --q-len to a workload whose seq_len is the mask's length and to its
 // square mask (the mask keeps its last q_len rows: causal stays aligned to the bottom right).
 // Errors name the option.

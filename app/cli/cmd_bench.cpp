@@ -70,7 +70,7 @@ engine::Expected<BenchProblem> ParseBenchProblem(const BenchArgs& a) {
   w.heads = a.heads;
   w.seq_len = mask.Rows();
   w.head_dim = a.head_dim;
-  w.dtype = a.dtype == "bf16" ? engine::DType::kBF16 : engine::DType::kF16;
+  w.dtype = *engine::ParseDType(a.dtype);  // checked by AddKernelDtypeOption
   STOF_RETURN_IF_ERROR(ApplyShapeOptions(a.kv_heads, a.q_len, &w, &p.source.mask));
   STOF_RETURN_IF_ERROR(w.Validate("workload"));
   if (engine::HopperKernelHeadDim(w.head_dim) == 0)
@@ -199,10 +199,7 @@ static void AddMhaOptions(CLI::App* m, BenchArgs* args) {
                 "(--block 128x64 or 128x128) or 5 (--block 64x64, or 64x128 at --dim 64) "
                 "(default: Eq. 2's best that the kernel supports)")
       ->check(OneOf({"1", "2", "4", "8", "5", "12"}));
-  m->add_option("--dtype", args->dtype,
-                "Element type of q, k, v and o: f16, or bf16 (the Hopper kernel only, sm_90)")
-      ->capture_default_str()
-      ->check(OneOf({"f16", "bf16"}));
+  AddKernelDtypeOption(m, &args->dtype);
   m->add_option("--input-seed", args->input_seed, "Seed of the random inputs")
       ->capture_default_str()
       ->check(SeedValue());

@@ -97,7 +97,7 @@ int RunSelect(const SelectArgs& a) {
   w.batch = a.batch;
   w.heads = a.heads;
   w.head_dim = a.head_dim;
-  w.dtype = a.dtype == "bf16" ? engine::DType::kBF16 : engine::DType::kF16;
+  w.dtype = *engine::ParseDType(a.dtype);  // checked by AddKernelDtypeOption
   w.seq_len = src->mask.Rows();
   const engine::Mask square = src->mask;
   if (engine::Status s = ApplyShapeOptions(a.kv_heads, a.q_len, &w, &src->mask); !s.IsOk())
@@ -201,11 +201,7 @@ void RegisterSelectCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--device", args->device,
                   DeviceOptionHelp("local, auto, predict or a built-in (Eq. 1 / Eq. 2 model a GPU: not cpu)"))
       ->capture_default_str();
-  cmd->add_option("--dtype", args->dtype,
-                  "Element type of q, k, v and o: f16, or bf16 (the Hopper kernel only, sm_90; "
-                  "Eq. 1 / Eq. 2 are the same for both: two-byte elements)")
-      ->capture_default_str()
-      ->check(OneOf({"f16", "bf16"}));
+  AddKernelDtypeOption(cmd, &args->dtype);
   cmd->add_option("--plan-out", args->plan_out, "Write the choice as a plan JSON to FILE")
       ->check(NonEmpty());
   cmd->add_option("--top", args->top, "Eq. 2 candidates to list")
