@@ -39,19 +39,27 @@ struct BitmapRows {
   }
 };
 
-// Masked scores (bit 0 in the rows above) become -inf.
-template <int kBlockN, bool kShared>
-__device__ __forceinline__ void ApplyBitmapMask(float (&s)[kBlockN / 2],
-                                                const BitmapRows<kBlockN, kShared>& rows) {
+// Masked scores become -inf: bit 0 in the words of the thread's two rows (`w[h]`: row
+// `row` + 8 h, shifted by 2 t as BitmapRows does).
+template <int kBlockN>
+__device__ __forceinline__ void ApplyRowWords(float (&s)[kBlockN / 2],
+                                              const uint64_t (&w)[2][kBlockN / 64]) {
 #pragma unroll
   for (int j = 0; j < kBlockN / 8; ++j) {
     const int word = j / 8, bit = (j % 8) * 8;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      if (((rows.w[h][word] >> bit) & 1u) == 0) s[4 * j + 2 * h] = common::NegInf();
-      if (((rows.w[h][word] >> (bit + 1)) & 1u) == 0) s[4 * j + 2 * h + 1] = common::NegInf();
+      if (((w[h][word] >> bit) & 1u) == 0) s[4 * j + 2 * h] = common::NegInf();
+      if (((w[h][word] >> (bit + 1)) & 1u) == 0) s[4 * j + 2 * h + 1] = common::NegInf();
     }
   }
+}
+
+// Masked scores (bit 0 in the rows above) become -inf.
+template <int kBlockN, bool kShared>
+__device__ __forceinline__ void ApplyBitmapMask(float (&s)[kBlockN / 2],
+                                                const BitmapRows<kBlockN, kShared>& rows) {
+  ApplyRowWords<kBlockN>(s, rows.w);
 }
 
 // Masks the block's columns outside [first, end) (block-relative): keys at or past L in a
@@ -73,16 +81,11 @@ __device__ __forceinline__ void ApplyKeyWindow(float (&s)[kBlockN / 2], int firs
 template <int kBlockN>
 __device__ __forceinline__ void ApplyKeyBits(float (&s)[kBlockN / 2], const uint64_t* bits,
                                              int t) {
-  uint64_t w[kBlockN / 64];
+  uint64_t w[2][kBlockN / 64];
 #pragma unroll
   for (int k = 0; k < kBlockN / 64; ++k)
-    w[k] = __ldg(reinterpret_cast<const unsigned long long*>(bits + k)) >> (2 * t);
-#pragma unroll
-  for (int j = 0; j < kBlockN / 8; ++j) {
-    const int word = j / 8, bit = (j % 8) * 8;
-    if (((w[word] >> bit) & 1u) == 0) s[4 * j] = s[4 * j + 2] = common::NegInf();
-    if (((w[word] >> (bit + 1)) & 1u) == 0) s[4 * j + 1] = s[4 * j + 3] = common::NegInf();
-  }
+    w[0][k] = w[1][k] = __ldg(reinterpret_cast<const unsigned long long*>(bits + k)) >> (2 * t);
+  ApplyRowWords<kBlockN>(s, w);
 }
 
 }  // namespace stof::kernels::detail
