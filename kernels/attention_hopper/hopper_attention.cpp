@@ -17,6 +17,7 @@
 #include "kernels/attention_common/mha_operands.h"
 #include "kernels/attention_hopper/hopper_attention_params.h"
 #include "kernels/attention_common/hopper_chunk.h"
+#include "kernels/common/hopper/device_check.h"
 #include "kernels/common/hopper/tensor_map.h"
 #include "kernels/cuda_check.h"
 
@@ -310,15 +311,9 @@ std::vector<BlockSparseConfig> SupportedHopperAttentionConfigs(int64_t head_dim,
 }
 
 engine::Status CheckHopperDevice() {
-  int device = 0, major = 0, minor = 0;
-  STOF_CUDA_TRY(cudaGetDevice(&device));
-  STOF_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  STOF_CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  if (major == 9 && minor == 0) return engine::Status::Ok();
-  return engine::MakeError("block-wise MHA (Hopper kernel): needs a compute capability 9.0 GPU "
-                           "(H100, H200; sm_90a code), device " + Str(device) + " is " +
-                           Str(major) + "." + Str(minor) +
-                           "; use num_warps <= 8 for the portable kernel");
+  auto ok = hopper::CheckSm90aDevice("block-wise MHA (Hopper kernel): ");
+  if (ok.IsOk()) return ok;
+  return engine::MakeError(ok.Message() + "; use num_warps <= 8 for the portable kernel");
 }
 
 engine::Status LaunchHopperAttention(const engine::Workload& w, const DeviceBlockLayout& layout,

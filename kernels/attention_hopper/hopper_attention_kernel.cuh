@@ -1,7 +1,8 @@
 // The Hopper block-sparse attention kernel (sm_90a), composed from its parts: the TMA load
 // pipeline (hopper_pipeline.cuh), the visited-block lists (hopper_block_list.cuh), the element
 // masks (hopper_mask.cuh), the online softmax on accumulator fragments
-// (kernels/common/fragment_softmax.cuh), wgmma (kernels/common/hopper/wgmma.cuh), the merge of
+// (kernels/common/fragment_softmax.cuh), the warpgroup GEMM steps
+// (kernels/common/hopper/warpgroup_gemm.cuh), the merge of
 // a tile's chunks when its blocks are split over CTAs (hopper_split.cuh) and the TMA epilogue
 // (hopper_epilogue.cuh). Included only by the instantiation files
 // (hopper_attention_d64.cu, _d128.cu, _d256.cu); the host dispatch sees
@@ -36,6 +37,7 @@
 #include "kernels/common/hopper/grid_dependency.cuh"
 #include "kernels/common/hopper/mbarrier.cuh"
 #include "kernels/common/hopper/warpgroup.cuh"
+#include "kernels/common/hopper/warpgroup_gemm.cuh"
 #include "kernels/common/hopper/wgmma.cuh"
 #include "kernels/cuda_check.h"
 
@@ -44,37 +46,15 @@ namespace stof::kernels::detail {
 // S = Q K^T for the warpgroup's 64 rows (`q` = its first row in panel 0) and one K stage.
 template <class T>
 __device__ __forceinline__ void GemmQK(float (&s)[T::kSAcc], uint32_t q, uint32_t k) {
-  hopper::WgmmaFence();
-#pragma unroll
-  for (int kk = 0; kk < T::kHeadDim / 16; ++kk) {
-    const uint32_t off = (kk % 4) * 32;  // the 16-column slice inside a 128-byte row
-    const uint64_t da = hopper::MakeSmemDesc(q + (kk / 4) * T::kQPanelBytes + off, 16, 1024);
-    const uint64_t db = hopper::MakeSmemDesc(k + (kk / 4) * T::kKvPanelBytes + off, 16, 1024);
-    hopper::Wgmma<T::kBlockN, T::kBf16>::SS(s, da, db, kk > 0 ? 1 : 0);
-  }
-  hopper::WgmmaCommit();
+  hopper::GemmSsKMajor<T::kHeadDim, T::kBlockN, T::kBf16>(s, q, T::kQPanelBytes, k,
+                                                          T::kKvPanelBytes);
 }
 
-// O += P V for one V stage; `a` holds P's 16-key slices as A fragments (made from S). At d
-// 256 each slice is two m64n128 products, one per 128 columns of V (two panels): their
-// accumulators are O's first and second 64 registers, the m64n256 fragment's own order.
+// O += P V for one V stage; `a` holds P's 16-key slices as A fragments (made from S).
 template <class T>
 __device__ __forceinline__ void GemmPV(float (&o)[T::kOAcc], const uint32_t (&a)[T::kBlockN / 16][4],
                                        uint32_t v) {
-  constexpr int kN = T::kHeadDim < 128 ? T::kHeadDim : 128;  // columns per wgmma
-  using Part = float[kN / 2];
-  hopper::WgmmaFence();
-#pragma unroll
-  for (int k = 0; k < T::kBlockN / 16; ++k) {
-#pragma unroll
-    for (int h = 0; h < T::kHeadDim / kN; ++h) {
-      const uint32_t panels = v + h * (kN / 64) * T::kKvPanelBytes;
-      const uint64_t db =
-          hopper::MakeSmemDesc(panels + k * 16 * T::kRowBytes, T::kKvPanelBytes, 1024);
-      hopper::Wgmma<kN, T::kBf16>::RS(*reinterpret_cast<Part*>(o + h * (kN / 2)), a[k], db);
-    }
-  }
-  hopper::WgmmaCommit();
+  hopper::GemmRsNMajor<T::kBlockN, T::kHeadDim, T::kBf16>(o, a, v, T::kKvPanelBytes);
 }
 
 template <class T>

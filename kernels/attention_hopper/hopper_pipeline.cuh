@@ -94,20 +94,8 @@ __device__ __forceinline__ void LoadKvTile(const CUtensorMap* map, unsigned char
     hopper::TmaLoad4d(dst + pn * T::kKvPanelBytes, map, full, 64 * pn, key0, head, batch);
 }
 
-// A position in a ring (K/V stages, or Q slots): the stage of one use and the parity of that
-// use on the stage's barriers. Stepped once per block (a compare and a select), not recomputed from a
-// block count: the division by kStages sat on every block's path to its barrier wait.
-struct HopperRingPos {
-  int stage = 0;
-  uint32_t phase = 0;
-  template <int kSlots>  // T::kStages for the K/V ring, T::kQSlots for Q
-  __device__ __forceinline__ void Next() {
-    if (++stage == kSlots) {
-      stage = 0;
-      phase ^= 1u;
-    }
-  }
-};
+// A position in a ring (K/V stages, or Q slots): the stage of one use and its parity.
+using HopperRingPos = hopper::RingPos;
 
 // Where a CTA is in its sequence of work items: the Q slot of its next item and that slot's
 // parity (each item takes one phase of its slot's q_full / q_empty) and the ring position of

@@ -15,5 +15,6 @@ target_compile_options(stof_kernels_sm90a PRIVATE
   $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-Wall,-Wextra>)
 target_sources(stof_kernels PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/hopper_attention.cpp
+  ${PROJECT_SOURCE_DIR}/kernels/common/hopper/device_check.cpp
   ${PROJECT_SOURCE_DIR}/kernels/common/hopper/tensor_map.cpp
   $<TARGET_OBJECTS:stof_kernels_sm90a>)

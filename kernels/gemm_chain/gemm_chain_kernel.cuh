@@ -34,6 +34,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "kernels/common/activation.cuh"
 #include "kernels/common/mma_sync.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_chain/gemm_chain_configs.h"
@@ -121,16 +122,6 @@ __device__ __forceinline__ void LoadTileAsync(__half* dst, const __half* src, in
     }
     src += static_cast<int64_t>(kRowsPerPass) * ld;
   }
-}
-
-// The host definition is engine::Activate (double); the same formulas in fp32.
-__device__ __forceinline__ float GemmChainActivate(engine::Activation act, float x) {
-  if (act == engine::Activation::kGelu) {
-    constexpr float kSqrt2OverPi = 0.7978845608028654f;
-    return 0.5f * x * (1.f + tanhf(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
-  }
-  if (act == engine::Activation::kRelu) return x > 0.f ? x : 0.f;
-  return x;
 }
 
 template <int kBm, int kBn, int kBk, int kBh, int kWarps>
@@ -250,8 +241,8 @@ __global__ void __launch_bounds__(GemmChainTraits<kBm, kBn, kBk, kBh, kWarps>::k
         for (int mt = 0; mt < T::kMTiles; ++mt) {
 #pragma unroll
           for (int hh = 0; hh < 2; ++hh) {
-            const float lo = GemmChainActivate(p.act, acc_c[mt][j][2 * hh] + bias_lo);
-            const float hi = GemmChainActivate(p.act, acc_c[mt][j][2 * hh + 1] + bias_hi);
+            const float lo = common::Activate(p.act, acc_c[mt][j][2 * hh] + bias_lo);
+            const float hi = common::Activate(p.act, acc_c[mt][j][2 * hh + 1] + bias_hi);
             *reinterpret_cast<uint32_t*>(c_s + (wrow + 16 * mt + g + 8 * hh) * T::kStrideC +
                                          col) = mma::PackHalf2(lo, hi);
           }

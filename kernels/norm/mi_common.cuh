@@ -14,6 +14,7 @@
 
 #include "engine/core/activation.h"
 #include "engine/core/status.h"
+#include "kernels/common/activation.cuh"
 
 namespace stof::kernels::mi {
 
@@ -73,19 +74,8 @@ __device__ __forceinline__ void StoreHalves(__half* p, const float* x) {
   }
 }
 
-// engine::Activate in fp32: GELU's tanh form with tanhf (CUDA: at most 2 ulp), so the result
-// differs from the double host definition by ~1e-7 relative, far below fp16's 4.9e-4.
-template <engine::Activation A>
-__device__ __forceinline__ float Activate(float x) {
-  if constexpr (A == engine::Activation::kGelu) {
-    constexpr float kSqrt2OverPi = 0.7978845608028654f;
-    return 0.5f * x * (1.f + tanhf(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
-  } else if constexpr (A == engine::Activation::kRelu) {
-    return x > 0.f ? x : 0.f;  // as the host: NaN -> 0
-  } else {
-    return x;
-  }
-}
+// engine::Activate in fp32: one definition for every family (kernels/common/activation.cuh).
+using common::Activate;
 
 // Sum of v over each aligned group of `width` lanes (a power of two <= 32); every lane of the
 // group gets the same bits (the xor butterfly adds the same two values in either order). All

@@ -463,10 +463,10 @@ Plan ShapePlan() {
 }
 TEST(PlanJson, GroupedWorkloadIsVersionTwoAndRoundTrips) {
   ExpectExactRoundTrip(ShapePlan());
-  const json j = PlanToJson(ShapePlan());
-  EXPECT_EQ(j["schema_version"], 2);
-  EXPECT_EQ(j["workload"]["kv_heads"], 8);
-  EXPECT_EQ(j["workload"]["q_len"], 1);
+  const json shape = PlanToJson(ShapePlan());
+  EXPECT_EQ(shape["schema_version"], 2);
+  EXPECT_EQ(shape["workload"]["kv_heads"], 8);
+  EXPECT_EQ(shape["workload"]["q_len"], 1);
   EXPECT_EQ(PlanToJson(SpecPlan())["schema_version"], 1);
   EXPECT_FALSE(PlanToJson(SpecPlan())["workload"].contains("kv_heads"));
   ExpectRejected(ShapePlan(), {

@@ -208,7 +208,9 @@ TEST(HopperShapes, NumWarpsAloneNamesTheTileRows) {
       ASSERT_TRUE(c.IsOk()) << c.Message();
       EXPECT_EQ(c->config.num_warps, warps);
       EXPECT_EQ(c->config.block_m, warps == k::kHopperAttentionWarps64 ? 64 : 128);
-      if (warps == k::kHopperAttentionWarps64) EXPECT_EQ(c->config.block_n, 64);
+      if (warps == k::kHopperAttentionWarps64) {
+        EXPECT_EQ(c->config.block_n, 64);
+      }
     }
   }
 }

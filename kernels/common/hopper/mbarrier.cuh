@@ -1,7 +1,8 @@
 // mbarrier helpers (inline PTX, sm_90): the completion objects of the TMA load pipeline. A
 // barrier in shared memory counts arrivals and, for TMA, transaction bytes; a phase completes
 // when both reach zero, and waiters test the phase's parity. Used by the Hopper attention
-// kernel's load pipeline (kernels/attention_hopper/) and by any later TMA kernel.
+// kernel's load pipeline (kernels/attention_hopper/) and the Hopper GEMM chain's
+// (kernels/gemm_chain_hopper/).
 // Invariants: barriers are 8-byte aligned shared-memory words, initialised by one thread and
 // followed by FenceBarrierInit() and a CTA barrier before anyone uses them.
 #pragma once
@@ -49,5 +50,20 @@ __device__ __forceinline__ void BarrierWait(uint64_t* bar, uint32_t parity) {
         : "memory");
   } while (!done);
 }
+
+// A position in a ring of kSlots stages whose i-th use has parity (i / kSlots) & 1 on the
+// stage's barriers. Stepped once per use (a compare and a select), not recomputed from a use
+// count: a division by the stage count on every step's path to its barrier wait costs.
+struct RingPos {
+  int stage = 0;
+  uint32_t phase = 0;
+  template <int kSlots>
+  __device__ __forceinline__ void Next() {
+    if (++stage == kSlots) {
+      stage = 0;
+      phase ^= 1u;
+    }
+  }
+};
 
 }  // namespace stof::kernels::hopper

@@ -20,6 +20,8 @@
 // (g, 8 + 2t..), a[3] = (g + 8, 8 + 2t..), two fp16 per register, lower column low. So the
 // accumulators of S columns 16 k .. 16 k + 15 are exactly the A fragment of P's k-th slice.
 // The operand lists are spelled out because inline PTX needs literal operand numbers.
+// Users: the Hopper attention kernel and the Hopper GEMM chain (kernels/gemm_chain_hopper/),
+// through the warpgroup GEMM steps of warpgroup_gemm.cuh.
 #pragma once
 
 #include <cstdint>
@@ -62,7 +64,8 @@ __device__ __forceinline__ void FenceOperands(float (&r)[kN]) {
 }
 
 // m64nNk16, fp16 (kBf16: bf16) inputs, fp32 accumulators d[N / 2] per thread. SS: D = A B
-// (accumulate 0) or D += A B, A K-major and B K-major in shared memory. RS: D += A B, A from
+// (accumulate 0) or D += A B, A K-major in shared memory, B K-major (SS<1>: N-major, a B
+// stored [K][N] row-major as the GEMM chain's weights) in shared memory. RS: D += A B, A from
 // registers, B N-major in shared memory.
 template <int kN, bool kBf16 = false>
 struct Wgmma;
@@ -75,15 +78,16 @@ struct Wgmma;
 #define STOF_WGMMA_64(TYPE, BF16)  \
 template <>  \
 struct Wgmma<64, BF16> {  \
+  template <int kTransB = 0>  \
   static __device__ __forceinline__ void SS(float (&d)[32], uint64_t desc_a, uint64_t desc_b,  \
                                             int accumulate) {  \
     asm volatile(  \
         "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"  \
         " wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE "\n"  \
         " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"  \
-        " %32, %33, p, 1, 1, 0, 0;\n}\n"  \
+        " %32, %33, p, 1, 1, 0, %35;\n}\n"  \
         : STOF_WGMMA_ACC8(0), STOF_WGMMA_ACC8(8), STOF_WGMMA_ACC8(16), STOF_WGMMA_ACC8(24)  \
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate));  \
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kTransB));  \
   }  \
   static __device__ __forceinline__ void RS(float (&d)[32], const uint32_t (&a)[4],  \
                                             uint64_t desc_b) {  \
@@ -100,16 +104,17 @@ struct Wgmma<64, BF16> {  \
 #define STOF_WGMMA_128(TYPE, BF16)  \
 template <>  \
 struct Wgmma<128, BF16> {  \
+  template <int kTransB = 0>  \
   static __device__ __forceinline__ void SS(float (&d)[64], uint64_t desc_a, uint64_t desc_b,  \
                                             int accumulate) {  \
     asm volatile(  \
         "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"  \
         " wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE "\n"  \
         " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n"  \
-        " %64, %65, p, 1, 1, 0, 0;\n}\n"  \
+        " %64, %65, p, 1, 1, 0, %67;\n}\n"  \
         : STOF_WGMMA_ACC8(0), STOF_WGMMA_ACC8(8), STOF_WGMMA_ACC8(16), STOF_WGMMA_ACC8(24),  \
           STOF_WGMMA_ACC8(32), STOF_WGMMA_ACC8(40), STOF_WGMMA_ACC8(48), STOF_WGMMA_ACC8(56)  \
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate));  \
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kTransB));  \
   }  \
   static __device__ __forceinline__ void RS(float (&d)[64], const uint32_t (&a)[4],  \
                                             uint64_t desc_b) {  \
