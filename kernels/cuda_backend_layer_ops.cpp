@@ -3,7 +3,8 @@
 // unknown name is an error that lists the known ones), then launched:
 //   GemmCall, BatchedGemmCall -> cuBLASLt (kernels/gemm_epilogue/lt_gemm.h)
 //   EpilogueCall, NormCall, ScoresCall, HeadsCall -> kernels/norm/ (one kernel each)
-//   GemmNormCall -> kernels/gemm_norm/, GemmChainCall -> kernels/gemm_chain/
+//   GemmNormCall -> kernels/gemm_norm/, GemmChainCall -> kernels/gemm_chain/ (tiles) or
+//   kernels/gemm_chain_hopper/ (params "cluster")
 // Device copies of masks (for the score ops) are uploaded once per mask hash and kept.
 // Measure: CUDA events around the work, or a CUDA graph of it replayed between the events.
 #include <cuda_runtime.h>
@@ -17,6 +18,7 @@
 #include "kernels/cuda_backend_state.h"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_chain/gemm_chain.h"
+#include "kernels/gemm_chain_hopper/hopper_chain.h"
 #include "kernels/gemm_epilogue/lt_gemm.h"
 #include "kernels/gemm_norm/gemm_norm.h"
 #include "kernels/norm/elementwise_kernels.h"
@@ -152,6 +154,19 @@ Status CudaBackend::RunGemmChain(const engine::GemmChainCall& c) {
   a.stride_e = c.stride_e;
   a.bias1 = c.bias1, a.act = c.act, a.bias2 = c.bias2, a.e = c.e;
   STOF_RETURN_IF_ERROR(CheckGemmChainArgs(a));
+  // "cluster" names the Hopper kernel (0 = its default cluster; "reduce" 0 push, 1 pull); the
+  // tiles name the mhnk one.
+  if (c.params.count("cluster") != 0) {
+    HopperChainParams hp;
+    size_t used = 0;
+    int reduce = static_cast<int>(hp.reduce);
+    Take(c.params, "cluster", hp.cluster, used);
+    Take(c.params, "reduce", reduce, used);
+    hp.reduce = static_cast<HopperChainReduce>(reduce);
+    STOF_RETURN_IF_ERROR(
+        UnknownNames(c.params, used, "gemm_chain call (Hopper kernel)", "cluster, reduce"));
+    return LaunchHopperGemmChain(a, hp, c.stream);
+  }
   const auto supported = SupportedGemmChainParams(a, m_spec.smem_per_block_bytes);
   if (supported.empty())
     return MakeError("gemm_chain call: no supported parameters for this shape");

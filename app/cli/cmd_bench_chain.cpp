@@ -3,7 +3,9 @@
 // CUDA graph (same launch overhead on both sides). Every supported tile setting is measured;
 // the report gives the kernel's default, the best measured, and the pick of MCFuser's
 // analytical model (engine/mcfuser) among the supported settings with its measured time, so
-// the model's ranking can be judged. Our output is checked against cuBLAS's for each setting.
+// the model's ranking can be judged. On a compute capability 9.0 GPU the Hopper chain
+// (kernels/gemm_chain_hopper/) is measured too, at each cluster size, its default reported.
+// Our output is checked against cuBLAS's for each setting.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +24,7 @@
 #ifdef STOF_WITH_KERNELS
 #include "kernels/cuda_backend.h"
 #include "kernels/gemm_chain/gemm_chain.h"
+#include "kernels/gemm_chain_hopper/hopper_chain.h"
 #endif
 
 namespace stof::app {
@@ -121,6 +124,32 @@ double RelativeError(const std::vector<float>& got, const std::vector<float>& re
   return err / scale;
 }
 
+// One chain call with `params` on the shape's buffers: its time and the relative error of its E
+// against cuBLAS's (E is overwritten by every run, so a stale E would equal the previous
+// setting's; the reference rounds C to fp16 the same way). `what` names it in errors.
+struct CheckedTime {
+  double us = 0, err = 0;
+};
+
+engine::Expected<CheckedTime> MeasureChecked(engine::Backend& b, const engine::GemmChainShape& s,
+                                             const ChainBuffers& d, const std::vector<float>& ref,
+                                             const engine::MeasureOptions& mo,
+                                             const engine::ParamMap& params,
+                                             const std::string& what) {
+  engine::GemmChainCall c;
+  c.batch = s.batch, c.m = s.m, c.n = s.n, c.k = s.k, c.h = s.h;
+  c.a = d.da, c.b = d.db, c.d = d.dd, c.e = d.de;
+  c.params = params;
+  auto m = b.Measure([&](void* stream) {
+    c.stream = stream;
+    return b.RunGemmChain(c);
+  }, mo);
+  if (!m.IsOk()) return engine::Error{what + ": " + m.Message()};
+  auto got = ReadBack(b, d.de, d.ne);
+  if (!got.IsOk()) return engine::Error{what + ": " + got.Message()};
+  return CheckedTime{m->median_us, RelativeError(*got, ref)};
+}
+
 // Every supported tile setting of one shape: each one's time, the model's estimate and its
 // error; the default (the first), the best measured and the model's pick.
 struct ChainSettings {
@@ -141,35 +170,66 @@ engine::Expected<ChainSettings> MeasureSettings(engine::Backend& b, const engine
   ChainSettings r;
   for (size_t i = 0; i < supported.size(); ++i) {
     const auto& sp = supported[i];
-    engine::GemmChainCall c;
-    c.batch = s.batch, c.m = s.m, c.n = s.n, c.k = s.k, c.h = s.h;
-    c.a = d.da, c.b = d.db, c.d = d.dd, c.e = d.de;
-    c.params = {{"bm", sp.bm}, {"bn", sp.bn}, {"bk", sp.bk}, {"bh", sp.bh}, {"warps", sp.warps}};
-    auto m = b.Measure([&](void* stream) {
-      c.stream = stream;
-      return b.RunGemmChain(c);
-    }, mo);
-    if (!m.IsOk())
-      return engine::Error{p.name + " " + kernels::GemmChainParamsName(sp) + ": " + m.Message()};
-    // Poison-free check: E is overwritten by every run, so a stale E would equal the
-    // previous setting's; the reference is cuBLAS's (C rounded to fp16 the same way).
-    auto got = ReadBack(b, d.de, d.ne);
-    if (!got.IsOk()) return engine::Error{p.name + ": " + got.Message()};
-    const double err = RelativeError(*got, ref);
+    const std::string name = kernels::GemmChainParamsName(sp);
+    auto m = MeasureChecked(
+        b, s, d, ref, mo,
+        {{"bm", sp.bm}, {"bn", sp.bn}, {"bk", sp.bk}, {"bh", sp.bh}, {"warps", sp.warps}},
+        p.name + " " + name);
+    if (!m.IsOk()) return m.ToStatus();
+    const double err = m->err;
     r.worst_err = std::max(r.worst_err, err);
     engine::Candidate cand{s, engine::ChainKernelExpr(),
                            engine::ChainTiles{sp.bm, sp.bn, sp.bk, sp.bh}};
     auto est = engine::EstimateChain(cand, dev);
     const double est_us = est.IsOk() ? est->seconds * 1e6 : 0;
-    r.settings.push_back({{"tiles", kernels::GemmChainParamsName(sp)}, {"us", m->median_us},
-                          {"model_us", est_us}, {"max_error", err}});
-    if (i == 0) r.dflt = m->median_us;
-    if (r.best == 0 || m->median_us < r.best)
-      r.best = m->median_us, r.best_name = kernels::GemmChainParamsName(sp);
+    r.settings.push_back(
+        {{"tiles", name}, {"us", m->us}, {"model_us", est_us}, {"max_error", err}});
+    if (i == 0) r.dflt = m->us;
+    if (r.best == 0 || m->us < r.best) r.best = m->us, r.best_name = name;
     if (est.IsOk() && (r.model_best_est == 0 || est_us < r.model_best_est)) {
       r.model_best_est = est_us;
-      r.model_pick_us = m->median_us;
-      r.model_name = kernels::GemmChainParamsName(sp);
+      r.model_pick_us = m->us;
+      r.model_name = name;
+    }
+  }
+  return r;
+}
+
+// The Hopper chain (kernels/gemm_chain_hopper/) at each cluster size that runs the shape and
+// each reduction (push, pull), checked against cuBLAS like the mhnk settings; its default
+// (HopperChainClusterFor, the default reduction) and the best measured.
+struct HopperSettings {
+  nlohmann::json settings = nlohmann::json::array();
+  double dflt_us = 0, best_us = 0, worst_err = 0;
+  int dflt_cluster = 0, best_cluster = 0;
+  std::string best_reduce;
+};
+
+engine::Expected<HopperSettings> MeasureHopper(engine::Backend& b, const engine::DeviceSpec& dev,
+                                               const engine::GemmChainPreset& p,
+                                               const ChainBuffers& d,
+                                               const std::vector<float>& ref,
+                                               const engine::MeasureOptions& mo) {
+  const auto& s = p.shape;
+  kernels::GemmChainArgs args;
+  args.batch = s.batch, args.m = s.m, args.n = s.n, args.k = s.k, args.h = s.h;
+  HopperSettings r;
+  r.dflt_cluster = kernels::HopperChainClusterFor(args, dev.sm_count);
+  const auto dflt_reduce = kernels::HopperChainParams{}.reduce;
+  for (int cluster : kernels::HopperChainClusters(args)) {
+    for (auto reduce : {kernels::HopperChainReduce::kPush, kernels::HopperChainReduce::kPull}) {
+      const char* reduce_name = reduce == kernels::HopperChainReduce::kPush ? "push" : "pull";
+      auto m = MeasureChecked(b, s, d, ref, mo,
+                              {{"cluster", cluster}, {"reduce", static_cast<int>(reduce)}},
+                              p.name + " Hopper cluster " + std::to_string(cluster) + " " +
+                                  reduce_name);
+      if (!m.IsOk()) return m.ToStatus();
+      r.worst_err = std::max(r.worst_err, m->err);
+      r.settings.push_back({{"cluster", cluster}, {"reduce", reduce_name}, {"us", m->us},
+                            {"max_error", m->err}});
+      if (cluster == r.dflt_cluster && reduce == dflt_reduce) r.dflt_us = m->us;
+      if (r.best_us == 0 || m->us < r.best_us)
+        r.best_us = m->us, r.best_cluster = cluster, r.best_reduce = reduce_name;
     }
   }
   return r;
@@ -190,7 +250,16 @@ engine::Expected<nlohmann::json> MeasureShape(engine::Backend& b, const engine::
   if (!set.IsOk()) return set.ToStatus();
   double ref_max = 0;
   for (float v : *ref) ref_max = std::max(ref_max, double(std::fabs(v)));
-  return nlohmann::json{{"shape", p.name}, {"batch", s.batch}, {"ref_max_abs", ref_max},
+  nlohmann::json hopper = nullptr;  // null where the device is not a 9.0 GPU
+  if (dev.cc_major == 9 && dev.cc_minor == 0) {
+    auto h = MeasureHopper(b, dev, p, d, *ref, mo);
+    if (!h.IsOk()) return h.ToStatus();
+    hopper = {{"default_cluster", h->dflt_cluster}, {"default_us", h->dflt_us},
+              {"best_cluster", h->best_cluster}, {"best_reduce", h->best_reduce},
+              {"best_us", h->best_us},
+              {"max_error", h->worst_err}, {"settings", h->settings}};
+  }
+  return nlohmann::json{{"hopper", hopper}, {"shape", p.name}, {"batch", s.batch}, {"ref_max_abs", ref_max},
                         {"m", s.m}, {"n", s.n}, {"k", s.k}, {"h", s.h},
                         {"cublas_us", base->median_us}, {"default_us", set->dflt},
                         {"best_us", set->best}, {"best_tiles", set->best_name},
@@ -202,13 +271,20 @@ engine::Expected<nlohmann::json> MeasureShape(engine::Backend& b, const engine::
 // A shape's row of the text table (the columns RunChain's header names).
 void PrintChainRow(const nlohmann::json& r) {
   const double cublas_us = r["cublas_us"].get<double>(), best = r["best_us"].get<double>();
-  std::printf("%-6s (%lld,%lld,%lld,%lld,%lld)%*s %9.1f %11.1f %8.1f   %-20s %-18s %7.1f  %6.2fx\n",
+  std::printf("%-6s (%lld,%lld,%lld,%lld,%lld)%*s %9.1f %11.1f %8.1f   %-20s %-18s %7.1f  %6.2fx",
               r["shape"].get<std::string>().c_str(), r["batch"].get<long long>(),
               r["m"].get<long long>(), r["n"].get<long long>(), r["k"].get<long long>(),
               r["h"].get<long long>(), 4, "", cublas_us, r["default_us"].get<double>(), best,
               r["best_tiles"].get<std::string>().c_str(),
               r["model_pick"].get<std::string>().c_str(),
               r["model_pick_us"].get<double>(), cublas_us / best);
+  const auto& h = r["hopper"];
+  if (h.is_null()) {
+    std::printf("   %-16s\n", "-");
+    return;
+  }
+  std::printf("   %7.1f (x%d) %6.2fx\n", h["default_us"].get<double>(),
+              h["default_cluster"].get<int>(), cublas_us / h["default_us"].get<double>());
 }
 
 int RunChain(const ChainBenchArgs& a) {
@@ -224,7 +300,8 @@ int RunChain(const ChainBenchArgs& a) {
   nlohmann::json rows = nlohmann::json::array();
   if (!a.json)
     std::printf("shape  (batch,M,N,K,H)            cuBLAS us  default us  best us   best tiles"
-                "           model pick (us)          best/cuBLAS\n");
+                "           model pick (us)          best/cuBLAS   Hopper us (cluster) "
+                "cuBLAS/Hopper\n");
   for (const auto& p : *presets) {
     auto row = MeasureShape(b, dev, p, mo);
     if (!row.IsOk()) return Fail(cmd, row.Message());

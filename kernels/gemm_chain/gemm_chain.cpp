@@ -69,24 +69,6 @@ engine::Status CheckStride(const char* field, int64_t stride, int64_t size, bool
 
 // Everything of CheckGemmChainArgs but the buffers: what SupportedGemmChainParams needs (a
 // tuner enumerates before it allocates).
-engine::Status CheckShape(const GemmChainArgs& a) {
-  if (a.batch < 1 || a.batch > kMaxGridYZ)
-    return Fail("batch", "expected 1 to 65535 (the grid's z extent), got " + Str(a.batch));
-  if (a.m < 1 || a.m > kMaxDim) return Fail("m", "expected 1 to 2^31 - 1 rows, got " + Str(a.m));
-  STOF_RETURN_IF_ERROR(CheckDim16("n", a.n));
-  STOF_RETURN_IF_ERROR(CheckDim16("k", a.k));
-  STOF_RETURN_IF_ERROR(CheckDim16("h", a.h));
-  if (a.act != engine::Activation::kNone && a.act != engine::Activation::kGelu &&
-      a.act != engine::Activation::kRelu) {
-    return Fail("act", "expected none, gelu or relu, got value " + Str(static_cast<int64_t>(a.act)));
-  }
-  STOF_RETURN_IF_ERROR(CheckStride("stride_a", a.stride_a, a.m * a.k, true));
-  STOF_RETURN_IF_ERROR(CheckStride("stride_b", a.stride_b, a.k * a.n, true));
-  STOF_RETURN_IF_ERROR(CheckStride("stride_d", a.stride_d, a.n * a.h, true));
-  STOF_RETURN_IF_ERROR(CheckStride("stride_e", a.stride_e, a.m * a.h, a.batch == 1));
-  return engine::Status::Ok();
-}
-
 int TileIndex(const GemmChainParams& p) {
   for (int i = 0; i < detail::kGemmChainTileCount; ++i)
     if (detail::kGemmChainTiles[i] == p) return i;
@@ -147,8 +129,26 @@ std::string GemmChainParamsName(const GemmChainParams& p) {
          "w";
 }
 
+engine::Status CheckGemmChainShape(const GemmChainArgs& a) {
+  if (a.batch < 1 || a.batch > kMaxGridYZ)
+    return Fail("batch", "expected 1 to 65535 (the grid's z extent), got " + Str(a.batch));
+  if (a.m < 1 || a.m > kMaxDim) return Fail("m", "expected 1 to 2^31 - 1 rows, got " + Str(a.m));
+  STOF_RETURN_IF_ERROR(CheckDim16("n", a.n));
+  STOF_RETURN_IF_ERROR(CheckDim16("k", a.k));
+  STOF_RETURN_IF_ERROR(CheckDim16("h", a.h));
+  if (a.act != engine::Activation::kNone && a.act != engine::Activation::kGelu &&
+      a.act != engine::Activation::kRelu) {
+    return Fail("act", "expected none, gelu or relu, got value " + Str(static_cast<int64_t>(a.act)));
+  }
+  STOF_RETURN_IF_ERROR(CheckStride("stride_a", a.stride_a, a.m * a.k, true));
+  STOF_RETURN_IF_ERROR(CheckStride("stride_b", a.stride_b, a.k * a.n, true));
+  STOF_RETURN_IF_ERROR(CheckStride("stride_d", a.stride_d, a.n * a.h, true));
+  STOF_RETURN_IF_ERROR(CheckStride("stride_e", a.stride_e, a.m * a.h, a.batch == 1));
+  return engine::Status::Ok();
+}
+
 engine::Status CheckGemmChainArgs(const GemmChainArgs& a) {
-  STOF_RETURN_IF_ERROR(CheckShape(a));
+  STOF_RETURN_IF_ERROR(CheckGemmChainShape(a));
   STOF_RETURN_IF_ERROR(CheckMatrix("a", a.a));
   STOF_RETURN_IF_ERROR(CheckMatrix("b", a.b));
   STOF_RETURN_IF_ERROR(CheckMatrix("d", a.d));
@@ -202,7 +202,7 @@ const std::vector<GemmChainParams>& AllGemmChainParams() {
 std::vector<GemmChainParams> SupportedGemmChainParams(const GemmChainArgs& args,
                                                       int64_t smem_optin_bytes) {
   std::vector<GemmChainParams> out;
-  if (!CheckShape(args).IsOk()) return out;  // buffers may still be unset while tuning
+  if (!CheckGemmChainShape(args).IsOk()) return out;  // buffers may still be unset while tuning
   for (const GemmChainParams& p : detail::kGemmChainTiles)
     if (CheckGemmChainParams(args, p, smem_optin_bytes).IsOk()) out.push_back(p);
   std::stable_sort(out.begin(), out.end(), [&](const GemmChainParams& x, const GemmChainParams& y) {

@@ -56,6 +56,10 @@ struct GemmChainParams {
 // "64x64x64x128/4w" (bm x bn x bk x bh / warps), for messages and benchmark tables.
 std::string GemmChainParamsName(const GemmChainParams& p);
 
+// Ok when the shape, activation and strides of `args` follow the rules above (the buffers are
+// not looked at, so a tuner may ask before it allocates); otherwise an error naming the field.
+engine::Status CheckGemmChainShape(const GemmChainArgs& args);
+
 // Ok when `args` follows the rules above; otherwise an error naming the field
 // ("gemm_chain: h: expected a positive multiple of 16, got 100").
 engine::Status CheckGemmChainArgs(const GemmChainArgs& args);

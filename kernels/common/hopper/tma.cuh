@@ -1,9 +1,10 @@
-// TMA (cp.async.bulk.tensor, sm_90) helpers: 4-D and 5-D tiled loads into shared memory
+// TMA (cp.async.bulk.tensor, sm_90) helpers: 3-D, 4-D and 5-D tiled loads into shared memory
 // completing on an mbarrier, plain (1-D) bulk loads likewise, 5-D tiled stores from shared
 // memory, and the bulk-group fences. The tensor maps
 // are built on the host (tensor_map.h) and passed as __grid_constant__ kernel parameters; the
 // device takes their generic address. Used by the Hopper attention kernel's producer warp and
-// epilogue (kernels/attention_hopper/).
+// epilogue (kernels/attention_hopper/) and the Hopper GEMM chain's producer (3-D: [batch][rows]
+// [columns] matrices).
 // Invariants: shared-memory boxes are 128-byte aligned (1024 for the 128-byte swizzle, so the
 // pattern lines up with wgmma's descriptors); a load's bytes are announced on its barrier
 // (BarrierArriveExpectTx) by the same phase; rows outside the tensor are zero-filled on loads
@@ -20,6 +21,16 @@ namespace stof::kernels::hopper {
 
 __device__ __forceinline__ void PrefetchTensorMap(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
+// Box at coordinates (c0 innermost .. c2) of a 3-D `map` into `smem`; completes on `bar`.
+__device__ __forceinline__ void TmaLoad3d(void* smem, const CUtensorMap* map, uint64_t* bar,
+                                          int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(SmemAddr(smem)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(SmemAddr(bar))
+      : "memory");
 }
 
 // Box at coordinates (c0 innermost .. c3) of `map` into `smem`; completes on `bar`.

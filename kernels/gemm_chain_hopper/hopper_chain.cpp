@@ -1,0 +1,142 @@
+// Host side of the Hopper GEMM chain (hopper_chain.h): the argument and cluster checks, the
+// default cluster, the three tensor maps and the dispatch to the E tile width's variant.
+#include "kernels/gemm_chain_hopper/hopper_chain.h"
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "engine/core/text_format.h"
+#include "kernels/common/hopper/device_check.h"
+#include "kernels/common/hopper/tensor_map.h"
+#include "kernels/cuda_check.h"
+#include "kernels/gemm_chain_hopper/hopper_chain_params.h"
+
+namespace stof::kernels {
+
+namespace {
+
+using engine::Str;
+
+constexpr const char* kWhat = "gemm_chain (Hopper kernel): ";
+constexpr int64_t kChunk = 64, kRows = 64;
+constexpr int64_t kMaxGridYZ = 65535;
+static_assert(detail::kHopperChainClusterSlots == kHopperChainMaxCluster,
+              "one receive slot per cluster rank");
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The E tile width the kernel instantiates for h: 64, 128 or 256.
+int TileH(int64_t h) { return h <= 64 ? 64 : (h <= 128 ? 128 : 256); }
+
+int SmemBytes(int tile_h) {
+  if (tile_h == 64) return detail::HopperChainTraits<64>::kSmemBytes;
+  if (tile_h == 128) return detail::HopperChainTraits<128>::kSmemBytes;
+  return detail::HopperChainTraits<256>::kSmemBytes;
+}
+
+// A [batch][rows][cols] fp16 matrix as a 3-D tensor map with 64 x 64 boxes; a batch stride of
+// 0 (or one batch) maps a single matrix, which the kernel reads at batch coordinate 0.
+engine::Status MapMatrix(const void* base, int64_t rows, int64_t cols, int64_t batch,
+                         int64_t stride, const char* name, CUtensorMap* out) {
+  hopper::TensorView view;
+  view.base = base;
+  view.rank = 3;
+  const bool batched = batch > 1 && stride != 0;
+  const int64_t extent[3] = {cols, rows, batched ? batch : 1};
+  const int64_t strides[3] = {1, cols, stride == -1 ? rows * cols : stride};
+  for (int i = 0; i < 3; ++i) view.extent[i] = extent[i], view.stride[i] = strides[i];
+  const int box[hopper::kMaxTensorRank] = {64, 64, 1, 1, 1};
+  return hopper::EncodeTensorMap(view, box, (std::string(kWhat) + name).c_str(), out);
+}
+
+std::string ClusterList(const std::vector<int>& clusters) {
+  std::string s;
+  for (int c : clusters) s += (s.empty() ? "" : ", ") + Str(c);
+  return s;
+}
+
+// The Hopper kernel's limits on the shape, after the shared rules (buffers not looked at).
+engine::Status CheckHopperChainShape(const GemmChainArgs& args) {
+  STOF_RETURN_IF_ERROR(CheckGemmChainShape(args));
+  if (args.h > kHopperChainMaxH)
+    return engine::MakeError(std::string(kWhat) + "h: at most " + Str(kHopperChainMaxH) +
+                             " (one warpgroup holds E's 64 x h accumulators), got " +
+                             Str(args.h));
+  if (CeilDiv(args.m, kRows) > kMaxGridYZ)
+    return engine::MakeError(std::string(kWhat) + "m: " + Str(args.m) +
+                             " rows are more than 65535 tiles of 64");
+  return engine::Status::Ok();
+}
+
+}  // namespace
+
+engine::Status CheckHopperChainArgs(const GemmChainArgs& args) {
+  STOF_RETURN_IF_ERROR(CheckHopperChainShape(args));
+  return CheckGemmChainArgs(args);
+}
+
+std::vector<int> HopperChainClusters(const GemmChainArgs& args) {
+  std::vector<int> out;
+  if (!CheckHopperChainShape(args).IsOk()) return out;
+  const int64_t chunks = CeilDiv(args.n, kChunk);
+  for (int c = 1; c <= kHopperChainMaxCluster && c <= chunks; c *= 2) out.push_back(c);
+  return out;
+}
+
+int HopperChainClusterFor(const GemmChainArgs& args, int sms) {
+  const auto clusters = HopperChainClusters(args);
+  if (clusters.empty()) return 0;
+  const int64_t tiles = CeilDiv(args.m, kRows) * args.batch;
+  for (int c : clusters)
+    if ((c >= 2 || clusters.size() == 1) && tiles * c * 100 >= int64_t{45} * sms) return c;
+  return clusters.back();
+}
+
+engine::Status LaunchHopperGemmChain(const GemmChainArgs& a, const HopperChainParams& hp,
+                                     void* stream) {
+  STOF_RETURN_IF_ERROR(CheckHopperChainArgs(a));
+  STOF_RETURN_IF_ERROR(hopper::CheckSm90aDevice(kWhat));
+  int device = 0, sms = 0, smem_optin = 0;
+  STOF_CUDA_TRY(cudaGetDevice(&device));
+  STOF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  STOF_CUDA_TRY(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const auto clusters = HopperChainClusters(a);
+  const int cluster = hp.cluster == 0 ? HopperChainClusterFor(a, sms) : hp.cluster;
+  if (hp.reduce != HopperChainReduce::kPush && hp.reduce != HopperChainReduce::kPull)
+    return engine::MakeError(std::string(kWhat) + "params.reduce: expected 0 (push) or 1 (pull), "
+                             "got " + Str(static_cast<int64_t>(hp.reduce)));
+  bool known = false;
+  for (int c : clusters) known = known || c == cluster;
+  if (!known)
+    return engine::MakeError(std::string(kWhat) + "params.cluster: " + Str(hp.cluster) +
+                             " is not one of " + ClusterList(clusters) + " (powers of two up to " +
+                             "the " + Str(CeilDiv(a.n, kChunk)) + " chunks of 64 columns of n = " +
+                             Str(a.n) + ")");
+  const int tile_h = TileH(a.h);
+  if (SmemBytes(tile_h) > smem_optin)
+    return engine::MakeError(std::string(kWhat) + "needs " + Str(SmemBytes(tile_h)) +
+                             " bytes of shared memory per block, the device allows " +
+                             Str(smem_optin));
+  CUtensorMap am, bm, dm;
+  STOF_RETURN_IF_ERROR(MapMatrix(a.a, a.m, a.k, a.batch, a.stride_a, "a", &am));
+  STOF_RETURN_IF_ERROR(MapMatrix(a.b, a.k, a.n, a.batch, a.stride_b, "b", &bm));
+  STOF_RETURN_IF_ERROR(MapMatrix(a.d, a.n, a.h, a.batch, a.stride_d, "d", &dm));
+  detail::HopperChainKernelParams k;
+  k.bias1 = a.bias1, k.bias2 = a.bias2, k.e = a.e;
+  k.stride_e = a.batch == 1 ? 0 : (a.stride_e == -1 ? a.m * a.h : a.stride_e);
+  k.m = static_cast<int>(a.m), k.n = static_cast<int>(a.n), k.h = static_cast<int>(a.h);
+  k.k_steps = static_cast<int>(CeilDiv(a.k, 64));
+  k.chunks = static_cast<int>(CeilDiv(a.n, kChunk));
+  k.cluster = cluster;
+  k.a_batched = a.batch > 1 && a.stride_a != 0;
+  k.b_batched = a.batch > 1 && a.stride_b != 0;
+  k.d_batched = a.batch > 1 && a.stride_d != 0;
+  k.act = a.act;
+  k.reduce_pull = hp.reduce == HopperChainReduce::kPull ? 1 : 0;
+  if (tile_h == 64) return detail::LaunchHopperChainVariant<64>(am, bm, dm, k, a.batch, stream);
+  if (tile_h == 128) return detail::LaunchHopperChainVariant<128>(am, bm, dm, k, a.batch, stream);
+  return detail::LaunchHopperChainVariant<256>(am, bm, dm, k, a.batch, stream);
+}
+
+}  // namespace stof::kernels
