@@ -2,9 +2,10 @@
 #include "engine/mask/mask.h"
 
 #include <algorithm>
-
 #include <bit>
 #include <cstdio>
+
+#include "engine/core/fnv1a.h"
 
 namespace stof::engine {
 
@@ -101,16 +102,12 @@ double Mask::Density() const {
 }
 
 uint64_t Mask::Hash() const {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a 64 offset basis
-  auto mix = [&h](uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xffu;
-      h *= 1099511628211ull;
-    }
-  };
-  mix(static_cast<uint64_t>(m_rows));
-  mix(static_cast<uint64_t>(m_cols));
-  for (uint64_t w : m_words) mix(w);
+  // The basis is one digit short of FNV's 14695981039346656037; plans store the hash, so it
+  // stays as it was first written.
+  uint64_t h = 1469598103934665603ull;
+  h = Fnv1aMix(h, static_cast<uint64_t>(m_rows));
+  h = Fnv1aMix(h, static_cast<uint64_t>(m_cols));
+  for (uint64_t w : m_words) h = Fnv1aMix(h, w);
   return h;
 }
 

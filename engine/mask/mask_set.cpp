@@ -4,19 +4,13 @@
 #include <map>
 #include <utility>
 
+#include "engine/core/fnv1a.h"
+
 namespace stof::engine {
 
 namespace {
 
 std::string Str(int64_t v) { return std::to_string(v); }
-
-uint64_t Mix(uint64_t h, uint64_t v) {  // FNV-1a over the 8 bytes of v
-  for (int i = 0; i < 8; ++i) {
-    h ^= (v >> (8 * i)) & 0xffu;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 }  // namespace
 
@@ -101,10 +95,10 @@ std::vector<int32_t> MaskSet::ItemPatterns(int64_t group, bool packed) const {
 
 uint64_t MaskSet::Hash() const {
   uint64_t h = 14695981039346656037ull;
-  h = Mix(h, static_cast<uint64_t>(m_batch));
-  h = Mix(h, static_cast<uint64_t>(m_heads));
-  for (const Mask& m : m_masks) h = Mix(h, m.Hash());
-  for (int32_t p : m_pattern_of) h = Mix(h, static_cast<uint64_t>(p));
+  h = Fnv1aMix(h, static_cast<uint64_t>(m_batch));
+  h = Fnv1aMix(h, static_cast<uint64_t>(m_heads));
+  for (const Mask& m : m_masks) h = Fnv1aMix(h, m.Hash());
+  for (int32_t p : m_pattern_of) h = Fnv1aMix(h, static_cast<uint64_t>(p));
   return h;
 }
 
