@@ -1,9 +1,9 @@
 // BlockLayout from a BlockRule (block_layout.h, block_rule.h): the layout of a mask given by a
 // per-block rule, never as L x L bits or as row runs. As the other builders it makes two
 // passes, counting first so that every array is allocated once at its size, then filling; a
-// block's bits are made by the rule row by row (a few words a row), once to classify it and
-// again, for part blocks, into its bitmap. Time grows with the candidate blocks the rule's
-// column spans give times BM, memory with the result.
+// block is classified by the rule's cell count where it has one, else by its bits, made row by
+// row (a few words a row), and a part block's bits are made again into its bitmap. Time grows
+// with the candidate blocks the rule's column spans give times BM, memory with the result.
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -40,6 +40,32 @@ int64_t BlockBits(const BlockRule& rule, int64_t br, int64_t bc, int64_t bm, int
   return cells;
 }
 
+// The block columns that `spans` touch, as sorted disjoint ranges [first, end) of block
+// columns (spans sorted and merged here).
+void SpanBlocks(ColumnSpans& spans, int64_t block_n,
+                std::vector<std::pair<int64_t, int64_t>>& out) {
+  out.clear();
+  std::sort(spans.begin(), spans.end());
+  for (const auto& [first, end] : spans) {
+    if (first >= end) continue;
+    const int64_t b0 = first / block_n, b1 = (end - 1) / block_n + 1;
+    if (!out.empty() && b0 <= out.back().second) {
+      out.back().second = std::max(out.back().second, b1);
+    } else {
+      out.emplace_back(b0, b1);
+    }
+  }
+}
+
+// Block (br, bc)'s attended cells: the rule's count where it has one, else its bits'.
+int64_t BlockCells(const BlockRule& rule, int64_t br, int64_t bc, int64_t bm, int64_t bn,
+                   int64_t words_per_block, uint64_t* scratch) {
+  const int64_t r0 = br * bm, c0 = bc * bn;
+  const int64_t cells = rule.CountCells(r0, std::min(r0 + bm, rule.Rows()), c0,
+                                        std::min(c0 + bn, rule.Cols()));
+  return cells >= 0 ? cells : BlockBits(rule, br, bc, bm, bn, words_per_block, scratch);
+}
+
 }  // namespace
 
 Expected<BlockLayout> BlockLayout::Build(const BlockRule& rule, int64_t block_m,
@@ -58,15 +84,20 @@ Expected<BlockLayout> BlockLayout::Build(const BlockRule& rule, int64_t block_m,
   std::vector<Hit> hits;
   std::vector<int64_t> row_start(static_cast<size_t>(l.m_block_rows) + 1, 0);
   int64_t n_full = 0, n_part = 0;
+  ColumnSpans spans;
+  std::vector<std::pair<int64_t, int64_t>> block_cols;
   for (int64_t br = 0; br < l.m_block_rows; ++br) {
-    const auto [first, end] =
-        rule.ColumnSpan(br * block_m, std::min((br + 1) * block_m, l.m_rows));
-    for (int64_t bc = first / block_n; first < end && bc <= (end - 1) / block_n; ++bc) {
-      const int64_t cells = BlockBits(rule, br, bc, block_m, block_n, words, scratch.data());
-      if (cells == 0) continue;
-      hits.push_back({bc, cells});
-      (cells == l.CellsInRange(br, bc) ? n_full : n_part) += 1;
-      l.m_nnz += cells;
+    spans.clear();
+    rule.Spans(br * block_m, std::min((br + 1) * block_m, l.m_rows), spans);
+    SpanBlocks(spans, block_n, block_cols);
+    for (const auto& [b0, b1] : block_cols) {
+      for (int64_t bc = b0; bc < b1; ++bc) {
+        const int64_t cells = BlockCells(rule, br, bc, block_m, block_n, words, scratch.data());
+        if (cells == 0) continue;
+        hits.push_back({bc, cells});
+        (cells == l.CellsInRange(br, bc) ? n_full : n_part) += 1;
+        l.m_nnz += cells;
+      }
     }
     row_start[static_cast<size_t>(br) + 1] = static_cast<int64_t>(hits.size());
   }

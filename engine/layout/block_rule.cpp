@@ -1,4 +1,5 @@
-// MakeBlockRule and the dilated band's rule (block_rule.h). A row i of a dilated band with
+// MakeBlockRule and the dilated band's rule (block_rule.h; the global / band / random-block
+// family's is block_rule_global_band.cpp). A row i of a dilated band with
 // step s = r + 1 and width w attends the columns j with |i - j| < w s and j = i (mod s), and
 // j <= i when causal: within its band interval, every s-th column. Over one 64-column word
 // those bits are one of s phases of a periodic pattern (built once), masked to the interval;
@@ -26,10 +27,10 @@ class DilatedRule final : public BlockRule {
   }
   int64_t Rows() const override { return m_len; }
   int64_t Cols() const override { return m_len; }
-  std::pair<int64_t, int64_t> ColumnSpan(int64_t r0, int64_t r1) const override {
+  void Spans(int64_t r0, int64_t r1, ColumnSpans& out) const override {
     const int64_t first = std::max<int64_t>(0, r0 - m_reach + 1);
     const int64_t end = std::min(m_len, m_causal ? r1 : r1 - 1 + m_reach);
-    return {first, std::max(first, end)};
+    if (first < end) out.emplace_back(first, end);
   }
   void RowBits(int64_t r, int64_t c0, int64_t n, uint64_t* words) const override {
     // The band interval [lo, hi) of row r, within [c0, c0 + n).
@@ -64,7 +65,18 @@ std::unique_ptr<BlockRule> MakeBlockRule(const MaskSpec& s) {
     return std::make_unique<DilatedRule>(s.seq_len, s.width, s.dilation + 1, s.causal);
   if (s.pattern == "sliding_window")
     return std::make_unique<DilatedRule>(s.seq_len, s.width, 1, s.causal);
-  return nullptr;
+  const bool band = s.pattern == "longformer" || s.pattern == "bigbird";
+  const bool global = band || s.pattern == "global";
+  const bool random = s.pattern == "bigbird" || s.pattern == "random_blocks";
+  if (!global && !random) return nullptr;
+  ChosenBlocks chosen;
+  if (random) {
+    auto c = ChooseRandomBlocks(s, s.pattern == "bigbird", "mask");
+    if (!c.IsOk()) return nullptr;  // the runs form reports the same error
+    chosen = std::move(*c);
+  }
+  return MakeGlobalBandRule(s.seq_len, global ? s.global : 0, band ? s.width : 0,
+                            std::move(chosen), random ? s.block : 1, s.causal);
 }
 
 }  // namespace stof::engine

@@ -1,36 +1,57 @@
 // Masks given by a rule evaluated per block, for layouts at lengths where neither L x L bits
 // nor row runs are cheap: a dilated band holds one run per attended key (268 million at
 // L = 262144), but its cells in one block are a periodic pattern a few machine words make.
-// BlockRule says, for rows of a block row, which columns may attend (a superset) and one row's
-// bits over a stretch of columns; BlockLayout::Build(const BlockRule&, ...) (block_layout.h)
-// builds the layout from them, equal field by field to the one built from the same mask's bits
-// or runs. MakeBlockRule gives the rule of the generator specs that have one. Used by
+// BlockRule says, for rows of a block row, which columns may attend (spans, a superset), one
+// row's bits over a stretch of columns and, where it can, a rectangle's cell count;
+// BlockLayout::Build(const BlockRule&, ...) (block_layout.h) builds the layout from them, equal
+// field by field to the one built from the same mask's bits or runs. MakeBlockRule gives the
+// rule of the generator specs that have one. Used by
 // `stof layout` past 32768 (app/cli/cmd_layout.cpp); docs/masks.md, "Per-block rules".
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "engine/mask/mask_spec.h"
+#include "engine/mask/random_blocks.h"
 
 namespace stof::engine {
+
+// Column spans [first, end): a rule's candidate columns for a stretch of rows.
+using ColumnSpans = std::vector<std::pair<int64_t, int64_t>>;
 
 class BlockRule {
  public:
   virtual ~BlockRule() = default;
   virtual int64_t Rows() const = 0;
   virtual int64_t Cols() const = 0;
-  // Columns [first, end) that rows [r0, r1) may attend: a superset of what they attend, inside
-  // [0, Cols()).
-  virtual std::pair<int64_t, int64_t> ColumnSpan(int64_t r0, int64_t r1) const = 0;
+  // The columns that rows [r0, r1) may attend, as spans inside [0, Cols()) appended to `out`
+  // (any order, may overlap): together a superset of what they attend.
+  virtual void Spans(int64_t r0, int64_t r1, ColumnSpans& out) const = 0;
   // Row r's cells over columns [c0, c0 + n) as bits (bit k = column c0 + k; n <= 256, inside
   // the mask), ORed into `words` (which the caller zeroes).
   virtual void RowBits(int64_t r, int64_t c0, int64_t n, uint64_t* words) const = 0;
+  // The attended cells of rows [r0, r1) x columns [c0, c1) where the rule counts them without
+  // bits; -1 (the default) when the builder should count RowBits' bits.
+  virtual int64_t CountCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1) const {
+    (void)r0, (void)r1, (void)c0, (void)c1;
+    return -1;
+  }
 };
 
 // The rule of a resolved spec (Resolve) where one exists: a plain dilated band or sliding
-// window (with or without `causal`); null for every other pattern and for compositions.
+// window, global tokens, Longformer, BigBird or random blocks (with or without `causal`);
+// null for the other patterns (full, causal, document: their row runs are few) and for
+// compositions.
 std::unique_ptr<BlockRule> MakeBlockRule(const MaskSpec& resolved);
+
+// The rule of the global / band / random-block family (block_rule_global_band.cpp): global
+// tokens g (i < g or j < g), a band of width w (|i - j| < w), the random blocks of `chosen`
+// (b x b, block row bi's columns cols[row_ptr[bi] ..]), then j <= i when causal. g, w 0 and
+// chosen empty leave that part out.
+std::unique_ptr<BlockRule> MakeGlobalBandRule(int64_t len, int64_t global, int64_t width,
+                                              ChosenBlocks chosen, int64_t block, bool causal);
 
 }  // namespace stof::engine

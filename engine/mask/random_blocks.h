@@ -1,13 +1,20 @@
 // SelectRandomBlocks: the random-block draw of the random_blocks and bigbird generators
 // (docs/masks.md, "Random blocks"), shared by Generate (mask_spec.cpp, which sets the chosen
-// blocks' bits) and RowRuns::FromSpec (row_runs_spec.cpp, which lists them per block row).
-// One loop for both, so a seed chooses the same blocks in both forms by construction.
+// blocks' bits), and, through ChooseRandomBlocks (random_blocks.cpp: the chosen blocks listed
+// per block row, BigBird's candidates tested on the block's bounds instead of on bits), by
+// RowRuns::FromSpec (row_runs_spec.cpp) and the BigBird block rule (engine/layout/
+// block_rule_global_band.cpp). One loop for all, so a seed chooses the same blocks in every
+// form by construction.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "engine/core/split_mix64.h"
+#include "engine/core/status.h"
+#include "engine/mask/mask_spec.h"
 
 namespace stof::engine {
 
@@ -34,5 +41,27 @@ void SelectRandomBlocks(int64_t nb, int64_t candidates, double fill, uint64_t se
     --remaining;
   }
 }
+
+// Random-block grids hold at most 2^30 blocks: each candidate costs a draw, and Generate's
+// worst case (block 1 at L = 32768) is this size, so the listed forms are never slower than
+// it per spec.
+inline constexpr int64_t kMaxRandomGridSide = int64_t{1} << 15;
+
+// The chosen random blocks: block row bi's block columns are cols[row_ptr[bi] ..
+// row_ptr[bi + 1]), increasing.
+struct ChosenBlocks {
+  std::vector<int64_t> row_ptr;
+  std::vector<int32_t> cols;
+};
+
+// Whether global (i < g or j < g) and band (|i - j| < w) leave the b x b block (bi, bj) of an
+// L x L mask (resolved spec `s`: seq_len, global, width, block) empty: BigBird's candidates.
+// Blocks are clipped at L as in Generate.
+bool GlobalBandLeaveEmpty(const MaskSpec& s, int64_t bi, int64_t bj);
+
+// The blocks a resolved random_blocks (only_empty false) or bigbird (true) spec chooses, as
+// Generate would. Errors name `path`.block when the grid is larger than kMaxRandomGridSide.
+Expected<ChosenBlocks> ChooseRandomBlocks(const MaskSpec& s, bool only_empty,
+                                          const std::string& path);
 
 }  // namespace stof::engine

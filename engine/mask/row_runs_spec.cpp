@@ -18,60 +18,6 @@ namespace stof::engine {
 
 namespace {
 
-// Random-block grids hold at most 2^30 blocks: each candidate costs a draw, and Generate's
-// worst case (block 1 at L = 32768) is this size, so FromSpec is never slower than it per spec.
-constexpr int64_t kMaxRandomGridSide = int64_t{1} << 15;
-
-// The chosen random blocks: block row bi's block columns are cols[row_ptr[bi] ..
-// row_ptr[bi + 1]), increasing.
-struct ChosenBlocks {
-  std::vector<int64_t> row_ptr;
-  std::vector<int32_t> cols;
-};
-
-// Whether global (i < g or j < g) and band (|i - j| < w) leave the b x b block (bi, bj) of an
-// L x L mask empty: BigBird's candidates. Blocks are clipped at L as in Generate.
-bool GlobalBandLeaveEmpty(const MaskSpec& s, int64_t bi, int64_t bj) {
-  const int64_t L = s.seq_len, b = s.block;
-  const int64_t r0 = bi * b, r1 = std::min(r0 + b, L);
-  const int64_t c0 = bj * b, c1 = std::min(c0 + b, L);
-  if (r0 < s.global || c0 < s.global) return false;
-  // Smallest |i - j| over the block's rows and columns.
-  const int64_t gap = c0 >= r1 ? c0 - (r1 - 1) : (r0 >= c1 ? r0 - (c1 - 1) : 0);
-  return gap >= s.width;
-}
-
-Expected<ChosenBlocks> ChooseRandomBlocks(const MaskSpec& s, bool only_empty,
-                                          const std::string& path) {
-  const int64_t nb = (s.seq_len + s.block - 1) / s.block;
-  if (nb > kMaxRandomGridSide) {
-    return MakeError(path + ".block: " + Str(s.block) + " makes a random-block grid of " +
-                     Str(nb) + " x " + Str(nb) + " at seq_len " + Str(s.seq_len) +
-                     " (one random draw per block); at most " + Str(kMaxRandomGridSide) +
-                     " blocks per side, so a block of at least " +
-                     Str((s.seq_len + kMaxRandomGridSide - 1) / kMaxRandomGridSide));
-  }
-  auto is_candidate = [&](int64_t bi, int64_t bj) {
-    return !only_empty || GlobalBandLeaveEmpty(s, bi, bj);
-  };
-  int64_t candidates = nb * nb;
-  if (only_empty) {
-    candidates = 0;
-    for (int64_t bi = 0; bi < nb; ++bi) {
-      for (int64_t bj = 0; bj < nb; ++bj) candidates += is_candidate(bi, bj) ? 1 : 0;
-    }
-  }
-  ChosenBlocks chosen;
-  chosen.row_ptr.assign(static_cast<size_t>(nb) + 1, 0);
-  // Blocks come in row-major order: count per block row, prefix-sum after.
-  SelectRandomBlocks(nb, candidates, s.fill, s.seed, is_candidate, [&](int64_t bi, int64_t bj) {
-    ++chosen.row_ptr[static_cast<size_t>(bi) + 1];
-    chosen.cols.push_back(static_cast<int32_t>(bj));
-  });
-  for (size_t i = 1; i < chosen.row_ptr.size(); ++i) chosen.row_ptr[i] += chosen.row_ptr[i - 1];
-  return chosen;
-}
-
 // The chosen blocks of block row bi as column runs, adjacent blocks joined.
 void BlockRowRuns(const MaskSpec& s, const ChosenBlocks& chosen, int64_t bi,
                   std::vector<ColumnRun>& out) {

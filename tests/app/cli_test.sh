@@ -84,12 +84,14 @@ json_check "causal 65536 at 128: 512 part blocks on the diagonal, the rest below
 run_ok "layout long sliding window" "$stof" layout --pattern sliding_window --seq 131072 --width 1000 --block 64x128 --json
 json_check "the window's layout has its block rows and nnz" "j['block_rows'] == 2048 and j['block_cols'] == 1024 and j['min_blocks_per_row'] >= 8 and j['max_blocks_per_row'] <= 18 and j['form'] == 'block_rule'"
 # A dilated band at 262144 from its per-block rule (its runs would be 268 million): row i keeps
-# the same-parity keys within 1023 of it on each side; no block is full; BigBird still from
-# its runs.
+# the same-parity keys within 1023 of it on each side; no block is full. BigBird from its rule
+# too, with the nnz its row runs give (`stof mask` counts them: 489177600 at 65536).
 run_ok "layout long dilated" "$stof" layout --pattern dilated --seq 262144 --width 512 --dilation 1 --block 128 --json
 json_check "dilated 262144: the block rule, nnz by the formula" "j['form'] == 'block_rule' and j['nnz'] == sum(min(i, 1022) // 2 + min(262143 - i, 1022) // 2 + 1 for i in range(262144)) and j['part_blocks'] > 0 and j['full_blocks'] == 0"
 run_ok "layout long bigbird" "$stof" layout --pattern bigbird --seq 65536 --block 128 --json
-json_check "bigbird 65536: from its row runs" "j['form'] == 'row_runs'"
+json_check "bigbird 65536: from its block rule" "j['form'] == 'block_rule' and j['nnz'] == 489177600"
+run_ok "mask long bigbird" "$stof" mask --pattern bigbird --seq 65536 --json
+json_check "bigbird 65536: its row runs count the same cells" "j['form'] == 'row_runs' and j['nnz'] == 489177600"
 run_fail "bad block" "--block" "$stof" layout --pattern causal --seq 64 --block 48x64
 run_fail "bad block text" "--block" "$stof" layout --pattern causal --seq 64 --block big
 run_fail "flex without export" "--export" "$stof" layout --pattern causal --seq 64 --flex

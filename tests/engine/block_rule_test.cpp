@@ -2,7 +2,9 @@
 // the layout of a dilated band and a sliding window, causal or not, at ragged lengths (1000,
 // 3000, 65537) and every block shape class (16 x 16, 32 x 64, 64 x 128, 128 x 64, 256 x 16),
 // with steps below, at and past one word (1, 2, 4, 70), equal field by field to the layout
-// built from the same spec's row runs; which specs have a rule; empty rules refused.
+// built from the same spec's row runs; the same for BigBird, Longformer, global tokens and
+// random blocks (random blocks of 32 and 64 against every tile shape); which specs have a
+// rule; empty rules refused.
 #include "engine/layout/block_rule.h"
 
 #include <gtest/gtest.h>
@@ -64,10 +66,50 @@ TEST(BlockRule, DilatedAndSlidingWindowEqualTheRunsLayout) {
   ExpectRuleEqualsRuns(Spec("dilated", 65537, 3, 70, true), 64, 32);
 }
 
-TEST(BlockRule, OnlyPlainBandsHaveARule) {
+// A global / band / random-block spec: global g, width w, random fill and block, seed.
+e::MaskSpec GlobalSpec(const std::string& pattern, int64_t L, int64_t g, int64_t w, double fill,
+                       int64_t block, uint64_t seed, bool causal) {
+  e::MaskSpec s;
+  s.pattern = pattern;
+  s.seq_len = L;
+  s.global = g;
+  s.width = w;
+  s.fill = fill;
+  s.block = block;
+  s.seed = seed;
+  s.causal = causal;
+  auto r = e::Resolve(s, e::RowRuns::kMaxLen);
+  EXPECT_TRUE(r.IsOk()) << r.Message();
+  return *r;
+}
+
+TEST(BlockRule, GlobalBandAndRandomBlocksEqualTheRunsLayout) {
+  // Random blocks of 32 and 64 against tiles of 16 to 256 (blocks straddle tiles both ways),
+  // ragged lengths, global tokens crossing a tile, causal or not; BigBird's blocks are drawn
+  // only where global and band leave them empty, so its cell counts add the parts.
+  const std::pair<int64_t, int64_t> blocks[] = {{16, 16}, {64, 64}, {128, 64}, {64, 128},
+                                                {256, 16}};
+  for (int64_t L : {1000, 3000}) {
+    for (bool causal : {false, true}) {
+      for (const auto& [bm, bn] : blocks) {
+        ExpectRuleEqualsRuns(GlobalSpec("bigbird", L, 40, 50, 0.1, 64, 7, causal), bm, bn);
+        ExpectRuleEqualsRuns(GlobalSpec("longformer", L, 70, 33, -1, -1, 0, causal), bm, bn);
+      }
+      ExpectRuleEqualsRuns(GlobalSpec("bigbird", L, 0, 20, 0.3, 32, 3, causal), 128, 128);
+      ExpectRuleEqualsRuns(GlobalSpec("random_blocks", L, -1, -1, 0.2, 32, 5, causal), 64, 64);
+      ExpectRuleEqualsRuns(GlobalSpec("global", L, 100, -1, -1, -1, 0, causal), 128, 64);
+      ExpectRuleEqualsRuns(GlobalSpec("bigbird", L, -1, -1, -1, -1, 0, causal), 64, 64);
+    }
+  }
+  ExpectRuleEqualsRuns(GlobalSpec("bigbird", 65537, 64, 192, 0.05, 64, 11, false), 128, 128);
+}
+
+TEST(BlockRule, WhichSpecsHaveARule) {
   EXPECT_NE(e::MakeBlockRule(Spec("dilated", 256, 8, 1, false)), nullptr);
   EXPECT_NE(e::MakeBlockRule(Spec("sliding_window", 256, 8, 1, true)), nullptr);
-  for (const std::string p : {"causal", "full", "bigbird", "longformer", "global"})
+  for (const std::string p : {"bigbird", "longformer", "global", "random_blocks"})
+    EXPECT_NE(e::MakeBlockRule(Spec(p, 256, -1, -1, false)), nullptr) << p;
+  for (const std::string p : {"causal", "full"})
     EXPECT_EQ(e::MakeBlockRule(Spec(p, 256, -1, -1, false)), nullptr) << p;
   e::MaskSpec both;
   both.pattern = "or";
