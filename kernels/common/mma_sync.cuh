@@ -171,4 +171,20 @@ __device__ __forceinline__ void AccumToA(uint32_t (&a)[4], const float (&c_lo)[4
   a[3] = PackHalf2(c_hi[2], c_hi[3]);
 }
 
+// Zeroes a warp's m16n8 accumulator fragments: kMTiles x kTiles of them, or one row of kTiles.
+template <int kMTiles, int kTiles>
+__device__ __forceinline__ void ZeroFragments(float (&acc)[kMTiles][kTiles][4]) {
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int j = 0; j < kTiles; ++j)
+      acc[mt][j][0] = acc[mt][j][1] = acc[mt][j][2] = acc[mt][j][3] = 0.f;
+  }
+}
+template <int kTiles>
+__device__ __forceinline__ void ZeroFragments(float (&acc)[kTiles][4]) {
+#pragma unroll
+  for (int j = 0; j < kTiles; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+}
+
 }  // namespace stof::kernels::mma

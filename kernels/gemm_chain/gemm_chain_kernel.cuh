@@ -124,6 +124,79 @@ __device__ __forceinline__ void LoadTileAsync(__half* dst, const __half* src, in
   }
 }
 
+// The epilogue of GEMM 1 into the C tile in shared memory: element (j, c) of acc_c[mt] is row
+// wrow + 16 mt + g + 8 (c >> 1), column wcol_c + 8 j + 2 t + (c & 1) of the tile (n tile
+// starting at column n0); + bias1, the activation, fp16. bias1 past n is 0, so padded columns
+// stay act(0) = 0 (and meet zero rows of D anyway).
+template <class T>
+__device__ __forceinline__ void StoreChainC(const float (&acc_c)[T::kMTiles][T::kCTiles][4],
+                                            __half* c_s, const __half* bias1,
+                                            const GemmChainKernelParams& p, int n0, int N,
+                                            int wrow, int wcol_c, int g, int t) {
+#pragma unroll
+  for (int j = 0; j < T::kCTiles; ++j) {
+    const int col = wcol_c + 8 * j + 2 * t;
+    float bias_lo = 0.f, bias_hi = 0.f;
+    if (bias1 != nullptr && n0 + col < N) {  // n is a multiple of 16: col + 1 < n too
+      bias_lo = __half2float(__ldg(bias1 + n0 + col));
+      bias_hi = __half2float(__ldg(bias1 + n0 + col + 1));
+    }
+#pragma unroll
+    for (int mt = 0; mt < T::kMTiles; ++mt) {
+#pragma unroll
+      for (int hh = 0; hh < 2; ++hh) {
+        const float lo = common::Activate(p.act, acc_c[mt][j][2 * hh] + bias_lo);
+        const float hi = common::Activate(p.act, acc_c[mt][j][2 * hh + 1] + bias_hi);
+        *reinterpret_cast<uint32_t*>(c_s + (wrow + 16 * mt + g + 8 * hh) * T::kStrideC + col) =
+            mma::PackHalf2(lo, hi);
+      }
+    }
+  }
+}
+
+// E's accumulators + bias2 as fp16 into the staging tile e_s (same fragment layout as C's).
+template <class T>
+__device__ __forceinline__ void StageChainE(const float (&acc_e)[T::kMTiles][T::kETiles][4],
+                                            __half* e_s, const __half* bias2, int h0, int H,
+                                            int wrow, int wcol_e, int g, int t) {
+#pragma unroll
+  for (int j = 0; j < T::kETiles; ++j) {
+    const int col = wcol_e + 8 * j + 2 * t;
+    float bias_lo = 0.f, bias_hi = 0.f;
+    if (bias2 != nullptr && h0 + col < H) {
+      bias_lo = __half2float(__ldg(bias2 + h0 + col));
+      bias_hi = __half2float(__ldg(bias2 + h0 + col + 1));
+    }
+#pragma unroll
+    for (int mt = 0; mt < T::kMTiles; ++mt) {
+#pragma unroll
+      for (int hh = 0; hh < 2; ++hh) {
+        *reinterpret_cast<uint32_t*>(e_s + (wrow + 16 * mt + g + 8 * hh) * T::kStrideE + col) =
+            mma::PackHalf2(acc_e[mt][j][2 * hh] + bias_lo, acc_e[mt][j][2 * hh + 1] + bias_hi);
+      }
+    }
+  }
+}
+
+// The staged E tile to global memory: 16-byte stores of the rows < m and columns < h.
+template <class T, int kBm, int kBh>
+__device__ __forceinline__ void StoreChainE(__half* E, const __half* e_s, int m0, int h0, int M,
+                                            int H, int tid) {
+  constexpr int kColChunks = kBh / 8;
+  constexpr int kRowsPerPass = T::kThreads / kColChunks;
+  static_assert(T::kThreads % kColChunks == 0, "a thread keeps one column chunk");
+  const int r0 = tid / kColChunks;
+  const int c0 = (tid % kColChunks) * 8;
+#pragma unroll
+  for (int i = 0; i < (kBm + kRowsPerPass - 1) / kRowsPerPass; ++i) {
+    const int r = r0 + i * kRowsPerPass;
+    if ((kBm % kRowsPerPass == 0 || r < kBm) && m0 + r < M && h0 + c0 < H) {
+      *reinterpret_cast<uint4*>(E + static_cast<int64_t>(m0 + r) * H + h0 + c0) =
+          *reinterpret_cast<const uint4*>(e_s + r * T::kStrideE + c0);
+    }
+  }
+}
+
 template <int kBm, int kBn, int kBk, int kBh, int kWarps>
 __global__ void __launch_bounds__(GemmChainTraits<kBm, kBn, kBk, kBh, kWarps>::kThreads,
                                   GemmChainTraits<kBm, kBn, kBk, kBh, kWarps>::kMinBlocks)
@@ -191,12 +264,7 @@ __global__ void __launch_bounds__(GemmChainTraits<kBm, kBn, kBk, kBh, kWarps>::k
 
   float acc_c[T::kMTiles][T::kCTiles][4];
   float acc_e[T::kMTiles][T::kETiles][4];
-#pragma unroll
-  for (int mt = 0; mt < T::kMTiles; ++mt) {
-#pragma unroll
-    for (int j = 0; j < T::kETiles; ++j)
-      acc_e[mt][j][0] = acc_e[mt][j][1] = acc_e[mt][j][2] = acc_e[mt][j][3] = 0.f;
-  }
+  mma::ZeroFragments(acc_e);
 
   issue(0);
   mma::CpAsyncCommit();
@@ -207,14 +275,7 @@ __global__ void __launch_bounds__(GemmChainTraits<kBm, kBn, kBk, kBh, kWarps>::k
     mma::CpAsyncWait<1>();  // iteration it's group is complete for this thread ...
     __syncthreads();        // ... and for every thread
 
-    if (kt == 0) {
-#pragma unroll
-      for (int mt = 0; mt < T::kMTiles; ++mt) {
-#pragma unroll
-        for (int j = 0; j < T::kCTiles; ++j)
-          acc_c[mt][j][0] = acc_c[mt][j][1] = acc_c[mt][j][2] = acc_c[mt][j][3] = 0.f;
-      }
-    }
+    if (kt == 0) mma::ZeroFragments(acc_c);
 
     // GEMM 1: C_acc += A_tile B_tile; each B fragment feeds every m-tile of the warp.
     {
@@ -225,29 +286,9 @@ __global__ void __launch_bounds__(GemmChainTraits<kBm, kBn, kBk, kBh, kWarps>::k
     }
 
     if (kt == p.k_tiles - 1) {
-      // Epilogue of GEMM 1: element (j, c) of acc_c[mt] is row wrow + 16 mt + g + 8 (c >> 1),
-      // column wcol_c + 8 j + 2 t + (c & 1) of the C tile. bias1 past n is 0, so padded
-      // columns stay act(0) = 0 (and meet zero rows of D anyway).
+      // Epilogue of GEMM 1 (bias1, activation, fp16) into the C tile.
       const int n0 = jn * kBn;
-#pragma unroll
-      for (int j = 0; j < T::kCTiles; ++j) {
-        const int col = wcol_c + 8 * j + 2 * t;
-        float bias_lo = 0.f, bias_hi = 0.f;
-        if (bias1 != nullptr && n0 + col < N) {  // n is a multiple of 16: col + 1 < n too
-          bias_lo = __half2float(__ldg(bias1 + n0 + col));
-          bias_hi = __half2float(__ldg(bias1 + n0 + col + 1));
-        }
-#pragma unroll
-        for (int mt = 0; mt < T::kMTiles; ++mt) {
-#pragma unroll
-          for (int hh = 0; hh < 2; ++hh) {
-            const float lo = common::Activate(p.act, acc_c[mt][j][2 * hh] + bias_lo);
-            const float hi = common::Activate(p.act, acc_c[mt][j][2 * hh + 1] + bias_hi);
-            *reinterpret_cast<uint32_t*>(c_s + (wrow + 16 * mt + g + 8 * hh) * T::kStrideC +
-                                         col) = mma::PackHalf2(lo, hi);
-          }
-        }
-      }
+      StoreChainC<T>(acc_c, c_s, bias1, p, n0, N, wrow, wcol_c, g, t);
       __syncthreads();  // the whole C tile (written by every warp) is visible
 
       // GEMM 2: E_acc += C D[j]; each D fragment feeds every m-tile of the warp.
@@ -266,39 +307,9 @@ __global__ void __launch_bounds__(GemmChainTraits<kBm, kBn, kBk, kBh, kWarps>::k
   // read of it; no copy is in flight: the last commit group was empty), then 16-byte stores
   // of the rows < m and columns < h.
   __half* const e_s = smem;
-#pragma unroll
-  for (int j = 0; j < T::kETiles; ++j) {
-    const int col = wcol_e + 8 * j + 2 * t;
-    float bias_lo = 0.f, bias_hi = 0.f;
-    if (bias2 != nullptr && h0 + col < H) {
-      bias_lo = __half2float(__ldg(bias2 + h0 + col));
-      bias_hi = __half2float(__ldg(bias2 + h0 + col + 1));
-    }
-#pragma unroll
-    for (int mt = 0; mt < T::kMTiles; ++mt) {
-#pragma unroll
-      for (int hh = 0; hh < 2; ++hh) {
-        *reinterpret_cast<uint32_t*>(e_s + (wrow + 16 * mt + g + 8 * hh) * T::kStrideE + col) =
-            mma::PackHalf2(acc_e[mt][j][2 * hh] + bias_lo, acc_e[mt][j][2 * hh + 1] + bias_hi);
-      }
-    }
-  }
+  StageChainE<T>(acc_e, e_s, bias2, h0, H, wrow, wcol_e, g, t);
   __syncthreads();
-  {
-    constexpr int kColChunks = kBh / 8;
-    constexpr int kRowsPerPass = T::kThreads / kColChunks;
-    static_assert(T::kThreads % kColChunks == 0, "a thread keeps one column chunk");
-    const int r0 = tid / kColChunks;
-    const int c0 = (tid % kColChunks) * 8;
-#pragma unroll
-    for (int i = 0; i < (kBm + kRowsPerPass - 1) / kRowsPerPass; ++i) {
-      const int r = r0 + i * kRowsPerPass;
-      if ((kBm % kRowsPerPass == 0 || r < kBm) && m0 + r < M && h0 + c0 < H) {
-        *reinterpret_cast<uint4*>(E + static_cast<int64_t>(m0 + r) * H + h0 + c0) =
-            *reinterpret_cast<const uint4*>(e_s + r * T::kStrideE + c0);
-      }
-    }
-  }
+  StoreChainE<T, kBm, kBh>(E, e_s, m0, h0, M, H, tid);
 }
 
 template <int I>

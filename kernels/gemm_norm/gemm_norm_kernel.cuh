@@ -139,133 +139,152 @@ __device__ __forceinline__ void MmaStep(float (&acc)[T::kMTiles][T::kNTiles][4],
   }
 }
 
-template <int kBM, int kWarpCols>
-__global__ void __launch_bounds__(GemmNormTraits<kBM, kWarpCols>::kMaxThreads,
-                                  GemmNormTraits<kBM, kWarpCols>::kMinBlocks)
-    GemmNormKernel(const GemmNormKernelParams p) {
-  using T = GemmNormTraits<kBM, kWarpCols>;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int n = p.n;
-  const int k = p.k;
-  const int bk = p.bk;
-  const int stages = p.stages;
-  const int a_stride = bk + kGemmNormPadHalves;  // halves per shared row
-  const int w_stride = n + kGemmNormPadHalves;
-  const int a_tile = kBM * a_stride;
-  const int stage_halves = a_tile + bk * w_stride;
+// What the parts of GemmNormKernel share: the sizes, the shared-memory layout and this
+// thread's place in the block (GemmNormBlockOf, once at the kernel's start).
+struct GemmNormBlock {
+  int m, n, k, bk, stages, warps;
+  int a_stride;      // halves per shared row of an A tile
+  int w_stride;      // halves per shared row of a W tile and of the row tile
+  int a_tile;        // halves of an A tile
+  int stage_halves;  // halves of a stage: A tile, then W tile
+  bool prefetch;     // p.prefetch_residual: the row tile is a tile of its own
+  __half* pipe;      // the stages
+  __half* rows_s;    // the row tile [kBM][w_stride]
+  float* red_sum;    // [warps][kBM]
+  float* red_sq;     // [warps][kBM]
+  int tid, nthreads, warp, lane;
+  int g;       // groupID of the mma fragments
+  int t;       // threadID_in_group
+  int row0;    // the block's first row
+  int col0;    // the warp's first column
+  int bsteps;  // this warp's 16-column blocks, <= kBSteps
+};
+
+// This thread's GemmNormBlock, the block's dynamic shared memory at smem_raw.
+template <int kBM>
+__device__ __forceinline__ GemmNormBlock GemmNormBlockOf(const GemmNormKernelParams& p,
+                                                         unsigned char* smem_raw) {
+  GemmNormBlock b;
+  b.m = p.m;
+  b.n = p.n;
+  b.k = p.k;
+  b.bk = p.bk;
+  b.stages = p.stages;
+  b.warps = p.warps;
+  b.a_stride = b.bk + kGemmNormPadHalves;
+  b.w_stride = b.n + kGemmNormPadHalves;
+  b.a_tile = kBM * b.a_stride;
+  b.stage_halves = b.a_tile + b.bk * b.w_stride;
   // Layout (GemmNormSmemBytesFor): [stage][A tile | W tile], the row tile when prefetching
   // the residual (else the row tile is the start of the stages, used after the k loop), the
   // statistics.
-  const bool prefetch = p.prefetch_residual;
-  __half* const pipe = reinterpret_cast<__half*>(smem_raw);
-  __half* const rows_s = prefetch ? pipe + stages * stage_halves : pipe;
-  float* const red_sum = reinterpret_cast<float*>(pipe + stages * stage_halves +
-                                                  (prefetch ? kBM * w_stride : 0));  // [warps][kBM]
-  float* const red_sq = red_sum + p.warps * kBM;                                     // [warps][kBM]
+  b.prefetch = p.prefetch_residual;
+  b.pipe = reinterpret_cast<__half*>(smem_raw);
+  b.rows_s = b.prefetch ? b.pipe + b.stages * b.stage_halves : b.pipe;
+  b.red_sum = reinterpret_cast<float*>(b.pipe + b.stages * b.stage_halves +
+                                       (b.prefetch ? kBM * b.w_stride : 0));
+  b.red_sq = b.red_sum + b.warps * kBM;
+  b.tid = static_cast<int>(threadIdx.x);
+  b.nthreads = static_cast<int>(blockDim.x);
+  b.warp = b.tid >> 5;
+  b.lane = b.tid & 31;
+  b.g = b.lane >> 2;
+  b.t = b.lane & 3;
+  b.row0 = static_cast<int>(blockIdx.x) * kBM;
+  b.col0 = b.warp * p.warp_cols;
+  b.bsteps = p.warp_cols / 16;
+  return b;
+}
 
-  const int tid = static_cast<int>(threadIdx.x);
-  const int nthreads = static_cast<int>(blockDim.x);
-  const int warp = tid >> 5;
-  const int lane = tid & 31;
-  const int g = lane >> 2;  // groupID of the mma fragments
-  const int t = lane & 3;   // threadID_in_group
-  const int row0 = static_cast<int>(blockIdx.x) * kBM;
-  const int col0 = warp * p.warp_cols;
-  const int bsteps = p.warp_cols / 16;  // this warp's 16-column blocks, <= T::kBSteps
-  const __half* const a = static_cast<const __half*>(p.a);
-  const __half* const w = static_cast<const __half*>(p.w);
-  const int k_tiles = (k + bk - 1) / bk;
+// cp.async of k tile kt into stage `stage`: the A tile [kBM, bk] and the W tile [bk, n] (all
+// threads). Rows past m and k past the end are zero-filled (k is a multiple of 8, so a
+// 16-byte chunk is wholly inside or outside), so padded rows and the k tail contribute
+// nothing; no out-of-range address is formed.
+template <int kBM>
+__device__ __forceinline__ void LoadStep(const GemmNormBlock& blk, const __half* a, const __half* w,
+                                         int kt, int stage) {
+  __half* const a_s = blk.pipe + stage * blk.stage_halves;
+  __half* const w_s = a_s + blk.a_tile;
+  const int k0 = kt * blk.bk;
+  ForEachChunk(kBM, blk.bk / 8, blk.tid, blk.nthreads, [&](int r, int c) {
+    const int gr = blk.row0 + r;
+    const int gk = k0 + c * 8;
+    const bool ok = gr < blk.m && gk < blk.k;
+    mma::CpAsync16(a_s + r * blk.a_stride + c * 8,
+                   a + (ok ? static_cast<size_t>(gr) * static_cast<size_t>(blk.k) + gk : 0), ok);
+  });
+  ForEachChunk(blk.bk, blk.n / 8, blk.tid, blk.nthreads, [&](int r, int c) {
+    const int gk = k0 + r;
+    const bool ok = gk < blk.k;
+    mma::CpAsync16(w_s + r * blk.w_stride + c * 8,
+                   w + (ok ? static_cast<size_t>(gk) * static_cast<size_t>(blk.n) + c * 8 : 0), ok);
+  });
+}
 
-  // ---- cp.async producers (all threads). Rows past m and k past the end are zero-filled
-  // (k is a multiple of 8, so a 16-byte chunk is wholly inside or outside), so padded rows
-  // and the k tail contribute nothing; no out-of-range address is formed.
-  auto load_step = [&](int kt, int stage) {
-    __half* const a_s = pipe + stage * stage_halves;
-    __half* const w_s = a_s + a_tile;
-    const int k0 = kt * bk;
-    ForEachChunk(kBM, bk / 8, tid, nthreads, [&](int r, int c) {
-      const int gr = row0 + r;
-      const int gk = k0 + c * 8;
-      const bool ok = gr < p.m && gk < k;
-      mma::CpAsync16(a_s + r * a_stride + c * 8,
-                     a + (ok ? static_cast<size_t>(gr) * static_cast<size_t>(k) + gk : 0), ok);
-    });
-    ForEachChunk(bk, n / 8, tid, nthreads, [&](int r, int c) {
-      const int gk = k0 + r;
-      const bool ok = gk < k;
-      mma::CpAsync16(w_s + r * w_stride + c * 8,
-                     w + (ok ? static_cast<size_t>(gk) * static_cast<size_t>(n) + c * 8 : 0), ok);
-    });
-  };
+// cp.async of the residual rows [kBM, n] into the row tile (zero past m; all threads).
+template <int kBM>
+__device__ __forceinline__ void LoadResidual(const GemmNormBlock& blk, const __half* res) {
+  ForEachChunk(kBM, blk.n / 8, blk.tid, blk.nthreads, [&](int r, int c) {
+    const int gr = blk.row0 + r;
+    const bool ok = gr < blk.m;
+    mma::CpAsync16(blk.rows_s + r * blk.w_stride + c * 8,
+                   res + (ok ? static_cast<size_t>(gr) * static_cast<size_t>(blk.n) + c * 8 : 0),
+                   ok);
+  });
+}
 
-  // The residual rows [kBM, n] into the row tile (zero past m).
-  auto load_residual = [&]() {
-    const __half* const res = static_cast<const __half*>(p.residual);
-    ForEachChunk(kBM, n / 8, tid, nthreads, [&](int r, int c) {
-      const int gr = row0 + r;
-      const bool ok = gr < p.m;
-      mma::CpAsync16(rows_s + r * w_stride + c * 8,
-                     res + (ok ? static_cast<size_t>(gr) * static_cast<size_t>(n) + c * 8 : 0), ok);
-    });
-  };
-
-  if (prefetch) load_residual();  // joins step 0's commit group
-  for (int s = 0; s < stages - 1; ++s) {
-    if (s < k_tiles) load_step(s, s);
+// The GEMM: acc = the block's A rows x this warp's W columns over all of k, through the
+// `stages`-deep pipeline (copies issued before the call join step 0's commit group). Leaves
+// only empty commit groups open.
+template <class T, int kBM>
+__device__ __forceinline__ void GemmMainLoop(float (&acc)[T::kMTiles][T::kNTiles][4],
+                                             const GemmNormBlock& blk, const __half* a,
+                                             const __half* w, int k_tiles) {
+  for (int s = 0; s < blk.stages - 1; ++s) {
+    if (s < k_tiles) LoadStep<kBM>(blk, a, w, s, s);
     mma::CpAsyncCommit();  // empty groups keep the count uniform: group s is step s
   }
-
-  float acc[T::kMTiles][T::kNTiles][4];
 #pragma unroll
   for (int mt = 0; mt < T::kMTiles; ++mt) {
 #pragma unroll
     for (int j = 0; j < T::kNTiles; ++j)
       acc[mt][j][0] = acc[mt][j][1] = acc[mt][j][2] = acc[mt][j][3] = 0.f;
   }
-
   for (int kt = 0; kt < k_tiles; ++kt) {
-    WaitForStep(stages);
+    WaitForStep(blk.stages);
     // Step kt's tiles (every thread's copies) are visible, and every warp has finished step
     // kt - 1, whose stage the prefetch below refills.
     __syncthreads();
-    const int pf = kt + stages - 1;
-    if (pf < k_tiles) load_step(pf, pf % stages);
+    const int pf = kt + blk.stages - 1;
+    if (pf < k_tiles) LoadStep<kBM>(blk, a, w, pf, pf % blk.stages);
     mma::CpAsyncCommit();
 
-    const __half* const a_s = pipe + (kt % stages) * stage_halves;
-    const __half* const w_s = a_s + a_tile + col0;
+    const __half* const a_s = blk.pipe + (kt % blk.stages) * blk.stage_halves;
+    const __half* const w_s = a_s + blk.a_tile + blk.col0;
     // One uniform branch per step: the common n (512, 768, 1024 at their widths) fills the
     // warp width and runs without a branch between a W fragment load and its MMAs.
-    if (bsteps == T::kBSteps) {
-      MmaStep<T, true>(acc, a_s, w_s, a_stride, w_stride, bk, bsteps, lane);
+    if (blk.bsteps == T::kBSteps) {
+      MmaStep<T, true>(acc, a_s, w_s, blk.a_stride, blk.w_stride, blk.bk, blk.bsteps, blk.lane);
     } else {
-      MmaStep<T, false>(acc, a_s, w_s, a_stride, w_stride, bk, bsteps, lane);
+      MmaStep<T, false>(acc, a_s, w_s, blk.a_stride, blk.w_stride, blk.bk, blk.bsteps, blk.lane);
     }
   }
-  // Every real copy has landed (the groups still open are empty).
-  mma::CpAsyncWait<0>();
-  if (p.residual != nullptr && !prefetch) {
-    // The row tile is the start of the stages: every warp must be done with its last MMAs
-    // before the residual overwrites them. (Without a residual, the barriers of the row
-    // statistics below order the first write to the row tile after every warp's MMAs.)
-    __syncthreads();
-    load_residual();
-    mma::CpAsyncCommit();
-    mma::CpAsyncWait<0>();
-    __syncthreads();
-  }
+}
 
-  // ---- Epilogue. Element (j, c) of acc[mt] is row 16 mt + g + 8 (c >> 1) of the block,
-  // column col0 + 8 j + 2 t + (c & 1). x = acc + bias + residual, in place.
-  const __half2* const bias2 = static_cast<const __half2*>(p.bias);
-  const bool has_residual = p.residual != nullptr;
+// x = acc + bias + residual, in place (bias2 may be null; the residual rows are in the row
+// tile when has_residual). Element (j, c) of acc[mt] is row 16 mt + g + 8 (c >> 1) of the
+// block, column col0 + 8 j + 2 t + (c & 1).
+template <class T>
+__device__ __forceinline__ void AddBiasResidual(float (&acc)[T::kMTiles][T::kNTiles][4],
+                                                const GemmNormBlock& blk, const __half2* bias2,
+                                                bool has_residual) {
 #pragma unroll
   for (int jj = 0; jj < T::kBSteps; ++jj) {
-    if (jj >= bsteps) continue;
+    if (jj >= blk.bsteps) continue;
 #pragma unroll
     for (int hj = 0; hj < 2; ++hj) {
       const int j = 2 * jj + hj;
-      const int col = col0 + 8 * j + 2 * t;
+      const int col = blk.col0 + 8 * j + 2 * blk.t;
       const float2 bv =
           bias2 != nullptr ? __half22float2(__ldg(bias2 + (col >> 1))) : make_float2(0.f, 0.f);
 #pragma unroll
@@ -274,8 +293,8 @@ __global__ void __launch_bounds__(GemmNormTraits<kBM, kWarpCols>::kMaxThreads,
         for (int h = 0; h < 2; ++h) {
           float2 x = bv;
           if (has_residual) {
-            const float2 rv = __half22float2(
-                *reinterpret_cast<const __half2*>(rows_s + (16 * mt + g + 8 * h) * w_stride + col));
+            const float2 rv = __half22float2(*reinterpret_cast<const __half2*>(
+                blk.rows_s + (16 * mt + blk.g + 8 * h) * blk.w_stride + col));
             x.x += rv.x;
             x.y += rv.y;
           }
@@ -285,37 +304,43 @@ __global__ void __launch_bounds__(GemmNormTraits<kBM, kWarpCols>::kMaxThreads,
       }
     }
   }
+}
 
-  // Row statistics. The 4 lanes of a quad hold disjoint columns of rows g and g + 8 (quad
-  // shuffles), the warps disjoint column ranges (one shared slot per warp and row, summed by
-  // every thread that needs the row). LayerNorm: mean first, then the mean squared deviation
-  // from it (two passes over registers: no cancellation as in E[x^2] - mean^2). RMSNorm: the
-  // mean of squares, mean = 0.
-  float mean[T::kMTiles][2];
-  float rstd[T::kMTiles][2];
+// LayerNorm's row means of x (in acc) over all n columns. Contains a __syncthreads():
+// block-uniform calls.
+template <class T, int kBM>
+__device__ __forceinline__ void RowMeans(const float (&acc)[T::kMTiles][T::kNTiles][4],
+                                         const GemmNormBlock& blk, float inv_n,
+                                         float (&mean)[T::kMTiles][2]) {
   float part[T::kMTiles][2];
-  if (p.beta != nullptr) {  // uniform over the block, so the barrier inside is safe
 #pragma unroll
-    for (int mt = 0; mt < T::kMTiles; ++mt) {
+  for (int mt = 0; mt < T::kMTiles; ++mt) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        float s = 0.f;
+    for (int h = 0; h < 2; ++h) {
+      float s = 0.f;
 #pragma unroll
-        for (int j = 0; j < T::kNTiles; ++j)
-          if (j / 2 < bsteps) s += acc[mt][j][2 * h] + acc[mt][j][2 * h + 1];
-        part[mt][h] = s;
-      }
+      for (int j = 0; j < T::kNTiles; ++j)
+        if (j / 2 < blk.bsteps) s += acc[mt][j][2 * h] + acc[mt][j][2 * h + 1];
+      part[mt][h] = s;
     }
-    BlockRowSums<T::kMTiles, kBM>(part, red_sum, warp, p.warps, g, t, mean);
-#pragma unroll
-    for (int mt = 0; mt < T::kMTiles; ++mt) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) mean[mt][h] *= p.inv_n;
-    }
-  } else {
-#pragma unroll
-    for (int mt = 0; mt < T::kMTiles; ++mt) mean[mt][0] = mean[mt][1] = 0.f;
   }
+  BlockRowSums<T::kMTiles, kBM>(part, blk.red_sum, blk.warp, blk.warps, blk.g, blk.t, mean);
+#pragma unroll
+  for (int mt = 0; mt < T::kMTiles; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) mean[mt][h] *= inv_n;
+  }
+}
+
+// 1 / sqrt(mean squared deviation of x from `mean` + eps) per row, the deviations taken from
+// the registers (a second pass: no cancellation as in E[x^2] - mean^2). Contains a
+// __syncthreads(): block-uniform calls.
+template <class T, int kBM>
+__device__ __forceinline__ void RowRstds(const float (&acc)[T::kMTiles][T::kNTiles][4],
+                                         const float (&mean)[T::kMTiles][2],
+                                         const GemmNormBlock& blk, float inv_n, float eps,
+                                         float (&rstd)[T::kMTiles][2]) {
+  float part[T::kMTiles][2];
 #pragma unroll
   for (int mt = 0; mt < T::kMTiles; ++mt) {
 #pragma unroll
@@ -323,7 +348,7 @@ __global__ void __launch_bounds__(GemmNormTraits<kBM, kWarpCols>::kMaxThreads,
       float q = 0.f;
 #pragma unroll
       for (int j = 0; j < T::kNTiles; ++j) {
-        if (j / 2 < bsteps) {
+        if (j / 2 < blk.bsteps) {
           const float d0 = acc[mt][j][2 * h] - mean[mt][h];
           const float d1 = acc[mt][j][2 * h + 1] - mean[mt][h];
           q = fmaf(d0, d0, fmaf(d1, d1, q));
@@ -332,24 +357,30 @@ __global__ void __launch_bounds__(GemmNormTraits<kBM, kWarpCols>::kMaxThreads,
       part[mt][h] = q;
     }
   }
-  BlockRowSums<T::kMTiles, kBM>(part, red_sq, warp, p.warps, g, t, rstd);
+  BlockRowSums<T::kMTiles, kBM>(part, blk.red_sq, blk.warp, blk.warps, blk.g, blk.t, rstd);
 #pragma unroll
   for (int mt = 0; mt < T::kMTiles; ++mt) {
 #pragma unroll
-    for (int h = 0; h < 2; ++h) rstd[mt][h] = rsqrtf(fmaf(rstd[mt][h], p.inv_n, p.eps));
+    for (int h = 0; h < 2; ++h) rstd[mt][h] = rsqrtf(fmaf(rstd[mt][h], inv_n, eps));
   }
+}
 
-  // Normalise into the row tile: each thread overwrites exactly the residual elements it read
-  // above, so no barrier is needed between the reads and these writes.
-  const __half2* const gamma2 = static_cast<const __half2*>(p.gamma);
-  const __half2* const beta2 = static_cast<const __half2*>(p.beta);
+// y = (x - mean) * rstd * gamma (+ beta), fp16 into the row tile (beta2 may be null). Each
+// thread overwrites exactly the residual elements it read in AddBiasResidual, so no barrier
+// is needed between the reads and these writes.
+template <class T>
+__device__ __forceinline__ void NormalizeIntoRows(const float (&acc)[T::kMTiles][T::kNTiles][4],
+                                                  const float (&mean)[T::kMTiles][2],
+                                                  const float (&rstd)[T::kMTiles][2],
+                                                  const GemmNormBlock& blk, const __half2* gamma2,
+                                                  const __half2* beta2) {
 #pragma unroll
   for (int jj = 0; jj < T::kBSteps; ++jj) {
-    if (jj >= bsteps) continue;
+    if (jj >= blk.bsteps) continue;
 #pragma unroll
     for (int hj = 0; hj < 2; ++hj) {
       const int j = 2 * jj + hj;
-      const int col = col0 + 8 * j + 2 * t;
+      const int col = blk.col0 + 8 * j + 2 * blk.t;
       const float2 gm = __half22float2(__ldg(gamma2 + (col >> 1)));
       const float2 bt =
           beta2 != nullptr ? __half22float2(__ldg(beta2 + (col >> 1))) : make_float2(0.f, 0.f);
@@ -359,21 +390,71 @@ __global__ void __launch_bounds__(GemmNormTraits<kBM, kWarpCols>::kMaxThreads,
         for (int h = 0; h < 2; ++h) {
           const float y0 = fmaf((acc[mt][j][2 * h] - mean[mt][h]) * rstd[mt][h], gm.x, bt.x);
           const float y1 = fmaf((acc[mt][j][2 * h + 1] - mean[mt][h]) * rstd[mt][h], gm.y, bt.y);
-          *reinterpret_cast<__half2*>(rows_s + (16 * mt + g + 8 * h) * w_stride + col) =
+          *reinterpret_cast<__half2*>(blk.rows_s + (16 * mt + blk.g + 8 * h) * blk.w_stride + col) =
               __floats2half2_rn(y0, y1);
         }
       }
     }
   }
-  __syncthreads();  // the whole row tile is written
+}
 
-  __half* const out = static_cast<__half*>(p.out);
-  const int rows_here = min(kBM, p.m - row0);
-  ForEachChunk(rows_here, n / 8, tid, nthreads, [&](int r, int c) {
-    *reinterpret_cast<uint4*>(out + static_cast<size_t>(row0 + r) * static_cast<size_t>(n) +
+// 16-byte coalesced stores of the row tile to the block's rows < m of `out`.
+template <int kBM>
+__device__ __forceinline__ void StoreRows(const GemmNormBlock& blk, __half* out) {
+  const int rows_here = min(kBM, blk.m - blk.row0);
+  ForEachChunk(rows_here, blk.n / 8, blk.tid, blk.nthreads, [&](int r, int c) {
+    *reinterpret_cast<uint4*>(out + static_cast<size_t>(blk.row0 + r) * static_cast<size_t>(blk.n) +
                               c * 8) =
-        *reinterpret_cast<const uint4*>(rows_s + r * w_stride + c * 8);
+        *reinterpret_cast<const uint4*>(blk.rows_s + r * blk.w_stride + c * 8);
   });
+}
+
+template <int kBM, int kWarpCols>
+__global__ void __launch_bounds__(GemmNormTraits<kBM, kWarpCols>::kMaxThreads,
+                                  GemmNormTraits<kBM, kWarpCols>::kMinBlocks)
+    GemmNormKernel(const GemmNormKernelParams p) {
+  using T = GemmNormTraits<kBM, kWarpCols>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const GemmNormBlock blk = GemmNormBlockOf<kBM>(p, smem_raw);
+  const __half* const a = static_cast<const __half*>(p.a);
+  const __half* const w = static_cast<const __half*>(p.w);
+  const __half* const res = static_cast<const __half*>(p.residual);
+  const int k_tiles = (blk.k + blk.bk - 1) / blk.bk;
+
+  if (blk.prefetch) LoadResidual<kBM>(blk, res);  // joins step 0's commit group
+  float acc[T::kMTiles][T::kNTiles][4];
+  GemmMainLoop<T, kBM>(acc, blk, a, w, k_tiles);
+  // Every real copy has landed (the groups still open are empty).
+  mma::CpAsyncWait<0>();
+  if (p.residual != nullptr && !blk.prefetch) {
+    // The row tile is the start of the stages: every warp must be done with its last MMAs
+    // before the residual overwrites them. (Without a residual, the barriers of the row
+    // statistics below order the first write to the row tile after every warp's MMAs.)
+    __syncthreads();
+    LoadResidual<kBM>(blk, res);
+    mma::CpAsyncCommit();
+    mma::CpAsyncWait<0>();
+    __syncthreads();
+  }
+
+  // ---- Epilogue, from the accumulators in registers.
+  AddBiasResidual<T>(acc, blk, static_cast<const __half2*>(p.bias), p.residual != nullptr);
+  // Row statistics. The 4 lanes of a quad hold disjoint columns of rows g and g + 8, the warps
+  // disjoint column ranges (BlockRowSums). LayerNorm: the mean first, then the mean squared
+  // deviation from it. RMSNorm: the mean of squares, mean = 0.
+  float mean[T::kMTiles][2];
+  float rstd[T::kMTiles][2];
+  if (p.beta != nullptr) {  // uniform over the block, so the barrier inside is safe
+    RowMeans<T, kBM>(acc, blk, p.inv_n, mean);
+  } else {
+#pragma unroll
+    for (int mt = 0; mt < T::kMTiles; ++mt) mean[mt][0] = mean[mt][1] = 0.f;
+  }
+  RowRstds<T, kBM>(acc, mean, blk, p.inv_n, p.eps, rstd);
+  NormalizeIntoRows<T>(acc, mean, rstd, blk, static_cast<const __half2*>(p.gamma),
+                       static_cast<const __half2*>(p.beta));
+  __syncthreads();  // the whole row tile is written
+  StoreRows<kBM>(blk, static_cast<__half*>(p.out));
 }
 
 template <int kBM, int kWarpCols>
