@@ -60,7 +60,17 @@ class DilatedRule final : public BlockRule {
 }  // namespace
 
 std::unique_ptr<BlockRule> MakeBlockRule(const MaskSpec& s) {
-  if (!s.operands.empty()) return nullptr;
+  if (!s.operands.empty()) {
+    const CompositeOp op = s.pattern == "or" ? CompositeOp::kOr
+                           : s.pattern == "and" ? CompositeOp::kAnd : CompositeOp::kNot;
+    if (s.pattern != "or" && s.pattern != "and" && s.pattern != "not") return nullptr;
+    std::vector<std::unique_ptr<BlockRule>> operands;
+    for (const MaskSpec& o : s.operands) {
+      operands.push_back(MakeBlockRule(o));
+      if (operands.back() == nullptr) return nullptr;
+    }
+    return MakeCompositeRule(op, std::move(operands), s.causal);
+  }
   if (s.pattern == "dilated")
     return std::make_unique<DilatedRule>(s.seq_len, s.width, s.dilation + 1, s.causal);
   if (s.pattern == "sliding_window")

@@ -42,10 +42,17 @@ class BlockRule {
 };
 
 // The rule of a resolved spec (Resolve) where one exists: a plain dilated band or sliding
-// window, global tokens, Longformer, BigBird or random blocks (with or without `causal`);
-// null for the other patterns (full, causal, document: their row runs are few) and for
-// compositions.
+// window, global tokens, Longformer, BigBird or random blocks (with or without `causal`), and
+// an "or" / "and" / "not" of specs that all have one; null for the other patterns (full,
+// causal, document: their row runs are few) and for compositions of them.
 std::unique_ptr<BlockRule> MakeBlockRule(const MaskSpec& resolved);
+
+// The rule of a composition of rules (block_rule_composite.cpp): `op` over the operands (one
+// for kNot), then j <= i when causal; null when an operand is null or the sizes differ.
+enum class CompositeOp { kOr, kAnd, kNot };
+std::unique_ptr<BlockRule> MakeCompositeRule(CompositeOp op,
+                                             std::vector<std::unique_ptr<BlockRule>> operands,
+                                             bool causal);
 
 // The rule of the global / band / random-block family (block_rule_global_band.cpp): global
 // tokens g (i < g or j < g), a band of width w (|i - j| < w), the random blocks of `chosen`

@@ -3,8 +3,8 @@
 // 3000, 65537) and every block shape class (16 x 16, 32 x 64, 64 x 128, 128 x 64, 256 x 16),
 // with steps below, at and past one word (1, 2, 4, 70), equal field by field to the layout
 // built from the same spec's row runs; the same for BigBird, Longformer, global tokens and
-// random blocks (random blocks of 32 and 64 against every tile shape); which specs have a
-// rule; empty rules refused.
+// random blocks (random blocks of 32 and 64 against every tile shape); "or", "and", "not" and
+// nested compositions of rules, causal or not; which specs have a rule; empty rules refused.
 #include "engine/layout/block_rule.h"
 
 #include <gtest/gtest.h>
@@ -104,6 +104,40 @@ TEST(BlockRule, GlobalBandAndRandomBlocksEqualTheRunsLayout) {
   ExpectRuleEqualsRuns(GlobalSpec("bigbird", 65537, 64, 192, 0.05, 64, 11, false), 128, 128);
 }
 
+e::MaskSpec Composite(const std::string& op, std::vector<e::MaskSpec> operands, bool causal) {
+  e::MaskSpec s;
+  s.pattern = op;
+  s.seq_len = operands.front().seq_len;
+  s.operands = std::move(operands);
+  s.causal = causal;
+  auto r = e::Resolve(s, e::RowRuns::kMaxLen);
+  EXPECT_TRUE(r.IsOk()) << r.Message();
+  return *r;
+}
+
+TEST(BlockRule, CompositionsOfRulesEqualTheRunsLayout) {
+  // A window or global tokens, a dilated band and BigBird, a window but not its centre, each
+  // with and without the composition's causal flag, and a nested one.
+  for (bool causal : {false, true}) {
+    const int64_t L = 1500;
+    const auto window = Spec("sliding_window", L, 64, 1, false);
+    const auto dilated = Spec("dilated", L, 40, 2, false);
+    const auto global = GlobalSpec("global", L, 50, -1, -1, -1, 0, false);
+    const auto bigbird = GlobalSpec("bigbird", L, 20, 30, 0.2, 32, 9, false);
+    for (const auto& [bm, bn] : {std::pair<int64_t, int64_t>{64, 64}, {128, 64}, {16, 128}}) {
+      ExpectRuleEqualsRuns(Composite("or", {window, global}, causal), bm, bn);
+      ExpectRuleEqualsRuns(Composite("and", {dilated, bigbird}, causal), bm, bn);
+      ExpectRuleEqualsRuns(
+          Composite("and", {window, Composite("not", {Spec("sliding_window", L, 4, 1, false)},
+                                              false)},
+                    causal),
+          bm, bn);
+      ExpectRuleEqualsRuns(
+          Composite("or", {Composite("and", {window, bigbird}, false), dilated}, causal), bm, bn);
+    }
+  }
+}
+
 TEST(BlockRule, WhichSpecsHaveARule) {
   EXPECT_NE(e::MakeBlockRule(Spec("dilated", 256, 8, 1, false)), nullptr);
   EXPECT_NE(e::MakeBlockRule(Spec("sliding_window", 256, 8, 1, true)), nullptr);
@@ -115,7 +149,9 @@ TEST(BlockRule, WhichSpecsHaveARule) {
   both.pattern = "or";
   both.seq_len = 256;
   both.operands = {Spec("dilated", 256, 8, 1, false), Spec("causal", 256, -1, -1, false)};
-  EXPECT_EQ(e::MakeBlockRule(both), nullptr);
+  EXPECT_EQ(e::MakeBlockRule(both), nullptr);  // causal has no rule, so neither has the "or"
+  both.operands[1] = Spec("global", 256, -1, -1, false);
+  EXPECT_NE(e::MakeBlockRule(both), nullptr);
 }
 
 TEST(BlockRule, RefusesBadBlockSizes) {
