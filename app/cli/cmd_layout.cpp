@@ -1,8 +1,9 @@
 // `stof layout`: a mask's block-sparse (BSR) layout at BM x BN: full / part / empty blocks,
 // index bytes, wasted work, load balance; --export writes the layout (or, with --flex, the
 // FlexAttention block-mask form) as JSON. A generator longer than Mask::kMaxLen (up to
-// kLongSeqLen) is laid out from its per-block rule where it has one (a dilated band or a
-// sliding window: engine/layout/block_rule.h), else from its row runs (--json "form").
+// kLongSeqLen) is laid out from its per-block rule where it has one (dilated band, sliding
+// window, global, Longformer, BigBird, random blocks: engine/layout/block_rule.h), else from
+// its row runs (--json "form").
 #include <cstdio>
 #include <memory>
 
@@ -55,7 +56,8 @@ int RunLayout(const LayoutArgs& a) {
     if (!spec.IsOk()) return Fail("layout", spec.Message());
     label = engine::Describe(*spec);
     if (const auto rule = engine::MakeBlockRule(*spec)) {
-      // A band: each block from the generator's rule (no runs: a dilated band's are one per key).
+      // Each block from the generator's rule (no runs: a dilated band's are one per key, a
+      // BigBird row's hundreds).
       form = "block_rule";
       layout = engine::BlockLayout::Build(*rule, bs->block_m, bs->block_n);
     } else {
