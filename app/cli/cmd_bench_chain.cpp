@@ -259,7 +259,8 @@ engine::Expected<nlohmann::json> MeasureShape(engine::Backend& b, const engine::
               {"best_us", h->best_us},
               {"max_error", h->worst_err}, {"settings", h->settings}};
   }
-  return nlohmann::json{{"hopper", hopper}, {"shape", p.name}, {"batch", s.batch}, {"ref_max_abs", ref_max},
+  return nlohmann::json{{"hopper", hopper}, {"shape", p.name}, {"batch", s.batch},
+                        {"ref_max_abs", ref_max},
                         {"m", s.m}, {"n", s.n}, {"k", s.k}, {"h", s.h},
                         {"cublas_us", base->median_us}, {"default_us", set->dflt},
                         {"best_us", set->best}, {"best_tiles", set->best_name},

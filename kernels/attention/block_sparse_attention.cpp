@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 
 #include "engine/core/text_format.h"
@@ -39,6 +40,25 @@ std::string ConfigName(int64_t head_dim, int64_t bm, int64_t bn, int64_t warps) 
 }
 
 bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+// Launches the instantiation of head size kD and kRows rows per warp for BLOCK_N `block_n`
+// (16, 32, 64, or 128 where kMaxN allows it); nothing for any other BLOCK_N.
+template <int kD, int kRows, int kMaxN>
+std::optional<engine::Status> LaunchForBlockN(int64_t block_n, const detail::BlockSparseParams& p,
+                                              size_t smem, int device, int smem_limit,
+                                              void* stream) {
+  using detail::LaunchBlockSparseVariant;
+  switch (block_n) {
+    case 16: return LaunchBlockSparseVariant<kD, 16, kRows>(p, smem, device, smem_limit, stream);
+    case 32: return LaunchBlockSparseVariant<kD, 32, kRows>(p, smem, device, smem_limit, stream);
+    case 64: return LaunchBlockSparseVariant<kD, 64, kRows>(p, smem, device, smem_limit, stream);
+    case 128:
+      if constexpr (kMaxN >= 128)
+        return LaunchBlockSparseVariant<kD, 128, kRows>(p, smem, device, smem_limit, stream);
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
 
 }  // namespace
 
@@ -203,38 +223,16 @@ engine::Status LaunchBlockSparseAttention(const engine::Workload& w,
   p.heads = static_cast<int>(w.heads);
   const size_t smem = BlockSparseSmemBytes(w.head_dim, layout.BlockM(), layout.BlockN(), num_warps);
 
+  const int64_t bn = layout.BlockN();
+  std::optional<engine::Status> launched;
   if (rows_per_warp == 32) {  // head_dim 64, BLOCK_N <= 64 (BlockSparseRowsPerWarp)
-    switch (layout.BlockN()) {
-      case 16:
-        return detail::LaunchBlockSparseVariant<64, 16, 2>(p, smem, device, smem_limit, stream);
-      case 32:
-        return detail::LaunchBlockSparseVariant<64, 32, 2>(p, smem, device, smem_limit, stream);
-      case 64:
-        return detail::LaunchBlockSparseVariant<64, 64, 2>(p, smem, device, smem_limit, stream);
-    }
+    launched = LaunchForBlockN<64, 2, 64>(bn, p, smem, device, smem_limit, stream);
   } else if (w.head_dim == 64) {
-    switch (layout.BlockN()) {
-      case 16:
-        return detail::LaunchBlockSparseVariant<64, 16, 1>(p, smem, device, smem_limit, stream);
-      case 32:
-        return detail::LaunchBlockSparseVariant<64, 32, 1>(p, smem, device, smem_limit, stream);
-      case 64:
-        return detail::LaunchBlockSparseVariant<64, 64, 1>(p, smem, device, smem_limit, stream);
-      case 128:
-        return detail::LaunchBlockSparseVariant<64, 128, 1>(p, smem, device, smem_limit, stream);
-    }
+    launched = LaunchForBlockN<64, 1, 128>(bn, p, smem, device, smem_limit, stream);
   } else {
-    switch (layout.BlockN()) {
-      case 16:
-        return detail::LaunchBlockSparseVariant<128, 16, 1>(p, smem, device, smem_limit, stream);
-      case 32:
-        return detail::LaunchBlockSparseVariant<128, 32, 1>(p, smem, device, smem_limit, stream);
-      case 64:
-        return detail::LaunchBlockSparseVariant<128, 64, 1>(p, smem, device, smem_limit, stream);
-      case 128:
-        return detail::LaunchBlockSparseVariant<128, 128, 1>(p, smem, device, smem_limit, stream);
-    }
+    launched = LaunchForBlockN<128, 1, 128>(bn, p, smem, device, smem_limit, stream);
   }
+  if (launched) return *launched;
   // Unreachable: CheckBlockSparseConfig accepted head_dim and BLOCK_N above.
   return engine::MakeError(what + "no variant for " +
                            ConfigName(w.head_dim, layout.BlockM(), layout.BlockN(), num_warps));

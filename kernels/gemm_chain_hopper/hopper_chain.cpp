@@ -100,7 +100,8 @@ engine::Status LaunchHopperGemmChain(const GemmChainArgs& a, const HopperChainPa
   int device = 0, sms = 0, smem_optin = 0;
   STOF_CUDA_TRY(cudaGetDevice(&device));
   STOF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  STOF_CUDA_TRY(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  STOF_CUDA_TRY(
+      cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const auto clusters = HopperChainClusters(a);
   const int cluster = hp.cluster == 0 ? HopperChainClusterFor(a, sms) : hp.cluster;
   if (hp.reduce != HopperChainReduce::kPush && hp.reduce != HopperChainReduce::kPull)

@@ -44,7 +44,9 @@ struct HopperChainSmem {
     return base + T::kRingOffset + s * T::kStageBytes;
   }
   __device__ __forceinline__ unsigned char* B(int s) const { return A(s) + T::kPanelBytes; }
-  __device__ __forceinline__ unsigned char* D(int i) const { return base + T::kDOffset + i * T::kDBytes; }
+  __device__ __forceinline__ unsigned char* D(int i) const {
+    return base + T::kDOffset + i * T::kDBytes;
+  }
   __device__ __forceinline__ float* Partial() const { return reinterpret_cast<float*>(base); }
   __device__ __forceinline__ uint64_t* Bar(int i) const {
     return reinterpret_cast<uint64_t*>(base + T::kBarrierOffset) + i;
@@ -330,7 +332,8 @@ __device__ __forceinline__ void ReduceE(const HopperChainSmem<kH>& sm,
 }
 
 template <int kH>
-__global__ void __launch_bounds__(HopperChainTraits<kH>::kThreads, HopperChainTraits<kH>::kMinBlocks)
+__global__ void __launch_bounds__(HopperChainTraits<kH>::kThreads,
+                                  HopperChainTraits<kH>::kMinBlocks)
     HopperChainKernel(const __grid_constant__ CUtensorMap a_map,
                       const __grid_constant__ CUtensorMap b_map,
                       const __grid_constant__ CUtensorMap d_map, const HopperChainKernelParams p) {

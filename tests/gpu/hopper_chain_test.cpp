@@ -2,11 +2,12 @@
 // reference of chain_test_util.h (fp16 inputs, C rounded to fp16, E poisoned with a guard
 // tail, every written element within tolerance, nothing else written). Cases: MCFuser's Table
 // II shapes G1-G12 at every cluster size that runs them (the partial sums of a cluster's CTAs
-// reduced through distributed shared memory, pushed and pulled); ragged tiles in every dimension with both biases
-// and GELU; the FFN form at h = 256 with ReLU; batches with shared weights, padded strides and
-// ragged rows (m = 1, 100); the launch through CudaBackend::RunGemmChain (params "cluster");
-// bad parameters refused by name. Tests named *Host* need no GPU (the checks and the cluster
-// lists); the others skip on a GPU that is not compute capability 9.0.
+// reduced through distributed shared memory, pushed and pulled); ragged tiles in every
+// dimension with both biases and GELU; the FFN form at h = 256 with ReLU; batches with shared
+// weights, padded strides and ragged rows (m = 1, 100); the launch through
+// CudaBackend::RunGemmChain (params "cluster", "reduce"); bad parameters refused by name. Tests
+// named *Host* need no GPU (the checks and the cluster lists); the others skip on a GPU that is
+// not compute capability 9.0.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,7 +45,9 @@ void CheckClusters(const ChainCase& c, uint64_t seed, bool default_only) {
       CheckChainRun(x, dev,
                     "Hopper cluster " + std::to_string(cluster) +
                         (reduce == sk::HopperChainReduce::kPush ? " push" : " pull"),
-                    [&](const sk::GemmChainArgs& a) { return sk::LaunchHopperGemmChain(a, p, nullptr); });
+                    [&](const sk::GemmChainArgs& a) {
+                      return sk::LaunchHopperGemmChain(a, p, nullptr);
+                    });
     }
   }
 }
