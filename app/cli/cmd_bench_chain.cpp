@@ -124,6 +124,13 @@ double RelativeError(const std::vector<float>& got, const std::vector<float>& re
   return err / scale;
 }
 
+// The shape of a preset as kernel arguments (no buffers: the supported lists need none).
+kernels::GemmChainArgs ShapeArgs(const engine::GemmChainShape& s) {
+  kernels::GemmChainArgs args;
+  args.batch = s.batch, args.m = s.m, args.n = s.n, args.k = s.k, args.h = s.h;
+  return args;
+}
+
 // One chain call with `params` on the shape's buffers: its time and the relative error of its E
 // against cuBLAS's (E is overwritten by every run, so a stale E would equal the previous
 // setting's; the reference rounds C to fp16 the same way). `what` names it in errors.
@@ -164,8 +171,7 @@ engine::Expected<ChainSettings> MeasureSettings(engine::Backend& b, const engine
                                                 const std::vector<float>& ref,
                                                 const engine::MeasureOptions& mo) {
   const auto& s = p.shape;
-  kernels::GemmChainArgs args;
-  args.batch = s.batch, args.m = s.m, args.n = s.n, args.k = s.k, args.h = s.h;
+  const kernels::GemmChainArgs args = ShapeArgs(s);
   const auto supported = kernels::SupportedGemmChainParams(args, dev.smem_per_block_bytes);
   ChainSettings r;
   for (size_t i = 0; i < supported.size(); ++i) {
@@ -211,8 +217,7 @@ engine::Expected<HopperSettings> MeasureHopper(engine::Backend& b, const engine:
                                                const std::vector<float>& ref,
                                                const engine::MeasureOptions& mo) {
   const auto& s = p.shape;
-  kernels::GemmChainArgs args;
-  args.batch = s.batch, args.m = s.m, args.n = s.n, args.k = s.k, args.h = s.h;
+  const kernels::GemmChainArgs args = ShapeArgs(s);
   HopperSettings r;
   r.dflt_cluster = kernels::HopperChainClusterFor(args, dev.sm_count);
   const auto dflt_reduce = kernels::HopperChainParams{}.reduce;
