@@ -41,11 +41,19 @@ class BlockRule {
   }
 };
 
-// The rule of a resolved spec (Resolve) where one exists: a plain dilated band or sliding
-// window, global tokens, Longformer, BigBird or random blocks (with or without `causal`), and
-// an "or" / "and" / "not" of specs that all have one; null for the other patterns (full,
-// causal, document: their row runs are few) and for compositions of them.
+// The rule of a resolved spec (Resolve): every generator of mask_spec.h (with or without
+// `causal`) and every "or" / "and" / "not" of generators; null for an unknown pattern and for
+// full, causal and document masks alone, whose one run per row lays out faster (they have
+// rules as operands of a composition).
 std::unique_ptr<BlockRule> MakeBlockRule(const MaskSpec& resolved);
+
+// The rule of a one-interval pattern (block_rule_interval.cpp): every row attends [0, L)
+// (kFull), [0, i + 1) (kCausal) or its document's [start, end) (kDocuments, lengths summing to
+// len), then j <= i when causal; null when the lengths do not sum to len.
+enum class RowInterval { kFull, kCausal, kDocuments };
+std::unique_ptr<BlockRule> MakeRowIntervalRule(int64_t len, RowInterval kind,
+                                               const std::vector<int64_t>& doc_lengths,
+                                               bool causal);
 
 // The rule of a composition of rules (block_rule_composite.cpp): `op` over the operands (one
 // for kNot), then j <= i when causal; null when an operand is null or the sizes differ.

@@ -3,13 +3,16 @@
 // 3000, 65537) and every block shape class (16 x 16, 32 x 64, 64 x 128, 128 x 64, 256 x 16),
 // with steps below, at and past one word (1, 2, 4, 70), equal field by field to the layout
 // built from the same spec's row runs; the same for BigBird, Longformer, global tokens and
-// random blocks (random blocks of 32 and 64 against every tile shape); "or", "and", "not" and
-// nested compositions of rules, causal or not; which specs have a rule; empty rules refused.
+// random blocks (random blocks of 32 and 64 against every tile shape); full, causal and
+// documents (as rules, which the specs alone do not take: their runs are faster); "or", "and",
+// "not" and nested compositions of rules, causal or not; which specs have a rule; empty rules
+// refused.
 #include "engine/layout/block_rule.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "engine/layout/block_layout.h"
 #include "engine/mask/row_runs.h"
@@ -32,9 +35,21 @@ e::MaskSpec Spec(const std::string& pattern, int64_t L, int64_t width, int64_t d
   return *r;
 }
 
+// A one-interval pattern alone has no rule (its runs are faster): its rule as an operand.
+std::unique_ptr<e::BlockRule> RuleOf(const e::MaskSpec& s) {
+  if (auto rule = e::MakeBlockRule(s)) return rule;
+  if (s.pattern == "full" || s.pattern == "causal" || s.pattern == "document") {
+    const auto kind = s.pattern == "full"     ? e::RowInterval::kFull
+                      : s.pattern == "causal" ? e::RowInterval::kCausal
+                                              : e::RowInterval::kDocuments;
+    return e::MakeRowIntervalRule(s.seq_len, kind, s.doc_lengths, s.causal);
+  }
+  return nullptr;
+}
+
 void ExpectRuleEqualsRuns(const e::MaskSpec& s, int64_t bm, int64_t bn) {
   SCOPED_TRACE(e::Describe(s) + " at " + std::to_string(bm) + " x " + std::to_string(bn));
-  auto rule = e::MakeBlockRule(s);
+  auto rule = RuleOf(s);
   ASSERT_NE(rule, nullptr);
   auto got = e::BlockLayout::Build(*rule, bm, bn);
   ASSERT_TRUE(got.IsOk()) << got.Message();
@@ -138,20 +153,53 @@ TEST(BlockRule, CompositionsOfRulesEqualTheRunsLayout) {
   }
 }
 
+e::MaskSpec Documents(int64_t L, std::vector<int64_t> lengths, bool causal) {
+  e::MaskSpec s;
+  s.pattern = "document";
+  s.seq_len = L;
+  s.doc_lengths = std::move(lengths);
+  s.causal = causal;
+  auto r = e::Resolve(s, e::RowRuns::kMaxLen);
+  EXPECT_TRUE(r.IsOk()) << r.Message();
+  return *r;
+}
+
+TEST(BlockRule, FullCausalAndDocumentsEqualTheRunsLayout) {
+  // Documents whose edges fall inside tiles and on them, one of a single row; and the common
+  // compositions they enable: documents with a window inside each, or with global tokens.
+  const auto docs = Documents(1000, {1, 127, 128, 300, 44, 400}, false);
+  for (const auto& [bm, bn] : {std::pair<int64_t, int64_t>{64, 64}, {128, 64}, {16, 128}}) {
+    for (bool causal : {false, true}) {
+      ExpectRuleEqualsRuns(Spec("full", 1000, -1, -1, causal), bm, bn);
+      ExpectRuleEqualsRuns(Spec("causal", 1000, -1, -1, causal), bm, bn);
+      ExpectRuleEqualsRuns(Documents(1000, {1, 127, 128, 300, 44, 400}, causal), bm, bn);
+      ExpectRuleEqualsRuns(Composite("and", {docs, Spec("sliding_window", 1000, 50, 1, false)},
+                                     causal),
+                           bm, bn);
+      ExpectRuleEqualsRuns(
+          Composite("or", {docs, GlobalSpec("global", 1000, 16, -1, -1, -1, 0, false)}, causal),
+          bm, bn);
+    }
+  }
+}
+
 TEST(BlockRule, WhichSpecsHaveARule) {
-  EXPECT_NE(e::MakeBlockRule(Spec("dilated", 256, 8, 1, false)), nullptr);
-  EXPECT_NE(e::MakeBlockRule(Spec("sliding_window", 256, 8, 1, true)), nullptr);
-  for (const std::string p : {"bigbird", "longformer", "global", "random_blocks"})
+  for (const std::string p : {"dilated", "sliding_window", "bigbird", "longformer", "global",
+                              "random_blocks"})
     EXPECT_NE(e::MakeBlockRule(Spec(p, 256, -1, -1, false)), nullptr) << p;
+  // One run per row: faster from the runs alone, so no rule unless in a composition.
   for (const std::string p : {"causal", "full"})
     EXPECT_EQ(e::MakeBlockRule(Spec(p, 256, -1, -1, false)), nullptr) << p;
+  EXPECT_EQ(e::MakeBlockRule(Documents(256, {100, 156}, true)), nullptr);
+  EXPECT_EQ(e::MakeRowIntervalRule(256, e::RowInterval::kDocuments, {100, 100}, false), nullptr);
   e::MaskSpec both;
   both.pattern = "or";
   both.seq_len = 256;
   both.operands = {Spec("dilated", 256, 8, 1, false), Spec("causal", 256, -1, -1, false)};
-  EXPECT_EQ(e::MakeBlockRule(both), nullptr);  // causal has no rule, so neither has the "or"
-  both.operands[1] = Spec("global", 256, -1, -1, false);
   EXPECT_NE(e::MakeBlockRule(both), nullptr);
+  e::MaskSpec unknown = Spec("causal", 256, -1, -1, false);
+  unknown.pattern = "spiral";  // not a generator: no rule
+  EXPECT_EQ(e::MakeBlockRule(unknown), nullptr);
 }
 
 TEST(BlockRule, RefusesBadBlockSizes) {
