@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/mask/mask_pattern.h"
+
 namespace stof::engine {
 
 namespace {
@@ -57,56 +59,65 @@ class DilatedRule final : public BlockRule {
   std::vector<uint64_t> m_phase;  // step <= 64: bits ph, ph + step, ... of a word
 };
 
-}  // namespace
-
-namespace {
-
-// Every spec's rule, the one-interval patterns included (as operands of a composition).
-std::unique_ptr<BlockRule> MakeAnyRule(const MaskSpec& s) {
-  if (!s.operands.empty()) {
-    const CompositeOp op = s.pattern == "or" ? CompositeOp::kOr
-                           : s.pattern == "and" ? CompositeOp::kAnd : CompositeOp::kNot;
-    if (s.pattern != "or" && s.pattern != "and" && s.pattern != "not") return nullptr;
-    std::vector<std::unique_ptr<BlockRule>> operands;
-    for (const MaskSpec& o : s.operands) {
-      operands.push_back(MakeAnyRule(o));
-      if (operands.back() == nullptr) return nullptr;
-    }
-    return MakeCompositeRule(op, std::move(operands), s.causal);
-  }
-  if (s.pattern == "dilated")
-    return std::make_unique<DilatedRule>(s.seq_len, s.width, s.dilation + 1, s.causal);
-  if (s.pattern == "sliding_window")
-    return std::make_unique<DilatedRule>(s.seq_len, s.width, 1, s.causal);
-  if (s.pattern == "full" || s.pattern == "causal" || s.pattern == "document") {
-    const RowInterval kind = s.pattern == "full"     ? RowInterval::kFull
-                             : s.pattern == "causal" ? RowInterval::kCausal
-                                                     : RowInterval::kDocuments;
-    return MakeRowIntervalRule(s.seq_len, kind, s.doc_lengths, s.causal);
-  }
-  const bool band = s.pattern == "longformer" || s.pattern == "bigbird";
-  const bool global = band || s.pattern == "global";
-  const bool random = s.pattern == "bigbird" || s.pattern == "random_blocks";
-  if (!global && !random) return nullptr;
-  ChosenBlocks chosen;
-  if (random) {
-    auto c = ChooseRandomBlocks(s, s.pattern == "bigbird", "mask");
-    if (!c.IsOk()) return nullptr;  // the runs form reports the same error
-    chosen = std::move(*c);
-  }
-  return MakeGlobalBandRule(s.seq_len, global ? s.global : 0, band ? s.width : 0,
-                            std::move(chosen), random ? s.block : 1, s.causal);
+// The one-interval patterns: their row's single run, as a rule.
+bool IsOneInterval(MaskPattern p) {
+  return p == MaskPattern::kFull || p == MaskPattern::kCausal || p == MaskPattern::kDocument;
 }
 
 }  // namespace
 
+std::unique_ptr<BlockRule> MakeOperandRule(const MaskSpec& s) {
+  const MaskPattern p = MaskPatternFromName(s.pattern);
+  switch (p) {
+    case MaskPattern::kOr:
+    case MaskPattern::kAnd:
+    case MaskPattern::kNot: {
+      std::vector<std::unique_ptr<BlockRule>> operands;
+      for (const MaskSpec& o : s.operands) {
+        operands.push_back(MakeOperandRule(o));
+        if (operands.back() == nullptr) return nullptr;
+      }
+      const CompositeOp op = p == MaskPattern::kOr    ? CompositeOp::kOr
+                             : p == MaskPattern::kAnd ? CompositeOp::kAnd
+                                                      : CompositeOp::kNot;
+      return MakeCompositeRule(op, std::move(operands), s.causal);
+    }
+    case MaskPattern::kDilated:
+      return std::make_unique<DilatedRule>(s.seq_len, s.width, s.dilation + 1, s.causal);
+    case MaskPattern::kSlidingWindow:
+      return std::make_unique<DilatedRule>(s.seq_len, s.width, 1, s.causal);
+    case MaskPattern::kFull:
+      return MakeRowIntervalRule(s.seq_len, RowInterval::kFull, {}, s.causal);
+    case MaskPattern::kCausal:
+      return MakeRowIntervalRule(s.seq_len, RowInterval::kCausal, {}, s.causal);
+    case MaskPattern::kDocument:
+      return MakeRowIntervalRule(s.seq_len, RowInterval::kDocuments, s.doc_lengths, s.causal);
+    case MaskPattern::kGlobal:
+    case MaskPattern::kRandomBlocks:
+    case MaskPattern::kLongformer:
+    case MaskPattern::kBigBird: {
+      const bool band = p == MaskPattern::kLongformer || p == MaskPattern::kBigBird;
+      const bool global = band || p == MaskPattern::kGlobal;
+      const bool random = p == MaskPattern::kBigBird || p == MaskPattern::kRandomBlocks;
+      ChosenBlocks chosen;
+      if (random) {
+        auto c = ChooseRandomBlocks(s, p == MaskPattern::kBigBird, "mask");
+        if (!c.IsOk()) return nullptr;  // the runs form reports the same error
+        chosen = std::move(*c);
+      }
+      return MakeGlobalBandRule(s.seq_len, global ? s.global : 0, band ? s.width : 0,
+                                std::move(chosen), random ? s.block : 1, s.causal);
+    }
+    case MaskPattern::kUnknown: return nullptr;
+  }
+  return nullptr;
+}
+
 std::unique_ptr<BlockRule> MakeBlockRule(const MaskSpec& s) {
-  // Alone, a one-interval pattern is laid out faster from its runs (one per row: 0.06-0.13 s
-  // at L 262144 against 0.8-1.8 s from the rule; docs/masks.md), so it has no rule of its own.
-  if (s.operands.empty() &&
-      (s.pattern == "full" || s.pattern == "causal" || s.pattern == "document"))
-    return nullptr;
-  return MakeAnyRule(s);
+  // Alone, a one-interval pattern is laid out faster from its one run per row than from its
+  // rule (measured: docs/masks.md, "Per-block rules"), so it has no rule of its own.
+  if (IsOneInterval(MaskPatternFromName(s.pattern))) return nullptr;
+  return MakeOperandRule(s);
 }
 
 }  // namespace stof::engine

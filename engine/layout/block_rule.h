@@ -47,6 +47,10 @@ class BlockRule {
 // rules as operands of a composition).
 std::unique_ptr<BlockRule> MakeBlockRule(const MaskSpec& resolved);
 
+// The same with full, causal and document masks too (the rule a composition gives its
+// operands); null only for an unknown pattern.
+std::unique_ptr<BlockRule> MakeOperandRule(const MaskSpec& resolved);
+
 // The rule of a one-interval pattern (block_rule_interval.cpp): every row attends [0, L)
 // (kFull), [0, i + 1) (kCausal) or its document's [start, end) (kDocuments, lengths summing to
 // len), then j <= i when causal; null when the lengths do not sum to len.

@@ -22,6 +22,13 @@ namespace {
 
 namespace e = stof::engine;
 
+// `s` resolved (defaults filled in, checked) up to the row-runs length.
+e::MaskSpec Resolved(const e::MaskSpec& s) {
+  auto r = e::Resolve(s, e::RowRuns::kMaxLen);
+  EXPECT_TRUE(r.IsOk()) << r.Message();
+  return r.IsOk() ? *r : s;
+}
+
 e::MaskSpec Spec(const std::string& pattern, int64_t L, int64_t width, int64_t dilation,
                  bool causal) {
   e::MaskSpec s;
@@ -30,26 +37,12 @@ e::MaskSpec Spec(const std::string& pattern, int64_t L, int64_t width, int64_t d
   s.width = width;
   s.dilation = dilation;
   s.causal = causal;
-  auto r = e::Resolve(s, e::RowRuns::kMaxLen);
-  EXPECT_TRUE(r.IsOk()) << r.Message();
-  return *r;
-}
-
-// A one-interval pattern alone has no rule (its runs are faster): its rule as an operand.
-std::unique_ptr<e::BlockRule> RuleOf(const e::MaskSpec& s) {
-  if (auto rule = e::MakeBlockRule(s)) return rule;
-  if (s.pattern == "full" || s.pattern == "causal" || s.pattern == "document") {
-    const auto kind = s.pattern == "full"     ? e::RowInterval::kFull
-                      : s.pattern == "causal" ? e::RowInterval::kCausal
-                                              : e::RowInterval::kDocuments;
-    return e::MakeRowIntervalRule(s.seq_len, kind, s.doc_lengths, s.causal);
-  }
-  return nullptr;
+  return Resolved(s);
 }
 
 void ExpectRuleEqualsRuns(const e::MaskSpec& s, int64_t bm, int64_t bn) {
   SCOPED_TRACE(e::Describe(s) + " at " + std::to_string(bm) + " x " + std::to_string(bn));
-  auto rule = RuleOf(s);
+  auto rule = e::MakeOperandRule(s);  // full / causal / documents alone take their runs
   ASSERT_NE(rule, nullptr);
   auto got = e::BlockLayout::Build(*rule, bm, bn);
   ASSERT_TRUE(got.IsOk()) << got.Message();
@@ -93,9 +86,7 @@ e::MaskSpec GlobalSpec(const std::string& pattern, int64_t L, int64_t g, int64_t
   s.block = block;
   s.seed = seed;
   s.causal = causal;
-  auto r = e::Resolve(s, e::RowRuns::kMaxLen);
-  EXPECT_TRUE(r.IsOk()) << r.Message();
-  return *r;
+  return Resolved(s);
 }
 
 TEST(BlockRule, GlobalBandAndRandomBlocksEqualTheRunsLayout) {
@@ -125,9 +116,7 @@ e::MaskSpec Composite(const std::string& op, std::vector<e::MaskSpec> operands, 
   s.seq_len = operands.front().seq_len;
   s.operands = std::move(operands);
   s.causal = causal;
-  auto r = e::Resolve(s, e::RowRuns::kMaxLen);
-  EXPECT_TRUE(r.IsOk()) << r.Message();
-  return *r;
+  return Resolved(s);
 }
 
 TEST(BlockRule, CompositionsOfRulesEqualTheRunsLayout) {
@@ -159,9 +148,7 @@ e::MaskSpec Documents(int64_t L, std::vector<int64_t> lengths, bool causal) {
   s.seq_len = L;
   s.doc_lengths = std::move(lengths);
   s.causal = causal;
-  auto r = e::Resolve(s, e::RowRuns::kMaxLen);
-  EXPECT_TRUE(r.IsOk()) << r.Message();
-  return *r;
+  return Resolved(s);
 }
 
 TEST(BlockRule, FullCausalAndDocumentsEqualTheRunsLayout) {
