@@ -76,21 +76,34 @@ engine::Status CheckHopperChainArgs(const GemmChainArgs& args) {
   return CheckGemmChainArgs(args);
 }
 
-std::vector<int> HopperChainClusters(const GemmChainArgs& args) {
+namespace {
+
+// The cluster sizes of a shape that passed CheckHopperChainShape.
+std::vector<int> ClustersOfShape(const GemmChainArgs& args) {
   std::vector<int> out;
-  if (!CheckHopperChainShape(args).IsOk()) return out;
   const int64_t chunks = CeilDiv(args.n, kChunk);
   for (int c = 1; c <= kHopperChainMaxCluster && c <= chunks; c *= 2) out.push_back(c);
   return out;
 }
 
-int HopperChainClusterFor(const GemmChainArgs& args, int sms) {
-  const auto clusters = HopperChainClusters(args);
-  if (clusters.empty()) return 0;
+// HopperChainClusterFor's rule over the shape's `clusters` (non-empty).
+int DefaultCluster(const GemmChainArgs& args, const std::vector<int>& clusters, int sms) {
   const int64_t tiles = CeilDiv(args.m, kRows) * args.batch;
   for (int c : clusters)
     if ((c >= 2 || clusters.size() == 1) && tiles * c * 100 >= int64_t{45} * sms) return c;
   return clusters.back();
+}
+
+}  // namespace
+
+std::vector<int> HopperChainClusters(const GemmChainArgs& args) {
+  if (!CheckHopperChainShape(args).IsOk()) return {};
+  return ClustersOfShape(args);
+}
+
+int HopperChainClusterFor(const GemmChainArgs& args, int sms) {
+  const auto clusters = HopperChainClusters(args);
+  return clusters.empty() ? 0 : DefaultCluster(args, clusters, sms);
 }
 
 engine::Status LaunchHopperGemmChain(const GemmChainArgs& a, const HopperChainParams& hp,
@@ -102,8 +115,8 @@ engine::Status LaunchHopperGemmChain(const GemmChainArgs& a, const HopperChainPa
   STOF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   STOF_CUDA_TRY(
       cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const auto clusters = HopperChainClusters(a);
-  const int cluster = hp.cluster == 0 ? HopperChainClusterFor(a, sms) : hp.cluster;
+  const auto clusters = ClustersOfShape(a);  // the shape passed CheckHopperChainArgs
+  const int cluster = hp.cluster == 0 ? DefaultCluster(a, clusters, sms) : hp.cluster;
   if (hp.reduce != HopperChainReduce::kPush && hp.reduce != HopperChainReduce::kPull)
     return engine::MakeError(std::string(kWhat) + "params.reduce: expected 0 (push) or 1 (pull), "
                              "got " + Str(static_cast<int64_t>(hp.reduce)));
