@@ -9,6 +9,7 @@
 // `stof layout` past 32768 (app/cli/cmd_layout.cpp); docs/masks.md, "Per-block rules".
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -40,6 +41,17 @@ class BlockRule {
     return -1;
   }
 };
+
+// Sets columns [lo, hi) of a row stretch that starts at column c0 in `words` (bit k = column
+// c0 + k): what RowBits does for each interval of a row.
+inline void SetColumns(uint64_t* words, int64_t c0, int64_t lo, int64_t hi) {
+  for (int64_t c = lo; c < hi;) {
+    const int64_t bit = c - c0, w = bit / 64, off = bit % 64;
+    const int64_t take = std::min<int64_t>(64 - off, hi - c);
+    words[w] |= (take == 64 ? ~uint64_t{0} : ((uint64_t{1} << take) - 1)) << off;
+    c += take;
+  }
+}
 
 // The rule of a resolved spec (Resolve): every generator of mask_spec.h (with or without
 // `causal`) and every "or" / "and" / "not" of generators; null for an unknown pattern and for

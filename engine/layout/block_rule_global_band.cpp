@@ -16,17 +16,6 @@ namespace stof::engine {
 
 namespace {
 
-// Bits [lo, hi) of a stretch that starts at column c0, ORed into `words`.
-void SetColumns(uint64_t* words, int64_t c0, int64_t lo, int64_t hi) {
-  for (int64_t c = lo; c < hi;) {
-    const int64_t bit = c - c0, w = bit / 64, off = bit % 64;
-    const int64_t take = std::min<int64_t>(64 - off, hi - c);
-    const uint64_t ones = take == 64 ? ~uint64_t{0} : ((uint64_t{1} << take) - 1);
-    words[w] |= ones << off;
-    c += take;
-  }
-}
-
 class GlobalBandRule final : public BlockRule {
  public:
   GlobalBandRule(int64_t len, int64_t global, int64_t width, ChosenBlocks chosen, int64_t block,

@@ -29,12 +29,7 @@ class RowIntervalRule final : public BlockRule {
 
   void RowBits(int64_t r, int64_t c0, int64_t n, uint64_t* words) const override {
     const auto [lo, hi] = Clip(r, c0, c0 + n);
-    for (int64_t c = lo; c < hi;) {
-      const int64_t bit = c - c0, w = bit / 64, off = bit % 64;
-      const int64_t take = std::min<int64_t>(64 - off, hi - c);
-      words[w] |= (take == 64 ? ~uint64_t{0} : ((uint64_t{1} << take) - 1)) << off;
-      c += take;
-    }
+    SetColumns(words, c0, lo, hi);
   }
 
   int64_t CountCells(int64_t r0, int64_t r1, int64_t c0, int64_t c1) const override {
