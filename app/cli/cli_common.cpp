@@ -144,7 +144,9 @@ engine::Status ApplyShapeOptions(int64_t kv_heads, int64_t q_len, engine::Worklo
                              std::to_string(w->seq_len) + ", got " + std::to_string(q_len));
   w->kv_heads = kv_heads == w->heads ? 0 : kv_heads;
   if (q_len > 0 && q_len < w->seq_len) {
-    STOF_ASSIGN_OR_RETURN(*mask, mask->LastRows(q_len, "--q-len"));
+    if (mask->Rows() != q_len) {
+      STOF_ASSIGN_OR_RETURN(*mask, mask->LastRows(q_len, "--q-len"));
+    }
     w->q_len = q_len;
   }
   return engine::Status::Ok();
@@ -227,6 +229,33 @@ engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o) {
 
 bool IsLongGenerator(const MaskSourceOptions& o) {
   return o.mask_file.empty() && o.seq > engine::Mask::kMaxLen;
+}
+
+engine::Expected<MaskSource> ResolveCacheRowsSource(const MaskSourceOptions& o,
+                                                    int64_t q_len) {
+  if (!IsLongGenerator(o)) return ResolveMaskSource(o);
+  using engine::Mask;
+  const std::string L = std::to_string(o.seq);
+  if (q_len < 1 || q_len >= o.seq)
+    return engine::Error{"--seq: " + L + " is past a square mask's " +
+                         std::to_string(Mask::kMaxLen) + "; give --q-len N (a KV cache's last N "
+                         "query rows over the " + L + " keys, N x " + L + " <= " +
+                         std::to_string(Mask::kMaxLen) + " x " + std::to_string(Mask::kMaxLen) +
+                         ")"};
+  if (q_len > Mask::kMaxCells / o.seq)
+    return engine::Error{"--q-len: " + std::to_string(q_len) + " rows over " + L +
+                         " keys is more than a mask's " + std::to_string(Mask::kMaxLen) + " x " +
+                         std::to_string(Mask::kMaxLen) + " cells; at most " +
+                         std::to_string(Mask::kMaxCells / o.seq)};
+  STOF_ASSIGN_OR_RETURN(RowRunsSource runs, ResolveRowRunsSource(o));
+  auto rows = runs.runs.LastRowsToMask(q_len, "--q-len");
+  if (!rows.IsOk()) return rows.ToStatus();
+  MaskSource src;
+  src.mask = std::move(*rows);
+  src.has_spec = true;
+  src.spec = std::move(runs.spec);
+  src.label = std::move(runs.label);
+  return src;
 }
 
 engine::Expected<engine::MaskSpec> ResolveLongSpec(const MaskSourceOptions& o) {

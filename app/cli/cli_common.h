@@ -74,8 +74,9 @@ void AddShapeOptions(CLI::App* cmd, int64_t* kv_heads, int64_t* q_len);
 // --dtype f16 | bf16 (the Hopper kernel only) of `stof select` and `stof bench mha`; the
 // value is checked, so engine::ParseDType of it succeeds.
 void AddKernelDtypeOption(CLI::App* cmd, std::string* dtype);
-// Applies --kv-heads and --q-len to a workload whose seq_len is the mask's length and to its
-// square mask (the mask keeps its last q_len rows: causal stays aligned to the bottom right).
+// Applies --kv-heads and --q-len to a workload whose seq_len is the mask's key length and to
+// its mask: a square mask keeps its last q_len rows (causal stays aligned to the bottom right);
+// one that already holds q_len rows (ResolveCacheRowsSource past Mask::kMaxLen) is kept.
 // Errors name the option.
 engine::Status ApplyShapeOptions(int64_t kv_heads, int64_t q_len, engine::Workload* w,
                                  engine::Mask* mask);
@@ -88,6 +89,12 @@ std::string GivenGeneratorOption(const MaskSourceOptions& o);
 engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o);
 // Whether the options ask for a generator longer than Mask::kMaxLen (built as row runs).
 bool IsLongGenerator(const MaskSourceOptions& o);
+// The mask of a call of `q_len` query rows (0: as many as keys) over the source's keys: up to
+// Mask::kMaxLen what ResolveMaskSource gives (square; ApplyShapeOptions cuts its rows); a
+// generator past it (o.max_seq up to kLongSeqLen: a KV cache's decode or prefill rows) built
+// as row runs, of which only the last q_len rows become bits, so q_len must be given and
+// q_len x L stay within a mask's cells (Mask::kMaxCells); the messages name --seq / --q-len.
+engine::Expected<MaskSource> ResolveCacheRowsSource(const MaskSourceOptions& o, int64_t q_len);
 // A generator up to o.max_seq as row runs (never its L x L bits), with its resolved spec and
 // label; the same checks and messages as ResolveMaskSource.
 struct RowRunsSource {

@@ -58,17 +58,17 @@ engine::Expected<BenchProblem> ParseBenchProblem(const BenchArgs& a) {
     p.request.block_n = b->block_n;
   }
   p.request.num_warps = a.warps;  // one of the values --warps' OneOf check admits
-  auto src = ResolveMaskSource(a.source);
+  auto src = ResolveCacheRowsSource(a.source, a.q_len);
   if (!src.IsOk()) return engine::Error{src.Message()};
   p.source = std::move(*src);
   const engine::Mask& mask = p.source.mask;
-  if (mask.Rows() != mask.Cols())
+  if (mask.Rows() != mask.Cols() && !IsLongGenerator(a.source))
     return engine::Error{"mask: must be square, got " + std::to_string(mask.Rows()) + " x " +
                          std::to_string(mask.Cols())};
   engine::Workload& w = p.workload;
   w.batch = a.batch;
   w.heads = a.heads;
-  w.seq_len = mask.Rows();
+  w.seq_len = mask.Cols();
   w.head_dim = a.head_dim;
   w.dtype = *engine::ParseDType(a.dtype);  // checked by AddKernelDtypeOption
   STOF_RETURN_IF_ERROR(ApplyShapeOptions(a.kv_heads, a.q_len, &w, &p.source.mask));
@@ -178,6 +178,7 @@ void RegisterBenchCommand(CLI::App& app, int* exit_code) {
 
 // The MHA options shared by `bench mha` and `profile mha`.
 static void AddMhaOptions(CLI::App* m, BenchArgs* args) {
+  args->source.max_seq = kLongSeqLen;  // past Mask::kMaxLen with --q-len (a KV cache's rows)
   AddMaskSourceOptions(m, &args->source);
   AddWorkloadOptions(m, &args->batch, &args->heads, &args->head_dim, "--dim,--head-dim",
                      "; the kernels: 64 or 128, the Hopper kernel any multiple of 8 up to 256");

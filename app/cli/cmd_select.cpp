@@ -67,8 +67,8 @@ int RunSelectShape(const SelectArgs& a, const MaskSource& src, const engine::Mas
     PrintJson("select", j);
     return kExitOk;
   }
-  std::printf("mask      %s, its last %lld rows\n", src.label.c_str(),
-              static_cast<long long>(w.QLen()));
+  std::printf("mask      %s, its last %lld %s\n", src.label.c_str(),
+              static_cast<long long>(w.QLen()), w.QLen() == 1 ? "row" : "rows");
   std::printf("workload  batch %lld, heads %lld over %lld key/value heads, L_q %lld, L_k %lld, "
               "d %lld, %s\n",
               static_cast<long long>(w.batch), static_cast<long long>(w.heads),
@@ -91,14 +91,19 @@ int RunSelectShape(const SelectArgs& a, const MaskSource& src, const engine::Mas
 int RunSelect(const SelectArgs& a) {
   auto dev = ResolveDevice(a.device);
   if (!dev.IsOk()) return Fail("select", dev.Message());
-  auto src = ResolveMaskSource(a.source);
+  auto src = ResolveCacheRowsSource(a.source, a.q_len);
   if (!src.IsOk()) return Fail("select", src.Message());
+  // A plan keeps the square mask (schema version 2), which stops at Mask::kMaxLen.
+  if (IsLongGenerator(a.source) && !a.plan_out.empty())
+    return Fail("select", "--plan-out: a plan holds the square mask, at most " +
+                              std::to_string(engine::Mask::kMaxLen) + " (--seq is " +
+                              std::to_string(a.source.seq) + ")");
   engine::Workload w;
   w.batch = a.batch;
   w.heads = a.heads;
   w.head_dim = a.head_dim;
   w.dtype = *engine::ParseDType(a.dtype);  // checked by AddKernelDtypeOption
-  w.seq_len = src->mask.Rows();
+  w.seq_len = src->mask.Cols();
   const engine::Mask square = src->mask;
   if (engine::Status s = ApplyShapeOptions(a.kv_heads, a.q_len, &w, &src->mask); !s.IsOk())
     return Fail("select", s.Message());
@@ -195,6 +200,7 @@ void RegisterSelectCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "select", "Pick the MHA kernel and its parameters with STOF Eq. 1 and Eq. 2, and show what "
                 "the engine runs (the kernels' own rules; CUDA builds)");
+  args->source.max_seq = kLongSeqLen;  // past Mask::kMaxLen with --q-len (a KV cache's rows)
   AddMaskSourceOptions(cmd, &args->source);
   AddWorkloadOptions(cmd, &args->batch, &args->heads, &args->head_dim);
   AddShapeOptions(cmd, &args->kv_heads, &args->q_len);

@@ -27,12 +27,18 @@ Status Workload::Validate(const std::string& what) const {
   };
   if (batch < 1 || batch > kMaxBatch) return bad("batch", batch, "expected 1.." + std::to_string(kMaxBatch));
   if (heads < 1 || heads > kMaxHeads) return bad("heads", heads, "expected 1.." + std::to_string(kMaxHeads));
-  if (seq_len < 1 || seq_len > kMaxSeqLen)
-    return bad("seq_len", seq_len, "expected 1.." + std::to_string(kMaxSeqLen));
+  if (seq_len < 1 || seq_len > kMaxKeyLen)
+    return bad("seq_len", seq_len, "expected 1.." + std::to_string(kMaxKeyLen));
   if (head_dim < 1 || head_dim > kMaxHeadDim)
     return bad("head_dim", head_dim, "expected 1.." + std::to_string(kMaxHeadDim));
-  if (q_len < 0 || q_len > kMaxSeqLen)
-    return bad("q_len", q_len, "expected 1.." + std::to_string(kMaxSeqLen) + " (0: seq_len)");
+  if (q_len < 0 || q_len > kMaxKeyLen)
+    return bad("q_len", q_len, "expected 1.." + std::to_string(kMaxKeyLen) + " (0: seq_len)");
+  if (QLen() * seq_len > kMaxCells)
+    return MakeError(what + ": q_len x seq_len: " + std::to_string(QLen()) + " x " +
+                     std::to_string(seq_len) + " is more than " + std::to_string(kMaxSeqLen) +
+                     " x " + std::to_string(kMaxSeqLen) + " mask cells (a square call stops at " +
+                     std::to_string(kMaxSeqLen) + "; up to " + std::to_string(kMaxKeyLen) +
+                     " keys with fewer query rows: set q_len)");
   if (kv_heads < 0 || kv_heads > heads || (kv_heads > 0 && heads % kv_heads != 0))
     return bad("kv_heads", kv_heads,
                "expected a divisor of heads = " + std::to_string(heads) +

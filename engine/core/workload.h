@@ -21,8 +21,15 @@ int DTypeBytes(DType t);
 struct Workload {
   // The accepted ranges (Validate, the op graphs, and the command-line checks of app/).
   static constexpr int64_t kMaxBatch = 65536, kMaxHeads = 1024, kMaxHeadDim = 256;
-  // Also the mask's limit (Mask::kMaxLen is this value): an L x L mask at this L is 128 MiB.
+  // The longest square call (L_q = L_k), also the square mask's limit (Mask::kMaxLen is this
+  // value): an L x L mask at this L is 128 MiB.
   static constexpr int64_t kMaxSeqLen = 32768;
+  // A call with fewer query rows than keys (a KV cache's decode or prefill step,
+  // cross-attention) may have up to kMaxKeyLen keys (or query rows) as long as its mask's
+  // L_q x L_k cells stay within a square mask's kMaxCells: a decode step over 262144 keys is
+  // a 1 x 262144 mask (32 KiB).
+  static constexpr int64_t kMaxKeyLen = int64_t{1} << 18;  // 262144
+  static constexpr int64_t kMaxCells = kMaxSeqLen * kMaxSeqLen;
 
   int64_t batch = 8;
   int64_t seq_len = 1024;
@@ -41,9 +48,9 @@ struct Workload {
   // True when the call is the plain shape: as many key heads as query heads, L_q = L_k.
   bool IsSquareMha() const { return KvHeads() == heads && QLen() == seq_len; }
 
-  // Each field in range (batch, heads >= 1; 1 <= seq_len <= 32768; 1 <= head_dim <= 256;
-  // 0 <= q_len <= 32768; kv_heads 0 or a divisor of heads); the message names `what` and the
-  // field.
+  // Each field in range (batch, heads >= 1; 1 <= seq_len <= 262144; 1 <= head_dim <= 256;
+  // 0 <= q_len <= 262144, QLen() x seq_len <= kMaxCells, so a square call stops at 32768;
+  // kv_heads 0 or a divisor of heads); the message names `what` and the field.
   Status Validate(const std::string& what = "workload") const;
   bool operator==(const Workload&) const = default;
 };

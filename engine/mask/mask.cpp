@@ -14,9 +14,12 @@ Status Mask::CheckSize(int64_t rows, int64_t cols, const std::string& what) {
     return MakeError(what + ": size " + std::to_string(rows) + " x " + std::to_string(cols) +
                      " is empty; each side must be at least 1");
   }
-  if (rows > kMaxLen || cols > kMaxLen) {
+  if (rows > kMaxSide || cols > kMaxSide || rows * cols > kMaxCells) {
     return MakeError(what + ": size " + std::to_string(rows) + " x " + std::to_string(cols) +
-                     " is too large; each side must be at most " + std::to_string(kMaxLen));
+                     " is too large; a square mask must be at most " + std::to_string(kMaxLen) +
+                     " on a side, and any mask at most " + std::to_string(kMaxSide) +
+                     " on a side and " + std::to_string(kMaxLen) + " x " +
+                     std::to_string(kMaxLen) + " cells");
   }
   return Status::Ok();
 }

@@ -1,7 +1,8 @@
 // Mask: a bit-packed L_q x L_k boolean attention mask (true = attend), row-major,
 // 64-bit words, each row padded to whole words (padding bits are always zero).
 // Used by every layer above: generators, I/O, BlockLayout, kernel selection, plans, the GUI.
-// Invariant: 0 <= rows, cols <= kMaxLen; memory is at most kMaxLen^2 / 8 bytes (128 MiB).
+// Invariant: 0 <= rows, cols <= kMaxSide and rows x cols <= kMaxCells = kMaxLen^2: memory is
+// at most kMaxLen^2 / 8 bytes (128 MiB), a square mask at most kMaxLen on a side.
 #pragma once
 
 #include <cstdint>
@@ -19,10 +20,15 @@ class Mask {
   // so that core needs nothing of mask/). 32768^2 bits = 128 MiB; anything bigger is refused
   // before allocating so a bad file or parameter never asks for unbounded memory.
   static constexpr int64_t kMaxLen = Workload::kMaxSeqLen;
+  // A mask of fewer rows than columns (a KV cache's last query rows) may be longer: up to
+  // kMaxSide on a side within the same kMaxCells (a decode row over 262144 keys).
+  static constexpr int64_t kMaxSide = Workload::kMaxKeyLen;
+  static constexpr int64_t kMaxCells = Workload::kMaxCells;
 
   Mask() = default;  // 0 x 0
 
-  // An all-false rows x cols mask; fails (naming `what`) when a size is < 1 or > kMaxLen.
+  // An all-false rows x cols mask; fails (naming `what`) when a side is < 1 or > kMaxSide, or
+  // rows x cols > kMaxCells.
   static Expected<Mask> Create(int64_t rows, int64_t cols, const std::string& what = "mask");
   // Checks a size pair without allocating; same messages as Create.
   static Status CheckSize(int64_t rows, int64_t cols, const std::string& what = "mask");

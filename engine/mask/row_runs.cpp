@@ -152,6 +152,18 @@ Expected<Mask> RowRuns::ToMask() const {
   return m;
 }
 
+Expected<Mask> RowRuns::LastRowsToMask(int64_t rows, const std::string& what) const {
+  if (rows < 1 || rows > m_rows)
+    return MakeError(what + ": expected 1.." + std::to_string(m_rows) +
+                     " (the mask's rows), got " + std::to_string(rows));
+  STOF_ASSIGN_OR_RETURN(Mask m, Mask::Create(rows, m_cols, what));
+  const int64_t r0 = m_rows - rows;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (const ColumnRun& run : Row(r0 + r)) m.SetRange(r, run.begin, run.end);
+  }
+  return m;
+}
+
 namespace {
 
 // a and b row by row: per_row(a's row, b's row, out) adds the row's runs in begin order.

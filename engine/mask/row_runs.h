@@ -63,8 +63,12 @@ class RowRuns {
   // Defined in row_runs_spec.cpp.
   static Expected<RowRuns> FromSpec(const MaskSpec& spec);
 
-  // The dense mask; refused (naming the size and Mask::kMaxLen) when a side exceeds it.
+  // The dense mask; refused (naming the size and Mask's limits) when it is past them.
   Expected<Mask> ToMask() const;
+  // The dense mask of the last `rows` rows (all columns): a KV cache's newest query rows of a
+  // mask longer than a square Mask holds (a decode row of a 131072-key causal mask). `what`
+  // names the row count in messages ("--q-len: expected 1..131072 ...").
+  Expected<Mask> LastRowsToMask(int64_t rows, const std::string& what = "rows") const;
 
   // Element-wise composition; sizes must match (the message names both shapes).
   static Expected<RowRuns> Or(const RowRuns& a, const RowRuns& b);

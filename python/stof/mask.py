@@ -15,7 +15,9 @@ from . import _engine
 from ._capi import StofError
 from ._numpy import numpy
 
-MAX_SIDE = 32768  # engine Mask::kMaxLen
+MAX_SQUARE = 32768  # engine Mask::kMaxLen: a square mask's side
+MAX_SIDE = 262144  # engine Mask::kMaxSide: a KV cache's keys, over fewer query rows
+MAX_CELLS = MAX_SQUARE * MAX_SQUARE  # engine Mask::kMaxCells
 
 
 # content key -> the live Masks of that content, for the stof::attention custom op
@@ -66,6 +68,11 @@ class Mask:
         for name, n in (("L_q", a.shape[0]), ("L_k", a.shape[1])):
             if not 1 <= n <= MAX_SIDE:
                 raise StofError(f"mask ({source}): {name} must be in 1..{MAX_SIDE}, got {n}")
+        if a.shape[0] * a.shape[1] > MAX_CELLS:
+            raise StofError(f"mask ({source}): {a.shape[0]} x {a.shape[1]} is more than "
+                            f"{MAX_SQUARE} x {MAX_SQUARE} cells (a square mask stops at "
+                            f"{MAX_SQUARE}; a KV cache's fewer query rows may have up to "
+                            f"{MAX_SIDE} keys)")
         # Plain ints: attention() reads them under torch.compile.
         self.q_len = int(a.shape[0])
         self.kv_len = int(a.shape[1])

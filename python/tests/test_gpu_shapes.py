@@ -91,6 +91,21 @@ class GroupedShapesTest(unittest.TestCase):
         a[0, Lk - 1024:] = True
         self.check(32, 8, 1, Lk, mask=stof.Mask(a))
 
+    def test_caches_longer_than_a_square_mask(self):
+        """Decode and prefill rows over 65537-262144 keys (past a square mask's 32768), the
+        default mask (all keys) and a sliding window; bf16 and fp16."""
+        for Lq, Lk, dtype in ((1, 131072, torch.bfloat16), (16, 262144, torch.float16),
+                              (1, 65537, torch.float16)):
+            with self.subTest(Lq=Lq, Lk=Lk):
+                self.check(8, 2, Lq, Lk, dtype=dtype, B=1)
+        a = np.zeros((1, 131072), dtype=bool)
+        a[0, -4096:] = True
+        self.check(8, 2, 1, 131072, mask=stof.Mask(a), B=1)
+        q, k, v = grouped_inputs(1, 8, 2, 1, 131072, 128, torch.float16)
+        out = stof.attention(q, k, v)  # no mask: every key
+        self.assertLess(rel_err(out, reference(q, k, v, torch.ones(1, 131072, dtype=torch.bool))),
+                        5e-3)
+
     def test_cache_capacity_plan_is_reused(self):
         """A mask over a KV cache's capacity (more columns than keys) is prepared once; each
         decode step runs its first L_k columns."""

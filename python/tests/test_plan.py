@@ -205,11 +205,20 @@ class MaskTest(unittest.TestCase):
         self.assertEqual(stof.Mask(np.array(j <= i)), m)
         for bad, text in ((np.ones((4, 4), np.uint8), "expected a bool array"),
                           (np.ones((4, 5, 1), bool), "expected a 2-D [L_q, L_k] array"),
-                          (np.ones((0, 0), bool), "L_q must be in 1..32768"),
-                          (np.ones((4, 0), bool), "L_k must be in 1..32768")):
+                          (np.ones((0, 0), bool), "L_q must be in 1..262144"),
+                          (np.ones((4, 0), bool), "L_k must be in 1..262144"),
+                          (np.ones((1, 262145), bool), "L_k must be in 1..262144"),
+                          # A view of one element: refused before anything is allocated.
+                          (np.broadcast_to(np.ones(1, bool), (4097, 262144)),
+                           "4097 x 262144 is more than 32768 x 32768 cells")):
             with self.assertRaises(stof.StofError) as cm:
                 stof.Mask(bad)
             self.assertIn(text, str(cm.exception))
+        # A decode row over 131072 keys (past a square mask's side): kept, hashed as the
+        # engine hashes it.
+        wide = stof.Mask.causal(1, 131072)
+        self.assertEqual((wide.q_len, wide.kv_len, wide.nnz), (1, 131072, 131072))
+        self.assertEqual(len(wide.hash_hex()), 16)
 
     def test_registry_finds_a_live_mask_after_an_equal_one_died(self):
         """Two Masks of one content share the attention op's key; the first dying must leave

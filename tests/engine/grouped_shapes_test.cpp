@@ -49,10 +49,36 @@ TEST(GroupedShapes, WorkloadRefusesBadGroupsAndLengths) {
             std::string::npos);
   EXPECT_NE(message(Shape(1, 12, 24, 0, 64, 64)).find("kv_heads"), std::string::npos);
   EXPECT_NE(message(Shape(1, 12, -1, 0, 64, 64)).find("kv_heads"), std::string::npos);
-  EXPECT_NE(message(Shape(1, 12, 0, -1, 64, 64)).find("w: q_len: expected 1..32768 (0: "
+  EXPECT_NE(message(Shape(1, 12, 0, -1, 64, 64)).find("w: q_len: expected 1..262144 (0: "
                                                       "seq_len), got -1"),
             std::string::npos);
-  EXPECT_NE(message(Shape(1, 12, 0, 40000, 64, 64)).find("q_len"), std::string::npos);
+  EXPECT_NE(message(Shape(1, 12, 0, 300000, 64, 64)).find("q_len"), std::string::npos);
+}
+
+// A square call stops at 32768; fewer query rows than keys (a KV cache) may have up to 262144
+// keys while L_q x L_k stays within 32768 x 32768 cells.
+TEST(GroupedShapes, LongKeysNeedFewerQueryRows) {
+  EXPECT_TRUE(Shape(1, 32, 8, 1, 262144, 128).Validate().IsOk());
+  EXPECT_TRUE(Shape(1, 32, 8, 4096, 262144, 128).Validate().IsOk()) << "2^30 cells exactly";
+  EXPECT_TRUE(Shape(1, 32, 8, 0, 32768, 128).Validate().IsOk());
+  EXPECT_EQ(Shape(1, 32, 8, 4097, 262144, 128).Validate("w").Message(),
+            "w: q_len x seq_len: 4097 x 262144 is more than 32768 x 32768 mask cells (a square "
+            "call stops at 32768; up to 262144 keys with fewer query rows: set q_len)");
+  EXPECT_NE(Shape(1, 32, 8, 0, 32769, 128).Validate("w").Message().find(
+                "w: q_len x seq_len: 32769 x 32769"),
+            std::string::npos);
+  EXPECT_EQ(Shape(1, 32, 8, 1, 262145, 128).Validate("w").Message(),
+            "w: seq_len: expected 1..262144, got 262145");
+  // The mask of such a step: its last row as bits, and the limits named.
+  auto wide = Mask::Create(1, 262144);
+  ASSERT_TRUE(wide.IsOk()) << wide.Message();
+  EXPECT_EQ(wide->Words().size(), 4096u);
+  EXPECT_FALSE(Mask::Create(1, 262145).IsOk());
+  EXPECT_FALSE(Mask::Create(32769, 32769).IsOk());
+  EXPECT_TRUE(Mask::Create(4096, 262144).IsOk());
+  EXPECT_EQ(Mask::Create(4097, 262144, "m").Message(),
+            "m: size 4097 x 262144 is too large; a square mask must be at most 32768 on a side, "
+            "and any mask at most 262144 on a side and 32768 x 32768 cells");
 }
 
 TEST(GroupedShapes, LastRowsAreTheNewestPositions) {
@@ -184,6 +210,14 @@ TEST(GroupedShapes, HopperTileChoiceForShapes) {
   ASSERT_TRUE(d256.IsOk()) << d256.Message();
   EXPECT_EQ(d256->config.block_m, 128) << "dense prefill: the two-consumer tile";
   EXPECT_EQ(d256->config.block_n, 64);
+  // A decode step over 131072 keys (past a square mask's 32768): the same packed tile.
+  auto long_row = Mask::Create(1, 131072);
+  ASSERT_TRUE(long_row.IsOk());
+  long_row->SetRange(0, 0, 131072);
+  auto long_decode = ChooseHopperTileForShape(*long_row, Shape(1, 32, 8, 1, 131072, 128), h100);
+  ASSERT_TRUE(long_decode.IsOk()) << long_decode.Message();
+  EXPECT_EQ(long_decode->config.block_m, 64);
+  EXPECT_EQ(long_decode->packing, (GqaPacking{4, 1}));
   auto d100 = ChooseHopperTileForShape(decode, Shape(8, 32, 8, 1, 8192, 100), h100);
   ASSERT_FALSE(d100.IsOk());
   EXPECT_NE(d100.Message().find("head_dim 100"), std::string::npos) << d100.Message();

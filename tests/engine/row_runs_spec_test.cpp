@@ -186,7 +186,8 @@ TEST(RowRunsSpec, LengthsPastMaskMaxLenAreRunsNotBits) {
   EXPECT_FALSE(runs->Get(L - 1, L - 4));
   auto dense = runs->ToMask();
   ASSERT_FALSE(dense.IsOk());
-  EXPECT_NE(dense.Message().find("each side must be at most 32768"), std::string::npos);
+  EXPECT_NE(dense.Message().find("a square mask must be at most 32768 on a side"),
+            std::string::npos);
   // Defaults resolve at the long length: w = g = round(sqrt(L)).
   auto bb = RowRuns::FromSpec(Spec("bigbird", L));
   ASSERT_TRUE(bb.IsOk()) << bb.Message();

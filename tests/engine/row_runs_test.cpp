@@ -220,16 +220,43 @@ TEST(RowRuns, ShapesMustMatchAndDenseIsLimitedToMaskMaxLen) {
   ASSERT_FALSE(n.IsOk());
   EXPECT_EQ(n.Message(), "row runs and: shapes differ (3 x 11 vs 3 x 10)");
 
-  // One row of 40000 columns: held as runs, refused as bits.
+  // One row of 40000 columns (a decode row): bits too, as a mask of few rows may be wide.
   auto wide = RowRuns::FromRuns(1, 40000, {0, 1}, {{0, 40000}});
   ASSERT_TRUE(wide.IsOk()) << wide.Message();
   EXPECT_EQ(wide->Count(), 40000);
   EXPECT_TRUE(wide->Get(0, 39999));
-  auto dense = wide->ToMask();
+  auto wide_bits = wide->ToMask();
+  ASSERT_TRUE(wide_bits.IsOk()) << wide_bits.Message();
+  EXPECT_EQ(wide_bits->Count(), 40000);
+  // 40000 x 40000 cells: held as runs, refused as bits.
+  std::vector<int64_t> row_ptr(40001);
+  std::vector<ColumnRun> diag;
+  for (int r = 0; r < 40000; ++r) {
+    row_ptr[r + 1] = r + 1;
+    diag.push_back({r, r + 1});
+  }
+  auto square = RowRuns::FromRuns(40000, 40000, row_ptr, diag);
+  ASSERT_TRUE(square.IsOk()) << square.Message();
+  auto dense = square->ToMask();
   ASSERT_FALSE(dense.IsOk());
   EXPECT_EQ(dense.Message(),
-            "row runs to a dense mask: size 1 x 40000 is too large; each side must be at most "
-            "32768");
+            "row runs to a dense mask: size 40000 x 40000 is too large; a square mask must be "
+            "at most 32768 on a side, and any mask at most 262144 on a side and 32768 x 32768 "
+            "cells");
+  // Its last rows as bits: exactly those rows' runs.
+  auto last = square->LastRowsToMask(3, "--q-len");
+  ASSERT_TRUE(last.IsOk()) << last.Message();
+  EXPECT_EQ(last->Rows(), 3);
+  EXPECT_EQ(last->Cols(), 40000);
+  EXPECT_EQ(last->Count(), 3);
+  EXPECT_TRUE(last->Get(0, 39997));
+  EXPECT_TRUE(last->Get(2, 39999));
+  EXPECT_FALSE(last->Get(2, 39998));
+  EXPECT_EQ(square->LastRowsToMask(0, "--q-len").Message(),
+            "--q-len: expected 1..40000 (the mask's rows), got 0");
+  EXPECT_EQ(square->LastRowsToMask(40001, "--q-len").Message(),
+            "--q-len: expected 1..40000 (the mask's rows), got 40001");
+  EXPECT_FALSE(square->LastRowsToMask(40000, "--q-len").IsOk());  // the cells again
   auto at_limit = RowRuns::FromRuns(1, Mask::kMaxLen, {0, 1}, {{7, 9}});
   ASSERT_TRUE(at_limit->ToMask().IsOk());
   EXPECT_EQ(at_limit->ToMask()->Count(), 2);

@@ -7,6 +7,7 @@
 // GPU cases skip without an sm_90 GPU; the host cases always run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -292,6 +293,39 @@ TEST(GpuHopperShapes, HeadSizesMatchReference) {
     CheckPrepared(decode, step, {}, 17 + d, Label(step, "causal"), &c);
     if (HasFatalFailure()) return;
     EXPECT_TRUE(c.packing.Packed()) << "d " << d;
+  }
+}
+
+// A KV cache's q_len newest rows over kv_len keys, made row by row (past a square mask's
+// 32768): causal aligned to the bottom right, or its sliding window of `window` keys (0: none).
+Mask LongCacheRows(int64_t q_len, int64_t kv_len, int64_t window) {
+  auto m = Mask::Create(q_len, kv_len);
+  EXPECT_TRUE(m.IsOk()) << m.Message();
+  for (int64_t r = 0; r < q_len; ++r) {
+    const int64_t pos = kv_len - q_len + r;
+    m->SetRange(r, window > 0 ? std::max<int64_t>(0, pos - window + 1) : 0, pos + 1);
+  }
+  return *m;
+}
+
+// Decode and prefill steps over caches longer than a square mask holds (up to 262144 keys,
+// ragged lengths included), through the automatic choice (packed, split), against the CPU
+// reference; a sliding-window cache visits only its window's blocks.
+TEST(GpuHopperShapes, LongCacheRowsMatchReference) {
+  STOF_REQUIRE_HOPPER();
+  struct Case {
+    int64_t q_len, kv_len, window, heads, kv_heads, d;
+    DType dtype;
+  };
+  const Case cases[] = {{1, 131072, 0, 8, 2, 128, DType::kBF16},
+                        {16, 262144, 0, 8, 2, 128, DType::kF16},
+                        {1, 200003, 4096, 4, 1, 64, DType::kBF16},
+                        {7, 65601, 0, 4, 4, 96, DType::kF16}};
+  for (const Case& t : cases) {
+    const Mask mask = LongCacheRows(t.q_len, t.kv_len, t.window);
+    const Workload w = Shape(1, t.heads, t.kv_heads, t.q_len, t.kv_len, t.d, t.dtype);
+    CheckPrepared(mask, w, {}, 29 + t.kv_len, Label(w, t.window ? "window" : "causal"));
+    if (HasFatalFailure()) return;
   }
 }
 
