@@ -28,7 +28,8 @@ Used by user code and python/tests/test_gpu_hf.py; imports torch and transformer
 import torch
 
 from .attention import attention, supported_head_dim, takes_key_ranges
-from .mask import Mask, as_mask
+from .mask import (MAX_CELLS as _MAX_CELLS, MAX_SIDE as _MAX_SIDE, MAX_SQUARE as _MAX_SQUARE,
+                   Mask, as_mask)
 from .mask_set import MaskSet
 from ._capi import StofError
 from ._warn import warn_once
@@ -331,6 +332,10 @@ def _unsupported(module, query, key, attention_mask, dropout, kwargs):
         return f"{query.shape[1]} query heads over {key.shape[1]} key heads (not a multiple)"
     if query.shape[2] > key.shape[2]:
         return f"query length {query.shape[2]} > key length {key.shape[2]}"
+    Lq, Lk = query.shape[2], key.shape[2]
+    if Lk > _MAX_SIDE or Lq * Lk > _MAX_CELLS:
+        return (f"query length {Lq} over key length {Lk} (a mask holds at most "
+                f"{_MAX_SIDE} keys and {_MAX_SQUARE} x {_MAX_SQUARE} cells)")
     if attention_mask is not None and attention_mask.dtype != torch.bool:
         return f"an additive {attention_mask.dtype} attention mask (e.g. a position bias)"
     # Arguments the kernels cannot apply, passed beside the mask: T5 gives its relative position

@@ -106,6 +106,22 @@ class GroupedShapesTest(unittest.TestCase):
         self.assertLess(rel_err(out, reference(q, k, v, torch.ones(1, 131072, dtype=torch.bool))),
                         5e-3)
 
+    def test_caches_past_the_mask_limits_are_refused_by_name(self):
+        """Past 262144 keys (or 32768 x 32768 cells) stof.attention refuses, and the HF
+        backend falls back saying why."""
+        from stof.hf import _unsupported
+        q = torch.empty(1, 8, 1, 64, device="cuda", dtype=torch.float16)
+        k = torch.empty(1, 2, 262145, 64, device="cuda", dtype=torch.float16)
+        with self.assertRaisesRegex(stof.StofError, "L_k must be in 1..262144"):
+            stof.attention(q, k, k)
+        why = _unsupported(None, q, k, None, 0.0, {})
+        self.assertIn("query length 1 over key length 262145 (a mask holds at most 262144 keys",
+                      why)
+        q8 = torch.empty(1, 8, 8192, 64, device="cuda", dtype=torch.float16)
+        k8 = torch.empty(1, 2, 262144, 64, device="cuda", dtype=torch.float16)
+        self.assertIn("query length 8192 over key length 262144", _unsupported(None, q8, k8,
+                                                                                None, 0.0, {}))
+
     def test_cache_capacity_plan_is_reused(self):
         """A mask over a KV cache's capacity (more columns than keys) is prepared once; each
         decode step runs its first L_k columns."""

@@ -8,7 +8,7 @@ measured in the same run, and the FLOPs of the attended elements over the bf16 m
 measured in the same run (an 8192^3 matmul).
 
 Usage (GPU machine, after scripts/gpu-build): python3 tests/compare/shapes_compare.py
-    [--only prefill|decode] [--match TEXT] [--runs N] [--json out.json]
+    [--only prefill|decode] [--match TEXT ...] [--runs N] [--json out.json]
 Needs torch and the stof package (python/) with libstof_capi.so (STOF_LIB or the build).
 """
 
@@ -34,6 +34,9 @@ WORKLOADS = [
     ("decode Lk8192 B8", "decode", 8, 32, 8, 1, 8192, 128, "dense"),
     ("decode Lk32768 B4", "decode", 4, 32, 8, 1, 32768, 128, "dense"),
     ("decode Lk32768 B1", "decode", 1, 32, 8, 1, 32768, 128, "dense"),
+    ("decode Lk131072 B1", "decode", 1, 32, 8, 1, 131072, 128, "dense"),
+    ("decode Lk262144 B1", "decode", 1, 32, 8, 1, 262144, 128, "dense"),
+    ("decode window4096 Lk131072 B1", "decode", 1, 32, 8, 1, 131072, 128, "window:4096"),
     ("decode window1024 Lk32768 B4", "decode", 4, 32, 8, 1, 32768, 128, "window:1024"),
     ("decode 4 rows Lk8192 B8", "decode", 8, 32, 8, 4, 8192, 128, "causal"),
     ("decode MHA H12 d64 Lk2048 B8", "decode", 8, 12, 12, 1, 2048, 64, "dense"),
@@ -270,7 +273,8 @@ def run_row(row, args, env, ceilings):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", choices=["prefill", "decode"])
-    ap.add_argument("--match", help="only the rows whose name contains TEXT")
+    ap.add_argument("--match", action="append",
+                    help="only the rows whose name contains TEXT (repeatable: any of them)")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--json")
@@ -283,7 +287,7 @@ def main():
     doc = {"environment": env, "copy_bytes_per_s": ceilings[0],
            "bf16_flops_per_s": ceilings[1], "rows": []}
     for row in WORKLOADS:
-        if (args.only and row[1] != args.only) or (args.match and args.match not in row[0]):
+        if (args.only and row[1] != args.only) or (args.match and not any(t in row[0] for t in args.match)):
             continue
         try:
             doc["rows"].append(run_row(row, args, env, ceilings))
