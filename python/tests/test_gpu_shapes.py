@@ -408,6 +408,43 @@ class HfModernModelsTest(unittest.TestCase):
                     if int(la.argmax()) != int(lb.argmax()):
                         break  # the sequences differ from here on: later logits compare apart
 
+    def test_generate_over_a_cache_past_a_square_mask(self):
+        """A 33000-token prompt: its prefill (33000 x 33000, past a mask's cells) falls back to
+        sdpa naming why; every decode step over the 33000+ keys runs our kernel, its logits
+        within tolerance of sdpa's."""
+        import transformers as tf
+        from transformers import AutoModelForCausalLM
+        cfg = tf.LlamaConfig(num_attention_heads=8, num_key_value_heads=2, vocab_size=VOCAB,
+                             hidden_size=512, intermediate_size=1024, num_hidden_layers=2,
+                             max_position_embeddings=65536)
+
+        def model(impl, state=None):
+            torch.manual_seed(0)
+            m = AutoModelForCausalLM.from_config(cfg, attn_implementation=impl)
+            if state is not None:
+                m.load_state_dict(state)
+            return m.to("cuda", torch.float16).eval()
+        ref = model("sdpa")
+        ours = model("stof", ref.state_dict())
+        steps = 6
+        ids = torch.randint(0, VOCAB, (1, 33000), generator=torch.Generator().manual_seed(3))
+        kw = dict(max_new_tokens=steps, do_sample=False, output_logits=True,
+                  return_dict_in_generate=True, pad_token_id=0)
+        stof._warn.reset()
+        with torch.no_grad(), warnings.catch_warnings(record=True) as w, KernelCount() as count:
+            warnings.simplefilter("always")
+            a = ours.generate(ids.cuda(), **kw)
+        fallbacks = [str(x.message) for x in w if "stof attention" in str(x.message)]
+        self.assertTrue(fallbacks, "the prefill must fall back")
+        for f in fallbacks:
+            self.assertIn("query length 33000 over key length 33000 (a mask holds at most "
+                          "262144 keys and 32768 x 32768 cells)", f)
+        self.assertEqual(count.calls, cfg.num_hidden_layers * (steps - 1), "decode steps")
+        with torch.no_grad():
+            b = ref.generate(ids.cuda(), **kw)
+        for step, (la, lb) in enumerate(zip(a.logits, b.logits)):
+            self.assertLess(float((la.float() - lb.float()).abs().max()), 5e-2, f"step {step}")
+
 
 if __name__ == "__main__":
     unittest.main()
