@@ -240,13 +240,14 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   bool store = true;
   if constexpr (kSplit) {
     const int piece = static_cast<const volatile HopperWorkItem*>(sm.Work(slot))->piece;
-    // Warps whose 16 rows hold no query row (a decode tile holds a few heads' rows) neither
-    // leave nor merge partials: their rows are not stored.
-    const bool rows_used = wg_row0 + warp_in_wg * 16 < QueryRowsOfTile<T::kBlockM>(p, w.tile);
+    // Warps whose 16 rows hold no query row (a decode tile holds a few heads' rows) leave no
+    // partials: their rows are not stored.
+    const int rows_here = QueryRowsOfTile<T::kBlockM>(p, w.tile) - wg_row0;
     if (piece != 0)
       store = CombineChunks<T>(p, o, softmax, w.tile, w.batch * p.heads + w.head, PieceChunk(piece),
                                PieceChunks(piece), PieceSlot(piece), consumer, thread_in_wg,
-                               rows_used, sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
+                               rows_here, sm.Q(slot) + wg_row0 * T::kRowBytes,
+                               sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
   }
   if (store) {
     float inv[2];
