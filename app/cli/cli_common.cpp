@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "app/common/option_checks.h"
 #include "engine/core/json_io.h"
@@ -227,39 +228,68 @@ engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o) {
   return src;
 }
 
+namespace {
+// The spec of --mask FILE when it is a JSON generator spec past Mask::kMaxLen (which LoadMask
+// refuses); nothing for any other file, whose errors LoadMask reports.
+std::optional<engine::MaskSpec> LongSpecFile(const MaskSourceOptions& o) {
+  if (o.mask_file.empty() || o.max_seq <= engine::Mask::kMaxLen) return std::nullopt;
+  const auto format = engine::MaskFormatFromPath(o.mask_file);
+  if (!format.IsOk() || *format != engine::MaskFormat::kJson) return std::nullopt;
+  auto spec = engine::LoadMaskSpec(o.mask_file);
+  if (!spec.IsOk() || spec->seq_len <= engine::Mask::kMaxLen) return std::nullopt;
+  return *spec;
+}
+}  // namespace
+
 bool IsLongGenerator(const MaskSourceOptions& o) {
-  return o.mask_file.empty() && o.seq > engine::Mask::kMaxLen;
+  if (!o.mask_file.empty()) return LongSpecFile(o).has_value();
+  return o.seq > engine::Mask::kMaxLen;
 }
 
 engine::Expected<MaskSource> ResolveCacheRowsSource(const MaskSourceOptions& o,
                                                     int64_t q_len) {
   if (!IsLongGenerator(o)) return ResolveMaskSource(o);
   using engine::Mask;
-  const std::string L = std::to_string(o.seq);
-  if (q_len < 1 || q_len >= o.seq)
-    return engine::Error{"--seq: " + L + " is past a square mask's " +
-                         std::to_string(Mask::kMaxLen) + "; give --q-len N (a KV cache's last N "
-                         "query rows over the " + L + " keys, N x " + L + " <= " +
-                         std::to_string(Mask::kMaxLen) + " x " + std::to_string(Mask::kMaxLen) +
-                         ")"};
-  if (q_len > Mask::kMaxCells / o.seq)
+  STOF_ASSIGN_OR_RETURN(engine::MaskSpec spec, ResolveLongSpec(o));
+  const int64_t keys = spec.seq_len;
+  const std::string L = std::to_string(keys);
+  const std::string what = o.mask_file.empty() ? "--seq: " + L : "--mask: " + o.mask_file;
+  if (q_len < 1 || q_len >= keys)
+    return engine::Error{what + " is past a square mask's " + std::to_string(Mask::kMaxLen) +
+                         "; give --q-len N (a KV cache's last N query rows over the " + L +
+                         " keys, N x " + L + " <= " + std::to_string(Mask::kMaxLen) + " x " +
+                         std::to_string(Mask::kMaxLen) + ")"};
+  if (q_len > Mask::kMaxCells / keys)
     return engine::Error{"--q-len: " + std::to_string(q_len) + " rows over " + L +
                          " keys is more than a mask's " + std::to_string(Mask::kMaxLen) + " x " +
                          std::to_string(Mask::kMaxLen) + " cells; at most " +
-                         std::to_string(Mask::kMaxCells / o.seq)};
-  STOF_ASSIGN_OR_RETURN(RowRunsSource runs, ResolveRowRunsSource(o));
-  auto rows = runs.runs.LastRowsToMask(q_len, "--q-len");
+                         std::to_string(Mask::kMaxCells / keys)};
+  auto runs = engine::RowRuns::FromSpec(spec);
+  if (!runs.IsOk()) return engine::Error{InOptionNames(runs.Message())};
+  auto rows = runs->LastRowsToMask(q_len, "--q-len");
   if (!rows.IsOk()) return rows.ToStatus();
   MaskSource src;
   src.mask = std::move(*rows);
   src.has_spec = true;
-  src.spec = std::move(runs.spec);
-  src.label = std::move(runs.label);
+  src.label = engine::Describe(spec);
+  src.spec = std::move(spec);
   return src;
 }
 
 engine::Expected<engine::MaskSpec> ResolveLongSpec(const MaskSourceOptions& o) {
-  return ResolveGeneratorSpec(o, o.max_seq);
+  if (o.mask_file.empty()) return ResolveGeneratorSpec(o, o.max_seq);
+  // A JSON spec file past Mask::kMaxLen: the same refusals as ResolveMaskSource's.
+  if (const std::string given = GivenGeneratorOption(o); !given.empty())
+    return engine::Error{given + ": does not apply to a mask file (--mask " + o.mask_file +
+                         " holds the whole mask; the generator's options go with --pattern)"};
+  STOF_ASSIGN_OR_RETURN(engine::MaskSpec spec, engine::LoadMaskSpec(o.mask_file));
+  if (o.seq != 0 && o.seq != spec.seq_len)
+    return engine::Error{"--mask: " + o.mask_file + " is " + std::to_string(spec.seq_len) +
+                         " x " + std::to_string(spec.seq_len) + ", --seq is " +
+                         std::to_string(o.seq)};
+  auto resolved = engine::Resolve(spec, o.max_seq);
+  if (!resolved.IsOk()) return engine::Error{"--mask: " + o.mask_file + ": " + resolved.Message()};
+  return resolved;
 }
 
 engine::Expected<RowRunsSource> ResolveRowRunsSource(const MaskSourceOptions& o) {

@@ -87,7 +87,9 @@ std::string GivenGeneratorOption(const MaskSourceOptions& o);
 // --seq given and not the file's L, a missing file (with a hint when the name is a
 // generator's). The generator's own checks name the option ("--width: must be in 1..64").
 engine::Expected<MaskSource> ResolveMaskSource(const MaskSourceOptions& o);
-// Whether the options ask for a generator longer than Mask::kMaxLen (built as row runs).
+// Whether the options ask for a generator longer than Mask::kMaxLen (built as row runs):
+// --pattern with a longer --seq, or (where o.max_seq allows) --mask FILE.json holding such a
+// spec (read once here and again by ResolveLongSpec).
 bool IsLongGenerator(const MaskSourceOptions& o);
 // The mask of a call of `q_len` query rows (0: as many as keys) over the source's keys: up to
 // Mask::kMaxLen what ResolveMaskSource gives (square; ApplyShapeOptions cuts its rows); a
@@ -104,7 +106,8 @@ struct RowRunsSource {
 };
 engine::Expected<RowRunsSource> ResolveRowRunsSource(const MaskSourceOptions& o);
 // The resolved spec of a generator up to o.max_seq (what ResolveRowRunsSource builds runs
-// from), for the forms that need neither bits nor runs (engine/layout/block_rule.h).
+// from), for the forms that need neither bits nor runs (engine/layout/block_rule.h); from
+// --pattern, or from a JSON spec file (--mask) past Mask::kMaxLen.
 engine::Expected<engine::MaskSpec> ResolveLongSpec(const MaskSourceOptions& o);
 
 // Prints "stof <cmd>: <message>" to stderr and returns kExitUsage when the message starts

@@ -24,7 +24,12 @@ struct LoadedMask {
 };
 
 Expected<LoadedMask> LoadMask(const std::string& path);
-// Masks must be square for attention; LoadMask refuses non-square masks with a clear error.
+// Masks must be square for attention; LoadMask refuses non-square masks with a clear error,
+// and a JSON spec past Mask::kMaxLen (its bits would not fit) naming the commands that take it.
+// The generator spec of a .json mask file, not generated (seq_len up to kMaxSpecLen,
+// mask_json.h): what `stof mask` and `stof layout` build as row runs past Mask::kMaxLen. A
+// file of run-length bits is refused by name.
+Expected<MaskSpec> LoadMaskSpec(const std::string& path);
 
 // PNG: 8-bit gray, 255 = attend. NPY: |b1 (bool), C order. JSON: run-length rows, or the
 // spec when `spec` is given (the file then regenerates exactly). Written through AtomicFile

@@ -13,12 +13,16 @@
 
 namespace stof::engine {
 
+using mask_io_detail::MaskFileLimit;
+
 namespace {
 
 constexpr const char* kJsonFormat = "stof-mask";
 constexpr int kJsonVersion = 1;
 
-Expected<LoadedMask> DecodeJsonObject(const nlohmann::json& j, const std::string& name) {
+// The wrapper's checks: an object of format "stof-mask", version 1, exactly one of "spec"
+// and "runs", no other key.
+Status CheckJsonWrapper(const nlohmann::json& j, const std::string& name) {
   if (!j.is_object()) return MakeError(name + ": expected a JSON object {\"format\": \"stof-mask\", ...}");
   for (const auto& item : j.items()) {
     const std::string& k = item.key();
@@ -39,14 +43,24 @@ Expected<LoadedMask> DecodeJsonObject(const nlohmann::json& j, const std::string
     return MakeError(name + ": expected exactly one of \"spec\" and \"runs\", got " +
                      (has_spec ? "both" : "neither"));
   }
+  return Status::Ok();
+}
+
+Expected<LoadedMask> DecodeJsonObject(const nlohmann::json& j, const std::string& name) {
+  STOF_RETURN_IF_ERROR(CheckJsonWrapper(j, name));
   LoadedMask out;
-  if (has_runs) {
+  if (j.contains("runs")) {
     STOF_ASSIGN_OR_RETURN(auto m, MaskFromRunLengthJson(j["runs"], name + ": runs"));
     out.mask = std::move(m);
     return out;
   }
   auto spec = MaskSpecFromJson(j["spec"], name + ": spec");
   if (!spec.IsOk()) return spec.ToStatus();
+  if (spec->seq_len > Mask::kMaxLen)
+    return MakeError(name + ": spec: seq_len " + std::to_string(spec->seq_len) +
+                     " is past a dense mask's " + std::to_string(Mask::kMaxLen) +
+                     " (stof mask and stof layout take it as row runs; select, bench mha and "
+                     "profile mha its last rows with --q-len)");
   auto m = Generate(*spec);
   if (!m.IsOk()) return MakeError(name + ": spec: " + m.Message());
   out.mask = std::move(*m);
@@ -56,6 +70,19 @@ Expected<LoadedMask> DecodeJsonObject(const nlohmann::json& j, const std::string
 }
 
 }  // namespace
+
+Expected<MaskSpec> LoadMaskSpec(const std::string& path) {
+  STOF_ASSIGN_OR_RETURN(auto format, MaskFormatFromPath(path));
+  if (format != MaskFormat::kJson)
+    return MakeError(path + ": a generator spec is a .json mask file");
+  STOF_ASSIGN_OR_RETURN(auto file, InputFile::Open(path, MaskFileLimit(format)));
+  STOF_ASSIGN_OR_RETURN(auto text, file.ReadAll());
+  STOF_ASSIGN_OR_RETURN(auto j, ParseJson(text, path));
+  STOF_RETURN_IF_ERROR(CheckJsonWrapper(j, path));
+  if (!j.contains("spec"))
+    return MakeError(path + ": holds the mask's bits (\"runs\"), not a generator spec");
+  return MaskSpecFromJson(j["spec"], path + ": spec");
+}
 
 namespace mask_io_detail {
 

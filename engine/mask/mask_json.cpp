@@ -8,8 +8,11 @@
 #include <new>
 
 #include "engine/core/json_read.h"
+#include "engine/mask/row_runs.h"
 
 namespace stof::engine {
+
+static_assert(kMaxSpecLen == RowRuns::kMaxLen, "a spec reaches as far as row runs build it");
 
 namespace {
 
@@ -69,7 +72,7 @@ MaskSpec SpecFromJson(const Json& j, const std::string& path, int depth, int64_t
     }
   }
   if (parent_seq_len < 0 || r.Has("seq_len")) {
-    s.seq_len = r.Int("seq_len", 1, Mask::kMaxLen);
+    s.seq_len = r.Int("seq_len", 1, kMaxSpecLen);
     if (parent_seq_len >= 0 && s.seq_len != parent_seq_len) {
       Fail(r.PathOf("seq_len"), "expected " + std::to_string(parent_seq_len) +
                                     " (the enclosing spec's seq_len), got " +
@@ -78,10 +81,10 @@ MaskSpec SpecFromJson(const Json& j, const std::string& path, int depth, int64_t
   } else {
     s.seq_len = parent_seq_len;
   }
-  if (r.Has("width")) s.width = r.Int("width", -1, Mask::kMaxLen);
-  if (r.Has("global")) s.global = r.Int("global", -1, Mask::kMaxLen);
-  if (r.Has("dilation")) s.dilation = r.Int("dilation", 0, Mask::kMaxLen);
-  if (r.Has("block")) s.block = r.Int("block", -1, Mask::kMaxLen);
+  if (r.Has("width")) s.width = r.Int("width", -1, kMaxSpecLen);
+  if (r.Has("global")) s.global = r.Int("global", -1, kMaxSpecLen);
+  if (r.Has("dilation")) s.dilation = r.Int("dilation", 0, kMaxSpecLen);
+  if (r.Has("block")) s.block = r.Int("block", -1, kMaxSpecLen);
   if (r.Has("fill")) {
     s.fill = r.Number("fill", -1e308, 1e308);
     if (!(s.fill == -1 || (s.fill >= 0 && s.fill <= 1))) {
@@ -92,13 +95,13 @@ MaskSpec SpecFromJson(const Json& j, const std::string& path, int depth, int64_t
   if (r.Has("seed")) s.seed = r.Seed("seed");
   if (r.Has("doc_lengths")) {
     const Json& a = r.Array("doc_lengths");
-    if (a.size() > static_cast<size_t>(Mask::kMaxLen)) {
-      Fail(r.PathOf("doc_lengths"), "expected at most " + std::to_string(Mask::kMaxLen) +
+    if (a.size() > static_cast<size_t>(kMaxSpecLen)) {
+      Fail(r.PathOf("doc_lengths"), "expected at most " + std::to_string(kMaxSpecLen) +
                                         " lengths, got " + std::to_string(a.size()));
     }
     for (size_t i = 0; i < a.size(); ++i) {
       s.doc_lengths.push_back(json_read::ReadInt(a[i], Index(r.PathOf("doc_lengths"), i), 1,
-                                                 Mask::kMaxLen));
+                                                 kMaxSpecLen));
     }
   }
   if (r.Has("causal")) s.causal = r.Bool("causal");

@@ -24,11 +24,16 @@ namespace stof::engine {
 
 // Operands may nest at most this deep (a hostile file must not exhaust the stack).
 inline constexpr int kMaxMaskSpecDepth = 16;
+// The longest seq_len (and width, global, ... ) a spec may give: as far as row runs build a
+// generator (RowRuns::kMaxLen, 2^20, checked in mask_json.cpp). Generate() still stops at
+// Mask::kMaxLen; `stof mask` and `stof layout` take longer specs (as row runs or block rules).
+inline constexpr int64_t kMaxSpecLen = int64_t{1} << 20;
 
 nlohmann::json MaskSpecToJson(const MaskSpec& spec);
 // `path` is the JSON path of `j` used in messages ("plan.json: mask.spec"). Checks types,
-// unknown keys, pattern names, operand counts (or/and >= 2, not == 1) and structural ranges;
-// parameter semantics (width <= L, doc lengths summing to L, ...) are Resolve()'s.
+// unknown keys, pattern names, operand counts (or/and >= 2, not == 1) and structural ranges
+// (lengths up to kMaxSpecLen); parameter semantics (width <= L, doc lengths summing to L, ...)
+// are Resolve()'s.
 Expected<MaskSpec> MaskSpecFromJson(const nlohmann::json& j, const std::string& path);
 
 // Run-length rows: {"rows": R, "cols": C, "runs": [[start, length, start, length, ...], ...]}

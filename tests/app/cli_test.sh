@@ -92,6 +92,23 @@ run_ok "layout long bigbird" "$stof" layout --pattern bigbird --seq 65536 --bloc
 json_check "bigbird 65536: from its block rule" "j['form'] == 'block_rule' and j['nnz'] == 489177600"
 run_ok "mask long bigbird" "$stof" mask --pattern bigbird --seq 65536 --json
 json_check "bigbird 65536: its row runs count the same cells" "j['form'] == 'row_runs' and j['nnz'] == 489177600"
+# JSON spec files past 32768 (the reader takes up to 2^20): `layout` and `mask` take them as the
+# generator options would (the same counts as --pattern), a composition's block rule and row
+# runs agree, `run` refuses such a file naming the commands that take it.
+printf '%s' '{"format": "stof-mask", "version": 1, "spec": {"pattern": "sliding_window", "seq_len": 131072, "width": 256}}' > "$tmp/long_window.json"
+run_ok "layout long spec file" "$stof" layout --mask "$tmp/long_window.json" --block 128 --json
+cp "$tmp/out" "$tmp/long_file_layout.json"
+run_ok "layout long spec options" "$stof" layout --pattern sliding_window --seq 131072 --width 256 --block 128 --json
+$py -c "import json,sys; a=json.load(open('$tmp/long_file_layout.json')); b=json.load(open('$tmp/out')); ks=('nnz','full_blocks','part_blocks','block_rows','form'); sys.exit(0 if all(a[k]==b[k] for k in ks) and a['block_rows']==1024 else 1)" && ok || bad "long spec file layout differs from its options: $(head -c 300 "$tmp/long_file_layout.json")"
+printf '%s' '{"format": "stof-mask", "version": 1, "spec": {"pattern": "or", "seq_len": 131072, "operands": [{"pattern": "sliding_window", "width": 256}, {"pattern": "global", "global": 64}]}}' > "$tmp/long_or.json"
+run_ok "layout long composition file" "$stof" layout --mask "$tmp/long_or.json" --block 128 --json
+cp "$tmp/out" "$tmp/long_or_layout.json"
+run_ok "mask long composition file" "$stof" mask --mask "$tmp/long_or.json" --json
+$py -c "import json,sys; a=json.load(open('$tmp/long_or_layout.json')); b=json.load(open('$tmp/out')); sys.exit(0 if a['form']=='block_rule' and b['form']=='row_runs' and a['nnz']==b['nnz']==83652928 else 1)" && ok || bad "long composition: rule and runs disagree: $(head -c 300 "$tmp/out")"
+run_fail "run with a long spec file" "^stof run: .*long_or.json: spec: seq_len 131072 is past a dense mask's 32768 \(stof mask and stof layout take it as row runs" "$stof" run --model bert-base --mask "$tmp/long_or.json" --device cpu
+run_fail "long spec file with --seq" "^stof layout: --mask: .*long_or.json is 131072 x 131072, --seq is 1000$" "$stof" layout --mask "$tmp/long_or.json" --seq 1000
+run_ok "select over a long spec file's last row" "$stof" select --mask "$tmp/long_or.json" --q-len 1 --heads 32 --kv-heads 8 --device h100 --json
+json_check "long spec file decode: the Hopper kernel" "j['workload']['seq_len'] == 131072 and j['run_choice']['family'] == 'hopper'"
 run_fail "bad block" "--block" "$stof" layout --pattern causal --seq 64 --block 48x64
 run_fail "bad block text" "--block" "$stof" layout --pattern causal --seq 64 --block big
 run_fail "flex without export" "--export" "$stof" layout --pattern causal --seq 64 --flex

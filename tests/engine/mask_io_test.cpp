@@ -241,6 +241,38 @@ TEST_F(MaskIo, JsonSpecRoundTripRegenerates) {
   EXPECT_NE(bad.Message().find("does not regenerate the mask"), std::string::npos) << bad.Message();
 }
 
+// A spec past a dense mask's 32768 (up to 2^20, where row runs reach): LoadMaskSpec reads it
+// without generating; LoadMask refuses it naming the commands that take it; a bits file or
+// another format is not a spec.
+TEST_F(MaskIo, LongJsonSpecsLoadAsSpecsOnly) {
+  const std::string long_spec = Write(
+      "long.json", R"({"format": "stof-mask", "version": 1, "spec": {"pattern": "or",
+        "seq_len": 131072, "operands": [{"pattern": "sliding_window", "width": 256},
+        {"pattern": "global", "global": 64}]}})");
+  auto spec = se::LoadMaskSpec(long_spec);
+  ASSERT_TRUE(spec.IsOk()) << spec.Message();
+  EXPECT_EQ(spec->pattern, "or");
+  EXPECT_EQ(spec->seq_len, 131072);
+  ASSERT_EQ(spec->operands.size(), 2u);
+  EXPECT_EQ(spec->operands[1].global, 64);
+  EXPECT_EQ(se::LoadMask(long_spec).Message(),
+            long_spec + ": spec: seq_len 131072 is past a dense mask's 32768 (stof mask and stof "
+                        "layout take it as row runs; select, bench mha and profile mha its last "
+                        "rows with --q-len)");
+  const std::string runs = Write(
+      "runs.json", R"({"format": "stof-mask", "version": 1, "runs": {"rows": 2, "cols": 2,
+        "runs": [[0, 1], [0, 2]]}})");
+  EXPECT_EQ(se::LoadMaskSpec(runs).Message(),
+            runs + ": holds the mask's bits (\"runs\"), not a generator spec");
+  EXPECT_EQ(se::LoadMaskSpec(Path("m.npy")).Message(),
+            Path("m.npy") + ": a generator spec is a .json mask file");
+  const std::string too_long = Write(
+      "too_long.json",
+      R"({"format": "stof-mask", "version": 1, "spec": {"pattern": "causal", "seq_len": 1048577}})");
+  EXPECT_EQ(se::LoadMaskSpec(too_long).Message(),
+            too_long + ": spec.seq_len: expected an integer <= 1048576, got 1048577");
+}
+
 TEST_F(MaskIo, SavedNpyIsStandardBoolCOrder) {
   const se::Mask m = RandomMask(5, 5, 3);
   const std::string bytes = se::EncodeNpy(m);
