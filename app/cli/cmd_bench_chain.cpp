@@ -32,7 +32,8 @@ namespace stof::app {
 namespace {
 
 struct ChainBenchArgs {
-  std::vector<std::string> shapes;  // preset names; empty = G1..G12
+  std::vector<std::string> shapes;  // preset names; empty = G1..G12 (unless ffn)
+  bool ffn = false;                 // the model presets' FFN grid (FfnChainPresets)
   int repeats = 50;
   bool json = false;
 };
@@ -42,10 +43,11 @@ std::vector<float> Random(int64_t n, uint64_t seed, double scale) {
   return engine::UniformHalfValues(n, seed, -scale, scale);
 }
 
-// The presets --shape names, or all of Table II.
+// The presets --shape names and, with --ffn, the FFN grid; all of Table II without either.
 engine::Expected<std::vector<engine::GemmChainPreset>> ChainPresets(const ChainBenchArgs& a) {
-  if (a.shapes.empty()) return engine::GemmChainPresets();
+  if (a.shapes.empty() && !a.ffn) return engine::GemmChainPresets();
   std::vector<engine::GemmChainPreset> presets;
+  if (a.ffn) presets = engine::FfnChainPresets();
   for (const auto& n : a.shapes) {
     auto s = engine::FindGemmChainPreset(n);
     if (!s.IsOk()) return engine::Error{"--shape: " + s.Message()};
@@ -255,37 +257,51 @@ engine::Expected<nlohmann::json> MeasureShape(engine::Backend& b, const engine::
   if (!set.IsOk()) return set.ToStatus();
   double ref_max = 0;
   for (float v : *ref) ref_max = std::max(ref_max, double(std::fabs(v)));
-  nlohmann::json hopper = nullptr;  // null where the device is not a 9.0 GPU
+  nlohmann::json row{{"shape", p.name}, {"batch", s.batch}, {"ref_max_abs", ref_max},
+                     {"m", s.m}, {"n", s.n}, {"k", s.k}, {"h", s.h},
+                     {"cublas_us", base->median_us}, {"timing", base->method}};
+  // The mhnk kernel's columns; null (and why_not) where no tile setting runs the shape.
+  const bool mhnk = !set->settings.empty();
+  row["default_us"] = mhnk ? nlohmann::json(set->dflt) : nlohmann::json(nullptr);
+  row["best_us"] = mhnk ? nlohmann::json(set->best) : nlohmann::json(nullptr);
+  row["best_tiles"] = set->best_name, row["model_pick"] = set->model_name;
+  row["model_pick_us"] = mhnk ? nlohmann::json(set->model_pick_us) : nlohmann::json(nullptr);
+  row["max_error"] = set->worst_err, row["settings"] = set->settings;
+  if (!mhnk) row["why_not"] = "no tile setting of the mhnk kernel runs this shape";
+  // The Hopper chain's: null where the device is not a 9.0 GPU, why_not where it refuses.
+  row["hopper"] = nullptr;
   if (dev.cc_major == 9 && dev.cc_minor == 0) {
-    auto h = MeasureHopper(b, dev, p, d, *ref, mo);
-    if (!h.IsOk()) return h.ToStatus();
-    hopper = {{"default_cluster", h->dflt_cluster}, {"default_us", h->dflt_us},
-              {"best_cluster", h->best_cluster}, {"best_reduce", h->best_reduce},
-              {"best_us", h->best_us},
-              {"max_error", h->worst_err}, {"settings", h->settings}};
+    if (engine::Status ok = kernels::CheckHopperChainArgs(ShapeArgs(s)); !ok.IsOk()) {
+      row["hopper"] = {{"why_not", ok.Message()}};
+    } else {
+      auto h = MeasureHopper(b, dev, p, d, *ref, mo);
+      if (!h.IsOk()) return h.ToStatus();
+      row["hopper"] = {{"default_cluster", h->dflt_cluster}, {"default_us", h->dflt_us},
+                       {"best_cluster", h->best_cluster}, {"best_reduce", h->best_reduce},
+                       {"best_us", h->best_us}, {"max_error", h->worst_err},
+                       {"settings", h->settings}};
+    }
   }
-  return nlohmann::json{{"hopper", hopper}, {"shape", p.name}, {"batch", s.batch},
-                        {"ref_max_abs", ref_max},
-                        {"m", s.m}, {"n", s.n}, {"k", s.k}, {"h", s.h},
-                        {"cublas_us", base->median_us}, {"default_us", set->dflt},
-                        {"best_us", set->best}, {"best_tiles", set->best_name},
-                        {"model_pick", set->model_name}, {"model_pick_us", set->model_pick_us},
-                        {"max_error", set->worst_err}, {"settings", set->settings},
-                        {"timing", base->method}};
+  return row;
 }
 
 // A shape's row of the text table (the columns RunChain's header names).
 void PrintChainRow(const nlohmann::json& r) {
-  const double cublas_us = r["cublas_us"].get<double>(), best = r["best_us"].get<double>();
-  std::printf("%-6s (%lld,%lld,%lld,%lld,%lld)%*s %9.1f %11.1f %8.1f   %-20s %-18s %7.1f  %6.2fx",
-              r["shape"].get<std::string>().c_str(), r["batch"].get<long long>(),
-              r["m"].get<long long>(), r["n"].get<long long>(), r["k"].get<long long>(),
-              r["h"].get<long long>(), 4, "", cublas_us, r["default_us"].get<double>(), best,
-              r["best_tiles"].get<std::string>().c_str(),
-              r["model_pick"].get<std::string>().c_str(),
-              r["model_pick_us"].get<double>(), cublas_us / best);
+  const double cublas_us = r["cublas_us"].get<double>();
+  std::printf("%-6s (%lld,%lld,%lld,%lld,%lld)%*s %9.1f", r["shape"].get<std::string>().c_str(),
+              r["batch"].get<long long>(), r["m"].get<long long>(), r["n"].get<long long>(),
+              r["k"].get<long long>(), r["h"].get<long long>(), 4, "", cublas_us);
+  if (r["best_us"].is_null()) {
+    std::printf(" %11s %8s   %-20s %-18s %7s  %7s", "-", "-", "-", "-", "-", "-");
+  } else {
+    const double best = r["best_us"].get<double>();
+    std::printf(" %11.1f %8.1f   %-20s %-18s %7.1f  %6.2fx", r["default_us"].get<double>(), best,
+                r["best_tiles"].get<std::string>().c_str(),
+                r["model_pick"].get<std::string>().c_str(), r["model_pick_us"].get<double>(),
+                cublas_us / best);
+  }
   const auto& h = r["hopper"];
-  if (h.is_null()) {
+  if (h.is_null() || h.contains("why_not")) {
     std::printf("   %-16s\n", "-");
     return;
   }
@@ -328,7 +344,12 @@ void RegisterBenchChainCommand(CLI::App* bench, int* exit_code) {
   auto a = std::make_shared<ChainBenchArgs>();
   CLI::App* c = bench->add_subcommand(
       "chain", "MCFuser GEMM chains (G1-G12): our fused kernel vs cuBLAS back to back");
-  c->add_option("--shape", a->shapes, "Preset names (G1..G12); default all")
+  c->add_flag("--ffn", a->ffn,
+              "The FFN of each model preset's (hidden, ffn) at 1, 16, 128, 4096 and 32768 "
+              "tokens, before any --shape (the GEMM pair, without its bias and GELU epilogues "
+              "on either side; the Hopper chain says why it does not run H > 256)");
+  c->add_option("--shape", a->shapes,
+                "Preset names (G1..G12, or ffn:<model preset>:<tokens>); default all of G1..G12")
       ->delimiter(',')
       ->check(Accepts([](const std::string& name) {
         auto preset = engine::FindGemmChainPreset(name);

@@ -2,6 +2,10 @@
 #include "engine/mcfuser/chain_shape.h"
 
 #include <cctype>
+#include <set>
+#include <utility>
+
+#include "engine/graph/model_config.h"
 
 namespace stof::engine {
 
@@ -44,13 +48,47 @@ const std::vector<GemmChainPreset>& GemmChainPresets() {
   return kPresets;
 }
 
+Expected<GemmChainShape> FfnChainShape(const std::string& model, int64_t tokens) {
+  auto m = FindModelPreset(model);
+  if (!m.IsOk()) return MakeError("gemm_chain: ffn: " + m.Message());
+  if (tokens < 1 || tokens > GemmChainShape::kMaxDim)
+    return MakeError("gemm_chain: ffn: tokens: must be in 1.." +
+                     std::to_string(GemmChainShape::kMaxDim) + ", got " + std::to_string(tokens));
+  GemmChainShape s{1, tokens, m->ffn, m->hidden, m->hidden};
+  STOF_RETURN_IF_ERROR(s.Validate("gemm_chain: ffn:" + model));
+  return s;
+}
+
 Expected<GemmChainShape> FindGemmChainPreset(const std::string& name) {
+  const std::string lower = Lower(name);
+  if (lower.rfind("ffn:", 0) == 0) {
+    const size_t colon = lower.find(':', 4);
+    const std::string tokens = colon == std::string::npos ? "" : lower.substr(colon + 1);
+    if (colon == std::string::npos || tokens.empty() ||
+        tokens.find_first_not_of("0123456789") != std::string::npos || tokens.size() > 9)
+      return MakeError("gemm_chain: '" + name + "': expected ffn:<model preset>:<tokens>, e.g. "
+                       "ffn:bert-base:128");
+    return FfnChainShape(lower.substr(4, colon - 4), std::stoll(tokens));
+  }
   std::string known;
   for (const GemmChainPreset& p : GemmChainPresets()) {
-    if (Lower(p.name) == Lower(name)) return p.shape;
+    if (Lower(p.name) == lower) return p.shape;
     known += (known.empty() ? "" : ", ") + p.name;
   }
-  return MakeError("gemm_chain: unknown preset '" + name + "'; known: " + known);
+  return MakeError("gemm_chain: unknown preset '" + name + "'; known: " + known +
+                   ", or ffn:<model preset>:<tokens>");
+}
+
+std::vector<GemmChainPreset> FfnChainPresets() {
+  std::vector<GemmChainPreset> out;
+  std::set<std::pair<int64_t, int64_t>> seen;
+  for (const ModelConfig& m : ModelPresets()) {
+    if (!seen.insert({m.hidden, m.ffn}).second) continue;
+    for (int64_t tokens : {1, 16, 128, 4096, 32768})
+      out.push_back({"ffn:" + m.name + ":" + std::to_string(tokens),
+                     GemmChainShape{1, tokens, m.ffn, m.hidden, m.hidden}});
+  }
+  return out;
 }
 
 Status ValidateTiles(const GemmChainShape& shape, const ChainTiles& tiles,

@@ -36,8 +36,15 @@ struct GemmChainPreset {
   GemmChainShape shape;
 };
 const std::vector<GemmChainPreset>& GemmChainPresets();  // in table order
-// By name, case-insensitively; the error lists the known names.
+// By name, case-insensitively: G1..G12, or "ffn:<model preset>:<tokens>" (FfnChainShape); the
+// error lists the known names.
 Expected<GemmChainShape> FindGemmChainPreset(const std::string& name);
+// A transformer FFN, GELU(x W1 + b1) W2 + b2, as a chain over `tokens` rows of a model preset
+// (engine/graph/model_config.h): batch 1, M = tokens, K = hidden, N = ffn, H = hidden.
+Expected<GemmChainShape> FfnChainShape(const std::string& model, int64_t tokens);
+// The FFN of every model preset of a distinct (hidden, ffn) at 1, 16, 128, 4096 and 32768
+// tokens, named "ffn:<the first such preset>:<tokens>" (issue 32's FFN grid).
+std::vector<GemmChainPreset> FfnChainPresets();
 
 // Tile sizes of one candidate: one per loop, each a multiple of 16 (the tensor-core minimum)
 // in 16..RoundUp16(dim).

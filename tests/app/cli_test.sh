@@ -545,6 +545,8 @@ refuse_usage "hex" "^stof mask: --seq: expected an integer in 1\.\.262144, got '
 refuse_usage "unknown option, one line" "^stof mask: The following argument was not expected: --no-such-flag \(stof mask --help lists the options\)$" "$stof" mask --pattern causal --seq 64 --no-such-flag
 refuse_usage "nested subcommand named" "^stof profile gemm: --m: expected an integer in 1\.\.2147483647, got '0'" "$stof" profile gemm --m 0
 refuse_usage "bench chain --shape" "^stof bench chain: --shape: gemm_chain: unknown preset 'G99'" "$stof" bench chain --shape G99
+refuse_usage "bench chain --shape ffn form" "^stof bench chain: --shape: gemm_chain: 'ffn:bert-base:12x': expected ffn:<model preset>:<tokens>, e.g. ffn:bert-base:128" "$stof" bench chain --shape ffn:bert-base:12x
+refuse_usage "bench chain --shape ffn model" "^stof bench chain: --shape: gemm_chain: ffn: .*nosuch" "$stof" bench chain --ffn --shape ffn:nosuch:128
 refuse_usage "graph --layer" "^stof graph: --layer: expected encoder or decoder, got 'middle'" "$stof" graph --model t5-small --layer middle
 refuse_usage "tune --model nosuch" "^stof tune: --model: expected one of bert-small, .* got 'nosuch'$" "$stof" tune --model nosuch --device predict
 refuse_usage "graph --dtype" "^stof graph: --dtype: expected one of f16, bf16, f32, got 'f8'$" "$stof" graph --model bert-base --dtype f8

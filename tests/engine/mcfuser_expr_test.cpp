@@ -127,6 +127,36 @@ TEST(McfuserShape, PresetsAreTableTwo) {
   EXPECT_EQ(ToString(want[0]), "(batch 1, M 512, N 256, K 64, H 64)");
 }
 
+// A model preset's FFN as a chain (M tokens, K hidden, N ffn, H hidden), by name too; the
+// grid has each distinct (hidden, ffn) once at five token counts; bad names say the form.
+TEST(McfuserShape, FfnChainsOfTheModelPresets) {
+  EXPECT_EQ(*FindGemmChainPreset("ffn:bert-base:128"), (GemmChainShape{1, 128, 3072, 768, 768}));
+  EXPECT_EQ(*FindGemmChainPreset("FFN:gpt2-medium:32768"),
+            (GemmChainShape{1, 32768, 4096, 1024, 1024}));
+  const std::vector<GemmChainPreset> grid = FfnChainPresets();
+  ASSERT_EQ(grid.size(), 15u);  // (512, 2048), (768, 3072), (1024, 4096) x 5
+  EXPECT_EQ(grid[0].name, "ffn:bert-small:1");
+  EXPECT_EQ(grid[0].shape, (GemmChainShape{1, 1, 2048, 512, 512}));
+  EXPECT_EQ(grid[9].name, "ffn:bert-base:32768");
+  EXPECT_EQ(grid[14].name, "ffn:bert-large:32768");
+  for (const GemmChainPreset& p : grid) {
+    EXPECT_TRUE(p.shape.Validate()) << p.name;
+    EXPECT_EQ(*FindGemmChainPreset(p.name), p.shape) << p.name;
+  }
+  EXPECT_TRUE(Contains(FindGemmChainPreset("ffn:nosuch:128").Message(),
+                       "gemm_chain: ffn: ")) << FindGemmChainPreset("ffn:nosuch:128").Message();
+  for (const char* bad : {"ffn:bert-base", "ffn:bert-base:", "ffn:bert-base:12x",
+                          "ffn:bert-base:-1"}) {
+    EXPECT_EQ(FindGemmChainPreset(bad).Message(),
+              std::string("gemm_chain: '") + bad +
+                  "': expected ffn:<model preset>:<tokens>, e.g. ffn:bert-base:128");
+  }
+  EXPECT_EQ(FindGemmChainPreset("ffn:bert-base:0").Message(),
+            "gemm_chain: ffn: tokens: must be in 1..65536, got 0");
+  EXPECT_EQ(FindGemmChainPreset("ffn:bert-base:65537").Message(),
+            "gemm_chain: ffn: tokens: must be in 1..65536, got 65537");
+}
+
 TEST(McfuserShape, BadShapesNameTheField) {
   const GemmChainShape ok{2, 64, 64, 64, 64};
   ASSERT_TRUE(ok.Validate());
