@@ -286,11 +286,13 @@ engine::Expected<nlohmann::json> MeasureShape(engine::Backend& b, const engine::
 }
 
 // A shape's row of the text table (the columns RunChain's header names).
-void PrintChainRow(const nlohmann::json& r) {
+// `name_width`: the widest shape name of the run (FFN names are longer than G1..G12's).
+void PrintChainRow(const nlohmann::json& r, int name_width) {
   const double cublas_us = r["cublas_us"].get<double>();
-  std::printf("%-6s (%lld,%lld,%lld,%lld,%lld)%*s %9.1f", r["shape"].get<std::string>().c_str(),
-              r["batch"].get<long long>(), r["m"].get<long long>(), r["n"].get<long long>(),
-              r["k"].get<long long>(), r["h"].get<long long>(), 4, "", cublas_us);
+  std::printf("%-*s (%lld,%lld,%lld,%lld,%lld)%*s %9.1f", name_width,
+              r["shape"].get<std::string>().c_str(), r["batch"].get<long long>(),
+              r["m"].get<long long>(), r["n"].get<long long>(), r["k"].get<long long>(),
+              r["h"].get<long long>(), 4, "", cublas_us);
   if (r["best_us"].is_null()) {
     std::printf(" %11s %8s   %-20s %-18s %7s  %7s", "-", "-", "-", "-", "-", "-");
   } else {
@@ -320,15 +322,18 @@ int RunChain(const ChainBenchArgs& a) {
   engine::MeasureOptions mo;
   mo.graph = true, mo.repeats = a.repeats, mo.max_seconds = 2;
   nlohmann::json rows = nlohmann::json::array();
+  int name_width = 6;
+  for (const auto& p : *presets) name_width = std::max(name_width, static_cast<int>(p.name.size()));
   if (!a.json)
-    std::printf("shape  (batch,M,N,K,H)            cuBLAS us  default us  best us   best tiles"
+    std::printf("%-*s (batch,M,N,K,H)            cuBLAS us  default us  best us   best tiles"
                 "           model pick (us)          best/cuBLAS   Hopper us (cluster) "
-                "cuBLAS/Hopper\n");
+                "cuBLAS/Hopper\n",
+                name_width, "shape");
   for (const auto& p : *presets) {
     auto row = MeasureShape(b, dev, p, mo);
     if (!row.IsOk()) return Fail(cmd, row.Message());
     rows.push_back(*row);
-    if (!a.json) PrintChainRow(*row);
+    if (!a.json) PrintChainRow(*row, name_width);
   }
   if (a.json) PrintJson("bench-chain", {{"device", b.Name()}, {"rows", rows}});
   else
