@@ -19,6 +19,7 @@
 #include "engine/mask/mask_json.h"
 #include "engine/mask/mask_slices.h"
 #include "engine/mask/mask_spec.h"
+#include "engine/mask/row_runs.h"
 #include "engine/plan/plan.h"
 
 struct stof_engine_mask {
@@ -118,6 +119,25 @@ int stof_engine_mask_from_spec(const char* spec_json, size_t spec_len, const cha
     auto mask = engine::Generate(*spec);
     if (!mask.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, what + ": " + mask.Message(), err, err_len);
     return Hand(new stof_engine_mask{std::move(*mask), std::move(*spec)}, out, err, err_len);
+  });
+}
+
+int stof_engine_mask_spec_last_rows(const char* spec_json, size_t spec_len, const char* name,
+                                    int64_t rows, stof_engine_mask** out, char* err,
+                                    size_t err_len) {
+  return Guard(err, err_len, [&]() -> int {
+    const std::string what = name == nullptr ? "spec" : name;
+    if (spec_json == nullptr)
+      return Fail(STOF_ENGINE_ERR_INVALID, what + ": must not be null", err, err_len);
+    auto j = engine::ParseJson(std::string_view(spec_json, spec_len), what);
+    if (!j.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, j.Message(), err, err_len);
+    auto spec = engine::MaskSpecFromJson(*j, what);
+    if (!spec.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, spec.Message(), err, err_len);
+    auto runs = engine::RowRuns::FromSpec(*spec);
+    if (!runs.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, what + ": " + runs.Message(), err, err_len);
+    auto mask = runs->LastRowsToMask(rows, what + ": rows");
+    if (!mask.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, mask.Message(), err, err_len);
+    return Hand(new stof_engine_mask{std::move(*mask), std::nullopt}, out, err, err_len);
   });
 }
 

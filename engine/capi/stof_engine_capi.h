@@ -29,9 +29,9 @@
 extern "C" {
 #endif
 
-/* 2: stof_engine_mask_save; 3: stof_engine_mask_from_slices and _from_column_intervals. Each
- * version only adds. */
-#define STOF_ENGINE_CAPI_VERSION 3
+/* 2: stof_engine_mask_save; 3: stof_engine_mask_from_slices and _from_column_intervals; 4:
+ * stof_engine_mask_spec_last_rows. Each version only adds. */
+#define STOF_ENGINE_CAPI_VERSION 4
 
 enum {
   STOF_ENGINE_OK = 0,
@@ -52,6 +52,15 @@ STOF_ENGINE_EXPORT int stof_engine_mask_load(const char* path, stof_engine_mask*
 STOF_ENGINE_EXPORT int stof_engine_mask_from_spec(const char* spec_json, size_t spec_len,
                                                   const char* name, stof_engine_mask** out,
                                                   char* err, size_t err_len);
+/* The last `rows` rows of a generator spec's mask over all its seq_len keys: a KV cache's
+ * newest query rows (a decode step: 1) of a mask longer than a square one holds (seq_len up to
+ * 262144 with rows x seq_len <= 32768 x 32768), built from the spec's row runs, never its
+ * L x L bits; bit for bit the last rows of stof_engine_mask_from_spec's mask where that one
+ * exists. The handle holds no spec (since version 4). */
+STOF_ENGINE_EXPORT int stof_engine_mask_spec_last_rows(const char* spec_json, size_t spec_len,
+                                                       const char* name, int64_t rows,
+                                                       stof_engine_mask** out, char* err,
+                                                       size_t err_len);
 /* rows x cols bytes, row-major, nonzero = attend. */
 STOF_ENGINE_EXPORT int stof_engine_mask_from_bytes(const uint8_t* bytes, int64_t rows,
                                                    int64_t cols, stof_engine_mask** out,

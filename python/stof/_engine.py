@@ -83,11 +83,14 @@ def _declare(lib):
         f = getattr(lib, name)
         f.restype = res
         f.argtypes = args
-    # Since C API version 3 (an older library still loads; the calls that need them say so).
+    # Since C API version 3 and 4 (an older library still loads; the calls that need them say
+    # so).
     later = {
         "stof_engine_mask_from_slices": (ctypes.c_int, [_i64, _i64, _p, _size, _pp, _str, _size]),
         "stof_engine_mask_from_column_intervals": (
             ctypes.c_int, [_i64, _i64, _p, _p, _p, _p, _pp, _str, _size]),
+        "stof_engine_mask_spec_last_rows": (
+            ctypes.c_int, [_str, _size, _str, _i64, _pp, _str, _size]),
     }
     for name, (res, args) in later.items():
         f = getattr(lib, name, None)
@@ -177,6 +180,24 @@ def mask_from_spec(spec, what):
     with _Handle(lib.stof_engine_mask_free) as h:
         _check(lib.stof_engine_mask_from_spec(text, len(text), what.encode(), ctypes.byref(h.ptr),
                                               err, _ERR_LEN), err, MaskFileError)
+        return _mask_out(lib, h)
+
+
+def mask_spec_last_rows(spec, rows, what):
+    """A generator spec dict and a row count -> (bool [rows, seq_len] array, None, engine hash):
+    the spec's last rows (a KV cache's newest query rows) built by the engine from its row runs,
+    so seq_len may pass a square mask's 32768 (up to 262144 keys, rows x seq_len <= 32768^2)."""
+    try:
+        text = json.dumps(spec, allow_nan=False).encode()
+    except (TypeError, ValueError) as e:
+        raise MaskFileError(f"{what}: not a JSON spec: {e}") from None
+    lib = load()
+    _needs(lib, 4, "a spec's last rows (Mask.from_spec with q_len)")
+    err = ctypes.create_string_buffer(_ERR_LEN)
+    with _Handle(lib.stof_engine_mask_free) as h:
+        _check(lib.stof_engine_mask_spec_last_rows(text, len(text), what.encode(), int(rows),
+                                                   ctypes.byref(h.ptr), err, _ERR_LEN),
+               err, MaskFileError)
         return _mask_out(lib, h)
 
 

@@ -106,5 +106,44 @@ class IntervalsTest(unittest.TestCase):
             stof.Mask.from_intervals([(0, 0)] * 3, [(0, 0)] * 2)
 
 
+class SpecLastRowsTest(unittest.TestCase):
+    """Mask.from_spec / generate with q_len: a spec's last rows, past a square mask's 32768."""
+
+    def test_last_rows_equal_the_square_masks(self):
+        for pattern, params in (("bigbird", {"seed": 3}), ("sliding_window", {"width": 17}),
+                                ("dilated", {"width": 40, "dilation": 2})):
+            square = stof.Mask.generate(pattern, 1000, **params)
+            for q in (1, 7, 1000):
+                rows = stof.Mask.generate(pattern, 1000, q_len=q, **params)
+                self.assertEqual((rows.q_len, rows.kv_len), (q, 1000))
+                np.testing.assert_array_equal(rows.numpy(), square.numpy()[-q:],
+                                              err_msg=f"{pattern} q_len {q}")
+
+    def test_long_caches(self):
+        L = 131072
+        causal = stof.Mask.generate("causal", L, q_len=1)
+        self.assertEqual((causal.q_len, causal.kv_len, causal.nnz), (1, L, L))
+        window = stof.Mask.from_spec({"pattern": "sliding_window", "seq_len": 262144,
+                                      "width": 4096, "causal": True}, q_len=16)
+        want = np.zeros((16, 262144), dtype=bool)
+        for r in range(16):
+            pos = 262144 - 16 + r
+            want[r, pos - 4095:pos + 1] = True
+        np.testing.assert_array_equal(window.numpy(), want)
+        self.assertIsNone(window.spec)
+
+    def test_refusals(self):
+        with self.assertRaisesRegex(StofError, r"spec: rows: expected 1\.\.1000 \(the mask's rows\), "
+                                               r"got 0"):
+            stof.Mask.generate("causal", 1000, q_len=0)
+        with self.assertRaisesRegex(StofError, r"expected 1\.\.1000 .*got 1001"):
+            stof.Mask.generate("causal", 1000, q_len=1001)
+        with self.assertRaisesRegex(StofError, "size 4097 x 262144 is too large"):
+            stof.Mask.generate("causal", 262144, q_len=4097)
+        with self.assertRaisesRegex(StofError, "size 1 x 300000 is too large; .* at most 262144 "
+                                               "on a side"):
+            stof.Mask.generate("causal", 300000, q_len=1)
+
+
 if __name__ == "__main__":
     unittest.main()

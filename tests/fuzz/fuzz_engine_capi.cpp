@@ -3,7 +3,8 @@
 // calls: a mask file (the extension by the content's magic: .npy, .png, else .json) or, for a
 // JSON object with "schema_version", a plan and its mask. Invariants: every failure is a code
 // with a message naming the file; a loaded mask copied out as bytes and read back hashes the
-// same; a spec mask's spec regenerates it; a plan's mask has the plan's mask.hash. JSON specs
+// same; a spec mask's spec regenerates it, and its last row from the spec's row runs is the
+// mask's; a plan's mask has the plan's mask.hash. JSON specs
 // and plans over L = kMaxSpecLen are not generated (slow, not a bug; as fuzz_json_mask.cpp).
 #include <cstring>
 #include <string>
@@ -68,6 +69,15 @@ void CheckMask(const stof_engine_mask* m) {
                   0 && Hash(again) == hash,
           "a mask's spec regenerates it");
   stof_engine_mask_free(again);
+  // Its last row built from the spec's row runs (a KV cache's decode row) is the mask's.
+  stof_engine_mask* last = nullptr;
+  std::vector<uint8_t> row(static_cast<size_t>(cols));
+  Require(stof_engine_mask_spec_last_rows(spec.data(), spec.size(), "last", 1, &last, err,
+                                          sizeof err) == 0 &&
+              stof_engine_mask_copy_bytes(last, row.data(), row.size(), err, sizeof err) == 0 &&
+              std::memcmp(row.data(), bytes.data() + (rows - 1) * cols, row.size()) == 0,
+          "a spec's last row from its row runs is the mask's last row");
+  stof_engine_mask_free(last);
 }
 
 }  // namespace
