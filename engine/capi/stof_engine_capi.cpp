@@ -106,15 +106,21 @@ int stof_engine_mask_load(const char* path, stof_engine_mask** out, char* err, s
   });
 }
 
+namespace {
+// The spec of a JSON text (`what` names it in messages, "spec" when null).
+engine::Expected<engine::MaskSpec> SpecOfJson(const char* spec_json, size_t spec_len,
+                                              const std::string& what) {
+  if (spec_json == nullptr) return engine::MakeError(what + ": must not be null");
+  STOF_ASSIGN_OR_RETURN(auto j, engine::ParseJson(std::string_view(spec_json, spec_len), what));
+  return engine::MaskSpecFromJson(j, what);
+}
+}  // namespace
+
 int stof_engine_mask_from_spec(const char* spec_json, size_t spec_len, const char* name,
                                stof_engine_mask** out, char* err, size_t err_len) {
   return Guard(err, err_len, [&]() -> int {
     const std::string what = name == nullptr ? "spec" : name;
-    if (spec_json == nullptr)
-      return Fail(STOF_ENGINE_ERR_INVALID, what + ": must not be null", err, err_len);
-    auto j = engine::ParseJson(std::string_view(spec_json, spec_len), what);
-    if (!j.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, j.Message(), err, err_len);
-    auto spec = engine::MaskSpecFromJson(*j, what);
+    auto spec = SpecOfJson(spec_json, spec_len, what);
     if (!spec.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, spec.Message(), err, err_len);
     auto mask = engine::Generate(*spec);
     if (!mask.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, what + ": " + mask.Message(), err, err_len);
@@ -127,11 +133,7 @@ int stof_engine_mask_spec_last_rows(const char* spec_json, size_t spec_len, cons
                                     size_t err_len) {
   return Guard(err, err_len, [&]() -> int {
     const std::string what = name == nullptr ? "spec" : name;
-    if (spec_json == nullptr)
-      return Fail(STOF_ENGINE_ERR_INVALID, what + ": must not be null", err, err_len);
-    auto j = engine::ParseJson(std::string_view(spec_json, spec_len), what);
-    if (!j.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, j.Message(), err, err_len);
-    auto spec = engine::MaskSpecFromJson(*j, what);
+    auto spec = SpecOfJson(spec_json, spec_len, what);
     if (!spec.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, spec.Message(), err, err_len);
     auto runs = engine::RowRuns::FromSpec(*spec);
     if (!runs.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, what + ": " + runs.Message(), err, err_len);
