@@ -3,7 +3,7 @@
 // FlexAttention block-mask form) as JSON. A generator longer than Mask::kMaxLen (up to
 // kLongSeqLen) is laid out from its per-block rule where it has one (dilated band, sliding
 // window, global, Longformer, BigBird, random blocks: engine/layout/block_rule.h), else from
-// its row runs (--json "form").
+// its row runs (--json "form"). --q-len N lays out the mask's last N rows (a KV cache's step).
 #include <cstdio>
 #include <memory>
 
@@ -21,6 +21,7 @@ struct LayoutArgs {
   MaskSourceOptions source;
   std::string block = "64x64";
   std::string export_path;
+  int64_t q_len = 0;  // > 0: the layout of the mask's last q_len rows (a KV cache's step)
   bool flex = false;
   bool json = false;
 };
@@ -51,7 +52,24 @@ int RunLayout(const LayoutArgs& a) {
   std::string label;
   const char* form = "bits";  // what the layout was built from
   engine::Expected<engine::BlockLayout> layout = engine::BlockLayout();
-  if (IsLongGenerator(a.source)) {
+  if (a.q_len > 0) {
+    // A KV cache's step: the last q_len rows over every key (past Mask::kMaxLen from the
+    // generator's row runs), as `select` and `bench mha --q-len` run them.
+    auto src = ResolveCacheRowsSource(a.source, a.q_len);
+    if (!src.IsOk()) return Fail("layout", src.Message());
+    engine::Mask rows = std::move(src->mask);
+    if (a.q_len > rows.Cols())
+      return Fail("layout", "--q-len: expected at most the key length " +
+                                std::to_string(rows.Cols()) + ", got " + std::to_string(a.q_len));
+    if (rows.Rows() != a.q_len) {
+      auto last = rows.LastRows(a.q_len, "--q-len");
+      if (!last.IsOk()) return Fail("layout", last.Message());
+      rows = std::move(*last);
+    }
+    label = src->label + ", its last " + std::to_string(a.q_len) +
+            (a.q_len == 1 ? " row" : " rows");
+    layout = engine::BlockLayout::Build(rows, bs->block_m, bs->block_n);
+  } else if (IsLongGenerator(a.source)) {
     auto spec = ResolveLongSpec(a.source);
     if (!spec.IsOk()) return Fail("layout", spec.Message());
     label = engine::Describe(*spec);
@@ -121,6 +139,11 @@ void RegisterLayoutCommand(CLI::App& app, int* exit_code) {
   AddMaskSourceOptions(cmd, &args->source);
   cmd->add_option("--block", args->block, "Block size BMxBN, powers of two 16..256 (or one number)")
       ->capture_default_str();  // ParseBlockSize, first thing RunLayout does
+  cmd->add_option("--q-len", args->q_len,
+                  "The layout of the mask's last N rows over all its keys (a KV cache's prefill "
+                  "or decode step, N = 1: the blocks it reads); with it --seq may pass 32768 "
+                  "while N x L <= 32768 x 32768")
+      ->check(IntRange(1, engine::Mask::kMaxLen));
   cmd->add_option("--export", args->export_path, "Write the layout as JSON to FILE")
       ->check(NonEmpty());
   cmd->add_flag("--flex", args->flex,

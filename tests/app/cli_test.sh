@@ -109,6 +109,17 @@ run_fail "run with a long spec file" "^stof run: .*long_or.json: spec: seq_len 1
 run_fail "long spec file with --seq" "^stof layout: --mask: .*long_or.json is 131072 x 131072, --seq is 1000$" "$stof" layout --mask "$tmp/long_or.json" --seq 1000
 run_ok "select over a long spec file's last row" "$stof" select --mask "$tmp/long_or.json" --q-len 1 --heads 32 --kv-heads 8 --device h100 --json
 json_check "long spec file decode: the Hopper kernel" "j['workload']['seq_len'] == 131072 and j['run_choice']['family'] == 'hopper'"
+# A KV cache's step (--q-len): the blocks its last rows read, past 32768 keys too: a causal
+# decode row reads every key block, a 4096-key window 32 of 1024; a short mask's last rows are
+# its rows; too many rows over long keys, or more rows than keys, are refused by name.
+run_ok "layout of a decode row over 131072 keys" "$stof" layout --pattern causal --seq 131072 --q-len 1 --block 128 --json
+json_check "decode row: every key block" "j['block_rows'] == 1 and j['block_cols'] == 1024 and j['full_blocks'] == 1024 and j['nnz'] == 131072 and j['source'].endswith('its last 1 row')"
+run_ok "layout of a window decode row" "$stof" layout --pattern sliding_window --width 4096 --causal --seq 131072 --q-len 1 --block 128 --json
+json_check "window decode row: 32 blocks of 1024" "j['full_blocks'] == 32 and j['part_blocks'] == 0 and j['nnz'] == 4096"
+run_ok "layout of 4 causal rows over 1000 keys" "$stof" layout --pattern causal --seq 1000 --q-len 4 --block 64 --json
+json_check "4 causal rows over 1000 keys" "j['block_rows'] == 1 and j['block_cols'] == 16 and j['nnz'] == 4 * 997 + 6 and j['full_blocks'] == 15 and j['part_blocks'] == 1"
+run_fail "layout --q-len past the keys" "^stof layout: --q-len: expected at most the key length 100, got 101$" "$stof" layout --pattern causal --seq 100 --q-len 101
+run_fail "layout --q-len past the cells" "^stof layout: --q-len: 9000 rows over 131072 keys is more than a mask's 32768 x 32768 cells; at most 8192$" "$stof" layout --pattern causal --seq 131072 --q-len 9000
 run_fail "bad block" "--block" "$stof" layout --pattern causal --seq 64 --block 48x64
 run_fail "bad block text" "--block" "$stof" layout --pattern causal --seq 64 --block big
 run_fail "flex without export" "--export" "$stof" layout --pattern causal --seq 64 --flex
