@@ -62,7 +62,8 @@ engine::Expected<BenchProblem> ParseBenchProblem(const BenchArgs& a) {
   if (!src.IsOk()) return engine::Error{src.Message()};
   p.source = std::move(*src);
   const engine::Mask& mask = p.source.mask;
-  if (mask.Rows() != mask.Cols() && !IsLongGenerator(a.source))
+  // Past Mask::kMaxLen the mask holds only the last q_len rows (ResolveCacheRowsSource).
+  if (mask.Rows() != mask.Cols() && mask.Cols() <= engine::Mask::kMaxLen)
     return engine::Error{"mask: must be square, got " + std::to_string(mask.Rows()) + " x " +
                          std::to_string(mask.Cols())};
   engine::Workload& w = p.workload;

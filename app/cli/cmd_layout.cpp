@@ -57,18 +57,13 @@ int RunLayout(const LayoutArgs& a) {
     // generator's row runs), as `select` and `bench mha --q-len` run them.
     auto src = ResolveCacheRowsSource(a.source, a.q_len);
     if (!src.IsOk()) return Fail("layout", src.Message());
-    engine::Mask rows = std::move(src->mask);
-    if (a.q_len > rows.Cols())
-      return Fail("layout", "--q-len: expected at most the key length " +
-                                std::to_string(rows.Cols()) + ", got " + std::to_string(a.q_len));
-    if (rows.Rows() != a.q_len) {
-      auto last = rows.LastRows(a.q_len, "--q-len");
-      if (!last.IsOk()) return Fail("layout", last.Message());
-      rows = std::move(*last);
-    }
+    engine::Workload w;  // only its key length: ApplyShapeOptions' check and cut of the rows
+    w.seq_len = src->mask.Cols();
+    if (engine::Status s = ApplyShapeOptions(0, a.q_len, &w, &src->mask); !s.IsOk())
+      return Fail("layout", s.Message());
     label = src->label + ", its last " + std::to_string(a.q_len) +
             (a.q_len == 1 ? " row" : " rows");
-    layout = engine::BlockLayout::Build(rows, bs->block_m, bs->block_n);
+    layout = engine::BlockLayout::Build(src->mask, bs->block_m, bs->block_n);
   } else if (IsLongGenerator(a.source)) {
     auto spec = ResolveLongSpec(a.source);
     if (!spec.IsOk()) return Fail("layout", spec.Message());

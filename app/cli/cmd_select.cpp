@@ -93,11 +93,14 @@ int RunSelect(const SelectArgs& a) {
   if (!dev.IsOk()) return Fail("select", dev.Message());
   auto src = ResolveCacheRowsSource(a.source, a.q_len);
   if (!src.IsOk()) return Fail("select", src.Message());
-  // A plan keeps the square mask (schema version 2), which stops at Mask::kMaxLen.
-  if (IsLongGenerator(a.source) && !a.plan_out.empty())
+  // A plan keeps the square mask (schema version 2), which stops at Mask::kMaxLen; past it
+  // the source holds only the last q_len rows (ResolveCacheRowsSource).
+  const int64_t keys = src->mask.Cols();
+  if (keys > engine::Mask::kMaxLen && !a.plan_out.empty())
     return Fail("select", "--plan-out: a plan holds the square mask, at most " +
-                              std::to_string(engine::Mask::kMaxLen) + " (--seq is " +
-                              std::to_string(a.source.seq) + ")");
+                              std::to_string(engine::Mask::kMaxLen) +
+                              (a.source.mask_file.empty() ? " (--seq is " : " (--mask holds ") +
+                              std::to_string(keys) + ")");
   engine::Workload w;
   w.batch = a.batch;
   w.heads = a.heads;
