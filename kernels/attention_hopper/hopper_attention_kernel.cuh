@@ -82,6 +82,167 @@ enum HopperSchedule { kSerial = 0, kOverlap = 1, kPingpong = 3, kSplitChunks = 4
 constexpr int kEpilogueBarrier = 1;  // + consumer: a warpgroup's own barrier (epilogue)
 constexpr int kTurnBarrier = 3;      // + consumer: "your turn to issue GEMMs" (pingpong)
 
+// Masks the scores of visited block i (key block `column`, ring position `cur`) for the
+// thread's rows from `tile_row` (its column quad `t`): a part block's bitmap (staged with its V
+// where it fits, T::kBitmapsInSmem: V is loaded right after K, so that wait rarely waits, and is
+// paid once, the wait before P V then finding the phase complete; against the L2 read: 1.033x
+// over the paper grid, 1.019x over the extended grid, docs/benchmarks.md, "Hopper kernel, step
+// 9"), the keys outside the batch row's range `keys`, and the keys the row drops (key_bits).
+template <class T>
+__device__ __forceinline__ void MaskScores(float (&s)[T::kSAcc], const HopperSmem<T>& sm,
+                                           const HopperAttentionParams& p,
+                                           const HopperBlockList& list, int i, int column,
+                                           int batch, const int2& keys, const HopperRingPos& cur,
+                                           int tile_row, int t) {
+  const int key0 = column * T::kBlockN;
+  if (list.IsPart(i)) {
+    if constexpr (T::kBitmapsInSmem) {
+      hopper::BarrierWait(sm.VFull(cur.stage), cur.phase);
+      ApplyBitmapMask(s, BitmapRows<T::kBlockN, true>(sm.Bitmap(cur.stage), tile_row, t));
+    } else {
+      ApplyBitmapMask(s, BitmapRows<T::kBlockN, false>(
+                             list.template Bitmap<T::kBitmapWords>(p, i), tile_row, t));
+    }
+  }
+  if (key0 < keys.x || key0 + T::kBlockN > keys.y)
+    ApplyKeyWindow<T::kBlockN>(s, keys.x - key0, keys.y - key0, t);
+  if (p.key_bits != nullptr)
+    ApplyKeyBits<T::kBlockN>(s, p.key_bits + static_cast<size_t>(batch) * p.key_words + key0 / 64,
+                             t);
+}
+
+// ConsumeTile's per-block steps (its lambdas, by reference: a copy reordered the kernel's PTX),
+// handed to the block loops below: prefetch(i) loads block i + 1's column, scores(i, alpha)
+// masks block i's scores and runs the online softmax, release(barrier) frees a ring slot,
+// turn_begin / turn_end bracket a pingpong turn.
+template <class Prefetch, class Scores, class Release, class TurnBegin, class TurnEnd>
+struct ConsumerSteps {
+  const Prefetch& prefetch;
+  const Scores& scores;
+  const Release& release;
+  const TurnBegin& turn_begin;
+  const TurnEnd& turn_end;
+};
+template <class P, class S, class R, class B, class E>
+ConsumerSteps(const P&, const S&, const R&, const B&, const E&) -> ConsumerSteps<P, S, R, B, E>;
+
+// The serial schedule's loop over a work item's n visited blocks (ring position `cur`): per
+// block S = Q K^T, wait, mask + softmax, O += P V, wait.
+template <class T, class Steps>
+__device__ __forceinline__ void ConsumeBlocksSerial(const HopperSmem<T>& sm, int n,
+                                                    uint32_t q_addr, HopperRingPos& cur,
+                                                    float (&o)[T::kOAcc], float (&s)[T::kSAcc],
+                                                    uint32_t (&pa)[T::kBlockN / 16][4],
+                                                    const Steps& steps) {
+  for (int i = 0; i < n; ++i, cur.Next<T::kStages>()) {
+    hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
+    GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
+    steps.prefetch(i);
+    hopper::WgmmaWait<0>();
+    hopper::FenceOperands(s);
+    steps.release(sm.KEmpty(cur.stage));
+    float alpha[2];
+    steps.scores(i, alpha);
+    common::ScaleRows(o, alpha);
+    ScoresToA<T>(s, pa);
+    hopper::BarrierWait(sm.VFull(cur.stage), cur.phase);
+    GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(cur.stage)));
+    hopper::WgmmaWait<0>();
+    hopper::FenceOperands(o);
+    steps.release(sm.VEmpty(cur.stage));
+  }
+}
+
+// The overlapped schedules' loop (kOverlap, kPingpong): S_i = Q K_i^T and O += P_{i-1} V_{i-1}
+// issued back to back, block i's mask and softmax while P_{i-1} V_{i-1} still runs.
+template <class T, class Steps>
+__device__ __forceinline__ void ConsumeBlocksOverlapped(const HopperSmem<T>& sm, int n,
+                                                        uint32_t q_addr, HopperRingPos& cur,
+                                                        float (&o)[T::kOAcc],
+                                                        float (&s)[T::kSAcc],
+                                                        uint32_t (&pa)[T::kBlockN / 16][4],
+                                                        const Steps& steps) {
+  if (n > 0) {
+    hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
+    steps.turn_begin();
+    GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
+    steps.turn_end();
+    steps.prefetch(0);
+    hopper::WgmmaWait<0>();
+    hopper::FenceOperands(s);
+    steps.release(sm.KEmpty(cur.stage));
+    float alpha[2];
+    steps.scores(0, alpha);  // o is still zero: nothing to rescale
+    ScoresToA<T>(s, pa);
+  }
+  for (int i = 1; i < n; ++i) {
+    const HopperRingPos prev = cur;  // block i - 1, whose P V is issued now
+    cur.Next<T::kStages>();
+    hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
+    hopper::BarrierWait(sm.VFull(prev.stage), prev.phase);
+    steps.turn_begin();
+    GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
+    GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(prev.stage)));
+    steps.turn_end();
+    steps.prefetch(i);
+    hopper::WgmmaWait<1>();  // S_i is ready; P_{i-1} V_{i-1} may still run
+    hopper::FenceOperands(s);
+    steps.release(sm.KEmpty(cur.stage));
+    float alpha[2];
+    steps.scores(i, alpha);
+    hopper::WgmmaWait<0>();
+    hopper::FenceOperands(o);
+    steps.release(sm.VEmpty(prev.stage));
+    common::ScaleRows(o, alpha);
+    ScoresToA<T>(s, pa);
+  }
+  if (n > 0) {
+    hopper::BarrierWait(sm.VFull(cur.stage), cur.phase);
+    steps.turn_begin();
+    GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(cur.stage)));
+    steps.turn_end();
+    hopper::WgmmaWait<0>();
+    hopper::FenceOperands(o);
+    steps.release(sm.VEmpty(cur.stage));
+  }
+}
+
+// A work item's output, once its blocks are done: with a heavy tile's blocks split over
+// several CTAs the last of its chunks to finish merges the others and stores, the rest are
+// done (hopper_split.cuh); then normalised and stored through the item's Q slot `slot` (its
+// GEMMs have completed; the slot is free for a later item once the TMA store has read it,
+// while the producer has loaded the next item's Q into the other slot, where there are two).
+// The chunk's numbers are read again from the work slot (still this item's until Q is
+// released) rather than kept in registers through the loop.
+template <class T, int kSchedule>
+__device__ __forceinline__ void FinishTile(const HopperSmem<T>& sm, const CUtensorMap* o_map,
+                                           const HopperAttentionParams& p,
+                                           const HopperWorkItem& w, int consumer, int wg_row0,
+                                           int slot, int thread_in_wg, int row, int t,
+                                           float (&o)[T::kOAcc],
+                                           common::FragmentSoftmax<T::kSAcc>& softmax) {
+  bool store = true;
+  if constexpr ((kSchedule & kSplitChunks) != 0) {
+    const int piece = static_cast<const volatile HopperWorkItem*>(sm.Work(slot))->piece;
+    // Warps whose 16 rows hold no query row (a decode tile holds a few heads' rows) leave no
+    // partials: their rows are not stored.
+    const int rows_here = QueryRowsOfTile<T::kBlockM>(p, w.tile) - wg_row0;
+    if (piece != 0)
+      store = CombineChunks<T>(p, o, softmax, w.tile, w.batch * p.heads + w.head, PieceChunk(piece),
+                               PieceChunks(piece), PieceSlot(piece), consumer, thread_in_wg,
+                               rows_here, sm.Q(slot) + wg_row0 * T::kRowBytes,
+                               sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
+  }
+  if (store) {
+    float inv[2];
+    softmax.Finish(inv);
+    common::ScaleRows(o, inv);
+    StoreOutputRows<T>(o, sm.Q(slot) + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
+                       kEpilogueBarrier + consumer,
+                       RowCoords<T::kBlockM>(p, w.tile, w.head, wg_row0), w.batch);
+  }
+}
+
 // One consumer warpgroup's whole job for one work item (a Q tile of one head), once q_full has
 // announced it; `at` is where the CTA's pipeline stands when the item starts
 // (hopper_pipeline.cuh).
@@ -93,7 +254,6 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   const HopperBlockList& list = w.list;
   constexpr bool kOverlapped = (kSchedule & kOverlap) != 0;
   constexpr bool kTurns = (kSchedule & kPingpong) == kPingpong && T::kConsumers == 2;
-  constexpr bool kSplit = (kSchedule & kSplitChunks) != 0;
   const int thread_in_wg = static_cast<int>(threadIdx.x) % hopper::kWarpgroupThreads;
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
@@ -129,27 +289,9 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
   };
   HopperRingPos cur = at.ring;  // the ring position of visited block i (the loops step it)
   // Mask and softmax of the scores of visited block i (in s, ring position `cur`); alpha
-  // rescales earlier rows. A part block's bitmap is staged with its V where it fits
-  // (T::kBitmapsInSmem): V is loaded right after K, so that wait rarely waits, and is paid
-  // once (the wait before P V then finds the phase complete). Against the L2 read here: 1.033x
-  // over the paper grid, 1.019x over the extended grid (docs/benchmarks.md, "Hopper kernel,
-  // step 9").
+  // rescales earlier rows.
   const auto scores = [&](int i, float (&alpha)[2]) {
-    const int key0 = column * T::kBlockN;
-    if (list.IsPart(i)) {
-      if constexpr (T::kBitmapsInSmem) {
-        hopper::BarrierWait(sm.VFull(cur.stage), cur.phase);
-        ApplyBitmapMask(s, BitmapRows<T::kBlockN, true>(sm.Bitmap(cur.stage), wg_row0 + row, t));
-      } else {
-        ApplyBitmapMask(s, BitmapRows<T::kBlockN, false>(
-                               list.template Bitmap<T::kBitmapWords>(p, i), wg_row0 + row, t));
-      }
-    }
-    if (key0 < keys.x || key0 + T::kBlockN > keys.y)
-      ApplyKeyWindow<T::kBlockN>(s, keys.x - key0, keys.y - key0, t);
-    if (p.key_bits != nullptr)
-      ApplyKeyBits<T::kBlockN>(
-          s, p.key_bits + static_cast<size_t>(w.batch) * p.key_words + key0 / 64, t);
+    MaskScores<T>(s, sm, p, list, i, column, w.batch, keys, cur, wg_row0 + row, t);
     softmax.Update(s, p.scale_log2, alpha);
     column = next_column;
   };
@@ -165,98 +307,15 @@ __device__ __forceinline__ void ConsumeTile(const HopperSmem<T>& sm, const CUten
     if (lane == 0) hopper::BarrierArrive(bar);
   };
 
+  const ConsumerSteps steps{prefetch, scores, release, turn_begin, turn_end};
   const int n = list.Count();
   if constexpr (!kOverlapped) {
-    for (int i = 0; i < n; ++i, cur.Next<T::kStages>()) {
-      hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
-      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
-      prefetch(i);
-      hopper::WgmmaWait<0>();
-      hopper::FenceOperands(s);
-      release(sm.KEmpty(cur.stage));
-      float alpha[2];
-      scores(i, alpha);
-      common::ScaleRows(o, alpha);
-      ScoresToA<T>(s, pa);
-      hopper::BarrierWait(sm.VFull(cur.stage), cur.phase);
-      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(cur.stage)));
-      hopper::WgmmaWait<0>();
-      hopper::FenceOperands(o);
-      release(sm.VEmpty(cur.stage));
-    }
+    ConsumeBlocksSerial<T>(sm, n, q_addr, cur, o, s, pa, steps);
   } else {
-    if (n > 0) {
-      hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
-      turn_begin();
-      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
-      turn_end();
-      prefetch(0);
-      hopper::WgmmaWait<0>();
-      hopper::FenceOperands(s);
-      release(sm.KEmpty(cur.stage));
-      float alpha[2];
-      scores(0, alpha);  // o is still zero: nothing to rescale
-      ScoresToA<T>(s, pa);
-    }
-    for (int i = 1; i < n; ++i) {
-      const HopperRingPos prev = cur;  // block i - 1, whose P V is issued now
-      cur.Next<T::kStages>();
-      hopper::BarrierWait(sm.KFull(cur.stage), cur.phase);
-      hopper::BarrierWait(sm.VFull(prev.stage), prev.phase);
-      turn_begin();
-      GemmQK<T>(s, q_addr, hopper::SmemAddr(sm.K(cur.stage)));
-      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(prev.stage)));
-      turn_end();
-      prefetch(i);
-      hopper::WgmmaWait<1>();  // S_i is ready; P_{i-1} V_{i-1} may still run
-      hopper::FenceOperands(s);
-      release(sm.KEmpty(cur.stage));
-      float alpha[2];
-      scores(i, alpha);
-      hopper::WgmmaWait<0>();
-      hopper::FenceOperands(o);
-      release(sm.VEmpty(prev.stage));
-      common::ScaleRows(o, alpha);
-      ScoresToA<T>(s, pa);
-    }
-    if (n > 0) {
-      hopper::BarrierWait(sm.VFull(cur.stage), cur.phase);
-      turn_begin();
-      GemmPV<T>(o, pa, hopper::SmemAddr(sm.V(cur.stage)));
-      turn_end();
-      hopper::WgmmaWait<0>();
-      hopper::FenceOperands(o);
-      release(sm.VEmpty(cur.stage));
-    }
+    ConsumeBlocksOverlapped<T>(sm, n, q_addr, cur, o, s, pa, steps);
   }
-
-  // The output is staged in this item's Q slot (its GEMMs have completed), which is free for
-  // a later item once the TMA store has read it; meanwhile the producer has loaded the next
-  // item's Q into the other slot (where there are two).
-  // With a heavy tile's blocks split over several CTAs, the last of its chunks to finish merges
-  // the others and stores; the rest are done (hopper_split.cuh). The chunk's numbers are read
-  // again from the work slot (still this item's until Q is released) rather than kept in
-  // registers through the loop.
-  bool store = true;
-  if constexpr (kSplit) {
-    const int piece = static_cast<const volatile HopperWorkItem*>(sm.Work(slot))->piece;
-    // Warps whose 16 rows hold no query row (a decode tile holds a few heads' rows) leave no
-    // partials: their rows are not stored.
-    const int rows_here = QueryRowsOfTile<T::kBlockM>(p, w.tile) - wg_row0;
-    if (piece != 0)
-      store = CombineChunks<T>(p, o, softmax, w.tile, w.batch * p.heads + w.head, PieceChunk(piece),
-                               PieceChunks(piece), PieceSlot(piece), consumer, thread_in_wg,
-                               rows_here, sm.Q(slot) + wg_row0 * T::kRowBytes,
-                               sm.SplitFlag(consumer), kEpilogueBarrier + consumer);
-  }
-  if (store) {
-    float inv[2];
-    softmax.Finish(inv);
-    common::ScaleRows(o, inv);
-    StoreOutputRows<T>(o, sm.Q(slot) + wg_row0 * T::kRowBytes, o_map, row, t, thread_in_wg,
-                       kEpilogueBarrier + consumer,
-                       RowCoords<T::kBlockM>(p, w.tile, w.head, wg_row0), w.batch);
-  }
+  FinishTile<T, kSchedule>(sm, o_map, p, w, consumer, wg_row0, slot, thread_in_wg, row, t, o,
+                           softmax);
   // Warp 0's arrival comes after its lane 0 saw the store read the rows (StoreOutputRows).
   release(sm.QEmpty(slot));
 }
