@@ -104,7 +104,7 @@ struct GemmChainCall {
   Activation act = Activation::kNone;
   const void* bias2 = nullptr;
   void* e = nullptr;
-  ParamMap params;  // CUDA: bm, bn, bk, bh, warps (mhnk) or cluster, reduce (Hopper kernel)
+  ParamMap params;  // CUDA: bm, bn, bk, bh, warps (mhnk) or cluster, reduce, splits (Hopper)
   void* stream = nullptr;
 };
 

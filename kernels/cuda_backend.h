@@ -69,6 +69,7 @@ class CudaBackend final : public engine::Backend {
   engine::Status MakeCurrent() const;
   struct LayerState;  // cuBLASLt handle, device masks (cuda_backend_layer_ops.cpp)
   engine::Expected<LayerState*> Layer();
+  engine::Expected<void*> ChainWorkspace(size_t bytes, void* stream);  // RunGemmChain's
   engine::Expected<const void*> MaskWords(const engine::Mask& mask);
   struct MhaState;    // unfused / SD / SDF attention objects, scaled-q scratch
   engine::Status RunOtherMha(const engine::MhaCall& call, const void* q);

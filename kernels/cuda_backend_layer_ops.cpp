@@ -144,6 +144,28 @@ Status CudaBackend::RunGemmNorm(const engine::GemmNormCall& c) {
   return LaunchGemmNorm(a, params, c.stream);
 }
 
+// The Hopper chain's zero-filled split workspace of at least `bytes`; growing it allocates,
+// which a stream being captured into a CUDA graph does not allow: run the shape once before
+// the capture (as every benchmark's warm-up does).
+engine::Expected<void*> CudaBackend::ChainWorkspace(size_t bytes, void* stream) {
+  STOF_ASSIGN_OR_RETURN(LayerState* st, Layer());
+  std::lock_guard<std::mutex> lock(st->mu);
+  if (st->chain_workspace_bytes >= bytes) return st->chain_workspace;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  STOF_CUDA_TRY(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capture));
+  if (capture != cudaStreamCaptureStatusNone)
+    return MakeError("gemm_chain call (Hopper kernel): its split workspace (" +
+                     std::to_string(bytes) + " bytes) must be allocated before a CUDA graph "
+                     "capture: run the call once outside the capture first");
+  if (st->chain_workspace) STOF_CUDA_TRY(cudaFree(st->chain_workspace));
+  st->chain_workspace = nullptr;
+  st->chain_workspace_bytes = 0;
+  STOF_CUDA_TRY(cudaMalloc(&st->chain_workspace, bytes));
+  STOF_CUDA_TRY(cudaMemset(st->chain_workspace, 0, bytes));
+  st->chain_workspace_bytes = bytes;
+  return st->chain_workspace;
+}
+
 Status CudaBackend::RunGemmChain(const engine::GemmChainCall& c) {
   STOF_RETURN_IF_ERROR(engine::ValidateGemmChainCall(c));
   STOF_RETURN_IF_ERROR(MakeCurrent());
@@ -162,9 +184,17 @@ Status CudaBackend::RunGemmChain(const engine::GemmChainCall& c) {
     int reduce = static_cast<int>(hp.reduce);
     Take(c.params, "cluster", hp.cluster, used);
     Take(c.params, "reduce", reduce, used);
+    Take(c.params, "splits", hp.splits, used);
     hp.reduce = static_cast<HopperChainReduce>(reduce);
-    STOF_RETURN_IF_ERROR(
-        UnknownNames(c.params, used, "gemm_chain call (Hopper kernel)", "cluster, reduce"));
+    STOF_RETURN_IF_ERROR(UnknownNames(c.params, used, "gemm_chain call (Hopper kernel)",
+                                      "cluster, reduce, splits"));
+    STOF_ASSIGN_OR_RETURN(const HopperChainLaunch l, ResolveHopperChain(a, hp, m_spec.sm_count));
+    if (l.workspace_bytes > 0) {
+      STOF_ASSIGN_OR_RETURN(void* ws, ChainWorkspace(static_cast<size_t>(l.workspace_bytes),
+                                                     c.stream));
+      hp.workspace = ws;
+      hp.workspace_bytes = l.workspace_bytes;
+    }
     return LaunchHopperGemmChain(a, hp, c.stream);
   }
   const auto supported = SupportedGemmChainParams(a, m_spec.smem_per_block_bytes);

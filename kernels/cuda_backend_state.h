@@ -22,8 +22,13 @@ struct CudaBackend::LayerState {
   std::mutex mu;
   std::unique_ptr<LtGemm> lt;
   std::map<uint64_t, void*> mask_words;  // mask hash -> device words
+  // The Hopper GEMM chain's split workspace (zero-filled; every launch leaves it zero), grown
+  // to the largest launch seen; the backend's calls are stream-ordered, so one is enough.
+  void* chain_workspace = nullptr;
+  size_t chain_workspace_bytes = 0;
   ~LayerState() {
     for (auto& [h, p] : mask_words) cudaFree(p);
+    if (chain_workspace) cudaFree(chain_workspace);
   }
 };
 

@@ -204,12 +204,14 @@ engine::Expected<ChainSettings> MeasureSettings(engine::Backend& b, const engine
 }
 
 // The Hopper chain (kernels/gemm_chain_hopper/) at each cluster size that runs the shape and
-// each reduction (push, pull), checked against cuBLAS like the mhnk settings; its default
-// (HopperChainClusterFor, the default reduction) and the best measured.
+// each reduction (push, pull), with the default split groups of that cluster (ResolveHopperChain)
+// and, where those are more than one, with one group too; checked against cuBLAS like the mhnk
+// settings; its default (HopperChainClusterFor, the default reduction and groups) and the best
+// measured.
 struct HopperSettings {
   nlohmann::json settings = nlohmann::json::array();
   double dflt_us = 0, best_us = 0, worst_err = 0;
-  int dflt_cluster = 0, best_cluster = 0;
+  int dflt_cluster = 0, best_cluster = 0, dflt_splits = 1, best_splits = 1;
   std::string best_reduce;
 };
 
@@ -224,19 +226,28 @@ engine::Expected<HopperSettings> MeasureHopper(engine::Backend& b, const engine:
   r.dflt_cluster = kernels::HopperChainClusterFor(args, dev.sm_count);
   const auto dflt_reduce = kernels::HopperChainParams{}.reduce;
   for (int cluster : kernels::HopperChainClusters(args)) {
-    for (auto reduce : {kernels::HopperChainReduce::kPush, kernels::HopperChainReduce::kPull}) {
-      const char* reduce_name = reduce == kernels::HopperChainReduce::kPush ? "push" : "pull";
-      auto m = MeasureChecked(b, s, d, ref, mo,
-                              {{"cluster", cluster}, {"reduce", static_cast<int>(reduce)}},
-                              p.name + " Hopper cluster " + std::to_string(cluster) + " " +
-                                  reduce_name);
-      if (!m.IsOk()) return m.ToStatus();
-      r.worst_err = std::max(r.worst_err, m->err);
-      r.settings.push_back({{"cluster", cluster}, {"reduce", reduce_name}, {"us", m->us},
-                            {"max_error", m->err}});
-      if (cluster == r.dflt_cluster && reduce == dflt_reduce) r.dflt_us = m->us;
-      if (r.best_us == 0 || m->us < r.best_us)
-        r.best_us = m->us, r.best_cluster = cluster, r.best_reduce = reduce_name;
+    auto l = kernels::ResolveHopperChain(args, kernels::HopperChainParams{cluster}, dev.sm_count);
+    if (!l.IsOk()) return l.ToStatus();
+    std::vector<int> splits{l->splits};
+    if (l->splits > 1) splits.push_back(1);
+    for (int groups : splits) {
+      for (auto reduce : {kernels::HopperChainReduce::kPush, kernels::HopperChainReduce::kPull}) {
+        const char* reduce_name = reduce == kernels::HopperChainReduce::kPush ? "push" : "pull";
+        auto m = MeasureChecked(
+            b, s, d, ref, mo,
+            {{"cluster", cluster}, {"reduce", static_cast<int>(reduce)}, {"splits", groups}},
+            p.name + " Hopper cluster " + std::to_string(cluster) + " " + reduce_name + " " +
+                std::to_string(groups) + " split groups");
+        if (!m.IsOk()) return m.ToStatus();
+        r.worst_err = std::max(r.worst_err, m->err);
+        r.settings.push_back({{"cluster", cluster}, {"reduce", reduce_name}, {"splits", groups},
+                              {"us", m->us}, {"max_error", m->err}});
+        if (cluster == r.dflt_cluster && reduce == dflt_reduce && groups == l->splits)
+          r.dflt_us = m->us, r.dflt_splits = groups;
+        if (r.best_us == 0 || m->us < r.best_us)
+          r.best_us = m->us, r.best_cluster = cluster, r.best_reduce = reduce_name,
+          r.best_splits = groups;
+      }
     }
   }
   return r;
@@ -271,13 +282,15 @@ engine::Expected<nlohmann::json> MeasureShape(engine::Backend& b, const engine::
   // The Hopper chain's: null where the device is not a 9.0 GPU, why_not where it refuses.
   row["hopper"] = nullptr;
   if (dev.cc_major == 9 && dev.cc_minor == 0) {
-    if (engine::Status ok = kernels::CheckHopperChainArgs(ShapeArgs(s)); !ok.IsOk()) {
+    // The shape's rules only: the benchmark's buffers are not in ShapeArgs.
+    if (auto ok = kernels::ResolveHopperChain(ShapeArgs(s), {}, dev.sm_count); !ok.IsOk()) {
       row["hopper"] = {{"why_not", ok.Message()}};
     } else {
       auto h = MeasureHopper(b, dev, p, d, *ref, mo);
       if (!h.IsOk()) return h.ToStatus();
-      row["hopper"] = {{"default_cluster", h->dflt_cluster}, {"default_us", h->dflt_us},
-                       {"best_cluster", h->best_cluster}, {"best_reduce", h->best_reduce},
+      row["hopper"] = {{"default_cluster", h->dflt_cluster}, {"default_splits", h->dflt_splits},
+                       {"default_us", h->dflt_us}, {"best_cluster", h->best_cluster},
+                       {"best_splits", h->best_splits}, {"best_reduce", h->best_reduce},
                        {"best_us", h->best_us}, {"max_error", h->worst_err},
                        {"settings", h->settings}};
     }
@@ -307,8 +320,9 @@ void PrintChainRow(const nlohmann::json& r, int name_width) {
     std::printf("   %-16s\n", "-");
     return;
   }
-  std::printf("   %7.1f (x%d) %6.2fx\n", h["default_us"].get<double>(),
-              h["default_cluster"].get<int>(), cublas_us / h["default_us"].get<double>());
+  std::printf("   %7.1f (x%d/%d) %6.2fx\n", h["default_us"].get<double>(),
+              h["default_cluster"].get<int>(), h["default_splits"].get<int>(),
+              cublas_us / h["default_us"].get<double>());
 }
 
 int RunChain(const ChainBenchArgs& a) {
@@ -326,7 +340,7 @@ int RunChain(const ChainBenchArgs& a) {
   for (const auto& p : *presets) name_width = std::max(name_width, static_cast<int>(p.name.size()));
   if (!a.json)
     std::printf("%-*s (batch,M,N,K,H)            cuBLAS us  default us  best us   best tiles"
-                "           model pick (us)          best/cuBLAS   Hopper us (cluster) "
+                "           model pick (us)          best/cuBLAS   Hopper us (cluster/groups) "
                 "cuBLAS/Hopper\n",
                 name_width, "shape");
   for (const auto& p : *presets) {
@@ -352,7 +366,7 @@ void RegisterBenchChainCommand(CLI::App* bench, int* exit_code) {
   c->add_flag("--ffn", a->ffn,
               "The FFN of each model preset's (hidden, ffn) at 1, 16, 128, 4096 and 32768 "
               "tokens, before any --shape (the GEMM pair, without its bias and GELU epilogues "
-              "on either side; the Hopper chain says why it does not run H > 256)");
+              "on either side)");
   c->add_option("--shape", a->shapes,
                 "Preset names (G1..G12, or ffn:<model preset>:<tokens>); default all of G1..G12")
       ->delimiter(',')

@@ -1,9 +1,12 @@
-// Host side of the Hopper GEMM chain (hopper_chain.h): the argument and cluster checks, the
-// default cluster, the three tensor maps and the dispatch to the E tile width's variant.
+// Host side of the Hopper GEMM chain (hopper_chain.h): the argument, cluster and split checks,
+// the default cluster and split groups, the three tensor maps and the dispatch to the E tile
+// width's variant.
 #include "kernels/gemm_chain_hopper/hopper_chain.h"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "engine/core/text_format.h"
@@ -26,8 +29,9 @@ static_assert(detail::kHopperChainClusterSlots == kHopperChainMaxCluster,
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// The E tile width the kernel instantiates for h: 64, 128 or 256.
+// The E tile width the kernel instantiates for h: 64, 128 or 256 (past 256: several tiles).
 int TileH(int64_t h) { return h <= 64 ? 64 : (h <= 128 ? 128 : 256); }
+int64_t HTiles(int64_t h) { return CeilDiv(h, TileH(h)); }
 
 int SmemBytes(int tile_h) {
   if (tile_h == 64) return detail::HopperChainTraits<64>::kSmemBytes;
@@ -59,13 +63,11 @@ std::string ClusterList(const std::vector<int>& clusters) {
 // The Hopper kernel's limits on the shape, after the shared rules (buffers not looked at).
 engine::Status CheckHopperChainShape(const GemmChainArgs& args) {
   STOF_RETURN_IF_ERROR(CheckGemmChainShape(args));
-  if (args.h > kHopperChainMaxH)
-    return engine::MakeError(std::string(kWhat) + "h: at most " + Str(kHopperChainMaxH) +
-                             " (one warpgroup holds E's 64 x h accumulators), got " +
-                             Str(args.h));
-  if (CeilDiv(args.m, kRows) > kMaxGridYZ)
-    return engine::MakeError(std::string(kWhat) + "m: " + Str(args.m) +
-                             " rows are more than 65535 tiles of 64");
+  if (CeilDiv(args.m, kRows) * HTiles(args.h) > kMaxGridYZ)
+    return engine::MakeError(std::string(kWhat) + "m: " + Str(args.m) + " rows make " +
+                             Str(CeilDiv(args.m, kRows)) + " tiles of 64, times " +
+                             Str(HTiles(args.h)) + " E tiles of h = " + Str(args.h) +
+                             ": more than 65535");
   return engine::Status::Ok();
 }
 
@@ -86,15 +88,61 @@ std::vector<int> ClustersOfShape(const GemmChainArgs& args) {
   return out;
 }
 
+// The (row tile, E tile, batch) tiles of a shape.
+int64_t TilesOf(const GemmChainArgs& args) {
+  return CeilDiv(args.m, kRows) * HTiles(args.h) * args.batch;
+}
+
 // HopperChainClusterFor's rule over the shape's `clusters` (non-empty).
 int DefaultCluster(const GemmChainArgs& args, const std::vector<int>& clusters, int sms) {
-  const int64_t tiles = CeilDiv(args.m, kRows) * args.batch;
+  const int64_t tiles = TilesOf(args);
   for (int c : clusters)
     if ((c >= 2 || clusters.size() == 1) && tiles * c * 100 >= int64_t{45} * sms) return c;
   return clusters.back();
 }
 
+// Split groups by default: one where the tiles' clusters reach the cluster rule's 0.45 sms
+// CTAs; else enough groups for about one CTA per SM, at most one group per chunk of a
+// cluster's share (few tokens through an FFN: one row tile, a thousand chunks of C).
+int DefaultSplits(const GemmChainArgs& args, int cluster, int sms) {
+  const int64_t ctas = TilesOf(args) * cluster;
+  if (ctas * 100 >= int64_t{45} * sms) return 1;
+  const int64_t most = CeilDiv(args.n, kChunk) / cluster;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(most, sms / ctas)));
+}
+
+int64_t Align16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+
 }  // namespace
+
+engine::Expected<HopperChainLaunch> ResolveHopperChain(const GemmChainArgs& a,
+                                                       const HopperChainParams& hp, int sms) {
+  STOF_RETURN_IF_ERROR(CheckHopperChainShape(a));
+  const auto clusters = ClustersOfShape(a);
+  HopperChainLaunch l;
+  l.cluster = hp.cluster == 0 ? DefaultCluster(a, clusters, sms) : hp.cluster;
+  bool known = false;
+  for (int c : clusters) known = known || c == l.cluster;
+  if (!known)
+    return engine::MakeError(std::string(kWhat) + "params.cluster: " + Str(hp.cluster) +
+                             " is not one of " + ClusterList(clusters) + " (powers of two up to " +
+                             "the " + Str(CeilDiv(a.n, kChunk)) + " chunks of 64 columns of n = " +
+                             Str(a.n) + ")");
+  const int64_t chunks = CeilDiv(a.n, kChunk);
+  l.splits = hp.splits == 0 ? DefaultSplits(a, l.cluster, sms) : hp.splits;
+  if (l.splits < 1 || int64_t{l.splits} * l.cluster > chunks)
+    return engine::MakeError(std::string(kWhat) + "params.splits: expected 0 (default) or 1.." +
+                             Str(chunks / l.cluster) + " (cluster " + Str(l.cluster) +
+                             " times splits at most the " + Str(chunks) +
+                             " chunks of 64 columns of n = " + Str(a.n) + "), got " +
+                             Str(hp.splits));
+  l.h_tiles = static_cast<int>(HTiles(a.h));
+  l.row_tiles = static_cast<int>(CeilDiv(a.m, kRows));
+  if (l.splits > 1)
+    l.workspace_bytes = Align16(a.batch * a.m * a.h * 4) +
+                        Align16(a.batch * int64_t{l.row_tiles} * l.h_tiles * 4);
+  return l;
+}
 
 std::vector<int> HopperChainClusters(const GemmChainArgs& args) {
   if (!CheckHopperChainShape(args).IsOk()) return {};
@@ -115,18 +163,22 @@ engine::Status LaunchHopperGemmChain(const GemmChainArgs& a, const HopperChainPa
   STOF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   STOF_CUDA_TRY(
       cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const auto clusters = ClustersOfShape(a);  // the shape passed CheckHopperChainArgs
-  const int cluster = hp.cluster == 0 ? DefaultCluster(a, clusters, sms) : hp.cluster;
   if (hp.reduce != HopperChainReduce::kPush && hp.reduce != HopperChainReduce::kPull)
     return engine::MakeError(std::string(kWhat) + "params.reduce: expected 0 (push) or 1 (pull), "
                              "got " + Str(static_cast<int64_t>(hp.reduce)));
-  bool known = false;
-  for (int c : clusters) known = known || c == cluster;
-  if (!known)
-    return engine::MakeError(std::string(kWhat) + "params.cluster: " + Str(hp.cluster) +
-                             " is not one of " + ClusterList(clusters) + " (powers of two up to " +
-                             "the " + Str(CeilDiv(a.n, kChunk)) + " chunks of 64 columns of n = " +
-                             Str(a.n) + ")");
+  // Without a workspace the default is one split group (the launches of G1-G12 and the
+  // callers that predate the groups); asked for more, the missing workspace is refused.
+  HopperChainParams resolved = hp;
+  if (hp.splits == 0 && hp.workspace == nullptr) resolved.splits = 1;
+  STOF_ASSIGN_OR_RETURN(const HopperChainLaunch l, ResolveHopperChain(a, resolved, sms));
+  if (l.workspace_bytes > 0 &&
+      (hp.workspace == nullptr || reinterpret_cast<uintptr_t>(hp.workspace) % 16 != 0 ||
+       hp.workspace_bytes < l.workspace_bytes))
+    return engine::MakeError(std::string(kWhat) + "params.workspace: " + Str(l.splits) +
+                             " split groups need " + Str(l.workspace_bytes) +
+                             " bytes of zero-filled, 16-byte aligned device memory, got " +
+                             (hp.workspace == nullptr ? std::string("none")
+                                                      : Str(hp.workspace_bytes) + " bytes"));
   const int tile_h = TileH(a.h);
   if (SmemBytes(tile_h) > smem_optin)
     return engine::MakeError(std::string(kWhat) + "needs " + Str(SmemBytes(tile_h)) +
@@ -142,7 +194,13 @@ engine::Status LaunchHopperGemmChain(const GemmChainArgs& a, const HopperChainPa
   k.m = static_cast<int>(a.m), k.n = static_cast<int>(a.n), k.h = static_cast<int>(a.h);
   k.k_steps = static_cast<int>(CeilDiv(a.k, 64));
   k.chunks = static_cast<int>(CeilDiv(a.n, kChunk));
-  k.cluster = cluster;
+  k.cluster = l.cluster, k.splits = l.splits;
+  k.row_tiles = l.row_tiles, k.h_tiles = l.h_tiles;
+  if (l.splits > 1) {
+    k.workspace = static_cast<float*>(hp.workspace);
+    k.arrivals = reinterpret_cast<int*>(static_cast<char*>(hp.workspace) +
+                                        Align16(a.batch * a.m * a.h * 4));
+  }
   k.a_batched = a.batch > 1 && a.stride_a != 0;
   k.b_batched = a.batch > 1 && a.stride_b != 0;
   k.d_batched = a.batch > 1 && a.stride_d != 0;

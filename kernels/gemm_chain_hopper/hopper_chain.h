@@ -20,8 +20,9 @@
 
 namespace stof::kernels {
 
-// The widest E a consumer warpgroup holds in registers (64 rows x 256 fp32 columns).
-inline constexpr int64_t kHopperChainMaxH = 256;
+// The widest E tile a consumer warpgroup holds in registers (64 rows x 256 fp32 columns); a
+// wider E (an FFN's hidden size) runs as several E tiles, each recomputing its chunks of C.
+inline constexpr int64_t kHopperChainMaxTileH = 256;
 // The cluster sizes the kernel takes: powers of two up to the portable cluster limit.
 inline constexpr int kHopperChainMaxCluster = 8;
 
@@ -35,11 +36,28 @@ struct HopperChainParams {
   // number of 64-column chunks of N; 0 = HopperChainClusterFor.
   int cluster = 0;
   HopperChainReduce reduce = HopperChainReduce::kPull;
+  // Groups of clusters that share a tile's chunks (cluster * splits <= chunks), their reduced
+  // partial E summed in `workspace`; 0 = ResolveHopperChain's default (more than one only
+  // where the row tiles and clusters leave most SMs idle: an FFN over few tokens), which
+  // LaunchHopperGemmChain takes only when a workspace is given (else one group).
+  int splits = 0;
+  // With more than one split group: HopperChainLaunch::workspace_bytes of device memory,
+  // 16-byte aligned, zero-filled before its first use (every launch leaves it zero again);
+  // one launch at a time may use it.
+  void* workspace = nullptr;
+  int64_t workspace_bytes = 0;
   bool operator==(const HopperChainParams&) const = default;
 };
 
-// Ok when the Hopper chain can run `args`: CheckGemmChainArgs's rules and h <= 256; an error
-// naming the field otherwise. Does not look at the device.
+// How a launch runs: the cluster and split groups (resolved from the params), the E tiles of
+// 256 columns past h 256, the row tiles of 64, and the workspace it needs (0 with one group).
+struct HopperChainLaunch {
+  int cluster = 1, splits = 1, h_tiles = 1, row_tiles = 1;
+  int64_t workspace_bytes = 0;
+};
+
+// Ok when the Hopper chain can run `args`: CheckGemmChainArgs's rules and the grid's limits;
+// an error naming the field otherwise. Does not look at the device.
 engine::Status CheckHopperChainArgs(const GemmChainArgs& args);
 
 // The cluster sizes that run `args` (1, 2, 4, 8 up to the number of 64-column chunks of N);
@@ -53,6 +71,11 @@ std::vector<int> HopperChainClusters(const GemmChainArgs& args);
 // paid more in the reduction than it saved in each CTA's chain of chunks, and halving each
 // CTA's chunks (cluster 2) paid even where the row tiles alone filled the GPU.
 int HopperChainClusterFor(const GemmChainArgs& args, int sms);
+
+// The launch of `args` with `p` on a GPU of `sms` multiprocessors; an error naming the field
+// for a cluster or split count that does not run the shape. The buffers are not looked at.
+engine::Expected<HopperChainLaunch> ResolveHopperChain(const GemmChainArgs& args,
+                                                       const HopperChainParams& p, int sms);
 
 // Validates `args` and `p` against the current device (compute capability 9.0) and enqueues
 // the kernel on `stream` (cudaStream_t, null = default). Asynchronous.

@@ -4,15 +4,18 @@
 // activation (kernels/common/activation.cuh) and the cluster's distributed shared memory
 // (cluster.cuh). Included only by hopper_chain.cu; the host sees hopper_chain_params.h.
 //
-// One CTA = 64 rows of one batch (blockIdx.y, .z) and rank r of a cluster of `cluster` CTAs
-// (blockIdx.x): it takes the 64-column chunks r, r + cluster, ... of the intermediate C. A
+// One CTA = 64 rows and kH columns of E of one batch (blockIdx.y: row tile and E tile, .z) and
+// rank r of a cluster of `cluster` CTAs in split group s (blockIdx.x): it takes the 64-column
+// chunks s * cluster + r, + cluster * splits, ... of the intermediate C. A
 // producer warp (one thread) loads, per chunk, A's and B's 64-wide k steps into a ring of
 // kStages stages and the chunk's 64 rows of D into one of two D buffers. The consumer
 // warpgroup computes the chunk C = A B (SS wgmma, B N-major), applies bias1 and the
 // activation on the fp32 accumulators, rounds C to fp16 A fragments in registers (as the
 // attention kernel turns S into P) and accumulates E += C D (RS wgmma) in registers. After the
 // last chunk the cluster's CTAs reduce their partial E (fp32) through distributed shared memory
-// (pushed or pulled: ReduceE), and CTA r adds bias2 to its kH / cluster columns and stores them.
+// (pushed or pulled: ReduceE), and CTA r adds bias2 to its kH / cluster columns and stores them;
+// with several split groups (an FFN's many chunks over few row tiles) it adds them into an
+// fp32 workspace instead, and the tile's last CTA to arrive stores E (FinishSplits).
 #pragma once
 
 #include <cuda.h>
@@ -57,6 +60,9 @@ struct HopperChainSmem {
   __device__ __forceinline__ uint64_t* DEmpty(int i) const {
     return Bar(2 * T::kStages + T::kDBuffers + i);
   }
+  __device__ __forceinline__ volatile int* LastFlag() const {
+    return reinterpret_cast<volatile int*>(Bar(T::kBarriers));
+  }
   // One thread; the empty barriers count one arrival per consumer warp.
   __device__ __forceinline__ void InitBarriers() const {
     for (int s = 0; s < T::kStages; ++s) {
@@ -71,17 +77,25 @@ struct HopperChainSmem {
   }
 };
 
+// Where a CTA works: its first chunk of C and the stride to its next, its rows of A and E,
+// its E tile's first column, its batch.
+struct ChainTile {
+  int first_chunk, chunk_step, m0, h0, batch;
+};
+
 // The producer thread: per chunk of this CTA, A's and B's k steps into the ring and, after
-// the first step (so the chunk's GEMM starts first), the chunk's rows of D.
+// the first step (so the chunk's GEMM starts first), the chunk's rows of D (the E tile's
+// columns).
 template <int kH>
 __device__ __forceinline__ void ProduceChain(const HopperChainSmem<kH>& sm, const CUtensorMap* a,
                                              const CUtensorMap* b, const CUtensorMap* d,
-                                             const HopperChainKernelParams& p, int rank, int m0,
-                                             int batch) {
+                                             const HopperChainKernelParams& p,
+                                             const ChainTile& at) {
   using T = HopperChainTraits<kH>;
+  const int batch = at.batch, m0 = at.m0;
   const int ba = batch * p.a_batched, bb = batch * p.b_batched, bd = batch * p.d_batched;
   hopper::RingPos ring, dbuf;
-  for (int chunk = rank; chunk < p.chunks; chunk += p.cluster) {
+  for (int chunk = at.first_chunk; chunk < p.chunks; chunk += at.chunk_step) {
     const int n0 = chunk * T::kChunk;
     for (int s = 0; s < p.k_steps; ++s, ring.Next<T::kStages>()) {
       hopper::BarrierWait(sm.Empty(ring.stage), ring.phase ^ 1u);
@@ -94,7 +108,7 @@ __device__ __forceinline__ void ProduceChain(const HopperChainSmem<kH>& sm, cons
 #pragma unroll
       for (int pn = 0; pn < T::kDPanels; ++pn)
         hopper::TmaLoad3d(sm.D(dbuf.stage) + pn * T::kPanelBytes, d, sm.DFull(dbuf.stage),
-                          64 * pn, n0, bd);
+                          at.h0 + 64 * pn, n0, bd);
       dbuf.Next<T::kDBuffers>();
     }
   }
@@ -140,7 +154,8 @@ __device__ __forceinline__ void FenceFragments(uint32_t (&frag)[4][4], float (&a
 // first k steps wait for their loads and multiply.
 template <int kH>
 __device__ __forceinline__ void ConsumeChain(const HopperChainSmem<kH>& sm,
-                                             const HopperChainKernelParams& p, int rank, int lane,
+                                             const HopperChainKernelParams& p,
+                                             const ChainTile& at, int lane,
                                              float (&e)[HopperChainTraits<kH>::kEAcc]) {
   using T = HopperChainTraits<kH>;
   const int t = lane & 3;
@@ -156,7 +171,7 @@ __device__ __forceinline__ void ConsumeChain(const HopperChainSmem<kH>& sm,
     if (lane == 0) hopper::BarrierArrive(sm.DEmpty(dprev.stage));
     pending = false;
   };
-  for (int chunk = rank; chunk < p.chunks; chunk += p.cluster) {
+  for (int chunk = at.first_chunk; chunk < p.chunks; chunk += at.chunk_step) {
     hopper::RingPos prev = ring;
     for (int s = 0; s < p.k_steps; ++s) {
       hopper::BarrierWait(sm.Full(ring.stage), ring.phase);
@@ -283,26 +298,43 @@ __device__ __forceinline__ float4 PullColumns(const HopperChainSmem<kH>& sm, int
   return sum;
 }
 
-// CTA `rank`'s columns of E: `sum(r, cc, col)` (row r of the tile, column cc of the slice,
-// col of E; four columns), + bias2, rounded to fp16 and stored (rows past m, columns past h
-// skipped).
+// E's four columns `col` .. of element `index` (row * h + col) of batch `batch`: + bias2,
+// rounded to fp16 and stored.
+__device__ __forceinline__ void StoreE(const HopperChainKernelParams& p, int batch, int64_t index,
+                                       int col, float4 sum) {
+  const __half* bias = static_cast<const __half*>(p.bias2);
+  if (bias != nullptr) {
+    sum.x += __half2float(bias[col]), sum.y += __half2float(bias[col + 1]);
+    sum.z += __half2float(bias[col + 2]), sum.w += __half2float(bias[col + 3]);
+  }
+  __half* e = static_cast<__half*>(p.e) + batch * p.stride_e;
+  const uint2 out = make_uint2(common::PackHalf2(sum.x, sum.y), common::PackHalf2(sum.z, sum.w));
+  *reinterpret_cast<uint2*>(e + index) = out;
+}
+
+// The batch's fp32 sums of E in the workspace (splits > 1).
+__device__ __forceinline__ float* WorkspaceOf(const HopperChainKernelParams& p, int batch) {
+  return p.workspace + static_cast<int64_t>(batch) * p.m * p.h;
+}
+
+// CTA `rank`'s columns of its E tile: `sum(r, cc, col)` (row r of the tile, column cc of the
+// slice, col of the tile; four columns), stored (StoreE) or, with several split groups, added
+// into the workspace (FinishSplits stores them). Rows past m, columns past h skipped.
 template <int kH, class Sum>
-__device__ __forceinline__ void StoreColumns(const HopperChainKernelParams& p, int rank, int m0,
-                                             int batch, int tid, const Sum& sum_of) {
+__device__ __forceinline__ void StoreColumns(const HopperChainKernelParams& p, int rank,
+                                             const ChainTile& at, int tid, const Sum& sum_of) {
   using T = HopperChainTraits<kH>;
   const int width = kH / p.cluster, vecs = width / 4;
-  __half* e = static_cast<__half*>(p.e) + batch * p.stride_e;
-  const __half* bias = static_cast<const __half*>(p.bias2);
   for (int v = tid; v < T::kRows * vecs; v += T::kConsumerThreads) {
     const int r = v / vecs, cc = (v - r * vecs) * 4, col = rank * width + cc;
-    if (m0 + r >= p.m || col >= p.h) continue;
-    float4 sum = sum_of(r, cc, col);
-    if (bias != nullptr) {
-      sum.x += __half2float(bias[col]), sum.y += __half2float(bias[col + 1]);
-      sum.z += __half2float(bias[col + 2]), sum.w += __half2float(bias[col + 3]);
-    }
-    const uint2 out = make_uint2(common::PackHalf2(sum.x, sum.y), common::PackHalf2(sum.z, sum.w));
-    *reinterpret_cast<uint2*>(e + static_cast<int64_t>(m0 + r) * p.h + col) = out;
+    const int row = at.m0 + r, ecol = at.h0 + col;
+    if (row >= p.m || ecol >= p.h) continue;
+    const float4 sum = sum_of(r, cc, col);
+    const int64_t index = static_cast<int64_t>(row) * p.h + ecol;
+    if (p.splits > 1)
+      atomicAdd(reinterpret_cast<float4*>(WorkspaceOf(p, at.batch) + index), sum);
+    else
+      StoreE(p, at.batch, index, ecol, sum);
   }
 }
 
@@ -312,22 +344,69 @@ template <int kH>
 __device__ __forceinline__ void ReduceE(const HopperChainSmem<kH>& sm,
                                         const HopperChainKernelParams& p,
                                         const float (&e)[HopperChainTraits<kH>::kEAcc], int rank,
-                                        int m0, int batch, int warp, int lane) {
+                                        const ChainTile& at, int warp, int lane) {
   using T = HopperChainTraits<kH>;
   const int tid = warp * 32 + lane;
   if (p.reduce_pull) {
     hopper::NamedBarrierSync(1, T::kConsumerThreads);  // every warp's GEMMs done with D
     StageOwnPartial<kH>(sm, e, warp, lane);
     hopper::ClusterSync();  // every partial staged
-    StoreColumns<kH>(p, rank, m0, batch, tid,
+    StoreColumns<kH>(p, rank, at, tid,
                      [&](int r, int, int col) { return PullColumns<kH>(sm, p.cluster, r, col); });
     hopper::ClusterSync();  // every peer done reading this CTA's partial
   } else {
     hopper::ClusterSync();  // every CTA done with its ring and D
     PushPartial<kH>(sm, e, p.cluster, rank, warp, lane);
     hopper::ClusterSync();  // every slot arrived
-    StoreColumns<kH>(p, rank, m0, batch, tid,
+    StoreColumns<kH>(p, rank, at, tid,
                      [&](int r, int cc, int) { return SumSlots<kH>(sm, p.cluster, r, cc); });
+  }
+}
+
+// Several split groups: once this CTA's columns are in the workspace (ReduceE), it counts
+// itself on its tile (`tile`: batch, row tile, E tile); the last of the tile's cluster *
+// splits CTAs to arrive adds bias2 to the workspace's sums, stores E and zeroes the sums and
+// the count for the next launch (the threadFence reduction pattern, as the attention
+// kernel's split merge: kernels/attention_hopper/hopper_split.cuh).
+template <int kH>
+__device__ __forceinline__ void FinishSplits(const HopperChainSmem<kH>& sm,
+                                             const HopperChainKernelParams& p,
+                                             const ChainTile& at, int64_t tile, int tid) {
+  using T = HopperChainTraits<kH>;
+  __threadfence();
+  hopper::NamedBarrierSync(1, T::kConsumerThreads);
+  if (tid == 0) {
+    int* const counter = p.arrivals + tile;
+    const bool last = atomicAdd(counter, 1) == p.cluster * p.splits - 1;
+    if (last) atomicExch(counter, 0);
+    *sm.LastFlag() = last ? 1 : 0;
+  }
+  hopper::NamedBarrierSync(1, T::kConsumerThreads);
+  if (*sm.LastFlag() == 0) return;
+  __threadfence();
+  // The sums are loaded kBatch vectors a thread at a time before any is zeroed: one L2 round
+  // trip per batch (a load after a store to another vector would wait for it otherwise).
+  constexpr int kVecs = kH / 4, kTotal = T::kRows * kVecs, kBatch = 8;
+  float* const sums = WorkspaceOf(p, at.batch);
+  for (int v0 = tid; v0 < kTotal; v0 += kBatch * T::kConsumerThreads) {
+    float4 sum[kBatch];
+    int64_t index[kBatch];
+    int ecol[kBatch];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int v = v0 + i * T::kConsumerThreads, r = v / kVecs, row = at.m0 + r;
+      ecol[i] = at.h0 + (v - r * kVecs) * 4;
+      index[i] = v < kTotal && row < p.m && ecol[i] < p.h ? static_cast<int64_t>(row) * p.h + ecol[i]
+                                                          : -1;
+      sum[i] = index[i] >= 0 ? __ldcg(reinterpret_cast<const float4*>(sums + index[i]))
+                             : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      if (index[i] < 0) continue;
+      __stcg(reinterpret_cast<float4*>(sums + index[i]), make_float4(0.f, 0.f, 0.f, 0.f));
+      StoreE(p, at.batch, index[i], ecol[i], sum[i]);
+    }
   }
 }
 
@@ -341,8 +420,10 @@ __global__ void __launch_bounds__(HopperChainTraits<kH>::kThreads,
   extern __shared__ unsigned char smem_raw[];
   const uintptr_t raw = reinterpret_cast<uintptr_t>(smem_raw);
   const HopperChainSmem<kH> sm{reinterpret_cast<unsigned char*>((raw + 1023) & ~uintptr_t{1023})};
-  const int rank = static_cast<int>(blockIdx.x), m0 = static_cast<int>(blockIdx.y) * T::kRows;
-  const int batch = static_cast<int>(blockIdx.z);
+  const int x = static_cast<int>(blockIdx.x), y = static_cast<int>(blockIdx.y);
+  const int rank = x % p.cluster, row_tile = y % p.row_tiles, h_tile = y / p.row_tiles;
+  const ChainTile at{x, p.cluster * p.splits, row_tile * T::kRows, h_tile * kH,
+                     static_cast<int>(blockIdx.z)};  // x = split group * cluster + rank
   const int warp = hopper::WarpIndexUniform(), lane = static_cast<int>(threadIdx.x) % 32;
   if (threadIdx.x == 0) sm.InitBarriers();
   __syncthreads();
@@ -351,7 +432,7 @@ __global__ void __launch_bounds__(HopperChainTraits<kH>::kThreads,
       hopper::PrefetchTensorMap(&a_map);
       hopper::PrefetchTensorMap(&b_map);
       hopper::PrefetchTensorMap(&d_map);
-      ProduceChain<kH>(sm, &a_map, &b_map, &d_map, p, rank, m0, batch);
+      ProduceChain<kH>(sm, &a_map, &b_map, &d_map, p, at);
     }
     __syncwarp();
     hopper::ClusterSync();  // the reduction's two cluster barriers (ReduceE)
@@ -360,8 +441,13 @@ __global__ void __launch_bounds__(HopperChainTraits<kH>::kThreads,
     float e[T::kEAcc];
 #pragma unroll
     for (int i = 0; i < T::kEAcc; ++i) e[i] = 0.f;
-    ConsumeChain<kH>(sm, p, rank, lane, e);
-    ReduceE<kH>(sm, p, e, rank, m0, batch, warp, lane);
+    ConsumeChain<kH>(sm, p, at, lane, e);
+    ReduceE<kH>(sm, p, e, rank, at, warp, lane);
+    if (p.splits > 1)
+      FinishSplits<kH>(sm, p, at,
+                       (static_cast<int64_t>(at.batch) * p.row_tiles + row_tile) * p.h_tiles +
+                           h_tile,
+                       warp * 32 + lane);
   }
 }
 
@@ -382,8 +468,8 @@ engine::Status LaunchHopperChainVariant(const CUtensorMap& a, const CUtensorMap&
     configured.fetch_or(bit, std::memory_order_release);
   }
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(p.cluster),
-                        static_cast<unsigned>((p.m + T::kRows - 1) / T::kRows),
+  config.gridDim = dim3(static_cast<unsigned>(p.cluster * p.splits),
+                        static_cast<unsigned>(p.row_tiles * p.h_tiles),
                         static_cast<unsigned>(batch));
   config.blockDim = dim3(T::kThreads);
   config.dynamicSmemBytes = T::kSmemBytes;

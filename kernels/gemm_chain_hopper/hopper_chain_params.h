@@ -46,12 +46,19 @@ struct HopperChainTraits {
   static constexpr int kGemmBytes = kDOffset + kDBuffers * kDBytes;
   static constexpr int kBarrierOffset = kGemmBytes > kPartBytes ? kGemmBytes : kPartBytes;
   static constexpr int kBarriers = 2 * kStages + 2 * kDBuffers;
-  static constexpr int kSmemBytes = kBarrierOffset + kBarriers * 8 + 1024;  // + alignment slack
+  // After the barriers: the flag that tells the consumers their CTA arrived last (splits > 1).
+  static constexpr int kSmemBytes = kBarrierOffset + kBarriers * 8 + 16 + 1024;  // + slack
 };
 
 // What the kernel receives besides the three tensor maps (A [batch][m][k], B [batch][k][n],
 // D [batch][n][h], boxes of 64 x 64). Strides are resolved; *_batched = 0 where every batch
 // shares the matrix (the map then has one batch).
+// The grid: x = cluster * splits (cluster rank x % cluster, split group x / cluster), y = h_tile
+// * row_tiles + row tile, z = batch. A CTA takes the chunks split * cluster + rank + i *
+// cluster * splits. With splits > 1 the clusters of one (row tile, E tile) add their reduced
+// partial E into `workspace` (fp32 [batch][m][h], zero between launches) and count themselves
+// in `arrivals` ([batch][row_tiles][h_tiles]); the last to arrive adds bias2, stores E and
+// zeroes both again.
 struct HopperChainKernelParams {
   const void* bias1 = nullptr;  // fp16 [n] or null
   const void* bias2 = nullptr;  // fp16 [h] or null
@@ -60,14 +67,19 @@ struct HopperChainKernelParams {
   int m = 0, n = 0, h = 0;
   int k_steps = 0;              // ceil(k / 64)
   int chunks = 0;               // ceil(n / 64)
-  int cluster = 1;              // CTAs per cluster (grid.x)
+  int cluster = 1;              // CTAs per cluster
+  int splits = 1;               // groups of clusters sharing a tile's chunks (grid.x / cluster)
+  int row_tiles = 1;            // ceil(m / 64)
+  int h_tiles = 1;              // E tiles of kH columns (h > 256: ceil(h / 256))
+  float* workspace = nullptr;   // splits > 1
+  int* arrivals = nullptr;      // splits > 1
   int a_batched = 1, b_batched = 1, d_batched = 1;
   int reduce_pull = 0;          // HopperChainParams::reduce: 1 pull, 0 push
   engine::Activation act = engine::Activation::kNone;
 };
 
-// Launches the kH variant with grid (cluster, ceil(m / 64), batch) in clusters of (cluster, 1,
-// 1) on `stream`. Defined in hopper_chain_kernel.cuh, instantiated in hopper_chain.cu.
+// Launches the kH variant with grid (cluster * splits, row_tiles * h_tiles, batch) in clusters
+// of (cluster, 1, 1) on `stream`. Defined in hopper_chain_kernel.cuh, instantiated in hopper_chain.cu.
 template <int kH>
 engine::Status LaunchHopperChainVariant(const CUtensorMap& a, const CUtensorMap& b,
                                         const CUtensorMap& d, const HopperChainKernelParams& p,

@@ -4,12 +4,16 @@
 // II shapes G1-G12 at every cluster size that runs them (the partial sums of a cluster's CTAs
 // reduced through distributed shared memory, pushed and pulled); ragged tiles in every
 // dimension with both biases and GELU; the FFN form at h = 256 with ReLU; batches with shared
-// weights, padded strides and ragged rows (m = 1, 100); the launch through
-// CudaBackend::RunGemmChain (params "cluster", "reduce"); bad parameters refused by name. Tests
+// weights, padded strides and ragged rows (m = 1, 100); the FFN past h = 256 (E tiles) over
+// 1-128 rows with split groups (each launch twice on one workspace, which must be left zero);
+// the launch through CudaBackend::RunGemmChain (params "cluster", "reduce", "splits"); bad
+// parameters and a missing workspace refused by name. Tests
 // named *Host* need no GPU (the checks and the cluster lists); the others skip on a GPU that is
 // not compute capability 9.0.
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chain_test_util.h"
@@ -82,6 +86,18 @@ TEST(HopperChain, BatchesStridesAndRaggedRows) {
   CheckClusters(Case("m100_h64", 2, 100, 512, 128, 64), 135, false);
 }
 
+// The backend's call for `a` (every field) with `params`.
+se::GemmChainCall CallOf(const sk::GemmChainArgs& a, se::ParamMap params) {
+  se::GemmChainCall c;
+  c.batch = a.batch, c.m = a.m, c.n = a.n, c.k = a.k, c.h = a.h;
+  c.a = a.a, c.b = a.b, c.d = a.d, c.e = a.e;
+  c.stride_a = a.stride_a, c.stride_b = a.stride_b, c.stride_d = a.stride_d;
+  c.stride_e = a.stride_e;
+  c.bias1 = a.bias1, c.bias2 = a.bias2, c.act = a.act;
+  c.params = std::move(params);
+  return c;
+}
+
 TEST(HopperChain, ThroughTheBackend) {
   STOF_REQUIRE_SM90();
   ASSERT_NE(st::SharedBackend(), nullptr) << "CudaBackend::Create failed";
@@ -91,19 +107,11 @@ TEST(HopperChain, ThroughTheBackend) {
   for (int cluster : {0, 4}) {
     CheckChainRun(x, dev, "backend cluster " + std::to_string(cluster),
                   [&](const sk::GemmChainArgs& a) {
-                    se::GemmChainCall c;
-                    c.batch = a.batch, c.m = a.m, c.n = a.n, c.k = a.k, c.h = a.h;
-                    c.a = a.a, c.b = a.b, c.d = a.d, c.e = a.e;
-                    c.params = {{"cluster", cluster}, {"reduce", cluster == 4 ? 0 : 1}};
-                    return st::SharedBackend()->RunGemmChain(c);
+                    return st::SharedBackend()->RunGemmChain(
+                        CallOf(a, {{"cluster", cluster}, {"reduce", cluster == 4 ? 0 : 1}}));
                   });
   }
-  se::GemmChainCall bad;
-  const sk::GemmChainArgs a = dev.Args(x);
-  bad.batch = a.batch, bad.m = a.m, bad.n = a.n, bad.k = a.k, bad.h = a.h;
-  bad.a = a.a, bad.b = a.b, bad.d = a.d, bad.e = a.e;
-  bad.params = {{"cluster", 2}, {"bm", 64}};
-  auto s = st::SharedBackend()->RunGemmChain(bad);
+  auto s = st::SharedBackend()->RunGemmChain(CallOf(dev.Args(x), {{"cluster", 2}, {"bm", 64}}));
   ASSERT_FALSE(s.IsOk());
   EXPECT_TRUE(Contains(s.Message(), "bm")) << s.Message();
 }
@@ -127,6 +135,79 @@ TEST(HopperChain, LaunchRejectsBadClusters) {
       << s.Message();
 }
 
+// A zero-filled device workspace of `bytes` (the split groups' sums).
+std::unique_ptr<st::DeviceBuffer> ZeroWorkspace(int64_t bytes) {
+  auto ws = std::make_unique<st::DeviceBuffer>(static_cast<size_t>(bytes));
+  if (!ws->Ok()) return nullptr;
+  const std::vector<uint16_t> zeros(ws->Bytes() / 2, 0);
+  if (!ws->Upload(zeros).IsOk()) return nullptr;
+  return ws;
+}
+
+// The FFN past h = 256 (several E tiles, each recomputing its chunks of C) and over few rows
+// (split groups summed in a workspace): bert-base's and bert-large's FFN (hidden 768 / 1024,
+// 4x) at m = 1, 16, 100 and 128, GELU and both biases, at cluster 1 and the default cluster,
+// split groups 1, 2, the default and the most; every launch runs twice on the same workspace,
+// which must be left zero (a second launch summed onto leftovers would be off by E).
+TEST(HopperChain, FfnWideHiddenAndSplitGroups) {
+  STOF_REQUIRE_SM90();
+  ASSERT_NE(st::SharedBackend(), nullptr);
+  const int sms = static_cast<int>(st::SharedBackend()->Device().sm_count);
+  uint64_t seed = 161;
+  for (int64_t hidden : {768, 1024}) {
+    for (int64_t m : {1, 16, 100, 128}) {
+      const ChainCase c = Case("ffn_" + std::to_string(hidden) + "_m" + std::to_string(m), 1, m,
+                               4 * hidden, hidden, hidden, se::Activation::kGelu, true, true);
+      const ChainData x = MakeData(c, seed++);
+      DeviceChain dev(x);
+      ASSERT_TRUE(dev.Upload(x));
+      for (int cluster : {1, 0}) {
+        sk::HopperChainParams p;
+        p.cluster = cluster;
+        auto dflt = sk::ResolveHopperChain(dev.Args(x), p, sms);
+        ASSERT_TRUE(dflt.IsOk()) << dflt.Message();
+        const int most = static_cast<int>(hidden * 4 / 64 / dflt->cluster);
+        for (int splits : {1, 2, dflt->splits, most}) {
+          p.splits = splits;
+          auto l = sk::ResolveHopperChain(dev.Args(x), p, sms);
+          ASSERT_TRUE(l.IsOk()) << l.Message();
+          auto ws = ZeroWorkspace(l->workspace_bytes);
+          ASSERT_NE(ws, nullptr);
+          p.workspace = ws->Ptr(), p.workspace_bytes = static_cast<int64_t>(ws->Bytes());
+          for (int run = 0; run < 2; ++run)
+            CheckChainRun(x, dev,
+                          "cluster " + std::to_string(l->cluster) + ", " +
+                              std::to_string(l->splits) + " split groups, run " +
+                              std::to_string(run + 1),
+                          [&](const sk::GemmChainArgs& a) {
+                            return sk::LaunchHopperGemmChain(a, p, nullptr);
+                          });
+        }
+      }
+    }
+  }
+}
+
+TEST(HopperChain, SplitGroupsThroughTheBackendAndMissingWorkspace) {
+  STOF_REQUIRE_SM90();
+  ASSERT_NE(st::SharedBackend(), nullptr);
+  const ChainData x = MakeData(Ffn(se::Activation::kGelu), 171);  // bert-base, 256 rows
+  DeviceChain dev(x);
+  ASSERT_TRUE(dev.Upload(x));
+  for (int splits : {0, 3}) {
+    CheckChainRun(x, dev, "backend, splits " + std::to_string(splits),
+                  [&](const sk::GemmChainArgs& a) {
+                    return st::SharedBackend()->RunGemmChain(
+                        CallOf(a, {{"cluster", 4}, {"splits", splits}}));
+                  });
+  }
+  sk::HopperChainParams p;
+  p.cluster = 4, p.splits = 3;  // no workspace given
+  auto s = sk::LaunchHopperGemmChain(dev.Args(x), p, nullptr);
+  ASSERT_FALSE(s.IsOk());
+  EXPECT_TRUE(Contains(s.Message(), "params.workspace: 3 split groups need")) << s.Message();
+}
+
 // ---- host only (no GPU needed) ----
 
 sk::GemmChainArgs Shape(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t h) {
@@ -139,14 +220,18 @@ sk::GemmChainArgs Shape(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t 
 
 TEST(HopperChainHost, ArgsAndClusters) {
   EXPECT_TRUE(sk::CheckHopperChainArgs(Shape(1, 512, 512, 256, 256)).IsOk());
-  auto wide = sk::CheckHopperChainArgs(Shape(1, 128, 3072, 768, 768));  // BERT's FFN
-  ASSERT_FALSE(wide.IsOk());
-  EXPECT_TRUE(Contains(wide.Message(), "h: at most 256")) << wide.Message();
-  EXPECT_TRUE(Contains(wide.Message(), "768")) << wide.Message();
+  EXPECT_TRUE(sk::CheckHopperChainArgs(Shape(1, 128, 3072, 768, 768)).IsOk());  // BERT's FFN
+  // 65535 row tiles of 64 fit the grid; with 3 E tiles of 256 they do not.
+  EXPECT_TRUE(sk::CheckHopperChainArgs(Shape(1, 64 * 65535, 64, 64, 256)).IsOk());
+  auto tall = sk::CheckHopperChainArgs(Shape(1, 64 * 21846, 64, 64, 768));
+  ASSERT_FALSE(tall.IsOk());
+  EXPECT_TRUE(Contains(tall.Message(), "m: 1398144 rows make 21846 tiles of 64, times 3 E tiles"))
+      << tall.Message();
   auto odd = sk::CheckHopperChainArgs(Shape(1, 128, 512, 256, 100));  // the shared rules first
   ASSERT_FALSE(odd.IsOk());
   EXPECT_TRUE(Contains(odd.Message(), "gemm_chain: h:")) << odd.Message();
-  EXPECT_TRUE(sk::HopperChainClusters(Shape(1, 128, 3072, 768, 768)).empty());
+  EXPECT_EQ(sk::HopperChainClusters(Shape(1, 128, 3072, 768, 768)),
+            (std::vector<int>{1, 2, 4, 8}));
 
   EXPECT_EQ(sk::HopperChainClusters(Shape(1, 512, 256, 64, 64)), (std::vector<int>{1, 2, 4}));
   EXPECT_EQ(sk::HopperChainClusters(Shape(1, 512, 1024, 128, 128)),
@@ -166,7 +251,41 @@ TEST(HopperChainHost, ArgsAndClusters) {
   EXPECT_EQ(sk::HopperChainClusterFor(Shape(8, 1024, 1024, 128, 128), 132), 2);
   EXPECT_EQ(sk::HopperChainClusterFor(Shape(1, 512, 256, 64, 64), 132), 4);  // capped by chunks
   EXPECT_EQ(sk::HopperChainClusterFor(Shape(1, 512, 48, 64, 64), 132), 1);   // one chunk
-  EXPECT_EQ(sk::HopperChainClusterFor(Shape(1, 128, 3072, 768, 768), 132), 0);
+  // BERT-base's FFN over 128 tokens: 2 row tiles x 3 E tiles of 256 columns, cluster 8.
+  EXPECT_EQ(sk::HopperChainClusterFor(Shape(1, 128, 3072, 768, 768), 132), 8);
+}
+
+TEST(HopperChainHost, SplitGroupsAndWorkspace) {
+  // BERT-base's FFN over one token: 3 E tiles x cluster 8 = 24 CTAs, so 132 / 24 = 5 split
+  // groups (at most 48 chunks / 8 = 6), a workspace of 1 x 768 fp32 sums and 3 counts.
+  auto one = sk::ResolveHopperChain(Shape(1, 1, 3072, 768, 768), {}, 132);
+  ASSERT_TRUE(one.IsOk()) << one.Message();
+  EXPECT_EQ(one->cluster, 8);
+  EXPECT_EQ(one->splits, 5);
+  EXPECT_EQ(one->h_tiles, 3);
+  EXPECT_EQ(one->row_tiles, 1);
+  EXPECT_EQ(one->workspace_bytes, 768 * 4 + 16);
+  // 128 tokens: 2 x 3 x 8 = 48 CTAs, 2 groups; 4096 tokens fill the GPU: one, no workspace.
+  EXPECT_EQ(sk::ResolveHopperChain(Shape(1, 128, 3072, 768, 768), {}, 132)->splits, 2);
+  auto many = sk::ResolveHopperChain(Shape(1, 4096, 3072, 768, 768), {}, 132);
+  EXPECT_EQ(many->splits, 1);
+  EXPECT_EQ(many->workspace_bytes, 0);
+  // G1-G12 keep one group at their default cluster (their grids reach 0.45 x 132, or their
+  // chunks are all taken by the cluster).
+  for (const ChainCase& c : TableII())
+    EXPECT_EQ(sk::ResolveHopperChain(Shape(c.shape.batch, c.shape.m, c.shape.n, c.shape.k,
+                                           c.shape.h), {}, 132)->splits, 1) << c.name;
+  // Explicit: cluster 1 and 48 groups; 7 groups of 8 are more than the 48 chunks.
+  sk::HopperChainParams p;
+  p.cluster = 1, p.splits = 48;
+  EXPECT_EQ(sk::ResolveHopperChain(Shape(1, 1, 3072, 768, 768), p, 132)->splits, 48);
+  p.cluster = 8, p.splits = 7;
+  auto over = sk::ResolveHopperChain(Shape(1, 1, 3072, 768, 768), p, 132);
+  ASSERT_FALSE(over.IsOk());
+  EXPECT_TRUE(Contains(over.Message(), "params.splits: expected 0 (default) or 1..6 (cluster 8"))
+      << over.Message();
+  p.splits = -1;
+  EXPECT_FALSE(sk::ResolveHopperChain(Shape(1, 1, 3072, 768, 768), p, 132).IsOk());
 }
 
 }  // namespace
