@@ -111,6 +111,9 @@ for size in "1600 900" "1280 720"; do
     ok_run "$1" "$2" --no-gpu --panel "$panel" --dump-state "$tmp/c.json" --frames 3
     clip_check "$panel at $1 x $2" "$tmp/c.json"
   done
+  # Without --no-gpu: a CUDA build on a machine without a GPU says why in a long sentence.
+  ok_run "$1" "$2" --panel tune --dump-state "$tmp/c.json" --frames 3
+  clip_check "tune (device probed) at $1 x $2" "$tmp/c.json"
   for tab in 0 1 2 3 4; do
     ok_run "$1" "$2" --panel profile --open-profile "$assets/profiles/bert-base_8x512_bigbird.tuned.profile.json" \
         --baseline "$assets/profiles/bert-base_8x512_bigbird.default.profile.json" --profile-tab "$tab" \

@@ -164,7 +164,10 @@ TuneActions DrawTunePanel(const TuneView& view, std::string& plan_path) {
   a.cancel = ImGui::Button("Cancel");
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::TextDisabled("device: %s", view.device_text.c_str());
+  // Wrapped: without a GPU the reason is a long sentence (clipped at 1600 x 900 otherwise).
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("device: %s", view.device_text.c_str());
+  ImGui::PopStyleColor();
 
   const TunePlots& p = *view.plots;
   DrawProgress(view, p.live);
