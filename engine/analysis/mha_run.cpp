@@ -1,65 +1,24 @@
-// ModelMhaRun, ChooseRun and the forms of a run choice (mha_run.h).
+// ChooseMhaRun, ModelMhaRun, ChooseRun and the forms of a run choice (mha_run.h).
 #include "engine/analysis/mha_run.h"
 
-#include <cstdio>
-
-#include "engine/select/hopper_select.h"
-#include "engine/select/kernel_select.h"
-#include "engine/tune/ladder.h"
+#include "engine/select/model_capabilities.h"
 
 namespace stof::engine {
 
-namespace {
-// Grouped key/value heads, q_len != seq_len or a head size other than 64 and 128: as the
-// kernels do (kernels/attention/mha_choice.cpp), the Hopper tile model picks the tile and the
-// packing; Eq. 1 / Eq. 2 do not decide.
-Expected<MhaRunChoice> ModelShapeRun(const Mask& mask, const Workload& w, const DeviceSpec& device) {
-  STOF_ASSIGN_OR_RETURN(const HopperShapeChoice pick, ChooseHopperTileForShape(mask, w, device));
-  MhaRunChoice r = RunChoiceOf(pick.config, "engine model");
-  r.kernel_source = "shape";
-  r.params_source = "hopper tile model";
-  r.note = HopperShapeNote(w, pick.config, pick.packing);
-  return r;
+Expected<MhaRunChoice> ChooseMhaRun(const Mask& mask, const Workload& workload,
+                                    const DeviceSpec& device, const MhaKernelCapabilities& caps,
+                                    const std::string& decided_by) {
+  // The kernels take f16 and (the Hopper kernel) bf16; a model's other types (the CPU
+  // reference's f32) are asked about as f16, the kernels' default.
+  Workload w = workload;
+  if (w.dtype != DType::kBF16) w.dtype = DType::kF16;
+  STOF_ASSIGN_OR_RETURN(const MhaChoice c, ChooseMhaConfig(mask, w, device, MhaRequest{}, caps));
+  return RunChoiceOf(c, decided_by);
 }
-
-}  // namespace
 
 Expected<MhaRunChoice> ModelMhaRun(const Mask& mask, const Workload& workload,
                                    const DeviceSpec& device) {
-  STOF_RETURN_IF_ERROR(workload.Validate("workload"));
-  if (!workload.IsSquareMha() || (workload.head_dim != 64 && workload.head_dim != 128))
-    return ModelShapeRun(mask, workload, device);
-  STOF_ASSIGN_OR_RETURN(const KernelSelection sel, SelectKernel(mask, workload, device));
-  STOF_ASSIGN_OR_RETURN(const MhaConfig portable, DefaultFusedMhaConfig(workload, mask, device));
-  MhaRunChoice r = RunChoiceOf(portable, "engine model");
-  r.kernel_source = "eq1";
-  if (portable.kernel == MhaKernel::kRowWise) {
-    r.params_source = "-";
-    return r;
-  }
-  r.params_source = "eq2";
-  if (portable.block_m != sel.block_m || portable.block_n != sel.block_n ||
-      portable.num_warps != sel.num_warps) {
-    r.params_source = "eq2 (preferred set)";
-    r.note = "Eq. 2 picked " + MhaConfigText(sel.block_m, sel.block_n, sel.num_warps) +
-             "; automatic choices use BLOCK_M, BLOCK_N >= 64 with one warp per 16 rows, which ran "
-             "fastest on an H100 (docs/kernels.md): " +
-             MhaConfigText(portable.block_m, portable.block_n, portable.num_warps);
-  }
-  STOF_ASSIGN_OR_RETURN(const HopperTileEstimate e,
-                        EstimateHopperTile(mask, workload, device, portable));
-  if (!e.prefer_hopper) return r;
-  const std::string before = MhaConfigText(portable.block_m, portable.block_n, portable.num_warps);
-  r = RunChoiceOf(e.hopper, "engine model");
-  r.kernel_source = "eq1";
-  r.params_source = "hopper tile model";
-  char ratio[32];
-  std::snprintf(ratio, sizeof ratio, "%.2f", e.ratio);
-  r.note = "sm_90: the Hopper kernel " +
-           MhaConfigText(e.hopper.block_m, e.hopper.block_n, e.hopper.num_warps) +
-           " is estimated at " + ratio + " x the time of " + before +
-           " on this mask (valid-block elements over measured rates; docs/kernels-hopper.md)";
-  return r;
+  return ChooseMhaRun(mask, workload, device, ModelMhaCapabilities(), "engine model");
 }
 
 Expected<MhaRunChoice> ChooseRun(const MhaRunChooser& chooser, const Mask& mask,
@@ -84,6 +43,21 @@ MhaRunChoice RunChoiceOf(const MhaConfig& c, const std::string& decided_by) {
   r.block_n = c.block_n;
   r.num_warps = c.num_warps;
   r.family = IsHopperMhaWarps(c.num_warps) ? "hopper" : "portable";
+  return r;
+}
+
+MhaRunChoice RunChoiceOf(const MhaChoice& c, const std::string& decided_by) {
+  MhaRunChoice r;
+  r.kernel = MhaChoiceKernelName(c);
+  r.decided_by = decided_by;
+  r.block_m = c.config.block_m;
+  r.block_n = c.config.block_n;
+  r.num_warps = c.config.num_warps;
+  if (!c.native && !c.recompose && c.config.kernel == MhaKernel::kBlockWise)
+    r.family = IsHopperMhaWarps(c.config.num_warps) ? "hopper" : "portable";
+  r.kernel_source = c.kernel_source;
+  r.params_source = c.params_source;
+  r.note = c.note;
   return r;
 }
 

@@ -4,7 +4,7 @@
 // size: a coarser tile computes more masked-out elements on a fine-grained mask but runs at a
 // higher rate per element. The estimate is time ~ (elements of the valid blocks) / rate, with
 // the rates measured on an H100 (hopper_select.cpp). Used by ChooseMhaConfig
-// (kernels/attention/prepared_mha.h), so `stof bench|run`, the C API and the tuner's default
+// (engine/select/mha_choice.h), so `stof select|bench|run`, the C API and the tuner's default
 // all take it; CPU-only, so a machine without a GPU predicts the same choice for an H100.
 #pragma once
 
@@ -55,9 +55,8 @@ Expected<HopperTileEstimate> EstimateHopperTile(const Mask& mask, const Workload
 // "head_dim 96" for square MHA at a head size the mma.sync kernels lack.
 std::string HopperOnlyShape(const Workload& w);
 
-// The note of such a choice: the shape, the Hopper tile, the packing, and why Eq. 1 / Eq. 2 do
-// not decide. One text for the kernels' choice (kernels::ChooseMhaConfig) and the engine's
-// model of it (ModelMhaRun).
+// The note of such a choice (ChooseMhaConfig, mha_choice.h, whichever capabilities it is given):
+// the shape, the Hopper tile, the packing, and why Eq. 1 / Eq. 2 do not decide.
 std::string HopperShapeNote(const Workload& w, const MhaConfig& config, const GqaPacking& packing);
 
 struct HopperShapeChoice {

@@ -41,10 +41,6 @@ Expected<MhaKernelRequest> ParseMhaKernelRequest(const std::string& s) {
                                            : MhaKernelRequest::kBlockWise;
 }
 
-const char* RecomposeVariantName(RecomposeVariant v) {
-  return v == RecomposeVariant::kDecomposed ? "sd" : "sdf";
-}
-
 const char* MhaChoiceKernelName(const MhaChoice& c) {
   if (c.recompose) return RecomposeVariantName(c.recompose_variant);
   return c.native ? "native" : MhaKernelName(c.config.kernel);
@@ -330,6 +326,7 @@ Expected<MhaChoice> ChooseMhaConfig(const Mask& mask, const Workload& workload,
 
   if (c.config.kernel == MhaKernel::kRowWise) {
     c.config.block_m = c.config.block_n = c.config.num_warps = 0;
+    c.portable = c.config;
     c.params_source = "-";
     if (block_given || warps_given)
       c.note = "row-wise kernel: the block size and warp count options are ignored";
@@ -345,6 +342,7 @@ Expected<MhaChoice> ChooseMhaConfig(const Mask& mask, const Workload& workload,
     c.config.block_m = request.block_m;
     c.config.block_n = request.block_n;
     c.config.num_warps = request.num_warps;
+    if (!IsHopperMhaWarps(request.num_warps)) c.portable = c.config;
     c.params_source = "user";
     for (const Eq2Candidate& e : s.eq2.candidates)
       if (e.block_m == request.block_m && e.block_n == request.block_n &&
@@ -357,6 +355,7 @@ Expected<MhaChoice> ChooseMhaConfig(const Mask& mask, const Workload& workload,
   c.config.block_m = used->block_m;
   c.config.block_n = used->block_n;
   c.config.num_warps = used->num_warps;
+  c.portable = c.config;
   c.score = used->score;
   if (block_given || warps_given) {
     c.params_source = "user + eq2";

@@ -1,14 +1,17 @@
 // Choosing one sparse MHA configuration, as engine logic: ChooseMhaConfig applies STOF Eq. 1 /
 // Eq. 2 (SelectKernel) restricted to what the kernels report they can run
-// (MhaKernelCapabilities: kernels/attention/mha_choice.h implements it for this build),
-// prefers the Hopper kernel's tile where its model estimates it faster (hopper_select.h),
-// sends the shapes only the Hopper kernel serves there, or checks the caller's overrides. The
-// unfused "native" baseline and softmax recomposition "sd" / "sdf" run only on request. Used
-// through kernels::ChooseMhaConfig by PreparedMha, `stof select`, `stof bench mha`, the C API
-// and the studio's selection view.
+// (MhaKernelCapabilities: kernels/attention/mha_choice.h implements it with the kernels' own
+// checks in a CUDA build, engine/select/model_capabilities.h models them for a build without
+// kernels), prefers the Hopper kernel's tile where its model estimates it faster
+// (hopper_select.h), sends the shapes only the Hopper kernel serves there, or checks the
+// caller's overrides. The unfused "native" baseline and softmax recomposition "sd" / "sdf" run
+// only on request. Used through kernels::ChooseMhaConfig by PreparedMha, `stof bench mha`, the
+// C API; with either capabilities object by what runs (engine/analysis/mha_run.h: `stof
+// select`, the studio's views, plans) and the ladder's default fused rung (engine/tune/ladder.h).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "engine/backend.h"
@@ -24,7 +27,8 @@
 namespace stof::engine {
 
 // What the attention kernels of a build can run, reported by kernels/ (the engine has no
-// CUDA): each check is the kernel's own rule, its message naming the field.
+// CUDA), or the engine's model of it for a build without them (ModelMhaCapabilities,
+// model_capabilities.h): each check is the kernel's own rule, its message naming the field.
 class MhaKernelCapabilities {
  public:
   virtual ~MhaKernelCapabilities() = default;
@@ -78,6 +82,12 @@ struct MhaChoice {
                                      // or "-" (row-wise, native)
   bool fell_back = false;            // Eq. 2's pick was not used (not preferred or not
                                      // supported; the note says which)
+  // The mma.sync kernels' configuration (row-wise, or block-wise with 1-8 warps) that Eq. 1 /
+  // Eq. 2 within the capabilities gave, before the Hopper tile model replaced it (sm_90, bf16);
+  // equal to `config` where nothing replaced it. Empty where no such configuration was chosen:
+  // the baselines, a Hopper configuration the caller fixed, the shapes only the Hopper kernel
+  // serves. The ladder's fully fused rung (engine/tune/ladder.h) is this kernel.
+  std::optional<MhaConfig> portable;
   int64_t eq2_pick_block_m = 0, eq2_pick_block_n = 0, eq2_pick_num_warps = 0;
   double score = 0;                  // Eq. 2 score of the configuration used (block-wise)
   std::string note;                  // one line on a fallback or an ignored option; else empty

@@ -1,11 +1,10 @@
 // PredictLadder and the ladder's names and default fused configuration (ladder.h).
 #include "engine/tune/ladder.h"
 
-#include <algorithm>
 #include <cmath>
-#include <numeric>
 
-#include "engine/select/kernel_select.h"
+#include "engine/select/mha_choice.h"
+#include "engine/select/model_capabilities.h"
 #include "engine/tune/segment_model.h"
 
 namespace stof::engine {
@@ -28,29 +27,18 @@ const char* LadderRungName(MhaVariant v) {
 
 Expected<MhaConfig> DefaultFusedMhaConfig(const Workload& w, const Mask& mask,
                                           const DeviceSpec& device) {
-  STOF_ASSIGN_OR_RETURN(auto sel, SelectKernel(mask, w, device));
+  // The mma.sync kernels take f16: the choice is asked in f16 whatever the workload's type.
+  Workload f16 = w;
+  f16.dtype = DType::kF16;
+  STOF_ASSIGN_OR_RETURN(const MhaChoice c, ChooseMhaConfig(mask, f16, device, MhaRequest{},
+                                                           ModelMhaCapabilities()));
+  // A shape only the Hopper kernel serves has no mma.sync configuration: the fused kernel is
+  // the Hopper one the choice took.
+  const MhaConfig fused = c.portable.value_or(c.config);
   // Row-wise ignores the block fields; the call's validation still wants legal ones (as
   // CudaBackend::MhaConfigChoices fills them).
-  if (sel.kernel == MhaKernel::kRowWise) return MhaConfig{MhaKernel::kRowWise, 64, 64, 4};
-  const std::vector<Eq2Candidate>& c = sel.eq2.candidates;
-  std::vector<size_t> order(c.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  // The kernels' order: Eq. 2-feasible first, best score first, ties in enumeration order.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (c[a].feasible != c[b].feasible) return c[a].feasible;
-    return c[a].score > c[b].score;
-  });
-  for (size_t i : order) {
-    const Eq2Candidate& e = c[i];
-    if (e.feasible && e.block_m >= 64 && e.block_n >= 64 && e.num_warps == e.block_m / 16)
-      return MhaConfig{MhaKernel::kBlockWise, e.block_m, e.block_n, e.num_warps};
-  }
-  if (sel.eq2.best >= 0) {
-    const Eq2Candidate& e = c[static_cast<size_t>(sel.eq2.best)];
-    return MhaConfig{MhaKernel::kBlockWise, e.block_m, e.block_n, e.num_warps};
-  }
-  return MakeError("ladder: fused: no feasible block-wise configuration (Eq. 2) for head_dim " +
-                   std::to_string(w.head_dim) + " on " + device.name);
+  if (fused.kernel == MhaKernel::kRowWise) return MhaConfig{MhaKernel::kRowWise, 64, 64, 4};
+  return fused;
 }
 
 Expected<std::vector<LadderRung>> PredictLadder(const Workload& w, const Mask& mask,

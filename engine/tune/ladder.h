@@ -41,11 +41,16 @@ const std::vector<MhaVariant>& LadderVariants();
 // "unfused", "decomposed (sd)", "decomposed + fused (sdf)", "fully fused".
 const char* LadderRungName(MhaVariant v);
 
-// The fused MHA configuration the kernels pick by default (kernels::ChooseMhaConfig without
-// overrides), as far as the engine can see it: Eq. 1 chooses row-wise or block-wise; block-wise
+// The fully fused rung's kernel by default: the mma.sync configuration the MHA choice makes
+// before the Hopper tile model (MhaChoice::portable of ChooseMhaConfig without overrides, asked
+// in f16, the mma.sync kernels' type, with ModelMhaCapabilities: the kernels' own rules for
+// that kernel; engine/select/mha_choice.h): Eq. 1 chooses row-wise or block-wise; block-wise
 // takes Eq. 2's best candidate (feasible first, by score) in the kernel's preferred set
-// (BLOCK_M, BLOCK_N >= 64, num_warps = BLOCK_M / 16), else Eq. 2's best feasible one. The
-// kernel's own shared-memory check is not repeated here. Errors: SelectKernel's (mask size).
+// (BLOCK_M, BLOCK_N >= 64, num_warps = BLOCK_M / 16), else its best supported one. Row-wise
+// comes with the legal block fields 64 x 64 x 4. A shape only the Hopper kernel serves (grouped
+// heads, q_len != seq_len, a head size other than 64 and 128): the choice's Hopper
+// configuration. Errors: the choice's (a bad workload or mask size; a shape nothing runs on
+// this device).
 Expected<MhaConfig> DefaultFusedMhaConfig(const Workload& w, const Mask& mask,
                                           const DeviceSpec& device);
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "engine/core/status.h"
+#include "engine/select/block_sparse_rules.h"
 
 namespace stof::kernels::detail {
 
@@ -42,21 +43,10 @@ struct BlockSparseParams {
   int q_ld = 0, kv_ld = 0, o_ld = 0;
 };
 
-// Shared memory of one thread block, in bytes: the Q tile, then the larger of the K/V stages
-// and the split-merge area (the merge reuses the stages after the main loop).
-constexpr int kBlockSparseStages = 2;  // double-buffered K/V
-constexpr int kSmemPadHalves = 8;      // 16 bytes per row: ldmatrix rows hit distinct banks
-constexpr size_t BlockSparseSmemBytesFor(int head_dim, int block_m, int block_n, int split) {
-  const size_t stride = static_cast<size_t>(head_dim + kSmemPadHalves);
-  const size_t q = static_cast<size_t>(block_m) * stride * 2;
-  const size_t kv = static_cast<size_t>(kBlockSparseStages) * 2 * static_cast<size_t>(split) *
-                    static_cast<size_t>(block_n) * stride * 2;
-  // fp32 partial O with a stride of head_dim + 8 floats, plus (max, sum) per row and group.
-  const size_t merge = split > 1 ? static_cast<size_t>(split) * static_cast<size_t>(block_m) *
-                                       (static_cast<size_t>(head_dim + 8) * 4 + 8)
-                                 : 0;
-  return q + (kv > merge ? kv : merge);
-}
+// Shared memory of one thread block (the Q tile, then the larger of the two K/V stages and the
+// split-merge area): engine::BlockSparseSmemBytesFor (engine/select/block_sparse_rules.h), the
+// one formula of the host checks; the kernel pads its rows by the same 16 bytes.
+constexpr int kSmemPadHalves = engine::kBlockSparseSmemPadHalves;  // ldmatrix rows, distinct banks
 
 // Launches one variant (kMTiles: 16-row m-tiles per warp, 1 or 2) with blockDim =
 // 32 * warps_per_group * split threads and `smem_bytes` of dynamic shared memory on `stream`

@@ -1,5 +1,8 @@
 // MhaCapabilities and the bound choice (mha_choice.h): each capability is the kernel's own
-// rule (block_sparse_attention.h, hopper_attention.h, recomposed_attention.h). Host code only.
+// rule, as its launch checks it (block_sparse_attention.h and recomposed_attention.h, whose
+// rules are the engine's host arithmetic, engine/select/block_sparse_rules.h and
+// recompose_params.h; hopper_attention.h's CheckHopperAttentionConfig, which the engine models
+// for builds without kernels, engine/select/model_capabilities.h). Host code only.
 #include "kernels/attention/mha_choice.h"
 
 #include <string>

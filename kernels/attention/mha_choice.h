@@ -2,8 +2,10 @@
 // this build's attention kernels can run (MhaCapabilities: the mma.sync block-wise kernel's
 // configurations, the Hopper kernel's, SD / SDF's), and ChooseMhaConfig /
 // ChooseMhaConfigForPatterns bound to them, under the names the kernels and their callers use.
-// CUDA-free header. Used by PreparedMha (prepared_mha.h), `stof select`, `stof bench mha`, the
-// C API and the studio's selection view.
+// A build without kernels runs the same choice with engine::ModelMhaCapabilities
+// (engine/select/model_capabilities.h; tests/gpu/mha_capabilities_test.cpp ties the two).
+// CUDA-free header. Used by PreparedMha (prepared_mha.h), `stof select` (through
+// app/common/run_choice.h), `stof bench mha`, the C API and the studio's selection view.
 #pragma once
 
 #include "engine/core/status.h"

@@ -13,6 +13,7 @@
 
 #include "engine/core/text_format.h"
 #include "engine/select/hopper_select.h"
+#include "engine/select/model_capabilities.h"
 #include "kernels/attention_common/device_layout.h"
 #include "kernels/attention_common/mha_operands.h"
 #include "kernels/attention_hopper/hopper_attention_params.h"
@@ -28,10 +29,6 @@ namespace {
 using detail::HopperAttentionTraits;
 
 using engine::Str;
-
-const char* kSupported =
-    "head_dim a multiple of 8 up to 256 with BLOCK_M 128, BLOCK_N 64 or 128 (64 above head_dim "
-    "128), num_warps 12, or BLOCK_M 64, BLOCK_N 64 (and 128 up to head_dim 64), num_warps 5";
 
 // The overrides; the environment sets their first value (STOF_HOPPER_ORDER=0 / 1,
 // STOF_HOPPER_PERSISTENT=0 / 1: one CTA per item / as many CTAs as are co-resident,
@@ -269,32 +266,10 @@ int HopperAttentionCtasPerSm(int64_t head_dim, int64_t block_m, int64_t block_n)
 
 engine::Status CheckHopperAttentionConfig(int64_t head_dim, int64_t block_m, int64_t block_n,
                                           int64_t num_warps, int64_t smem_limit_bytes) {
-  std::string rule;
-  if (num_warps != kHopperAttentionWarps && num_warps != kHopperAttentionWarps64) {
-    rule = "num_warps must be 12 (a producer and two consumer warpgroups, BLOCK_M 128) or 5 (a "
-           "consumer warpgroup and a producer warp, BLOCK_M 64)";
-  } else if (engine::HopperKernelHeadDim(head_dim) == 0) {
-    rule = "head_dim must be a multiple of 8 from 8 to 256";
-  } else if (num_warps == kHopperAttentionWarps && block_m != 128) {
-    rule = "BLOCK_M must be 128 with num_warps 12 (two consumer warpgroups of 64 rows)";
-  } else if (num_warps == kHopperAttentionWarps64 && block_m != 64) {
-    rule = "BLOCK_M must be 64 with num_warps 5 (one consumer warpgroup of 64 rows)";
-  } else if (block_n != 64 && block_n != 128) {
-    rule = "BLOCK_N must be 64 or 128";
-  } else if (block_m == 64 && block_n == 128 && head_dim > 64) {
-    rule = "BLOCK_N must be 64 with BLOCK_M 64 above head_dim 64";
-  } else if (block_n == 128 && head_dim > 128) {
-    rule = "BLOCK_N must be 64 above head_dim 128 (Q and two K/V stages fill the SM)";
-  } else if (const size_t smem = HopperAttentionSmemBytes(head_dim, block_m, block_n);
-             static_cast<int64_t>(smem) > smem_limit_bytes) {
-    rule = "needs " + Str(static_cast<int64_t>(smem)) + " bytes of shared memory, the limit is " +
-           Str(smem_limit_bytes);
-  }
-  if (rule.empty()) return engine::Status::Ok();
-  return engine::MakeError("block-wise MHA (Hopper kernel): unsupported BLOCK_M " + Str(block_m) +
-                           ", BLOCK_N " + Str(block_n) + ", num_warps " + Str(num_warps) +
-                           ", head_dim " + Str(head_dim) + ": " + rule + " (supported: " +
-                           kSupported + ")");
+  // The rules and their messages are the engine's (its model of this kernel runs the same);
+  // the shared memory per variant is this kernel's own.
+  return engine::CheckHopperConfigRules(head_dim, block_m, block_n, num_warps, smem_limit_bytes,
+                                        HopperAttentionSmemBytes);
 }
 
 std::vector<BlockSparseConfig> SupportedHopperAttentionConfigs(int64_t head_dim,

@@ -1,8 +1,9 @@
 // Internal to kernels/recomposition: the parameter block of the two SDF GEMM kernels (Q K^T
 // with the local-softmax epilogue, P V with the global-scaling prologue), their shared-memory
-// sizes and the declaration of the per-(head_dim, T) launchers. recomposed_attention.cu (the host side)
-// includes only this; the kernels are instantiated in recompose_gemm_d64.cu / _d128.cu (one
-// file per head size, so a 2-core build compiles them in parallel).
+// sizes (the engine's formulas) and the declaration of the per-(head_dim, T) launchers.
+// recomposed_attention.cu (the host side) includes only this; the kernels are instantiated in
+// recompose_gemm_d64.cu / _d128.cu (one file per head size, so a 2-core build compiles them in
+// parallel).
 // Invariants (checked once by RecomposedMha::Create / Launch before any launch): pointers are
 // device pointers, q, k, v, o, x 16-byte aligned; block_m is 64 or 128 (one warp per 16 rows);
 // the tile arrays describe the valid tiles of the mask's BlockLayout at block_m x kT, in its
@@ -13,6 +14,7 @@
 #include <cstdint>
 
 #include "engine/core/status.h"
+#include "engine/select/recompose_params.h"
 
 namespace stof::kernels::detail {
 
@@ -38,28 +40,11 @@ struct RecomposeGemmParams {
   int64_t heads = 0;        // batch * heads of this launch
 };
 
-constexpr int kRecomposeSmemPad = 8;  // halves per smem row: ldmatrix rows on distinct banks
-
-// Q K^T + LS: the Q tile and the K tile (the x' staging tile reuses them afterwards).
-constexpr size_t RecomposeQkSmemBytes(int head_dim, int sub_len, int block_m) {
-  const size_t qk = static_cast<size_t>(block_m + sub_len) *
-                    static_cast<size_t>(head_dim + kRecomposeSmemPad) * 2;
-  const size_t stage = static_cast<size_t>(block_m) *
-                       static_cast<size_t>(sub_len + kRecomposeSmemPad) * 2;
-  return qk > stage ? qk : stage;
-}
-// GS + P V: two stages of (x' tile, V tile, BM factors r'); the O staging reuses them
-// afterwards. Every part is a multiple of 16 bytes (cp.async destinations stay aligned).
-constexpr size_t RecomposePvSmemBytes(int head_dim, int sub_len, int block_m) {
-  const size_t stage = static_cast<size_t>(block_m) *
-                           static_cast<size_t>(sub_len + kRecomposeSmemPad) * 2 +
-                       static_cast<size_t>(sub_len) *
-                           static_cast<size_t>(head_dim + kRecomposeSmemPad) * 2 +
-                       static_cast<size_t>(block_m) * 4;
-  const size_t out = static_cast<size_t>(block_m) *
-                     static_cast<size_t>(head_dim + kRecomposeSmemPad) * 2;
-  return 2 * stage > out ? 2 * stage : out;
-}
+// The two kernels' shared memory and row padding: engine/select/recompose_params.h, the one
+// formula of the host checks (CheckRecomposeParams) and of the launches.
+using engine::kRecomposeSmemPad;
+using engine::RecomposePvSmemBytes;
+using engine::RecomposeQkSmemBytes;
 
 // Launch the Q K^T + LS kernel (grid heads * tiles, block_m * 2 threads) and the GS + P V
 // kernel (grid heads * block_rows) on `stream` (cudaStream_t) on the current device `device`,

@@ -1,5 +1,6 @@
 // RecomposedMha (recomposed_attention.h): softmax decomposition (SD) and decomposition + fusion
-// (SDF). This file holds the host side (validation, workspace, tile list, dispatch); the SD
+// (SDF). This file holds the host side (validation, workspace, tile list, dispatch; the
+// parameters' rules are the engine's, engine/select/recompose_params.h); the SD
 // element-wise kernels (LS, GS) and the IR kernel both variants share are in
 // recompose_sd_kernels.cuh, the SDF GEMM kernels in recompose_gemm_kernels.cuh (instantiated
 // in recompose_gemm_d64.cu / _d128.cu).
@@ -107,47 +108,6 @@ bool ComputeParts(RecomposeVariant v, int64_t heads, int64_t L, int64_t tiles, i
 }
 
 }  // namespace
-
-int64_t RecomposeSmemBytes(const RecomposeParams& p, int64_t head_dim, RecomposeVariant v) {
-  if (v != RecomposeVariant::kRecomposed) return 0;
-  if ((head_dim != 64 && head_dim != 128) || (p.sub_len != 64 && p.sub_len != 128) ||
-      (p.block_m != 64 && p.block_m != 128))
-    return 0;
-  const int d = static_cast<int>(head_dim);
-  const size_t qk = detail::RecomposeQkSmemBytes(d, p.sub_len, p.block_m);
-  const size_t pv = detail::RecomposePvSmemBytes(d, p.sub_len, p.block_m);
-  return static_cast<int64_t>(qk > pv ? qk : pv);
-}
-
-engine::Status CheckRecomposeParams(const RecomposeParams& p, int64_t head_dim,
-                                    RecomposeVariant v, int64_t smem_limit_bytes) {
-  const std::string what = std::string("recomposed MHA (") + RecomposeVariantName(v) + "): ";
-  if (head_dim != 64 && head_dim != 128)
-    return engine::MakeError(what + "head_dim: expected 64 or 128, got " + Str(head_dim));
-  if (p.sub_len != 64 && p.sub_len != 128)
-    return engine::MakeError(what + "params.sub_len: expected 64 or 128 (T, whole 64-bit mask "
-                             "words), got " + Str(p.sub_len));
-  if (p.block_m != 64 && p.block_m != 128)
-    return engine::MakeError(what + "params.block_m: expected 64 or 128, got " + Str(p.block_m));
-  const int64_t smem = RecomposeSmemBytes(p, head_dim, v);
-  if (smem > smem_limit_bytes)
-    return engine::MakeError(what + "params: sub_len " + Str(p.sub_len) + ", block_m " +
-                             Str(p.block_m) + " at head_dim " + Str(head_dim) + " need " +
-                             Str(smem) + " bytes of shared memory per block, the device allows " +
-                             Str(smem_limit_bytes));
-  return engine::Status::Ok();
-}
-
-std::vector<RecomposeParams> SupportedRecomposeParams(int64_t head_dim, RecomposeVariant v,
-                                                      int64_t smem_limit_bytes) {
-  std::vector<RecomposeParams> out;
-  for (int t : {64, 128})
-    for (int bm : {64, 128}) {
-      const RecomposeParams p{t, bm};
-      if (CheckRecomposeParams(p, head_dim, v, smem_limit_bytes).IsOk()) out.push_back(p);
-    }
-  return out;
-}
 
 struct RecomposedMha::Impl {
   cublasHandle_t handle = nullptr;  // SD only

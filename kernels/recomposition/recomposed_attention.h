@@ -34,29 +34,16 @@
 
 namespace stof::kernels {
 
-// The variant (SD, SDF) and its parameters (T, BM): engine/select/recompose_params.h.
+// The variant (SD, SDF), its parameters (T, BM) and their rules (which settings run, the SDF
+// kernels' shared memory): engine/select/recompose_params.h, the one copy for the kernels and
+// the engine's model of them.
+using engine::CheckRecomposeParams;
+using engine::kRecomposeDefaultSmemLimit;
 using engine::RecomposeParams;
+using engine::RecomposeSmemBytes;
 using engine::RecomposeVariant;
 using engine::RecomposeVariantName;
-
-// Opt-in shared memory per block of H100 / H200 (227 KiB), the default for host-only checks.
-constexpr int64_t kRecomposeDefaultSmemLimit = 232448;
-
-// Dynamic shared memory of the SDF GEMM kernels (the larger of Q K^T and P V), in bytes; 0
-// for SD (its kernels use a few hundred bytes of static shared memory) or unsupported values.
-int64_t RecomposeSmemBytes(const RecomposeParams& p, int64_t head_dim, RecomposeVariant v);
-
-// Ok when `p` is supported for head_dim (64 or 128) and the variant within
-// `smem_limit_bytes` per block; otherwise an error naming the field ("recomposed MHA:
-// params.sub_len: expected 64 or 128, got 32").
-engine::Status CheckRecomposeParams(const RecomposeParams& p, int64_t head_dim,
-                                    RecomposeVariant v,
-                                    int64_t smem_limit_bytes = kRecomposeDefaultSmemLimit);
-
-// Every supported setting for head_dim and the variant, sub_len-major then block_m (empty for
-// an unsupported head_dim).
-std::vector<RecomposeParams> SupportedRecomposeParams(
-    int64_t head_dim, RecomposeVariant v, int64_t smem_limit_bytes = kRecomposeDefaultSmemLimit);
+using engine::SupportedRecomposeParams;
 
 // Where the workspace goes, for tests that check the intermediates (device pointers; host
 // code must not dereference them). Tiles are numbered per head: e in [0, tiles_per_head);

@@ -1,10 +1,13 @@
 // PredictLadder (engine/tune/ladder.h): the four rungs in order with their names, predicted
-// (never "measured"), the unfused rung moving more bytes than the fused one, and bad input.
+// (never "measured"), the unfused rung moving more bytes than the fused one, and bad input;
+// the default fused rung is the MHA choice's own mma.sync configuration.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "engine/device/device_spec.h"
+#include "engine/select/mha_choice.h"
+#include "engine/select/model_capabilities.h"
 #include "engine/tune/ladder.h"
 #include "test_masks.h"
 
@@ -57,6 +60,42 @@ TEST(Ladder, DefaultFusedConfigIsInThePreferredSet) {
     EXPECT_GE(c->block_n, 64);
     EXPECT_EQ(c->num_warps, c->block_m / 16);
   }
+}
+
+// The default fused rung is not a rule of its own: it is the configuration ChooseMhaConfig
+// picks among the mma.sync kernels before the Hopper tile model (MhaChoice::portable), so on an
+// H100, where the choice then takes the Hopper kernel, the ladder keeps the mma.sync one; bf16
+// asks as f16 (the mma.sync kernels' type); a row-wise pick gets the legal block fields.
+TEST(Ladder, DefaultFusedConfigIsTheChoicesMmaSyncConfig) {
+  for (const char* name : {"h100", "a100"}) {
+    const DeviceSpec device = *FindBuiltinDevice(name);
+    for (const char* pattern : {"bigbird", "sliding_window", "causal", "dilated"})
+      for (int64_t L : {512, 2048}) {
+        const Mask mask = testing::PatternMask(pattern, L);
+        for (int64_t d : {64, 128}) {
+          Workload w{8, L, 12, d, DType::kF16};
+          auto c = ChooseMhaConfig(mask, w, device, MhaRequest{}, ModelMhaCapabilities());
+          ASSERT_TRUE(c.IsOk()) << c.Message();
+          ASSERT_TRUE(c->portable.has_value()) << name << " " << pattern << " " << L;
+          MhaConfig want = *c->portable;
+          if (want.kernel == MhaKernel::kRowWise) want = MhaConfig{MhaKernel::kRowWise, 64, 64, 4};
+          EXPECT_FALSE(IsHopperMhaWarps(want.num_warps));
+          auto got = DefaultFusedMhaConfig(w, mask, device);
+          ASSERT_TRUE(got.IsOk()) << got.Message();
+          EXPECT_EQ(*got, want) << name << " " << pattern << " L" << L << " d" << d;
+          w.dtype = DType::kBF16;
+          EXPECT_EQ(*DefaultFusedMhaConfig(w, mask, device), want);
+        }
+      }
+  }
+  // BigBird L1024 on an H100: the choice runs the Hopper kernel, the ladder's F rung the
+  // mma.sync configuration it replaced.
+  const Mask mask = testing::PatternMask("bigbird", 1024);
+  const DeviceSpec h100 = *FindBuiltinDevice("h100");
+  auto c = ChooseMhaConfig(mask, W(8, 1024), h100, MhaRequest{}, ModelMhaCapabilities());
+  ASSERT_TRUE(c.IsOk()) << c.Message();
+  EXPECT_TRUE(IsHopperMhaWarps(c->config.num_warps));
+  EXPECT_EQ(*DefaultFusedMhaConfig(W(8, 1024), mask, h100), *c->portable);
 }
 
 TEST(Ladder, BadInput) {

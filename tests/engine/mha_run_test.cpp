@@ -1,8 +1,11 @@
 // engine/analysis/mha_run.h: what runs, as every view and command shows it. Without the
-// kernels' rules (this CPU build) ChooseRun is ModelMhaRun: Eq. 1's kernel, the best Eq. 2
-// candidate in the kernels' preferred set, and on sm_90 the Hopper tile where the tile model
-// says faster; a chooser (the kernels' rules in a CUDA build) replaces it. Also the
-// configuration, JSON and text forms, and the tuner's predicted choices starting from it.
+// kernels' rules (this CPU build) ChooseRun is ModelMhaRun: the engine's one MHA choice
+// (ChooseMhaConfig) over the engine's model of the kernels' rules (ModelMhaCapabilities): Eq.
+// 1's kernel, the best Eq. 2 candidate in the kernels' preferred set, on sm_90 the Hopper tile
+// where the tile model says faster, bf16 on the Hopper kernel only; a chooser (the kernels'
+// rules in a CUDA build) replaces it. Also the configuration, JSON and text forms, and the
+// tuner's predicted choices starting from it. The kernels' capabilities against the model:
+// tests/gpu/mha_capabilities_test.cpp.
 #include <gtest/gtest.h>
 
 #include "engine/analysis/mha_run.h"
@@ -10,7 +13,10 @@
 #include "engine/graph/graph_build.h"
 #include "engine/graph/model_config.h"
 #include "engine/select/hopper_select.h"
+#include "engine/select/block_sparse_rules.h"
 #include "engine/select/kernel_select.h"
+#include "engine/select/mha_choice.h"
+#include "engine/select/model_capabilities.h"
 #include "engine/tune/ladder.h"
 #include "engine/tune/predicted_cost_source.h"
 #include "engine/tune/tune_session.h"
@@ -79,6 +85,77 @@ TEST(MhaRun, ModelOfAGroupedShapeIsTheHopperShapeChoice) {
   auto a100 = ModelMhaRun(decode, w, *FindBuiltinDevice("a100"));
   ASSERT_FALSE(a100.IsOk());
   EXPECT_NE(a100.Message().find("runs on the Hopper kernel only"), std::string::npos) << a100.Message();
+}
+
+// One choice: ModelMhaRun is ChooseMhaConfig with ModelMhaCapabilities, converted, on BigBird,
+// causal and sliding-window masks at L 512-4096, d 64 and 128, f16 and bf16, on an sm_90
+// device and an sm_80 one. What it picks follows the kernels' rules: f16 runs the preferred
+// set's mma.sync configuration or, on sm_90, a Hopper one; bf16 runs the Hopper kernel on sm_90
+// and nothing elsewhere, the reason naming the field.
+TEST(MhaRun, ModelIsTheChoiceOverTheModelCapabilities) {
+  for (const char* name : {"h100", "a100"}) {
+    const DeviceSpec device = *FindBuiltinDevice(name);
+    const bool sm90 = device.cc_major == 9 && device.cc_minor == 0;
+    for (const char* pattern : {"bigbird", "causal", "sliding_window"})
+      for (int64_t L : {512, 1024, 2048, 4096}) {
+        const Mask m = PatternMask(pattern, L);
+        for (int64_t d : {64, 128})
+          for (DType t : {DType::kF16, DType::kBF16}) {
+            const Workload w{8, L, 12, d, t};
+            const std::string at = std::string(name) + " " + pattern + " L" +
+                                   std::to_string(L) + " d" + std::to_string(d) + " " +
+                                   DTypeName(t);
+            auto model = ModelMhaRun(m, w, device);
+            auto choice = ChooseMhaConfig(m, w, device, MhaRequest{}, ModelMhaCapabilities());
+            ASSERT_EQ(model.IsOk(), choice.IsOk()) << at;
+            if (!choice.IsOk()) {
+              EXPECT_EQ(model.Message(), choice.Message()) << at;
+              EXPECT_TRUE(t == DType::kBF16 && !sm90) << at << ": " << model.Message();
+              EXPECT_EQ(model.Message().rfind("workload.dtype: bf16 runs on the Hopper kernel "
+                                              "only", 0), 0u) << model.Message();
+              continue;
+            }
+            EXPECT_EQ(*model, RunChoiceOf(*choice, "engine model")) << at;
+            if (t == DType::kBF16) {
+              EXPECT_EQ(model->family, "hopper") << at;
+              EXPECT_EQ(model->kernel_source, "bf16") << at;
+            } else if (model->family == "portable") {
+              EXPECT_TRUE(IsPreferredBlockSparseConfig(d, model->block_m, model->block_n,
+                                                       model->num_warps,
+                                                       device.smem_per_block_bytes)) << at;
+            } else if (model->family == "hopper") {
+              EXPECT_TRUE(sm90) << at;
+              EXPECT_EQ(model->params_source, "hopper tile model") << at;
+            }
+          }
+      }
+  }
+}
+
+// bf16 runs on the Hopper kernel only, as the kernels choose (ChooseMhaConfig's bf16 path):
+// on an H100 the tile model's configuration with kernel source "bf16", where the model used to
+// answer as for f16; on an A100 nothing, the reason naming the field. A model's f32 is asked
+// about as f16, the kernels' default.
+TEST(MhaRun, ModelRunsBf16OnTheHopperKernelOnly) {
+  const Mask m = PatternMask("bigbird", 1024);
+  const DeviceSpec h100 = *FindBuiltinDevice("h100");
+  Workload bf16 = BertBase(1024);
+  bf16.dtype = DType::kBF16;
+  auto r = ModelMhaRun(m, bf16, h100);
+  ASSERT_TRUE(r.IsOk()) << r.Message();
+  const MhaConfig portable = *DefaultFusedMhaConfig(BertBase(1024), m, h100);
+  const HopperTileEstimate e = *EstimateHopperTile(m, BertBase(1024), h100, portable);
+  EXPECT_EQ(RunConfig(*r), e.hopper);
+  EXPECT_EQ(r->family, "hopper");
+  EXPECT_EQ(r->kernel_source, "bf16");
+  EXPECT_EQ(r->params_source, "hopper tile model");
+  auto a100 = ModelMhaRun(m, bf16, *FindBuiltinDevice("a100"));
+  ASSERT_FALSE(a100.IsOk());
+  EXPECT_EQ(a100.Message(), "workload.dtype: bf16 runs on the Hopper kernel only: the device is "
+                            "not sm_90 (compute capability 8.0)");
+  Workload f32 = BertBase(1024);
+  f32.dtype = DType::kF32;
+  EXPECT_EQ(*ModelMhaRun(m, f32, h100), *ModelMhaRun(m, BertBase(1024), h100));
 }
 
 TEST(MhaRun, ChooserReplacesTheModelAndErrorsPass) {
