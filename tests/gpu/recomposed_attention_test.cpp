@@ -20,6 +20,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/device/device_spec.h"
@@ -260,6 +261,44 @@ std::vector<double> ScoresBase2(const st::MhaInputs& in, const se::Workload& w, 
   return x;
 }
 
+// The tiles each block row owns, in rows of a CSR list: SD every sub-vector kb, SDF the
+// BlockLayout's load list at BM x T. Empty (and a test failure) when the layout fails.
+struct RowTiles {
+  std::vector<int64_t> row_begin, col;
+};
+RowTiles TilesOfRows(const se::Mask& mask, sk::RecomposeVariant v, int64_t bm, int64_t T) {
+  const int64_t L = mask.Rows(), block_rows = (L + bm - 1) / bm, subs = (L + T - 1) / T;
+  RowTiles t;
+  t.row_begin.resize(static_cast<size_t>(block_rows + 1));
+  if (v == sk::RecomposeVariant::kDecomposed) {
+    for (int64_t qb = 0; qb <= block_rows; ++qb) t.row_begin[static_cast<size_t>(qb)] = qb * subs;
+    for (int64_t qb = 0; qb < block_rows; ++qb)
+      for (int64_t kb = 0; kb < subs; ++kb) t.col.push_back(kb);
+    return t;
+  }
+  auto layout = stof::engine::BlockLayout::Build(mask, bm, T);
+  if (!layout.IsOk()) {
+    ADD_FAILURE() << layout.Message();
+    return {};
+  }
+  for (size_t i = 0; i < t.row_begin.size(); ++i) t.row_begin[i] = layout->LoadRowPtr()[i];
+  for (int32_t c : layout->LoadColIdx()) t.col.push_back(c);
+  return t;
+}
+
+// Row i's softmax statistics in base 2 over the attended keys in [lo, hi): (max, sum of
+// 2^(x - max)); (-inf, 0) where none is attended.
+std::pair<double, double> RowStats(const std::vector<double>& xs, const se::Mask& mask, int64_t i,
+                                   int64_t lo, int64_t hi) {
+  const int64_t L = mask.Cols();
+  double m = -std::numeric_limits<double>::infinity(), d = 0;
+  for (int64_t j = lo; j < hi; ++j)
+    if (mask.Get(i, j)) m = std::max(m, xs[static_cast<size_t>(i * L + j)]);
+  for (int64_t j = lo; j < hi; ++j)
+    if (mask.Get(i, j)) d += std::exp2(xs[static_cast<size_t>(i * L + j)] - m);
+  return {m, d};
+}
+
 // Checks m', d', r' (and SDF's x', SD's P) of one launch of `v` with `params`.
 void CheckIntermediates(const se::Mask& mask, const Problem& prob, sk::RecomposeVariant v,
                         const sk::RecomposeParams& params) {
@@ -272,20 +311,10 @@ void CheckIntermediates(const se::Mask& mask, const Problem& prob, sk::Recompose
   ASSERT_TRUE(r.IsOk()) << r.Message();
   const sk::RecomposedMha& mha = **r;
 
-  // The tiles each block row owns: SD every kb, SDF the BlockLayout's load list at BM x T.
-  const int64_t block_rows = (L + bm - 1) / bm, subs = (L + T - 1) / T;
-  std::vector<int64_t> row_begin(static_cast<size_t>(block_rows + 1));
-  std::vector<int64_t> tile_col;
-  if (v == sk::RecomposeVariant::kDecomposed) {
-    for (int64_t qb = 0; qb <= block_rows; ++qb) row_begin[static_cast<size_t>(qb)] = qb * subs;
-    for (int64_t qb = 0; qb < block_rows; ++qb)
-      for (int64_t kb = 0; kb < subs; ++kb) tile_col.push_back(kb);
-  } else {
-    auto layout = stof::engine::BlockLayout::Build(mask, bm, T);
-    ASSERT_TRUE(layout.IsOk()) << layout.Message();
-    for (size_t i = 0; i < row_begin.size(); ++i) row_begin[i] = layout->LoadRowPtr()[i];
-    for (int32_t c : layout->LoadColIdx()) tile_col.push_back(c);
-  }
+  const RowTiles owned = TilesOfRows(mask, v, bm, T);
+  ASSERT_FALSE(owned.col.empty());
+  const std::vector<int64_t>& row_begin = owned.row_begin;
+  const std::vector<int64_t>& tile_col = owned.col;
   const int64_t tiles = static_cast<int64_t>(tile_col.size());
   ASSERT_EQ(mha.TilesPerHead(), tiles);
 
@@ -321,22 +350,13 @@ void CheckIntermediates(const se::Mask& mask, const Problem& prob, sk::Recompose
       const int64_t qb = i / bm, rr = i % bm;
       const bool empty = mask.CountRow(i) == 0;
       double row_sum = 0;
-      // The row's own softmax in double, for SD's P.
-      double m_row = -inf, d_row = 0;
-      for (int64_t j = 0; j < L; ++j)
-        if (mask.Get(i, j)) m_row = std::max(m_row, xs[static_cast<size_t>(i * L + j)]);
-      for (int64_t j = 0; j < L; ++j)
-        if (mask.Get(i, j)) d_row += std::exp2(xs[static_cast<size_t>(i * L + j)] - m_row);
+      const auto [m_row, d_row] = RowStats(xs, mask, i, 0, L);  // the row's own, for SD's P
       const int64_t e_end = row_begin[static_cast<size_t>(qb + 1)];
       for (int64_t e = row_begin[static_cast<size_t>(qb)]; e < e_end; ++e) {
         const int64_t kb = tile_col[static_cast<size_t>(e)];
         const size_t at = static_cast<size_t>((bh * tiles + e) * bm + rr);
         const double mg = stats[2 * at], dg = stats[2 * at + 1], rg = rf[at];
-        double m_ref = -inf, d_ref = 0;
-        for (int64_t j = kb * T; j < std::min(L, kb * T + T); ++j)
-          if (mask.Get(i, j)) m_ref = std::max(m_ref, xs[static_cast<size_t>(i * L + j)]);
-        for (int64_t j = kb * T; j < std::min(L, kb * T + T); ++j)
-          if (mask.Get(i, j)) d_ref += std::exp2(xs[static_cast<size_t>(i * L + j)] - m_ref);
+        const auto [m_ref, d_ref] = RowStats(xs, mask, i, kb * T, std::min(L, kb * T + T));
         const std::string where = "head " + std::to_string(bh) + " row " + std::to_string(i) +
                                   " sub-vector " + std::to_string(kb);
         if (m_ref == -inf) {  // fully masked sub-vector: exactly (-inf, 0), r' = 0
