@@ -62,6 +62,12 @@ class RowRuns {
   // is limited to 2^30 blocks (one draw each, as Generate's worst case at L = 32768).
   // Defined in row_runs_spec.cpp.
   static Expected<RowRuns> FromSpec(const MaskSpec& spec);
+  // Rows first_row .. first_row + rows - 1 of the spec's mask as a rows x seq_len RowRuns (row r
+  // is the mask's row first_row + r), built in time proportional to those rows (and, for random
+  // blocks, the block grid's draw): a KV cache's last rows of a 262144-key BigBird without its
+  // whole runs. A range outside the mask is refused, the message naming `what`.
+  static Expected<RowRuns> FromSpecRows(const MaskSpec& spec, int64_t first_row, int64_t rows,
+                                        const std::string& what = "rows");
 
   // The dense mask; refused (naming the size and Mask's limits) when it is past them.
   Expected<Mask> ToMask() const;

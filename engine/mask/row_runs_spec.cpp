@@ -1,5 +1,5 @@
-// RowRuns::FromSpec: every MaskSpec generator written row by row as column runs, never as
-// L x L bits. The definitions are mask_spec.cpp's (docs/masks.md, "Patterns"); the tests
+// RowRuns::FromSpec / FromSpecRows: every MaskSpec generator written row by row as column
+// runs, never as L x L bits (FromSpecRows: only a range of rows, as a KV cache's last rows). The definitions are mask_spec.cpp's (docs/masks.md, "Patterns"); the tests
 // (tests/engine/row_runs_spec_test.cpp) hold this file to FromMask(Generate(spec)) for every
 // pattern. A row's few runs (full, causal, band, global, document) and its many sorted ones
 // (dilated cells, the block row's random blocks) are merged in begin order into the builder;
@@ -80,18 +80,24 @@ void DilatedCells(const MaskSpec& s, int64_t i, std::vector<ColumnRun>& out) {
   }
 }
 
-Expected<RowRuns> BuildAtomic(const MaskSpec& s, MaskPattern p, const std::string& path) {
+// The rows [first, first + rows) of the spec's mask, row first + r as row r of the result.
+struct RowRange {
+  int64_t first, rows;
+};
+
+Expected<RowRuns> BuildAtomic(const MaskSpec& s, MaskPattern p, const std::string& path,
+                              RowRange range) {
   const int64_t L = s.seq_len;
   ChosenBlocks chosen;
   if (p == MaskPattern::kRandomBlocks || p == MaskPattern::kBigBird) {
     STOF_ASSIGN_OR_RETURN(chosen, ChooseRandomBlocks(s, p == MaskPattern::kBigBird, path));
   }
-  RowRunsBuilder out(L, L);
+  RowRunsBuilder out(range.rows, L);
   std::vector<ColumnRun> many;       // dilated cells, or the block row's random blocks
   int64_t many_block_row = -1;       // the block row `many` holds for random blocks
   size_t doc = 0;
   int64_t doc_start = 0;
-  for (int64_t i = 0; i < L; ++i) {
+  for (int64_t i = range.first; i < range.first + range.rows; ++i) {
     RowParts parts;
     const bool random = p == MaskPattern::kRandomBlocks || p == MaskPattern::kBigBird;
     if (random && i / s.block != many_block_row) {
@@ -128,42 +134,57 @@ Expected<RowRuns> BuildAtomic(const MaskSpec& s, MaskPattern p, const std::strin
   return std::move(out).Finish();
 }
 
-// j <= i on every row, after everything else (the causal flag of a composition).
-RowRuns ApplyCausal(const RowRuns& a) {
+// j <= i on every row, after everything else (the causal flag of a composition); row r of `a`
+// is row first + r of the mask.
+RowRuns ApplyCausal(const RowRuns& a, int64_t first) {
   RowRunsBuilder out(a.Rows(), a.Cols());
   for (int64_t r = 0; r < a.Rows(); ++r) {
-    for (const ColumnRun& run : a.Row(r)) out.Add(run.begin, std::min<int64_t>(run.end, r + 1));
+    for (const ColumnRun& run : a.Row(r))
+      out.Add(run.begin, std::min<int64_t>(run.end, first + r + 1));
     out.EndRow();
   }
   return std::move(out).Finish();
 }
 
-Expected<RowRuns> Build(const MaskSpec& s, const std::string& path);
+Expected<RowRuns> Build(const MaskSpec& s, const std::string& path, RowRange range);
 
-Expected<RowRuns> BuildComposition(const MaskSpec& s, MaskPattern p, const std::string& path) {
-  STOF_ASSIGN_OR_RETURN(RowRuns acc, Build(s.operands[0], path + ".operands[0]"));
+Expected<RowRuns> BuildComposition(const MaskSpec& s, MaskPattern p, const std::string& path,
+                                   RowRange range) {
+  STOF_ASSIGN_OR_RETURN(RowRuns acc, Build(s.operands[0], path + ".operands[0]", range));
   if (p == MaskPattern::kNot) return RowRuns::Not(acc);
   for (size_t i = 1; i < s.operands.size(); ++i) {
-    STOF_ASSIGN_OR_RETURN(RowRuns next,
-                          Build(s.operands[i], path + ".operands[" + std::to_string(i) + "]"));
+    STOF_ASSIGN_OR_RETURN(
+        RowRuns next, Build(s.operands[i], path + ".operands[" + std::to_string(i) + "]", range));
     STOF_ASSIGN_OR_RETURN(acc, p == MaskPattern::kOr ? RowRuns::Or(acc, next)
                                                      : RowRuns::And(acc, next));
   }
   return acc;
 }
 
-Expected<RowRuns> Build(const MaskSpec& s, const std::string& path) {
+Expected<RowRuns> Build(const MaskSpec& s, const std::string& path, RowRange range) {
   const MaskPattern p = MaskPatternFromName(s.pattern);
-  if (!IsCompositionPattern(p)) return BuildAtomic(s, p, path);
-  STOF_ASSIGN_OR_RETURN(RowRuns m, BuildComposition(s, p, path));
-  return s.causal ? ApplyCausal(m) : m;
+  if (!IsCompositionPattern(p)) return BuildAtomic(s, p, path, range);
+  STOF_ASSIGN_OR_RETURN(RowRuns m, BuildComposition(s, p, path, range));
+  return s.causal ? ApplyCausal(m, range.first) : m;
 }
 
 }  // namespace
 
 Expected<RowRuns> RowRuns::FromSpec(const MaskSpec& spec) {
   STOF_ASSIGN_OR_RETURN(auto resolved, Resolve(spec, kMaxLen));
-  return Build(resolved, "mask");
+  return Build(resolved, "mask", RowRange{0, resolved.seq_len});
+}
+
+Expected<RowRuns> RowRuns::FromSpecRows(const MaskSpec& spec, int64_t first_row, int64_t rows,
+                                        const std::string& what) {
+  STOF_ASSIGN_OR_RETURN(auto resolved, Resolve(spec, kMaxLen));
+  const int64_t L = resolved.seq_len;
+  if (rows < 1 || rows > L)
+    return MakeError(what + ": expected 1.." + Str(L) + " (the mask's rows), got " + Str(rows));
+  if (first_row < 0 || first_row > L - rows)
+    return MakeError(what + ": rows " + Str(first_row) + ".." + Str(first_row + rows - 1) +
+                     " are not all inside the " + Str(L) + "-long mask");
+  return Build(resolved, "mask", RowRange{first_row, rows});
 }
 
 }  // namespace stof::engine

@@ -4,7 +4,9 @@
 // L in {1, 63, 64, 100, 1000, 4096}: the runs equal FromMask(Generate(spec)) exactly, ToMask
 // gives Generate's mask back, and the layout built from the runs equals the dense layout in
 // every field at 16 x 16, 64 x 64, 128 x 64 and 128 x 128. Then lengths past Mask::kMaxLen
-// (built as runs, refused as bits) and the refusals that name the spec's field.
+// (built as runs, refused as bits), the refusals that name the spec's field, and FromSpecRows:
+// a range of rows equals those rows of the whole runs (every case; the last 16 rows of a
+// 262144-key BigBird), bad ranges refused by name.
 #include "engine/mask/row_runs.h"
 
 #include <gtest/gtest.h>
@@ -220,4 +222,65 @@ TEST(RowRunsSpec, RefusalsNameTheSpecField) {
   MaskSpec unknown = Spec("diagonal", 10);
   EXPECT_NE(RowRuns::FromSpec(unknown).Message().find("mask.pattern: unknown 'diagonal'"),
             std::string::npos);
+}
+
+// A range of rows equals those rows of the whole runs, for every case above (compositions and
+// the causal flag on the range's own row numbers): the last 1 and 7 rows, a middle range, all.
+TEST(RowRunsSpec, RowRangesEqualThoseRowsOfTheWholeMask) {
+  for (int64_t L : {1, 100, 1000}) {
+    for (const auto& [name, spec] : Cases(L)) {
+      SCOPED_TRACE(name + " L=" + std::to_string(L));
+      auto whole = RowRuns::FromSpec(spec);
+      ASSERT_TRUE(whole.IsOk()) << whole.Message();
+      const std::pair<int64_t, int64_t> ranges[] = {
+          {L - 1, 1}, {std::max<int64_t>(0, L - 7), std::min<int64_t>(7, L)}, {L / 3, L / 3 + 1},
+          {0, L}};
+      for (const auto& [first, rows] : ranges) {
+        if (rows < 1 || first + rows > L) continue;
+        SCOPED_TRACE("rows " + std::to_string(first) + " + " + std::to_string(rows));
+        auto part = RowRuns::FromSpecRows(spec, first, rows);
+        ASSERT_TRUE(part.IsOk()) << part.Message();
+        ASSERT_EQ(part->Rows(), rows);
+        ASSERT_EQ(part->Cols(), L);
+        for (int64_t r = 0; r < rows; ++r) {
+          const auto got = part->Row(r), want = whole->Row(first + r);
+          ASSERT_TRUE(std::equal(got.begin(), got.end(), want.begin(), want.end()))
+              << "row " << first + r;
+        }
+      }
+    }
+  }
+}
+
+TEST(RowRunsSpec, LastRowsOfALongBigBirdAndBadRanges) {
+  // 16 rows of a 262144-key BigBird: its global columns and band, from the rows alone.
+  const int64_t L = 262144;
+  MaskSpec bb = Spec("bigbird", L);
+  auto rows = RowRuns::FromSpecRows(bb, L - 16, 16);
+  ASSERT_TRUE(rows.IsOk()) << rows.Message();
+  EXPECT_EQ(rows->Rows(), 16);
+  EXPECT_TRUE(rows->Get(15, 0));      // a global column (g = round(sqrt(L)) = 512)
+  EXPECT_TRUE(rows->Get(15, L - 1));  // the band around the diagonal
+  auto whole = RowRuns::FromSpec(bb);  // the same rows of the whole runs
+  ASSERT_TRUE(whole.IsOk()) << whole.Message();
+  for (int64_t r = 0; r < 16; ++r) {
+    const auto got = rows->Row(r), want = whole->Row(L - 16 + r);
+    ASSERT_TRUE(std::equal(got.begin(), got.end(), want.begin(), want.end())) << "row " << r;
+  }
+  auto mask = rows->LastRowsToMask(16);
+  ASSERT_TRUE(mask.IsOk()) << mask.Message();
+  EXPECT_EQ(mask->Rows(), 16);
+  EXPECT_EQ(mask->Cols(), L);
+  // A window at the same length: exactly the band's cells.
+  MaskSpec sw = Spec("sliding_window", L);
+  sw.width = 4096;
+  auto last = RowRuns::FromSpecRows(sw, L - 1, 1);
+  ASSERT_TRUE(last.IsOk()) << last.Message();
+  EXPECT_EQ(last->Count(), 4096);
+  auto bad = RowRuns::FromSpecRows(sw, L - 1, 2, "--q-len");
+  ASSERT_FALSE(bad.IsOk());
+  EXPECT_EQ(bad.Message(), "--q-len: rows 262143..262144 are not all inside the 262144-long mask");
+  auto none = RowRuns::FromSpecRows(sw, 0, 0, "--q-len");
+  ASSERT_FALSE(none.IsOk());
+  EXPECT_EQ(none.Message(), "--q-len: expected 1..262144 (the mask's rows), got 0");
 }
