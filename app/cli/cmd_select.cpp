@@ -1,6 +1,6 @@
 // `stof select`: STOF's analytical kernel selection for a mask and workload: Eq. 1 (row-wise
 // vs block-wise) and Eq. 2 (BM, BN, num_warps), with every intermediate value; --plan-out
-// writes the choice as a plan.
+// writes the choice as a plan (a KV cache past 32768 keys: its last rows, schema version 3).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -39,19 +39,37 @@ nlohmann::json CandidateJson(const engine::Eq2Candidate& c) {
   return j;
 }
 
+// The plan of a shape only the Hopper kernel serves: up to Mask::kMaxLen keys the square mask
+// (schema version 2); past it the generator's last q_len rows that `src.mask` holds
+// (ResolveCacheRowsSource), as a version 3 plan (mask.rows "last").
+engine::Expected<engine::Plan> ShapePlan(const MaskSource& src, const engine::Mask& square,
+                                         const engine::Workload& w,
+                                         const engine::DeviceSpec& dev,
+                                         const engine::MhaRunChoice& run) {
+  if (w.seq_len <= engine::Mask::kMaxLen)
+    return engine::MakeShapePlan(square, src.has_spec ? &src.spec : nullptr, w, dev, run, "stof");
+  // Unreachable from the options (only a generator goes past a square mask), kept as a guard.
+  if (!src.has_spec)
+    return engine::MakeError("--plan-out: a plan holds a mask past " +
+                             std::to_string(engine::Mask::kMaxLen) +
+                             " keys only as a generator spec's last rows; " + src.label +
+                             " has no spec");
+  return engine::MakeCacheRowsPlan(src.mask, src.spec, w, dev, run, "stof");
+}
+
 // Grouped key/value heads or q_len != seq_len: Eq. 1 and Eq. 2 describe the STOF paper's
 // square MHA and are not evaluated; what runs is the Hopper kernel's tile model's choice (or
-// why nothing runs). `square`: the L_k x L_k mask whose last q_len rows `src.mask` holds,
-// which a plan keeps (schema version 2).
+// why nothing runs). `square`: the L_k x L_k mask whose last q_len rows `src.mask` holds
+// (up to Mask::kMaxLen keys; past it `src.mask` itself), which a plan keeps (ShapePlan).
 int RunSelectShape(const SelectArgs& a, const MaskSource& src, const engine::Mask& square,
                    const engine::Workload& w, const engine::DeviceSpec& dev) {
   auto run = engine::ChooseRun(MakeMhaRunChooser(), src.mask, w, dev);
   if (!a.plan_out.empty()) {
     if (!run.IsOk()) return Fail("select", "--plan-out: nothing runs this shape: " + run.Message());
-    engine::Status s = engine::SavePlan(
-        a.plan_out, engine::MakeShapePlan(square, src.has_spec ? &src.spec : nullptr, w, dev,
-                                          *run, "stof"));
-    if (!s.IsOk()) return Fail("select", s.Message());
+    auto plan = ShapePlan(src, square, w, dev, *run);
+    if (!plan.IsOk()) return Fail("select", plan.Message());
+    if (engine::Status s = engine::SavePlan(a.plan_out, *plan); !s.IsOk())
+      return Fail("select", s.Message());
   }
   if (a.json) {
     nlohmann::json j;
@@ -91,16 +109,10 @@ int RunSelectShape(const SelectArgs& a, const MaskSource& src, const engine::Mas
 int RunSelect(const SelectArgs& a) {
   auto dev = ResolveDevice(a.device);
   if (!dev.IsOk()) return Fail("select", dev.Message());
+  // Past Mask::kMaxLen keys the source holds only the generator's last q_len rows
+  // (ResolveCacheRowsSource), which a plan keeps as such (schema version 3, ShapePlan).
   auto src = ResolveCacheRowsSource(a.source, a.q_len);
   if (!src.IsOk()) return Fail("select", src.Message());
-  // A plan keeps the square mask (schema version 2), which stops at Mask::kMaxLen; past it
-  // the source holds only the last q_len rows (ResolveCacheRowsSource).
-  const int64_t keys = src->mask.Cols();
-  if (keys > engine::Mask::kMaxLen && !a.plan_out.empty())
-    return Fail("select", "--plan-out: a plan holds the square mask, at most " +
-                              std::to_string(engine::Mask::kMaxLen) +
-                              (a.source.mask_file.empty() ? " (--seq is " : " (--mask holds ") +
-                              std::to_string(keys) + ")");
   engine::Workload w;
   w.batch = a.batch;
   w.heads = a.heads;

@@ -1,5 +1,6 @@
 // The plan model's helpers (plan.h): the accepted chosen_by and tuning-method values, the
-// names of segment measurements, and the mask a plan describes (PlanMaskToMask). The plan
+// names of segment measurements, the schema version a plan is written at, and the mask a plan
+// describes (PlanMaskToMask: the square mask, or a KV cache's last rows of a spec). The plan
 // <-> JSON conversion is in plan_read.cpp (parse and validate) and plan_write.cpp (JSON and
 // text), plan files in plan_file.cpp. Used by the loader, the tuner, the CLI, the GUI and
 // replay (plan_choices.h).
@@ -7,6 +8,7 @@
 
 #include <string>
 
+#include "engine/mask/row_runs.h"
 #include "engine/plan/plan_internal.h"
 
 namespace stof::engine {
@@ -23,7 +25,10 @@ const std::vector<std::string>& PlanChosenByValues() {
   return kValues;
 }
 
-int PlanSchemaVersionFor(const Plan& plan) { return plan.workload.IsSquareMha() ? 1 : 2; }
+int PlanSchemaVersionFor(const Plan& plan) {
+  if (plan.mask.last_rows > 0 || plan.workload.seq_len > Mask::kMaxLen) return 3;
+  return plan.workload.IsSquareMha() ? 1 : 2;
+}
 
 const std::vector<std::string>& PlanRunsDecidedByValues() {
   static const std::vector<std::string> kValues = {"kernels", "engine model", "tuned"};
@@ -57,33 +62,64 @@ const std::vector<std::string>& PlanTuningMethods() {
   return kValues;
 }
 
+namespace {
+
+// Re-roots a generator's "mask.width: ..." at this plan's "mask.spec.width: ...".
+Status SpecError(const std::string& prefix, const std::string& msg) {
+  if (msg.rfind("mask.", 0) == 0) return MakeError(prefix + "mask.spec" + msg.substr(4));
+  return MakeError(prefix + "mask.spec: " + msg);
+}
+
+// The last mask.last_rows rows of the spec's mask, from the row runs of those rows only.
+Expected<Mask> LastRowsOfSpec(const PlanMask& mask, const std::string& prefix) {
+  if (!mask.has_spec)
+    return MakeError(prefix + "mask.rows: \"last\" needs a generator spec (mask.spec)");
+  auto resolved = Resolve(mask.spec, Mask::kMaxSide);
+  if (!resolved.IsOk()) return SpecError(prefix, resolved.Message());
+  auto runs = RowRuns::FromSpecRows(*resolved, resolved->seq_len - mask.last_rows,
+                                    mask.last_rows, "mask.rows (workload.q_len)");
+  if (!runs.IsOk()) {  // the row range ("mask.rows (workload.q_len): ...") or the generator's
+    const std::string& msg = runs.Message();
+    if (msg.rfind("mask.rows", 0) == 0) return MakeError(prefix + msg);
+    return SpecError(prefix, msg);
+  }
+  auto m = runs->LastRowsToMask(mask.last_rows, "mask.rows (workload.q_len)");
+  if (!m.IsOk()) return MakeError(prefix + m.Message());
+  return m;
+}
+
+}  // namespace
+
 Expected<Mask> PlanMaskToMask(const PlanMask& mask, const std::string& name) {
   const std::string prefix = Prefix(name);
+  const bool last = mask.last_rows > 0;
   Mask m;
-  if (mask.has_spec) {
+  if (last) {
+    STOF_ASSIGN_OR_RETURN(m, LastRowsOfSpec(mask, prefix));
+  } else if (mask.has_spec) {
     auto g = Generate(mask.spec);
-    if (!g.IsOk()) {
-      // Re-root the generator's "mask.width: ..." at this plan's "mask.spec.width: ...".
-      const std::string& msg = g.Message();
-      if (msg.rfind("mask.", 0) == 0) return MakeError(prefix + "mask.spec" + msg.substr(4));
-      return MakeError(prefix + "mask.spec: " + msg);
-    }
+    if (!g.IsOk()) return SpecError(prefix, g.Message());
     m = std::move(*g);
   } else if (mask.inline_mask) {
     m = *mask.inline_mask;
   } else {
     return MakeError(prefix + "mask: has neither a spec nor inline data");
   }
-  if (m.Rows() != mask.seq_len || m.Cols() != mask.seq_len) {
+  const int64_t rows = last ? mask.last_rows : mask.seq_len;
+  if (m.Rows() != rows || m.Cols() != mask.seq_len) {
     return MakeError(prefix + "mask: the mask is " + std::to_string(m.Rows()) + " x " +
-                     std::to_string(m.Cols()) + ", expected " + std::to_string(mask.seq_len) +
-                     " x " + std::to_string(mask.seq_len) + " (mask.seq_len)");
+                     std::to_string(m.Cols()) + ", expected " + std::to_string(rows) + " x " +
+                     std::to_string(mask.seq_len) +
+                     (last ? " (workload.q_len x mask.seq_len)" : " (mask.seq_len)"));
   }
   const std::string hash = m.HashHex();
   if (hash != mask.hash) {
+    const std::string now =
+        !mask.has_spec ? "its inline data hashes to "
+        : last ? "its spec's last " + std::to_string(rows) + " rows now generate "
+               : "its spec now generates ";
     return MakeError(prefix + "mask.hash: the plan was made for mask " + mask.hash + ", but " +
-                     (mask.has_spec ? "its spec now generates " : "its inline data hashes to ") +
-                     hash + (mask.has_spec ? " (did the generator change?)" : ""));
+                     now + hash + (mask.has_spec ? " (did the generator change?)" : ""));
   }
   return m;
 }

@@ -6,12 +6,16 @@
 // ("plan.json: workload.batch: expected an integer >= 1, got 0").
 // Versions: 1 holds square MHA workloads (as many key/value heads as query heads, L_q = L_k);
 // 2 adds workload.kv_heads and workload.q_len (grouped heads, a KV cache's L_q rows over L_k
-// keys: the mask is the square L_k one, run on its last L_q rows) and mha.chosen_by "shape".
+// keys: the mask is the square L_k one, run on its last L_q rows) and mha.chosen_by "shape";
+// 3 adds mask.rows "last": the plan holds only the last q_len rows of its spec's mask (a KV
+// cache past a square mask's Mask::kMaxLen keys, seq_len up to Mask::kMaxSide, q_len x seq_len
+// <= Mask::kMaxCells), with mask.hash and mask.density those of that q_len x seq_len mask.
 // A plan is written at the oldest version that holds it (PlanSchemaVersionFor), so square
-// plans stay readable by builds that know version 1 only; both versions load.
-// Invariants of a loadable plan: schema_version 1 or 2, as above; no unknown keys anywhere
+// plans stay readable by builds that know version 1 only; all three versions load.
+// Invariants of a loadable plan: schema_version 1..3, as above; no unknown keys anywhere
 // (except inside a segment's free-form "params"); mask.seq_len == workload.seq_len; exactly one
-// of mask.spec / mask.inline; an inline mask matches mask.hash and mask.density; seeds are JSON
+// of mask.spec / mask.inline; mask.rows "last" only with a spec and workload.q_len, and
+// required past Mask::kMaxLen; an inline mask matches mask.hash and mask.density; seeds are JSON
 // integers <= 2^53 - 1 or decimal strings (see json_read.h); the optional model (absent in
 // analytical plans) has model.heads == workload.heads and model.head_dim == workload.head_dim
 // and a part its family has. PlanToJson -> PlanFromJson -> PlanToJson gives identical JSON.
@@ -53,6 +57,11 @@ struct PlanMask {
   MaskSpec spec;
   std::optional<Mask> inline_mask;
   int64_t seq_len = 0;
+  // 0: the mask is the square seq_len x seq_len one (versions 1 and 2). Else (version 3, JSON
+  // mask.rows "last", spec masks only) the plan holds its last `last_rows` rows over all
+  // seq_len keys (= workload.q_len; the loader sets it from there), and hash and density are
+  // those of that last_rows x seq_len mask.
+  int64_t last_rows = 0;
   std::string hash;  // Mask::HashHex() of the mask the plan was made for
   double density = 0;
 };
@@ -106,7 +115,7 @@ struct PlanTuning {
 };
 
 struct Plan {
-  static constexpr int kSchemaVersion = 2;  // the newest version this build reads and writes
+  static constexpr int kSchemaVersion = 3;  // the newest version this build reads and writes
   int schema_version = kSchemaVersion;
   std::string created_by = "stof";   // tool and version
   DeviceSpec device;
@@ -119,7 +128,8 @@ struct Plan {
   PlanTuning tuning;
 };
 
-// The schema version a plan is written at: 1 for square MHA, 2 for grouped heads or q_len.
+// The schema version a plan is written at: 1 for square MHA, 2 for grouped heads or q_len,
+// 3 for a mask of the last rows only (mask.last_rows > 0).
 int PlanSchemaVersionFor(const Plan& plan);
 
 // Accepted values of PlanMha::chosen_by and PlanTuning::method (the loader refuses others;
@@ -140,8 +150,9 @@ std::optional<int64_t> PlanSegmentNumber(const std::string& what);
 nlohmann::json PlanToJson(const Plan& plan);
 // `name` (a file name, may be empty) prefixes messages as "<name>: ". Validates every field
 // and cross-checks (mask seq_len == workload.seq_len, the spec's parameters via Resolve(),
-// inline mask hash and density, fusion code vs segments). A spec mask's hash is not checked
-// here (that means generating it): PlanMaskToMask does.
+// inline mask hash and density, fusion code vs segments, mask.rows vs the mask's form and
+// workload.q_len). A spec mask's hash is not checked here (that means generating it):
+// PlanMaskToMask does.
 Expected<Plan> PlanFromJson(const nlohmann::json& j, const std::string& name);
 
 // The text SavePlan writes: 2-space indented JSON, keys in schema order, arrays of numbers or
@@ -156,7 +167,9 @@ inline constexpr int64_t kMaxPlanFileBytes = int64_t{1} << 30;
 Expected<Plan> LoadPlan(const std::string& path);
 
 // The mask a plan describes (regenerated from its spec, or its inline data); checks its size
-// against mask.seq_len and its hash against mask.hash. `name` prefixes messages.
+// against mask.seq_len and its hash against mask.hash. `name` prefixes messages. A last-rows
+// mask (mask.last_rows > 0) is the last_rows x seq_len mask, built from the spec's row runs of
+// those rows only (RowRuns::FromSpecRows), never the square mask.
 Expected<Mask> PlanMaskToMask(const PlanMask& mask, const std::string& name);
 
 }  // namespace stof::engine

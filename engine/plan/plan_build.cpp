@@ -1,4 +1,5 @@
-// MakeAnalyticalPlan (plan_build.h).
+// MakeAnalyticalPlan, MakeShapePlan and MakeCacheRowsPlan (plan_build.h), and mha.runs <->
+// MhaRunChoice.
 #include "engine/plan/plan_build.h"
 
 namespace stof::engine {
@@ -41,6 +42,15 @@ Plan MakeShapePlan(const Mask& square, const MaskSpec* spec, const Workload& wor
   p.mha.block_n = config.block_n;
   p.mha.num_warps = config.num_warps;
   p.mha.chosen_by = "shape";
+  return p;
+}
+
+Plan MakeCacheRowsPlan(const Mask& last_rows, const MaskSpec& spec, const Workload& workload,
+                       const DeviceSpec& device, const MhaRunChoice& runs,
+                       const std::string& created_by) {
+  Plan p = MakeShapePlan(last_rows, &spec, workload, device, runs, created_by);
+  p.mask.seq_len = last_rows.Cols();
+  p.mask.last_rows = last_rows.Rows();
   return p;
 }
 

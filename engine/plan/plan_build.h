@@ -1,7 +1,9 @@
 // MakeAnalyticalPlan: the plan for a mask, a workload and a device whose MHA kernel was chosen
 // by STOF's Eq. 1 + Eq. 2 (no tuning, no fusion yet), with what the engine runs beside it
-// (mha.runs). Shared by `stof select --plan-out` and the studio's "export plan"; tested in
-// plan_build_test.cpp (the plan validates, replays its mask and runs what `runs` says).
+// (mha.runs); MakeShapePlan / MakeCacheRowsPlan the same for shapes only the Hopper kernel
+// serves. Shared by `stof select --plan-out` and the studio's "export plan"; tested in
+// plan_build_test.cpp and plan_long_test.cpp (the plan validates, replays its mask and runs
+// what `runs` says).
 #pragma once
 
 #include <string>
@@ -30,6 +32,13 @@ Plan MakeAnalyticalPlan(const Mask& mask, const MaskSpec* spec, const Workload& 
 Plan MakeShapePlan(const Mask& square, const MaskSpec* spec, const Workload& workload,
                    const DeviceSpec& device, const MhaRunChoice& runs,
                    const std::string& created_by);
+
+// The same for a KV cache past a square mask (schema version 3, mask.rows "last"): `last_rows`
+// is the last workload.q_len rows over all workload.seq_len keys of `spec`'s mask (RowRuns::
+// LastRowsToMask of its row runs), which the plan records (hash, density) beside the spec.
+Plan MakeCacheRowsPlan(const Mask& last_rows, const MaskSpec& spec, const Workload& workload,
+                       const DeviceSpec& device, const MhaRunChoice& runs,
+                       const std::string& created_by);
 
 // A run choice as a plan's mha.runs, and back (the sources are not kept: decided_by and the
 // note say enough to replay and to show).

@@ -25,6 +25,11 @@ Status SavePlan(const std::string& path, const Plan& plan) {
   const Json j = PlanToJson(plan);
   auto check = PlanFromJson(j, path);
   if (!check.IsOk()) return MakeError(check.Message() + " (plan not written)");
+  // mask.rows "last" keeps no count of its own: the rows are workload.q_len's.
+  if (check->mask.last_rows != plan.mask.last_rows)
+    return MakeError(path + ": mask.rows: the plan holds the last " +
+                     std::to_string(plan.mask.last_rows) + " rows, workload.q_len says " +
+                     std::to_string(check->mask.last_rows) + " (plan not written)");
   std::string text;
   Print(j, 0, text);
   text += "\n";

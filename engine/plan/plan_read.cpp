@@ -4,6 +4,7 @@
 // and the CLI, GUI and tuner for JSON they hold. Readers throw json_read::JsonPathError
 // internally; PlanFromJson catches it, so no exception leaves this file.
 // The validation order is the document order of the schema, so "the first problem" is stable.
+// Versions 1..3 load (plan.h); what a version adds is refused as an unknown key before it.
 #include "engine/plan/plan.h"
 
 #include <algorithm>
@@ -78,8 +79,22 @@ DeviceSpec ReadDevice(const ObjectReader& root) {
   return d;
 }
 
+// Past a square mask's Mask::kMaxLen keys (version 3) the call must have fewer query rows,
+// q_len x seq_len within a mask's Mask::kMaxCells cells.
+void CheckWorkloadCells(const ObjectReader& r, const Workload& w) {
+  const std::string L = std::to_string(w.seq_len), max = std::to_string(Mask::kMaxLen);
+  if (w.q_len == 0 && w.seq_len > Mask::kMaxLen)
+    Fail(r.PathOf("seq_len"), "expected at most " + max + " without workload.q_len (a square "
+                              "call's mask is seq_len x seq_len), got " + L);
+  if (w.QLen() > Mask::kMaxCells / w.seq_len)
+    Fail(r.PathOf("q_len"), std::to_string(w.QLen()) + " rows over " + L + " keys (workload."
+                            "seq_len) is more than a mask's " + max + " x " + max + " cells; "
+                            "expected at most " + std::to_string(Mask::kMaxCells / w.seq_len));
+}
+
 // Version 2 adds kv_heads and q_len (both optional; absent: as many key/value heads as query
-// heads, q_len = seq_len).
+// heads, q_len = seq_len). Version 3 allows seq_len up to Mask::kMaxSide with q_len x seq_len
+// within Mask::kMaxCells (a KV cache's last rows: mask.rows "last").
 Workload ReadWorkload(const ObjectReader& root, int64_t version) {
   ObjectReader r = version >= 2 ? root.Child("workload", {"batch", "seq_len", "heads", "head_dim",
                                                           "dtype", "kv_heads", "q_len"})
@@ -88,7 +103,7 @@ Workload ReadWorkload(const ObjectReader& root, int64_t version) {
   Workload w;
   // Ranges are Workload::Validate's.
   w.batch = r.Int("batch", 1, 65536);
-  w.seq_len = r.Int("seq_len", 1, Mask::kMaxLen);
+  w.seq_len = r.Int("seq_len", 1, version >= 3 ? Mask::kMaxSide : Mask::kMaxLen);
   w.heads = r.Int("heads", 1, 1024);
   w.head_dim = r.Int("head_dim", 1, 256);
   const std::string dtype = r.Enum("dtype", {DTypeName(DType::kF16), DTypeName(DType::kBF16),
@@ -106,6 +121,7 @@ Workload ReadWorkload(const ObjectReader& root, int64_t version) {
     w.q_len = r.Int("q_len", 1, w.seq_len);
     if (w.q_len == w.seq_len) w.q_len = 0;
   }
+  CheckWorkloadCells(r, w);
   return w;
 }
 
@@ -149,17 +165,42 @@ std::optional<PlanModel> ReadModel(const ObjectReader& root, const Workload& w) 
   return m;
 }
 
-PlanMask ReadMask(const ObjectReader& root, int64_t workload_seq_len) {
-  ObjectReader r = root.Child("mask", {"spec", "inline", "seq_len", "hash", "density"});
+// Version 3's mask.rows: "last" (the plan holds the last workload.q_len rows of its spec's
+// mask) or absent (the square mask). Returns the row count (0: square). "last" needs a spec
+// and workload.q_len; past Mask::kMaxLen keys it is required.
+int64_t ReadMaskRows(const ObjectReader& r, bool has_inline, const Workload& w) {
+  const std::string max = std::to_string(Mask::kMaxLen);
+  if (!r.Has("rows")) {
+    if (w.seq_len > Mask::kMaxLen)
+      Fail(r.PathOf("rows"), "required when workload.seq_len (" + std::to_string(w.seq_len) +
+                                 ") is past a square mask's " + max + " (expected \"last\": "
+                                 "the plan holds the last workload.q_len rows)");
+    return 0;
+  }
+  r.Enum("rows", {"last"});
+  if (has_inline)
+    Fail(r.PathOf("rows"), "\"last\" is for a generator spec (mask.spec); an inline mask is "
+                           "the square seq_len x seq_len mask");
+  if (w.q_len == 0)
+    Fail(r.PathOf("rows"), "\"last\" needs workload.q_len (the rows the plan holds), which is "
+                           "absent");
+  return w.q_len;
+}
+
+PlanMask ReadMask(const ObjectReader& root, const Workload& w, int64_t version) {
+  ObjectReader r = version >= 3
+                       ? root.Child("mask", {"spec", "inline", "rows", "seq_len", "hash", "density"})
+                       : root.Child("mask", {"spec", "inline", "seq_len", "hash", "density"});
   PlanMask m;
   const bool has_spec = r.Has("spec"), has_inline = r.Has("inline");
   if (has_spec == has_inline) {
     Fail(r.Path(), std::string("expected exactly one of spec, inline, got ") +
                        (has_spec ? "both" : "neither"));
   }
-  m.seq_len = r.Int("seq_len", 1, Mask::kMaxLen);
-  if (m.seq_len != workload_seq_len) {
-    Fail(r.PathOf("seq_len"), "expected " + std::to_string(workload_seq_len) +
+  m.last_rows = ReadMaskRows(r, has_inline, w);
+  m.seq_len = r.Int("seq_len", 1, version >= 3 ? Mask::kMaxSide : Mask::kMaxLen);
+  if (m.seq_len != w.seq_len) {
+    Fail(r.PathOf("seq_len"), "expected " + std::to_string(w.seq_len) +
                                   " (workload.seq_len), got " + std::to_string(m.seq_len));
   }
   {
@@ -183,8 +224,9 @@ PlanMask ReadMask(const ObjectReader& root, int64_t workload_seq_len) {
       Fail(path + ".seq_len", "expected " + std::to_string(m.seq_len) + " (mask.seq_len), got " +
                                   std::to_string(spec->seq_len));
     }
-    // Parameter semantics (width <= L, doc lengths summing to L, ...) are the generator's.
-    auto resolved = Resolve(*spec);
+    // Parameter semantics (width <= L, doc lengths summing to L, ...) are the generator's;
+    // past Mask::kMaxLen (mask.rows "last") its row runs' (RowRuns::FromSpecRows).
+    auto resolved = Resolve(*spec, m.last_rows > 0 ? Mask::kMaxSide : Mask::kMaxLen);
     if (!resolved.IsOk()) {
       // Resolve names fields from "mask." ("mask.width: must be in 1..1024, got 0"); re-root
       // them at this spec's path.
@@ -403,7 +445,7 @@ Plan ReadPlan(const Json& j, const std::string& name) {
   p.device = ReadDevice(r);
   p.workload = ReadWorkload(r, version);
   p.model = ReadModel(r, p.workload);
-  p.mask = ReadMask(r, p.workload.seq_len);
+  p.mask = ReadMask(r, p.workload, version);
   p.mha = ReadMha(r);
   CheckShapeMha(r, p);
   p.fusion = ReadFusion(r);

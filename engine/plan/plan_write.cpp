@@ -48,8 +48,8 @@ const std::vector<std::string>& KeyOrder() {
       // device
       "name", "sm_count", "smem_per_sm_bytes", "smem_per_block_bytes", "max_warps_per_sm",
       "l2_bytes", "dram_bytes_per_s", "fp16_tensor_flops", "cc_major", "cc_minor", "source",
-      // workload (seq_len below), model (name above), mask (spec, inline, seq_len, hash,
-      // density), spec, inline
+      // workload (seq_len below), model (name above), mask (spec, inline, rows, seq_len,
+      // hash, density), spec, inline
       "batch", "pattern", "spec", "inline", "rows", "cols", "runs", "seq_len", "family", "part",
       "hidden", "heads", "head_dim", "ffn", "layers", "separate_bias", "dtype", "kv_heads",
       "q_len", "width",
@@ -152,6 +152,7 @@ Json PlanToJson(const Plan& plan) {
   } else if (plan.mask.inline_mask) {
     mask["inline"] = MaskToRunLengthJson(*plan.mask.inline_mask);
   }
+  if (plan.mask.last_rows > 0) mask["rows"] = "last";  // version 3: the last workload.q_len rows
   mask["seq_len"] = plan.mask.seq_len;
   mask["hash"] = plan.mask.hash;
   mask["density"] = plan.mask.density;

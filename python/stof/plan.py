@@ -1,8 +1,9 @@
-"""stof.load_plan: a plan JSON (docs/plan-schema.md) read and validated by the engine's loader
-(libstof_engine_capi.so, _engine.py: what `stof plan validate` runs), with what PyTorch callers
-need from it: the mask (regenerated or inline, hash-checked), the workload, the device, the MHA
-kernel choice, the per-segment choices, and check_run, which warns (warnings.warn) when the
-plan runs on another device or shape.
+"""stof.load_plan: a plan JSON (docs/plan-schema.md, versions 1 to 3) read and validated by the
+engine's loader (libstof_engine_capi.so, _engine.py: what `stof plan validate` runs), with what
+PyTorch callers need from it: the mask (regenerated or inline, hash-checked; a version 3 plan's
+last q_len rows of a long spec), the workload, the device, the MHA kernel choice, the
+per-segment choices, and check_run, which warns (warnings.warn) when the plan runs on another
+device or shape.
 
 Used by attention.py (plan=...) and hf.py (use_mask with a plan).
 """
@@ -30,8 +31,9 @@ def load_plan(path, check_mask=True):
 class Plan:
     """A validated plan. Attributes: path, doc (the plan's JSON as the engine writes it),
     device (dict), device_name, workload (dict), shape ((batch, heads, seq_len, head_dim)),
-    model (dict or None), mha (dict), fusion_code, segments (list of {"ops", "template",
-    "params"})."""
+    kv_heads, q_len, mask_rows ("all", or "last": schema version 3, the mask is the last q_len
+    rows), model (dict or None), mha (dict), fusion_code, segments (list of {"ops",
+    "template", "params"})."""
 
     def __init__(self, doc, path, loaded):
         self._loaded = loaded
@@ -46,6 +48,9 @@ class Plan:
         # square MHA of version 1).
         self.kv_heads = w.get("kv_heads", w["heads"])
         self.q_len = w.get("q_len", w["seq_len"])
+        # Schema version 3: mask.rows "last", the plan holds only the last q_len rows of its
+        # spec's mask (keys past a square mask's 32768); absent: the square mask.
+        self.mask_rows = doc["mask"].get("rows", "all")
         self.model = doc.get("model")
         self.mha = doc["mha"]
         self.fusion_code = doc["fusion"]["code"]
@@ -56,18 +61,26 @@ class Plan:
     @property
     def mask(self):
         """The plan's stof.Mask: inline bits, or the spec regenerated; its hash must equal
-        mask.hash (a plan is never used on another mask)."""
+        mask.hash (a plan is never used on another mask). A version 3 plan with mask.rows
+        "last" holds the spec's last q_len rows only: its mask is that q_len x seq_len mask
+        (built by the engine from those rows' runs, never the square one), without the spec
+        (which describes the square mask)."""
         if self._mask is None:
             from .mask import Mask
             arr, spec, engine_hash = self._loaded.mask()
-            self._mask = Mask(arr, spec=spec, source=self.path, engine_hash=engine_hash)
+            if self.mask_rows == "last":
+                self._mask = Mask(arr, source=f"{self.path}, last {self.q_len} rows",
+                                  engine_hash=engine_hash)
+            else:
+                self._mask = Mask(arr, spec=spec, source=self.path, engine_hash=engine_hash)
         return self._mask
 
     @property
     def query_mask(self):
         """The mask the plan's workload runs: plan.mask, or its last q_len rows where the
-        workload has fewer query rows than keys (a KV cache's prefill or decode step)."""
-        if self.q_len == self.shape[2]:
+        workload has fewer query rows than keys (a KV cache's prefill or decode step; a
+        version 3 plan's mask already is those rows)."""
+        if self.q_len == self.shape[2] or self.mask_rows == "last":
             return self.mask
         if self._query_mask is None:
             from .mask import Mask

@@ -1,8 +1,8 @@
 """CPU tests of stof.load_plan (stof/plan.py over the engine's loader, _engine.py): the
 checked-in example plans load; malformed, truncated and wrong-type files are refused with the
 file and JSON path, in the words of `stof plan validate`; inline masks are hash-checked; spec
-masks regenerated and hash-checked; check_run warns on another device or shape; stof.Mask's
-checks and the engine's hash."""
+masks regenerated and hash-checked (a version 3 plan's last rows too); check_run warns on
+another device or shape; stof.Mask's checks and the engine's hash."""
 
 import copy
 import json
@@ -95,6 +95,51 @@ class PlanTest(unittest.TestCase):
         d["workload"]["kv_heads"] = 5
         self.refused(d, "workload.kv_heads: expected a divisor of workload.heads = 12, got 5")
 
+    def cache_rows_doc(self, spec, q_len):
+        """A version 3 plan of `spec`'s last q_len rows (mask.rows "last"), hash and density
+        those of the q_len x seq_len mask."""
+        rows = stof.Mask.from_spec(spec, q_len=q_len)
+        d = copy.deepcopy(self.doc)
+        d["schema_version"] = 3
+        d["workload"].update({"seq_len": spec["seq_len"], "heads": 32, "kv_heads": 8,
+                              "q_len": q_len, "head_dim": 128, "dtype": "bf16"})
+        d["mask"] = {"spec": spec, "rows": "last", "seq_len": spec["seq_len"],
+                     "hash": rows.hash_hex(), "density": rows.density}
+        d["mha"] = {"kernel": "block_wise", "block_m": 64, "block_n": 64, "num_warps": 5,
+                    "chosen_by": "shape"}
+        return d, rows
+
+    def test_cache_rows_version_three(self):
+        # Issue 33: a KV cache past a square mask's 32768 keys; the plan holds the spec's last
+        # q_len rows (mask.rows "last"), regenerated from those rows and hash-checked.
+        spec = {"pattern": "sliding_window", "seq_len": 131072, "width": 4096}
+        d, rows = self.cache_rows_doc(spec, 1)
+        p = stof.load_plan(self.write(d, "long.json"))
+        self.assertEqual((p.mask_rows, p.q_len, p.kv_heads, p.shape[2]), ("last", 1, 8, 131072))
+        self.assertEqual((p.mask.q_len, p.mask.kv_len), (1, 131072))
+        self.assertEqual(p.mask, rows)
+        self.assertIsNone(p.mask.spec, "the spec describes the square mask, not these rows")
+        self.assertIs(p.query_mask, p.mask)
+        self.assertEqual(p.doc["mask"]["rows"], "last")
+        self.assertEqual(stof.load_plan(EXAMPLE, check_mask=False).mask_rows, "all")
+        bb = {"pattern": "bigbird", "seq_len": 65536, "seed": 3}
+        d4, rows4 = self.cache_rows_doc(bb, 4)
+        self.assertEqual(stof.load_plan(self.write(d4, "bb.json")).mask, rows4)
+        # A corrupted hash: refused when the rows are regenerated.
+        bad = copy.deepcopy(d)
+        bad["mask"]["hash"] = "0123456789abcdef"
+        with self.assertRaises(stof.PlanError) as cm:
+            stof.load_plan(self.write(bad))
+        self.assertIn("mask.hash: the plan was made for mask 0123456789abcdef, but its spec's "
+                      "last 1 rows now generate " + rows.hash_hex(), str(cm.exception))
+        bad = copy.deepcopy(d)
+        del bad["mask"]["rows"]
+        self.refused(bad, "mask.rows: required when workload.seq_len (131072) is past a square "
+                          "mask's 32768")
+        bad = copy.deepcopy(d)
+        bad["schema_version"] = 2
+        self.refused(bad, "workload.seq_len: expected an integer <= 32768, got 131072")
+
     def test_wrong_types_and_ranges(self):
         d = copy.deepcopy(self.doc)
         d["workload"]["batch"] = 0
@@ -115,9 +160,9 @@ class PlanTest(unittest.TestCase):
         del d["mha"]
         self.refused(d, "mha: required field is missing")
         d = copy.deepcopy(self.doc)
-        d["schema_version"] = 3
+        d["schema_version"] = 4
         d["newer_field"] = 1
-        self.refused(d, "schema_version: unsupported version 3 (this build reads 1..2)")
+        self.refused(d, "schema_version: unsupported version 4 (this build reads 1..3)")
         d = copy.deepcopy(self.doc)
         d["mask"]["seq_len"] = 512
         self.refused(d, "mask.seq_len: expected 1024 (workload.seq_len), got 512")

@@ -158,14 +158,16 @@ run_fail "--q-len past the keys" "^stof select: --q-len: expected at most the ke
 # A KV cache past a square mask's 32768 keys: the generator's last rows only (row runs), so a
 # decode step over 131072 keys or 16 rows over 262144 choose like shorter ones; without
 # --q-len, or with more rows than a mask's 32768 x 32768 cells, --seq / --q-len are refused
-# by name; a plan (the square mask) cannot hold such a step.
+# by name; a plan holds such a step as the spec's last rows (schema version 3:
+# cli_plan_long_test.sh, run below).
 run_ok "select: decode over 131072 keys" "$stof" select --pattern causal --seq 131072 --heads 32 --kv-heads 8 --q-len 1 --head-dim 128 --dtype bf16 --device h100 --json
 json_check "decode over 131072 keys: the packed Hopper tile" "j['workload']['seq_len'] == 131072 and j['workload']['q_len'] == 1 and j['run_choice']['family'] == 'hopper' and j['run_choice']['block_m'] == 64 and '4 query heads x 1 row' in j['run_choice']['note']"
 run_ok "select: 16 window rows over 262144 keys" "$stof" select --pattern sliding_window --width 4096 --seq 262144 --heads 32 --kv-heads 8 --q-len 16 --device h100 --json
 json_check "16 rows over 262144 keys: the Hopper kernel" "j['workload']['seq_len'] == 262144 and j['workload']['q_len'] == 16 and j['run_choice']['family'] == 'hopper' and 'L=262144 w=4096' in j['source']"
 run_fail "--seq past 32768 without --q-len" "^stof select: --seq: 131072 is past a square mask's 32768; give --q-len N" "$stof" select --pattern causal --seq 131072 --device h100
 run_fail "--q-len past a mask's cells" "^stof select: --q-len: 4097 rows over 262144 keys is more than a mask's 32768 x 32768 cells; at most 4096$" "$stof" select --pattern causal --seq 262144 --q-len 4097 --device h100
-run_fail "--plan-out past 32768" "^stof select: --plan-out: a plan holds the square mask, at most 32768 \(--seq is 131072\)$" "$stof" select --pattern causal --seq 131072 --q-len 1 --device h100 --plan-out "$tmp/long.json"
+"$(dirname "$0")/cli_plan_long_test.sh" "$stof" >"$tmp/out" 2>"$tmp/err" && ok ||
+  bad "plans past 32768 keys (cli_plan_long_test.sh): $(cat "$tmp/err")"
 want_rc=2 run_fail "--seq past 262144" "^stof select: --seq: expected an integer in 1..262144" "$stof" select --pattern causal --seq 262145 --q-len 1
 # A decode step's plan (schema version 2): the square mask, the workload's q_len and kv_heads,
 # the Hopper kernel chosen for the shape; plan validate reads it back (CUDA builds: what runs

@@ -25,6 +25,7 @@
 #include "engine/core/json_io.h"
 #include "engine/mask/mask_json.h"
 #include "engine/plan/plan_build.h"
+#include "plan_reject.h"
 #include "test_dir.h"
 
 namespace {
@@ -270,24 +271,8 @@ TEST(PlanJson, TextHasSchemaKeyOrderAndOneLineArrays) {
 
 // ---- rejection -------------------------------------------------------------------------------
 
-struct Bad {
-  std::string what;
-  std::function<void(json&)> edit;
-  std::string message;  // must appear in the error
-};
-
-void ExpectRejected(const Plan& base, const std::vector<Bad>& cases) {
-  for (const Bad& c : cases) {
-    SCOPED_TRACE(c.what);
-    json j = PlanToJson(base);
-    c.edit(j);
-    auto p = PlanFromJson(j, "plan.json");
-    ASSERT_FALSE(p.IsOk()) << j.dump();
-    EXPECT_NE(p.Message().find(c.message), std::string::npos)
-        << "message: " << p.Message() << "\nwanted:  " << c.message;
-    EXPECT_EQ(p.Message().rfind("plan.json: ", 0), 0u) << p.Message();
-  }
-}
+using Bad = stof::engine::testing::BadPlanEdit;
+using stof::engine::testing::ExpectRejected;
 
 TEST(PlanJson, RejectsWrongTypesMissingFieldsAndRanges) {
   ExpectRejected(SpecPlan(), {
@@ -420,13 +405,13 @@ TEST(PlanJson, RejectsUnknownKeysAndVersions) {
       {"measurement", [](json& j) { j["measurements"] = json::parse(R"([{"what": "mha", "latency_us": 1, "measured": true, "note": ""}])"); },
        "plan.json: measurements[0].note: unknown key"},
       {"tuning", [](json& j) { j["tuning"]["seeds"] = 1; }, "plan.json: tuning.seeds: unknown key"},
-      {"version 3", [](json& j) { j["schema_version"] = 3; },
-       "plan.json: schema_version: unsupported version 3 (this build reads 1..2)"},
+      {"version 4", [](json& j) { j["schema_version"] = 4; },
+       "plan.json: schema_version: unsupported version 4 (this build reads 1..3)"},
       // The version is checked first: a newer file is refused for its version, not its keys.
-      {"version 3 with new keys", [](json& j) { j["schema_version"] = 3; j["new_section"] = {}; },
-       "plan.json: schema_version: unsupported version 3 (this build reads 1..2)"},
+      {"version 4 with new keys", [](json& j) { j["schema_version"] = 4; j["new_section"] = {}; },
+       "plan.json: schema_version: unsupported version 4 (this build reads 1..3)"},
       {"version 0", [](json& j) { j["schema_version"] = 0; },
-       "plan.json: schema_version: unsupported version 0 (this build reads 1..2)"},
+       "plan.json: schema_version: unsupported version 0 (this build reads 1..3)"},
       // Version 1 has no grouped heads or query length.
       {"kv_heads in version 1", [](json& j) { j["workload"]["kv_heads"] = 4; },
        "plan.json: workload.kv_heads: unknown key (allowed here: batch, seq_len, heads, "
@@ -440,9 +425,9 @@ TEST(PlanJson, RejectsUnknownKeysAndVersions) {
   EXPECT_EQ(p.Message(), "plan.json: expected a JSON object at the top level, got [1,2]");
   // The exact whole message for the two examples of the brief.
   json j = PlanToJson(SpecPlan());
-  j["schema_version"] = 3;
+  j["schema_version"] = 4;
   EXPECT_EQ(PlanFromJson(j, "plan.json").Message(),
-            "plan.json: schema_version: unsupported version 3 (this build reads 1..2)");
+            "plan.json: schema_version: unsupported version 4 (this build reads 1..3)");
   j = PlanToJson(SpecPlan());
   j["workload"]["batch"] = 0;
   EXPECT_EQ(PlanFromJson(j, "plan.json").Message(),
@@ -843,7 +828,7 @@ TEST(PlanSchema, AcceptsWrittenPlansAndRefusesBrokenOnes) {
       {"hash", [](json& j) { j["mask"]["hash"] = "ABCDEF0123456789"; }},
       {"block_m", [](json& j) { j["mha"]["block_m"] = 48; }},
       {"num_warps", [](json& j) { j["mha"]["num_warps"] = 3; }},
-      {"version", [](json& j) { j["schema_version"] = 3; }},
+      {"version", [](json& j) { j["schema_version"] = 4; }},
       {"missing_tuning", [](json& j) { j.erase("tuning"); }},
       {"pattern", [](json& j) { j["mask"]["spec"]["pattern"] = "butterfly"; }},
       {"not_two_operands",
