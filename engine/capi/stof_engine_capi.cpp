@@ -277,7 +277,8 @@ int stof_engine_plan_mask(const stof_engine_plan* plan, stof_engine_mask** out, 
     auto mask = engine::PlanMaskToMask(plan->plan.mask, plan->path);
     if (!mask.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, mask.Message(), err, err_len);
     auto* m = new stof_engine_mask{std::move(*mask), std::nullopt};
-    if (plan->plan.mask.has_spec) m->spec = plan->plan.mask.spec;
+    // The spec describes the square mask; a plan of a cache's last rows holds only those rows.
+    if (plan->plan.mask.has_spec && plan->plan.mask.last_rows == 0) m->spec = plan->plan.mask.spec;
     return Hand(m, out, err, err_len);
   });
 }
