@@ -8,7 +8,7 @@
 // tests/compare/model_compare.py.
 // `--plan` replays a plan through engine/plan/plan_choices.h: model, batch, L and mask default
 // to the plan's; a run that differs from them is refused (CheckPlanFor), another device warns;
-// a plan of a KV cache's last rows (schema version 3) is refused (RefuseCacheRowsPlan).
+// a plan of a KV cache's last rows (schema version 3) is refused (run_common.cpp).
 // The steps live by job in cmd_run_check.cpp, cmd_run_versus.cpp and cmd_run_report.cpp
 // (cmd_run_internal.h); this file holds the options and runs the steps in order.
 #include <algorithm>
@@ -59,20 +59,6 @@ engine::Status CheckRunOptions(const RunArgs& a) {
   return engine::Status::Ok();
 }
 
-// A plan of a KV cache's last rows (schema version 3, mask.rows "last") is refused by name:
-// `stof run` replays square layers (L x L, L <= Mask::kMaxLen). A plan that does not load is
-// left to ResolveLayerSource, which reports it.
-engine::Status RefuseCacheRowsPlan(const std::string& path) {
-  if (path.empty()) return engine::Status::Ok();
-  auto plan = engine::LoadPlan(path);
-  if (!plan.IsOk() || plan->mask.last_rows == 0) return engine::Status::Ok();
-  return engine::MakeError(
-      path + ": mask.rows: the plan holds the last " + std::to_string(plan->mask.last_rows) +
-      " rows of a " + std::to_string(plan->mask.seq_len) + "-key mask (a KV cache's step, "
-      "workload.q_len over workload.seq_len); stof run replays square layers (L x L, L <= " +
-      std::to_string(engine::Mask::kMaxLen) + ") (refused)");
-}
-
 #ifdef STOF_WITH_KERNELS
 // The fused MHA's default parameters: the kernels' own choice (Eq. 1, Eq. 2 in the preferred
 // set), set on every segment choice.
@@ -98,7 +84,6 @@ int Run(const RunArgs& a_in) {
   const std::string cmd = "run";
   RunArgs a = a_in;
   if (engine::Status s = CheckRunOptions(a); !s.IsOk()) return Fail(cmd, s.Message());
-  if (engine::Status s = RefuseCacheRowsPlan(a.plan); !s.IsOk()) return Fail(cmd, s.Message());
   // --plan: the shape, the model and the mask default to the plan's; what the user gives
   // instead must match it (ResolveLayerScheme's CheckPlanFor refuses otherwise).
   LayerSourceArgs sa;

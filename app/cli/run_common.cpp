@@ -88,6 +88,13 @@ engine::Expected<LayerSource> ResolveLayerSource(const LayerSourceArgs& in) {
   if (!a.plan.empty()) {
     auto loaded = engine::LoadPlan(a.plan);
     if (!loaded.IsOk()) return loaded.ToStatus();
+    if (loaded->mask.last_rows > 0)
+      return engine::MakeError(
+          a.plan + ": mask.rows: the plan holds the last " +
+          std::to_string(loaded->mask.last_rows) + " rows of a " +
+          std::to_string(loaded->mask.seq_len) + "-key mask (a KV cache's step, workload.q_len "
+          "over workload.seq_len); a layer's run and profile replay square layers (L x L, L <= " +
+          std::to_string(engine::Mask::kMaxLen) + ") (refused)");
     src.plan = std::move(*loaded);
     if (!a.batch_given) a.graph.batch = src.plan->workload.batch;
     if (!a.seq_given) a.mask.seq = src.plan->workload.seq_len;

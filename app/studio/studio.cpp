@@ -278,6 +278,16 @@ bool Studio::JobsIdle() const {
 void Studio::OpenPlanFile(const std::string& path) {
   auto plan = engine::LoadPlan(path);
   if (!plan.IsOk()) return Message(MessageLevel::kError, plan.Message());
+  // The canvas, the layer and the tuner hold square masks: a plan of a KV cache's last rows
+  // past them (schema 3) is refused by name rather than opened as a one-row "layer".
+  if (plan->mask.last_rows > 0)
+    return Message(MessageLevel::kError,
+                   path + ": the plan holds a KV cache's last " +
+                       std::to_string(plan->mask.last_rows) + " rows over " +
+                       std::to_string(plan->workload.seq_len) +
+                       " keys (schema 3); the studio opens plans of square layers (L <= " +
+                       std::to_string(engine::Mask::kMaxLen) +
+                       "); see it with `stof plan validate` or `stof layout --q-len`");
   auto mask = engine::PlanMaskToMask(plan->mask, path);
   if (!mask.IsOk()) return Message(MessageLevel::kError, mask.Message());
   std::optional<engine::MaskSpec> spec;

@@ -67,7 +67,7 @@ run_fail "corrupted hash" 1 "^stof plan validate: $tmp/hash.json: mask\.hash: th
 $py -c "import json; j=json.load(open('$tmp/p.json')); del j['mask']['rows']; json.dump(j, open('$tmp/norows.json','w'))"
 run_fail "mask.rows missing" 1 "mask\.rows: required when workload\.seq_len \(131072\) is past a square mask's 32768" \
   "$stof" plan validate "$tmp/norows.json"
-run_fail "run --plan of a version 3 plan" 1 "^stof run: $tmp/p.json: mask\.rows: the plan holds the last 1 rows of a 131072-key mask .*stof run replays square layers \(L x L, L <= 32768\) \(refused\)$" \
+run_fail "run --plan of a version 3 plan" 1 "^stof run: $tmp/p.json: mask\.rows: the plan holds the last 1 rows of a 131072-key mask .*a layer's run and profile replay square layers \(L x L, L <= 32768\) \(refused\)$" \
   "$stof" run --plan "$tmp/p.json" --device cpu
 
 # Up to 32768 keys a decode step's plan keeps the square mask at version 2, as before.

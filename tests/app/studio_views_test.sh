@@ -6,6 +6,7 @@
 #  - one answer to "what runs": the Kernel selection view, the fusion view, the ladder and a
 #    plan written by `stof select` show the configuration `stof select --json` reports for the
 #    same workload and device, and `stof profile ladder` predicts its fused rung with it;
+#  - a plan of a KV cache's last rows (schema 3) is refused by name;
 #  - no text is clipped (widgets/clip_audit.h) in any tab at 1600 x 900 and 1280 x 720, with
 #    the shipped profiles open in every profile tab, after tuning and on each lesson's last page.
 # Usage: studio_views_test.sh path/to/stof-studio path/to/stof path/to/stof_png_check
@@ -96,6 +97,14 @@ if r is not None:
     assert all(mha_seg.get(k, r[k]) == r[k] for k in ("block_m", "block_n", "num_warps")), (mha_seg, r)
 print("what runs, everywhere:", short, "(" + sel["run_choice"]["decided_by"] + ")")
 PY
+
+# --- a plan the studio does not open: a KV cache's last rows past 32768 keys (schema 3) -----
+"$stof" select --pattern sliding_window --width 4096 --seq 131072 --q-len 1 --heads 32 --kv-heads 8 \
+    --head-dim 128 --dtype bf16 --device h100 --plan-out "$tmp/cache.plan.json" >/dev/null
+run 1600 900 --no-gpu --open-plan "$tmp/cache.plan.json" --dump-state "$tmp/c.json" --frames 3
+[ "$rc" = 1 ] && grep -q "last 1 rows over 131072 keys (schema 3); the studio opens plans of square layers" "$tmp/err" ||
+  { echo "FAIL: --open-plan of a schema 3 plan: exit $rc ($(cat "$tmp/err"))" >&2; exit 1; }
+echo "a cache rows plan refused by name"
 
 # --- nothing clipped ------------------------------------------------------------------------
 clip_check() {  # clip_check LABEL STATE.json
