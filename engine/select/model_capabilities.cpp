@@ -32,34 +32,36 @@ constexpr const char* kHopperSupported =
     "head_dim a multiple of 8 up to 256 with BLOCK_M 128, BLOCK_N 64 or 128 (64 above head_dim "
     "128), num_warps 12, or BLOCK_M 64, BLOCK_N 64 (and 128 up to head_dim 64), num_warps 5";
 
-class ModelCapabilities final : public MhaKernelCapabilities {
- public:
-  Status CheckBlockWise(int64_t d, int64_t bm, int64_t bn, int64_t warps,
-                        int64_t smem) const override {
-    if (IsHopperMhaWarps(warps)) return ModelCheckHopperConfig(d, bm, bn, warps, smem);
-    return CheckPortableBlockSparseConfig(d, bm, bn, warps, smem);
-  }
-  bool PreferredBlockWise(int64_t d, int64_t bm, int64_t bn, int64_t warps,
-                          int64_t smem) const override {
-    return IsPreferredBlockSparseConfig(d, bm, bn, warps, smem);
-  }
-  std::string DescribeBlockWise(int64_t d, int64_t smem) const override {
-    return DescribeSupportedBlockSparseConfigs(d, smem);
-  }
-  Status CheckHopper(int64_t d, int64_t bm, int64_t bn, int64_t warps,
-                     int64_t smem) const override {
-    return ModelCheckHopperConfig(d, bm, bn, warps, smem);
-  }
-  Status CheckRecompose(const RecomposeParams& p, int64_t d, RecomposeVariant v,
-                        int64_t smem) const override {
-    return CheckRecomposeParams(p, d, v, smem);
-  }
-};
 
 }  // namespace
 
+Status RuleMhaCapabilities::CheckBlockWise(int64_t d, int64_t bm, int64_t bn, int64_t warps,
+                                           int64_t smem) const {
+  if (IsHopperMhaWarps(warps)) return CheckHopperConfigRules(d, bm, bn, warps, smem, m_smem_of);
+  return CheckPortableBlockSparseConfig(d, bm, bn, warps, smem);
+}
+
+bool RuleMhaCapabilities::PreferredBlockWise(int64_t d, int64_t bm, int64_t bn, int64_t warps,
+                                             int64_t smem) const {
+  return IsPreferredBlockSparseConfig(d, bm, bn, warps, smem);
+}
+
+std::string RuleMhaCapabilities::DescribeBlockWise(int64_t d, int64_t smem) const {
+  return DescribeSupportedBlockSparseConfigs(d, smem);
+}
+
+Status RuleMhaCapabilities::CheckHopper(int64_t d, int64_t bm, int64_t bn, int64_t warps,
+                                        int64_t smem) const {
+  return CheckHopperConfigRules(d, bm, bn, warps, smem, m_smem_of);
+}
+
+Status RuleMhaCapabilities::CheckRecompose(const RecomposeParams& p, int64_t d,
+                                           RecomposeVariant v, int64_t smem) const {
+  return CheckRecomposeParams(p, d, v, smem);
+}
+
 const MhaKernelCapabilities& ModelMhaCapabilities() {
-  static const ModelCapabilities kCaps;
+  static const RuleMhaCapabilities kCaps(ModelHopperSmemBytes);
   return kCaps;
 }
 
