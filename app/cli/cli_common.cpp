@@ -264,11 +264,9 @@ engine::Expected<MaskSource> ResolveCacheRowsSource(const MaskSourceOptions& o,
                          " keys is more than a mask's " + std::to_string(Mask::kMaxLen) + " x " +
                          std::to_string(Mask::kMaxLen) + " cells; at most " +
                          std::to_string(Mask::kMaxCells / keys)};
-  // Only the last rows (RowRuns::FromSpecRows), never the whole mask's runs.
-  auto runs = engine::RowRuns::FromSpecRows(spec, keys - q_len, q_len, "--q-len");
-  if (!runs.IsOk()) return engine::Error{InOptionNames(runs.Message())};
-  auto rows = runs->LastRowsToMask(q_len, "--q-len");
-  if (!rows.IsOk()) return rows.ToStatus();
+  // Only the last rows' runs, never the whole mask's.
+  auto rows = engine::RowRuns::LastRowsOfSpec(spec, q_len, "--q-len");
+  if (!rows.IsOk()) return engine::Error{InOptionNames(rows.Message())};
   MaskSource src;
   src.mask = std::move(*rows);
   src.has_spec = true;

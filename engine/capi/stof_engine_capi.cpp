@@ -135,11 +135,9 @@ int stof_engine_mask_spec_last_rows(const char* spec_json, size_t spec_len, cons
     const std::string what = name == nullptr ? "spec" : name;
     auto spec = SpecOfJson(spec_json, spec_len, what);
     if (!spec.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, spec.Message(), err, err_len);
-    // Only the last rows are built (RowRuns::FromSpecRows), never the whole mask's runs.
-    auto runs = engine::RowRuns::FromSpecRows(*spec, spec->seq_len - rows, rows, "rows");
-    if (!runs.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, what + ": " + runs.Message(), err, err_len);
-    auto mask = runs->LastRowsToMask(rows, what + ": rows");
-    if (!mask.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, mask.Message(), err, err_len);
+    // Only the last rows' runs are built, never the whole mask's.
+    auto mask = engine::RowRuns::LastRowsOfSpec(*spec, rows, "rows");
+    if (!mask.IsOk()) return Fail(STOF_ENGINE_ERR_INVALID, what + ": " + mask.Message(), err, err_len);
     return Hand(new stof_engine_mask{std::move(*mask), std::nullopt}, out, err, err_len);
   });
 }

@@ -68,6 +68,12 @@ class RowRuns {
   // whole runs. A range outside the mask is refused, the message naming `what`.
   static Expected<RowRuns> FromSpecRows(const MaskSpec& spec, int64_t first_row, int64_t rows,
                                         const std::string& what = "rows");
+  // The dense mask of the spec's last `rows` rows (all seq_len columns), from those rows' runs
+  // alone: FromSpecRows then LastRowsToMask, the one path of every caller (the CLI's --q-len,
+  // the engine C API, a plan's last rows). Errors: the spec's (naming its field) or the row
+  // count's (naming `what`).
+  static Expected<Mask> LastRowsOfSpec(const MaskSpec& spec, int64_t rows,
+                                       const std::string& what = "rows");
 
   // The dense mask; refused (naming the size and Mask's limits) when it is past them.
   Expected<Mask> ToMask() const;

@@ -1,5 +1,6 @@
-// RowRuns::FromSpec / FromSpecRows: every MaskSpec generator written row by row as column
-// runs, never as L x L bits (FromSpecRows: only a range of rows, as a KV cache's last rows). The definitions are mask_spec.cpp's (docs/masks.md, "Patterns"); the tests
+// RowRuns::FromSpec / FromSpecRows / LastRowsOfSpec: every MaskSpec generator written row by
+// row as column runs, never as L x L bits (FromSpecRows: only a range of rows, as a KV cache's
+// last rows). The definitions are mask_spec.cpp's (docs/masks.md, "Patterns"); the tests
 // (tests/engine/row_runs_spec_test.cpp) hold this file to FromMask(Generate(spec)) for every
 // pattern. A row's few runs (full, causal, band, global, document) and its many sorted ones
 // (dilated cells, the block row's random blocks) are merged in begin order into the builder;
@@ -185,6 +186,14 @@ Expected<RowRuns> RowRuns::FromSpecRows(const MaskSpec& spec, int64_t first_row,
     return MakeError(what + ": rows " + Str(first_row) + ".." + Str(first_row + rows - 1) +
                      " are not all inside the " + Str(L) + "-long mask");
   return Build(resolved, "mask", RowRange{first_row, rows});
+}
+
+Expected<Mask> RowRuns::LastRowsOfSpec(const MaskSpec& spec, int64_t rows,
+                                       const std::string& what) {
+  STOF_ASSIGN_OR_RETURN(auto resolved, Resolve(spec, kMaxLen));
+  STOF_ASSIGN_OR_RETURN(RowRuns runs,
+                        FromSpecRows(resolved, resolved.seq_len - rows, rows, what));
+  return runs.LastRowsToMask(rows, what);
 }
 
 }  // namespace stof::engine

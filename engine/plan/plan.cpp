@@ -76,15 +76,12 @@ Expected<Mask> LastRowsOfSpec(const PlanMask& mask, const std::string& prefix) {
     return MakeError(prefix + "mask.rows: \"last\" needs a generator spec (mask.spec)");
   auto resolved = Resolve(mask.spec, Mask::kMaxSide);
   if (!resolved.IsOk()) return SpecError(prefix, resolved.Message());
-  auto runs = RowRuns::FromSpecRows(*resolved, resolved->seq_len - mask.last_rows,
-                                    mask.last_rows, "mask.rows (workload.q_len)");
-  if (!runs.IsOk()) {  // the row range ("mask.rows (workload.q_len): ...") or the generator's
-    const std::string& msg = runs.Message();
+  auto m = RowRuns::LastRowsOfSpec(*resolved, mask.last_rows, "mask.rows (workload.q_len)");
+  if (!m.IsOk()) {  // the row count ("mask.rows (workload.q_len): ...") or the generator's
+    const std::string& msg = m.Message();
     if (msg.rfind("mask.rows", 0) == 0) return MakeError(prefix + msg);
     return SpecError(prefix, msg);
   }
-  auto m = runs->LastRowsToMask(mask.last_rows, "mask.rows (workload.q_len)");
-  if (!m.IsOk()) return MakeError(prefix + m.Message());
   return m;
 }
 
