@@ -12,9 +12,9 @@
 // of another chunk holds the same rows and O columns (the fragment layout does not depend on
 // the keys), so partials merge thread by thread; the per-thread sums are partial over the quad
 // and become full sums in FragmentSoftmax::Finish, after the merge, as without a split.
-// Ordering: stores, __threadfence, the warpgroup's barrier, one atomicAdd (the threadFence
-// reduction pattern); the last one's loads follow its atomic, a barrier and a __threadfence,
-// and bypass L1 (ld.global.cg).
+// Ordering: stores, then the warpgroup counts itself (common::ArriveLast: a barrier and one
+// acquire-release atomic); the last one's loads follow its atomic and a barrier, and bypass
+// L1 (ld.global.cg).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,7 @@
 #include "kernels/attention_common/hopper_chunk.h"
 #include "kernels/common/fragment_softmax.cuh"
 #include "kernels/common/hopper/warpgroup.cuh"
+#include "kernels/common/last_arrival.cuh"
 
 namespace stof::kernels::detail {
 
@@ -162,18 +163,10 @@ __device__ __forceinline__ bool CombineChunks(const HopperAttentionParams& p, fl
     __stcg(parts.At(mine, kMl), make_float4(softmax.row_max[0], softmax.row_max[1],
                                             softmax.row_sum[0], softmax.row_sum[1]));
   }
-  __threadfence();
-  hopper::NamedBarrierSync(barrier_id, hopper::kWarpgroupThreads);
-  if (thread == 0) {
-    int32_t* const counter =
-        p.split_arrivals + SplitArrivalIndex(bh, p.q_tiles, tile) * T::kConsumers + consumer;
-    const bool last = atomicAdd(counter, 1) == chunks - 1;
-    if (last) atomicExch(counter, 0);  // every chunk has arrived: ready for the next launch
-    *flag = last ? 1 : 0;
-  }
-  hopper::NamedBarrierSync(barrier_id, hopper::kWarpgroupThreads);
-  if (*flag == 0) return false;
-  __threadfence();
+  int32_t* const counter =
+      p.split_arrivals + SplitArrivalIndex(bh, p.q_tiles, tile) * T::kConsumers + consumer;
+  if (!common::ArriveLast(counter, chunks, thread, barrier_id, hopper::kWarpgroupThreads, flag))
+    return false;
   // Rebuilt from the partials in chunk order, whichever chunk arrived last (its own partial is
   // read back like the others): the same floating-point operations in every launch, so a split
   // launch gives the same bits every time. Merging into the registers in arrival order did

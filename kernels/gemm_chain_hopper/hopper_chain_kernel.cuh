@@ -34,6 +34,7 @@
 #include "kernels/common/hopper/warpgroup.cuh"
 #include "kernels/common/hopper/warpgroup_gemm.cuh"
 #include "kernels/common/hopper/wgmma.cuh"
+#include "kernels/common/last_arrival.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_chain_hopper/hopper_chain_params.h"
 
@@ -366,24 +367,16 @@ __device__ __forceinline__ void ReduceE(const HopperChainSmem<kH>& sm,
 // Several split groups: once this CTA's columns are in the workspace (ReduceE), it counts
 // itself on its tile (`tile`: batch, row tile, E tile); the last of the tile's cluster *
 // splits CTAs to arrive adds bias2 to the workspace's sums, stores E and zeroes the sums and
-// the count for the next launch (the threadFence reduction pattern, as the attention
-// kernel's split merge: kernels/attention_hopper/hopper_split.cuh).
+// the count for the next launch (common::ArriveLast, as the attention kernel's split merge:
+// kernels/attention_hopper/hopper_split.cuh).
 template <int kH>
 __device__ __forceinline__ void FinishSplits(const HopperChainSmem<kH>& sm,
                                              const HopperChainKernelParams& p,
                                              const ChainTile& at, int64_t tile, int tid) {
   using T = HopperChainTraits<kH>;
-  __threadfence();
-  hopper::NamedBarrierSync(1, T::kConsumerThreads);
-  if (tid == 0) {
-    int* const counter = p.arrivals + tile;
-    const bool last = atomicAdd(counter, 1) == p.cluster * p.splits - 1;
-    if (last) atomicExch(counter, 0);
-    *sm.LastFlag() = last ? 1 : 0;
-  }
-  hopper::NamedBarrierSync(1, T::kConsumerThreads);
-  if (*sm.LastFlag() == 0) return;
-  __threadfence();
+  if (!common::ArriveLast(p.arrivals + tile, p.cluster * p.splits, tid, 1, T::kConsumerThreads,
+                          sm.LastFlag()))
+    return;
   // The sums are loaded kBatch vectors a thread at a time before any is zeroed: one L2 round
   // trip per batch (a load after a store to another vector would wait for it otherwise).
   constexpr int kVecs = kH / 4, kTotal = T::kRows * kVecs, kBatch = 8;

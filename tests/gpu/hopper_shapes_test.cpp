@@ -337,9 +337,9 @@ TEST(GpuHopperShapes, DecodeSplitAndPackingMatchReference) {
   k::CudaBackend* backend = st::SharedBackend();
   ASSERT_NE(backend, nullptr);
   const k::HopperLaunchOverrides before = k::GetHopperLaunchOverrides();
-  // 4 rows per head: a tile's 16 query rows sit in one warp; 8 rows per head: 32 rows in two
-  // warps, whose partials both merge.
-  for (int64_t q_len : {4, 8})
+  // 1 and 4 rows per head: a tile's 4 and 16 query rows sit in warp 0, whose partials the four
+  // warps merge; 8 rows per head: 32 rows in two warps, whose partials both merge.
+  for (int64_t q_len : {1, 4, 8})
   for (int64_t d : {64, 96, 128, 256}) {
     const Mask mask = BottomRows("causal", q_len, 8192);
     const Workload w = Shape(3, 16, 4, q_len, 8192, d);
@@ -362,6 +362,9 @@ TEST(GpuHopperShapes, DecodeSplitAndPackingMatchReference) {
           o.split = split;
           o.persistent = persistent;
           k::SetHopperLaunchOverrides(o);
+          // Two launches: both match the reference, with the same bits (the merge adds a
+          // tile's chunks in chunk order, whichever arrives last).
+          std::vector<std::vector<uint8_t>> bits(2, std::vector<uint8_t>(c.buf.Bytes()));
           for (int rep = 0; rep < 2; ++rep) {
             st::CheckMhaRun(
                 *backend, c.buf,
@@ -372,7 +375,9 @@ TEST(GpuHopperShapes, DecodeSplitAndPackingMatchReference) {
                 },
                 c.ref, w, c.empty_row, nullptr);
             if (HasFatalFailure()) break;
+            ASSERT_TRUE(backend->CopyToHost(bits[rep].data(), c.buf.O(), bits[rep].size()).IsOk());
           }
+          EXPECT_TRUE(bits[0] == bits[1]) << "two launches gave different bits";
         }
       }
     }
