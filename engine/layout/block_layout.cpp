@@ -290,38 +290,48 @@ Mask BlockLayout::ToMask() const {
   return m;
 }
 
-LayoutStats BlockLayout::Stats() const {
+LayoutStats BlockLayout::StatsFromCounts(int64_t nnz, int64_t full, int64_t part,
+                                         int64_t index_entries, int64_t min_row,
+                                         int64_t max_row) const {
   LayoutStats s;
   s.block_m = m_block_m;
   s.block_n = m_block_n;
   s.block_rows = m_block_rows;
   s.block_cols = m_block_cols;
-  s.nnz = m_nnz;
+  s.nnz = nnz;
   const double cells = static_cast<double>(m_rows) * static_cast<double>(m_cols);
-  s.density = cells > 0 ? static_cast<double>(m_nnz) / cells : 0.0;
-  s.full_blocks = static_cast<int64_t>(m_full_col_idx.size());
-  s.part_blocks = static_cast<int64_t>(m_part_col_idx.size());
+  s.density = cells > 0 ? static_cast<double>(nnz) / cells : 0.0;
+  s.full_blocks = full;
+  s.part_blocks = part;
   const int64_t total = m_block_rows * m_block_cols;
-  s.empty_blocks = total - s.full_blocks - s.part_blocks;
+  s.empty_blocks = total - full - part;
   s.valid_block_ratio =
-      total > 0 ? static_cast<double>(s.full_blocks + s.part_blocks) / static_cast<double>(total)
-                : 0.0;
-  const size_t entries = m_full_row_ptr.size() + m_full_col_idx.size() + m_part_row_ptr.size() +
-                         m_part_col_idx.size() + m_load_row_ptr.size() + m_load_col_idx.size();
-  s.index_bytes = static_cast<int64_t>(entries * sizeof(int32_t));
-  s.bitmap_bytes = static_cast<int64_t>(m_part_bitmaps.size() * sizeof(uint64_t));
-  s.block_kernel_elements = (s.full_blocks + s.part_blocks) * m_block_m * m_block_n;
+      total > 0 ? static_cast<double>(full + part) / static_cast<double>(total) : 0.0;
+  s.index_bytes = index_entries * static_cast<int64_t>(sizeof(int32_t));
+  s.bitmap_bytes = part * BitmapWords() * static_cast<int64_t>(sizeof(uint64_t));
+  s.block_kernel_elements = (full + part) * m_block_m * m_block_n;
   s.wasted_fraction = s.block_kernel_elements > 0
-                          ? 1.0 - static_cast<double>(m_nnz) /
+                          ? 1.0 - static_cast<double>(nnz) /
                                       static_cast<double>(s.block_kernel_elements)
                           : 0.0;
+  s.min_blocks_per_row = min_row;
+  s.max_blocks_per_row = max_row;
+  return s;
+}
+
+LayoutStats BlockLayout::Stats() const {
+  int64_t min_row = 0, max_row = 0;
   for (int64_t br = 0; br < m_block_rows; ++br) {
     const int64_t n = m_load_row_ptr[static_cast<size_t>(br) + 1] -
                       m_load_row_ptr[static_cast<size_t>(br)];
-    s.max_blocks_per_row = br == 0 ? n : std::max(s.max_blocks_per_row, n);
-    s.min_blocks_per_row = br == 0 ? n : std::min(s.min_blocks_per_row, n);
+    max_row = br == 0 ? n : std::max(max_row, n);
+    min_row = br == 0 ? n : std::min(min_row, n);
   }
-  return s;
+  const size_t entries = m_full_row_ptr.size() + m_full_col_idx.size() + m_part_row_ptr.size() +
+                         m_part_col_idx.size() + m_load_row_ptr.size() + m_load_col_idx.size();
+  return StatsFromCounts(m_nnz, static_cast<int64_t>(m_full_col_idx.size()),
+                         static_cast<int64_t>(m_part_col_idx.size()),
+                         static_cast<int64_t>(entries), min_row, max_row);
 }
 
 nlohmann::json BlockLayout::ToFlexJson() const {

@@ -63,6 +63,12 @@ class BlockLayout {
   // field by field to the other builders' on the same mask. Time grows with the candidate
   // blocks of the rule's column spans times BM; memory with the result.
   static Expected<BlockLayout> Build(const BlockRule& rule, int64_t block_m, int64_t block_n);
+  // The statistics of Build(runs, block_m, block_n) without the layout (block_layout_runs.cpp):
+  // equal field by field to Build(...).Stats(), in the builder's first pass alone (time grows
+  // with the runs and the block grid / 64; memory with one block row), so at any block size
+  // and length up to RowRuns::kMaxLen, past the int32 CSR limit too. For the block-size table
+  // and Eq. 1 of masks held as runs.
+  static Expected<LayoutStats> StatsOf(const RowRuns& runs, int64_t block_m, int64_t block_n);
 
   int64_t BlockM() const { return m_block_m; }
   int64_t BlockN() const { return m_block_n; }
@@ -119,6 +125,11 @@ class BlockLayout {
   // block_layout_runs.cpp), so that they fill every array the same way.
   // An empty layout of rows x cols at block_m x block_n (sizes checked by the caller).
   static BlockLayout Shape(int64_t rows, int64_t cols, int64_t block_m, int64_t block_n);
+  // The statistics of this layout's shape holding `nnz` attended cells in `full` full and
+  // `part` part blocks, `index_entries` int32 CSR entries, the given fewest and most valid
+  // blocks of a block row: what Stats() and StatsOf derive alike.
+  LayoutStats StatsFromCounts(int64_t nnz, int64_t full, int64_t part, int64_t index_entries,
+                              int64_t min_row, int64_t max_row) const;
   // Cells of block (br, bc) inside the mask; a block is full when all of them are attended.
   int64_t CellsInRange(int64_t br, int64_t bc) const {
     const int64_t r0 = br * m_block_m, c0 = bc * m_block_n;

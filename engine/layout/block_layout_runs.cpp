@@ -1,5 +1,5 @@
 // BlockLayout from and to RowRuns (block_layout.h): the layout of a mask that is never held
-// as L x L bits, for lengths past Mask::kMaxLen. Not yet used outside the tests and
+// as L x L bits, for lengths past Mask::kMaxLen, and its statistics alone (StatsOf). Not yet used outside the tests and
 // tests/bench/row_runs_bench.cpp (docs/masks.md, "Masks without L x L bits (row runs)").
 // Build makes the same two passes as the dense Build (count, then fill arrays allocated at
 // their exact sizes), but counts a block row from its rows' runs: a run adds its cells to its
@@ -191,6 +191,35 @@ Expected<BlockLayout> BlockLayout::Build(const RowRuns& runs, int64_t block_m, i
     l.EndBlockRow();
   }
   return l;
+}
+
+Expected<LayoutStats> BlockLayout::StatsOf(const RowRuns& runs, int64_t block_m,
+                                           int64_t block_n) {
+  STOF_RETURN_IF_ERROR(CheckBlockSize(block_m, block_n));
+  if (runs.Empty()) {
+    return MakeError("layout statistics: row runs: is empty (" + Str(runs.Rows()) + " x " +
+                     Str(runs.Cols()) + "); each side must be at least 1");
+  }
+  const BlockLayout l = Shape(runs.Rows(), runs.Cols(), block_m, block_n);
+  BlockRowCounter counter(l.m_block_cols, block_n);
+  int64_t nnz = 0, n_full = 0, n_part = 0, min_row = 0, max_row = 0;
+  for (int64_t br = 0; br < l.m_block_rows; ++br) {
+    const int64_t r1 = std::min((br + 1) * block_m, l.m_rows);
+    for (int64_t r = br * block_m; r < r1; ++r) {
+      for (const ColumnRun& run : runs.Row(r)) counter.AddRun(run.begin, run.end);
+    }
+    int64_t valid = 0;
+    counter.Sweep([&](int64_t a, int64_t e, int64_t cells) {
+      (cells == l.CellsInRange(br, a) ? n_full : n_part) += e - a;
+      nnz += cells * (e - a);
+      valid += e - a;
+    });
+    min_row = br == 0 ? valid : std::min(min_row, valid);
+    max_row = br == 0 ? valid : std::max(max_row, valid);
+  }
+  // Three row-pointer arrays of block_rows + 1 entries, and the full, part and load columns.
+  const int64_t entries = 3 * (l.m_block_rows + 1) + 2 * (n_full + n_part);
+  return l.StatsFromCounts(nnz, n_full, n_part, entries, min_row, max_row);
 }
 
 RowRuns BlockLayout::ToRowRuns() const {

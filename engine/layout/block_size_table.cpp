@@ -1,8 +1,12 @@
-// BuildBlockSizeTable (block_size_table.h): one BlockLayout::Build per size; the layouts are
-// dropped after their statistics are taken, so memory stays at one layout.
+// BuildBlockSizeTable (block_size_table.h): each size's statistics from the mask's runs
+// (BlockLayout::StatsOf) where they are the smaller form, else from one BlockLayout::Build per
+// size, dropped after its statistics are taken, so memory stays at one layout.
 #include "engine/layout/block_size_table.h"
 
+#include <optional>
 #include <string>
+
+#include "engine/mask/row_runs.h"
 
 namespace stof::engine {
 
@@ -29,11 +33,24 @@ Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
   std::vector<BlockSizeRow> rows;
   rows.reserve(sizes.size());
   const int64_t total = static_cast<int64_t>(sizes.size());
+  // Where the mask's runs take no more memory than its bits (generated masks, drawn shapes:
+  // not noise), each size's statistics come from the runs alone (BlockLayout::StatsOf, no
+  // CSR arrays or bitmaps; docs/masks.md has the times); else one layout per size.
+  std::optional<RowRuns> runs;
+  if (RowRuns::CountRuns(mask) * static_cast<int64_t>(sizeof(ColumnRun)) <=
+      static_cast<int64_t>(mask.Words().size() * sizeof(uint64_t)))
+    runs = RowRuns::FromMask(mask);
   for (const auto& [m, n] : sizes) {
-    auto layout = BlockLayout::Build(mask, m, n);
-    if (!layout.IsOk()) return MakeError("block-size table: " + layout.Message());
     BlockSizeRow row;
-    row.stats = layout->Stats();
+    if (runs) {
+      auto stats = BlockLayout::StatsOf(*runs, m, n);
+      if (!stats.IsOk()) return MakeError("block-size table: " + stats.Message());
+      row.stats = *stats;
+    } else {
+      auto layout = BlockLayout::Build(mask, m, n);
+      if (!layout.IsOk()) return MakeError("block-size table: " + layout.Message());
+      row.stats = layout->Stats();
+    }
     auto work = ComputeLayoutWork(row.stats, mask.Rows(), workload);
     if (!work.IsOk()) return MakeError("block-size table: " + work.Message());
     row.work = *work;

@@ -143,6 +143,20 @@ RowRuns RowRuns::FromMask(const Mask& mask) {
   return std::move(b).Finish();
 }
 
+int64_t RowRuns::CountRuns(const Mask& mask) {
+  int64_t runs = 0;
+  const int64_t words = mask.WordsPerRow();
+  for (int64_t r = 0; r < mask.Rows(); ++r) {
+    const uint64_t* row = mask.RowWords(r);
+    uint64_t carry = 0;  // the previous word's top bit, as bit 0
+    for (int64_t w = 0; w < words; ++w) {
+      runs += std::popcount(row[w] & ~((row[w] << 1) | carry));
+      carry = row[w] >> 63;
+    }
+  }
+  return runs;
+}
+
 Expected<Mask> RowRuns::ToMask() const {
   if (Empty()) return Mask();
   STOF_ASSIGN_OR_RETURN(Mask m, Mask::Create(m_rows, m_cols, "row runs to a dense mask"));

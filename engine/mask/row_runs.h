@@ -56,6 +56,10 @@ class RowRuns {
                                     const std::string& what = "row runs");
   // The exact runs of a dense mask (a 0 x 0 mask gives a 0 x 0 RowRuns).
   static RowRuns FromMask(const Mask& mask);
+  // The runs FromMask(mask) would hold, counted from the mask's words without building them
+  // (a run starts at each set bit whose left neighbour is clear): whether the runs are a
+  // smaller form than the bits (BuildBlockSizeTable asks).
+  static int64_t CountRuns(const Mask& mask);
   // Builds the spec's mask as runs, never holding L x L bits; the result equals
   // FromMask(Generate(spec)) wherever Generate works (seq_len <= Mask::kMaxLen), random
   // blocks included. seq_len may be up to kMaxLen; a random-block grid (ceil(L / block))^2

@@ -1,4 +1,4 @@
-// Tests of BlockLayout::Build(const RowRuns&) and BlockLayout::ToRowRuns
+// Tests of BlockLayout::Build(const RowRuns&), BlockLayout::StatsOf and BlockLayout::ToRowRuns
 // (engine/layout/block_layout_runs.cpp): against the dense Build field by field for every
 // block-size pair in {16..256}^2 on random and structured masks (test_masks.h), square,
 // non-square and ragged; refusals (empty runs, bad block sizes, more valid blocks than int32
@@ -39,6 +39,9 @@ void ExpectSameAsDenseAllBlockSizes(const Mask& mask) {
       auto got = BlockLayout::Build(runs, bm, bn);
       ASSERT_TRUE(want.IsOk() && got.IsOk()) << want.Message() << got.Message();
       ASSERT_NO_FATAL_FAILURE(stof::engine::testing::ExpectSameLayout(*got, *want));
+      auto stats = BlockLayout::StatsOf(runs, bm, bn);
+      ASSERT_TRUE(stats.IsOk()) << stats.Message();
+      ASSERT_NO_FATAL_FAILURE(stof::engine::testing::ExpectSameStats(*stats, want->Stats()));
       ASSERT_EQ(got->ToRowRuns(), runs);
       ASSERT_TRUE(got->ToMask() == mask);
     }
@@ -53,13 +56,16 @@ MaskSpec Spec(const std::string& pattern, int64_t L) {
 }
 
 // Builds the spec as runs, its 128 x 128 layout from them, and checks the layout gives the
-// runs back; returns the layout.
+// runs back and StatsOf its statistics; returns the layout.
 BlockLayout LongLayout(const MaskSpec& spec, RowRuns* runs_out) {
   auto runs = RowRuns::FromSpec(spec);
   EXPECT_TRUE(runs.IsOk()) << runs.Message();
   auto l = BlockLayout::Build(*runs, 128, 128);
   EXPECT_TRUE(l.IsOk()) << l.Message();
   EXPECT_TRUE(l->ToRowRuns() == *runs) << "ToRowRuns round trip";
+  auto stats = BlockLayout::StatsOf(*runs, 128, 128);
+  EXPECT_TRUE(stats.IsOk()) << stats.Message();
+  stof::engine::testing::ExpectSameStats(*stats, l->Stats());
   EXPECT_EQ(l->ToMask().Rows(), 0) << "no dense mask past Mask::kMaxLen";
   *runs_out = std::move(runs).Value();
   return std::move(l).Value();
@@ -90,6 +96,8 @@ TEST(BlockLayoutRuns, RefusesEmptyRunsBadBlockSizesAndTooManyBlocks) {
   auto e = BlockLayout::Build(RowRuns(), 64, 64);
   ASSERT_FALSE(e.IsOk());
   EXPECT_EQ(e.Message(), "layout: row runs: is empty (0 x 0); each side must be at least 1");
+  EXPECT_EQ(BlockLayout::StatsOf(RowRuns(), 64, 64).Message(),
+            "layout statistics: row runs: is empty (0 x 0); each side must be at least 1");
   const RowRuns r = *RowRuns::Create(64, 64);
   EXPECT_EQ(BlockLayout::Build(r, 48, 64).Message(),
             "layout: block_m: must be a power of two in 16..256, got 48");
@@ -109,6 +117,18 @@ TEST(BlockLayoutRuns, RefusesEmptyRunsBadBlockSizesAndTooManyBlocks) {
   EXPECT_EQ(big.Message(),
             "layout: row runs: 2147516416 valid blocks at 16 x 16 exceed the int32 CSR indices "
             "(at most 2147483647); use larger blocks");
+  // Its statistics need no CSR arrays: n (n - 1) / 2 full and n part blocks, every row's
+  // blocks, 3 (n + 1) row pointers and two column lists of int32.
+  auto stats16 = BlockLayout::StatsOf(*causal, 16, 16);
+  ASSERT_TRUE(stats16.IsOk()) << stats16.Message();
+  const int64_t n16 = 65536;
+  EXPECT_EQ(stats16->full_blocks, n16 * (n16 - 1) / 2);
+  EXPECT_EQ(stats16->part_blocks, n16);
+  EXPECT_EQ(stats16->nnz, RowRuns::kMaxLen * (RowRuns::kMaxLen + 1) / 2);
+  EXPECT_EQ(stats16->min_blocks_per_row, 1);
+  EXPECT_EQ(stats16->max_blocks_per_row, n16);
+  EXPECT_EQ(stats16->index_bytes, 4 * (3 * (n16 + 1) + 2 * (n16 * (n16 + 1) / 2)));
+  EXPECT_EQ(stats16->bitmap_bytes, n16 * 32);
   // The same mask at 256 x 256 fits: n = 4096, n (n - 1) / 2 full + n part.
   auto ok = BlockLayout::Build(*causal, 256, 256);
   ASSERT_TRUE(ok.IsOk()) << ok.Message();

@@ -1,10 +1,12 @@
 // Tests of BuildBlockSizeTable (engine/layout/block_size_table.h): every row equals the
-// statistics of BlockLayout::Build at that size, the 16 default sizes, progress and
-// cancellation, and refusal of bad sizes and workloads.
+// statistics of BlockLayout::Build at that size (from the runs and from a layout per size), the
+// 16 default sizes, progress and cancellation, and refusal of bad sizes and workloads.
 #include "engine/layout/block_size_table.h"
 
 #include <gtest/gtest.h>
 
+#include "engine/mask/row_runs.h"
+#include "tests/engine/layout_equal.h"
 #include "tests/engine/test_masks.h"
 
 using stof::engine::BlockLayout;
@@ -48,6 +50,28 @@ TEST(BlockSizeTable, RowsMatchBuildAtEachSize) {
   }
   // Smaller blocks waste less: 16 x 16 wastes less than 128 x 128 on BigBird.
   EXPECT_LT(table->front().work.wasted_fraction, table->back().work.wasted_fraction);
+}
+
+// Noise has more runs than the mask has words, so the table builds a layout per size there
+// and takes the runs' statistics elsewhere: both equal Build's statistics in every field.
+TEST(BlockSizeTable, RunsAndLayoutPathsBothMatchBuild) {
+  const Mask noise = stof::engine::testing::RandomMask(700, 700, 0.5, 9);
+  const Mask bigbird = BigBird(700);
+  for (const Mask* m : {&noise, &bigbird}) {
+    const bool noisy = m == &noise;
+    SCOPED_TRACE(noisy ? "noise" : "bigbird");
+    const int64_t mask_bytes = static_cast<int64_t>(m->Words().size() * sizeof(uint64_t));
+    EXPECT_EQ(stof::engine::RowRuns::CountRuns(*m) * 8 > mask_bytes, noisy);
+    Workload w;
+    w.seq_len = 700;
+    auto table = BuildBlockSizeTable(*m, w, stof::engine::DefaultTableBlockSizes());
+    ASSERT_TRUE(table.IsOk()) << table.Message();
+    for (const auto& row : *table) {
+      auto layout = BlockLayout::Build(*m, row.stats.block_m, row.stats.block_n);
+      ASSERT_TRUE(layout.IsOk());
+      stof::engine::testing::ExpectSameStats(row.stats, layout->Stats());
+    }
+  }
 }
 
 TEST(BlockSizeTable, CancelAndBadInput) {

@@ -108,6 +108,7 @@ TEST(RowRuns, FromMaskToMaskRoundTripRaggedAndRandom) {
         SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " p=" +
                      std::to_string(density));
         EXPECT_EQ(r.Count(), m.Count());
+        EXPECT_EQ(RowRuns::CountRuns(m), r.RunCount());
         auto back = r.ToMask();
         ASSERT_TRUE(back.IsOk()) << back.Message();
         ASSERT_TRUE(*back == m);
@@ -128,6 +129,13 @@ TEST(RowRuns, FromMaskToMaskRoundTripRaggedAndRandom) {
   EXPECT_EQ(r.Row(0).size(), 1u);
   EXPECT_EQ(r.Row(0)[0], (ColumnRun{0, 130}));
   EXPECT_EQ(r.Row(1).size(), 65u);
+  // Runs across word boundaries count once: bits 60..70 and 127..129 of one row.
+  EXPECT_EQ(RowRuns::CountRuns(alt), 66);
+  Mask across = std::move(Mask::Create(1, 130)).Value();
+  across.SetRange(0, 60, 71);
+  across.SetRange(0, 127, 130);
+  EXPECT_EQ(RowRuns::CountRuns(across), 2);
+  EXPECT_EQ(RowRuns::CountRuns(Mask()), 0);
 }
 
 TEST(RowRuns, OrAndNotMatchTheDenseMasks) {
