@@ -4,7 +4,9 @@
 //   GemmCall      -> "algo" 0..AlgoCount-1 (cuBLASLt's heuristic list for this shape/epilogue)
 //   NormCall      -> SupportedNormParams(cols): rows_per_block, threads_per_row
 //   GemmNormCall  -> SupportedGemmNormParams(n, k, smem): bm, bk, warps, stages
-//   GemmChainCall -> SupportedGemmChainParams(args, smem): bm, bn, bk, bh, warps
+//   GemmChainCall -> SupportedGemmChainParams(args, smem): bm, bn, bk, bh, warps (the mhnk
+//                    kernel, RunGemmChain's default); on sm_90 then HopperChainParamChoices:
+//                    cluster, splits (the Hopper chain)
 //   MHA           -> ChooseMhaConfig's pick, every other supported block-wise configuration
 //                    (on sm_90 the Hopper form's 128x64 and 128x128 with 12 warps too), and
 //                    the row-wise kernel.
@@ -17,6 +19,7 @@
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_backend_state.h"
 #include "kernels/gemm_chain/gemm_chain.h"
+#include "kernels/gemm_chain_hopper/hopper_chain.h"
 #include "kernels/gemm_epilogue/lt_gemm.h"
 #include "kernels/gemm_norm/gemm_norm.h"
 #include "kernels/norm/norm_kernels.h"
@@ -73,6 +76,10 @@ Expected<std::vector<ParamMap>> CudaBackend::GemmChainParamChoices(
   for (const GemmChainParams& p : SupportedGemmChainParams(a, m_spec.smem_per_block_bytes))
     out.push_back(ParamMap{{"bm", p.bm}, {"bn", p.bn}, {"bk", p.bk}, {"bh", p.bh},
                            {"warps", p.warps}});
+  if (m_spec.cc_major == 9 && m_spec.cc_minor == 0) {
+    for (const HopperChainParams& p : HopperChainParamChoices(a, m_spec.sm_count))
+      out.push_back(ParamMap{{"cluster", p.cluster}, {"splits", p.splits}});
+  }
   if (out.empty()) return MakeError("gemm_chain call: no supported parameters for this shape");
   return out;
 }

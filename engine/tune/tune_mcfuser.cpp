@@ -4,7 +4,9 @@
 // round by the analytical model and stopping when the best improves by less than epsilon.
 // Candidates our chain kernel cannot run (another expression, or tiles it does not
 // instantiate: the backend's GemmChainParamChoices) fail without being timed. The other
-// segments keep their default settings (MCFuser tunes chains only). A chain that ends up
+// segments keep their default settings (MCFuser tunes chains only). Where the backend also
+// runs a chain with another kernel (the Hopper chain on sm_90: "cluster" settings), those
+// settings are measured after the search and the fastest of all kept. A chain that ends up
 // slower than running its ops as the default scheme would is split again, with a note.
 #include <algorithm>
 
@@ -85,6 +87,22 @@ Expected<TuneResult> TuneMcfuser(TuneContext& ctx) {
                       " candidates measured in " + std::to_string(found->iterations) +
                       " rounds (" + std::to_string(found->failed) + " not runnable)" +
                       (found->converged ? ", converged" : ""));
+    // Kernels outside MCFuser's tiling expressions that the backend runs for this chain (on
+    // sm_90 the Hopper chain: its clusters and split groups) are measured as they are.
+    if (ctx.Source().Measures()) {
+      int64_t others = 0;
+      for (const SegmentChoice& c : *runnable) {
+        if (c.params.count("cluster") == 0 || ctx.Stopped()) continue;
+        STOF_ASSIGN_OR_RETURN(auto cost, ctx.Cost(s, c));
+        if (!cost.has_value()) break;  // the budget is spent
+        ++others;
+        if (cost->Ok() && (!best_cost.Ok() || cost->us < best_cost.us))
+          best_cost = *cost, best_choice = c;
+      }
+      if (others > 0)
+        notes.push_back("mcfuser: " + SegmentLabel(s) + ": " + std::to_string(others) +
+                        " Hopper chain settings measured too");
+    }
     // The chain against its ops cut as the default scheme cuts them (clipped to the chain).
     const FusionScheme apart = DefaultScheme(g);
     std::vector<Segment> split;

@@ -154,6 +154,27 @@ int HopperChainClusterFor(const GemmChainArgs& args, int sms) {
   return clusters.empty() ? 0 : DefaultCluster(args, clusters, sms);
 }
 
+std::vector<HopperChainParams> HopperChainParamChoices(const GemmChainArgs& args, int sms) {
+  std::vector<int> clusters = HopperChainClusters(args);
+  if (clusters.empty()) return {};
+  const int first = HopperChainClusterFor(args, sms);
+  std::stable_partition(clusters.begin(), clusters.end(), [&](int c) { return c == first; });
+  std::vector<HopperChainParams> out;
+  for (int c : clusters) {
+    HopperChainParams p;
+    p.cluster = c;
+    const auto l = ResolveHopperChain(args, p, sms);
+    if (!l.IsOk()) continue;
+    p.splits = l->splits;
+    out.push_back(p);
+    if (l->splits > 1) {
+      p.splits = 1;
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
 engine::Status LaunchHopperGemmChain(const GemmChainArgs& a, const HopperChainParams& hp,
                                      void* stream) {
   STOF_RETURN_IF_ERROR(CheckHopperChainArgs(a));

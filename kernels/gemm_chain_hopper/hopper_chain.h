@@ -77,6 +77,13 @@ int HopperChainClusterFor(const GemmChainArgs& args, int sms);
 engine::Expected<HopperChainLaunch> ResolveHopperChain(const GemmChainArgs& args,
                                                        const HopperChainParams& p, int sms);
 
+// The settings a tuner measures for `args` on a GPU of `sms` multiprocessors: every cluster of
+// HopperChainClusters with its default split groups, and with one group where the default is
+// more; the default cluster's first (as ResolveHopperChain resolves them, never 0; pull
+// reduction). Empty when the shape does not run. CudaBackend::GemmChainParamChoices offers
+// them on sm_90 as {"cluster", "splits"}.
+std::vector<HopperChainParams> HopperChainParamChoices(const GemmChainArgs& args, int sms);
+
 // Validates `args` and `p` against the current device (compute capability 9.0) and enqueues
 // the kernel on `stream` (cudaStream_t, null = default). Asynchronous.
 engine::Status LaunchHopperGemmChain(const GemmChainArgs& args, const HopperChainParams& p,

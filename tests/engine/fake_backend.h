@@ -85,9 +85,14 @@ class ScriptedBackend : public Backend {
     return std::vector<ParamMap>{{{"bm", 16}}, {{"bm", 32}}};
   }
   Expected<std::vector<ParamMap>> GemmChainParamChoices(const GemmChainCall&) override {
-    return std::vector<ParamMap>{{{"bm", 32}, {"bn", 64}, {"bk", 32}, {"bh", 64}, {"warps", 4}},
-                                 {{"bm", 64}, {"bn", 64}, {"bk", 32}, {"bh", 64}, {"warps", 4}}};
+    std::vector<ParamMap> out{{{"bm", 32}, {"bn", 64}, {"bk", 32}, {"bh", 64}, {"warps", 4}},
+                              {{"bm", 64}, {"bn", 64}, {"bk", 32}, {"bh", 64}, {"warps", 4}}};
+    out.insert(out.end(), extra_chain_choices.begin(), extra_chain_choices.end());
+    return out;
   }
+  // More chain settings offered after the two tilings (as CudaBackend offers the Hopper
+  // chain's {"cluster", "splits"} on sm_90).
+  std::vector<ParamMap> extra_chain_choices;
   Expected<std::vector<MhaConfig>> MhaConfigChoices(const Workload&, const Mask&) override {
     return std::vector<MhaConfig>{{MhaKernel::kBlockWise, 64, 64, 4},
                                   {MhaKernel::kBlockWise, 32, 32, 4},

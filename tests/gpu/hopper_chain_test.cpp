@@ -6,10 +6,10 @@
 // dimension with both biases and GELU; the FFN form at h = 256 with ReLU; batches with shared
 // weights, padded strides and ragged rows (m = 1, 100); the FFN past h = 256 (E tiles) over
 // 1-128 rows with split groups (each launch twice on one workspace, which must be left zero);
-// the launch through CudaBackend::RunGemmChain (params "cluster", "reduce", "splits"); bad
-// parameters and a missing workspace refused by name. Tests
-// named *Host* need no GPU (the checks and the cluster lists); the others skip on a GPU that is
-// not compute capability 9.0.
+// the launch through CudaBackend::RunGemmChain (params "cluster", "reduce", "splits") and every
+// Hopper setting its GemmChainParamChoices offers the tuner; bad parameters and a missing
+// workspace refused by name. Tests named *Host* need no GPU (the checks, the cluster lists
+// and the tuner's settings); the others skip on a GPU that is not compute capability 9.0.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -208,6 +208,27 @@ TEST(HopperChain, SplitGroupsThroughTheBackendAndMissingWorkspace) {
   EXPECT_TRUE(Contains(s.Message(), "params.workspace: 3 split groups need")) << s.Message();
 }
 
+// Every setting the tuner gets from CudaBackend::GemmChainParamChoices on this GPU runs and is
+// correct: the mhnk tilings and, on sm_90, the Hopper chain's clusters and split groups.
+TEST(HopperChain, TunerChoicesRunThroughTheBackend) {
+  STOF_REQUIRE_SM90();
+  ASSERT_NE(st::SharedBackend(), nullptr);
+  const ChainData x = MakeData(Ffn(se::Activation::kGelu), 173);  // bert-base, 256 rows
+  DeviceChain dev(x);
+  ASSERT_TRUE(dev.Upload(x));
+  auto choices = st::SharedBackend()->GemmChainParamChoices(CallOf(dev.Args(x), {}));
+  ASSERT_TRUE(choices.IsOk()) << choices.Message();
+  int hopper = 0;
+  for (const se::ParamMap& p : *choices) {
+    if (p.count("cluster") == 0) continue;  // the mhnk tilings have their own tests
+    ++hopper;
+    CheckChainRun(x, dev, "tuner choice " + se::ParamMapText(p), [&](const sk::GemmChainArgs& a) {
+      return st::SharedBackend()->RunGemmChain(CallOf(a, p));
+    });
+  }
+  EXPECT_GE(hopper, 4) << "clusters 1, 2, 4, 8 at least";
+}
+
 // ---- host only (no GPU needed) ----
 
 sk::GemmChainArgs Shape(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t h) {
@@ -253,6 +274,38 @@ TEST(HopperChainHost, ArgsAndClusters) {
   EXPECT_EQ(sk::HopperChainClusterFor(Shape(1, 512, 48, 64, 64), 132), 1);   // one chunk
   // BERT-base's FFN over 128 tokens: 2 row tiles x 3 E tiles of 256 columns, cluster 8.
   EXPECT_EQ(sk::HopperChainClusterFor(Shape(1, 128, 3072, 768, 768), 132), 8);
+}
+
+// The tuner's settings: the default cluster's first, every cluster with its default split
+// groups, and one group where the default is more.
+TEST(HopperChainHost, ParamChoicesForTheTuner) {
+  // BERT-base's FFN over one token: cluster 8 with 5 groups (the default), then 8 x 1, then
+  // clusters 1, 2 and 4, each with its default groups and with one.
+  const auto ffn = sk::HopperChainParamChoices(Shape(1, 1, 3072, 768, 768), 132);
+  ASSERT_GE(ffn.size(), 2u);
+  EXPECT_EQ(ffn[0].cluster, 8);
+  EXPECT_EQ(ffn[0].splits, 5);
+  EXPECT_EQ(ffn[1].cluster, 8);
+  EXPECT_EQ(ffn[1].splits, 1);
+  std::vector<int> clusters;
+  for (const sk::HopperChainParams& p : ffn) {
+    if (clusters.empty() || clusters.back() != p.cluster) clusters.push_back(p.cluster);
+    auto l = sk::ResolveHopperChain(Shape(1, 1, 3072, 768, 768), p, 132);
+    ASSERT_TRUE(l.IsOk()) << l.Message();
+    EXPECT_EQ(l->splits, p.splits);
+    EXPECT_EQ(p.reduce, sk::HopperChainReduce::kPull);
+  }
+  EXPECT_EQ(clusters, (std::vector<int>{8, 1, 2, 4}));
+  // G4 (8 row tiles, 8 chunks): its default cluster 8 fills 64 CTAs, one group; the smaller
+  // clusters leave SMs idle, so they come with their default groups (8 chunks / cluster, at
+  // most 132 / CTAs) and with one.
+  std::vector<std::pair<int, int>> g4;
+  for (const auto& p : sk::HopperChainParamChoices(Shape(1, 512, 512, 256, 256), 132))
+    g4.emplace_back(p.cluster, p.splits);
+  EXPECT_EQ(g4, (std::vector<std::pair<int, int>>{
+                    {8, 1}, {1, 8}, {1, 1}, {2, 4}, {2, 1}, {4, 2}, {4, 1}}));
+  // A shape the kernel does not run: nothing.
+  EXPECT_TRUE(sk::HopperChainParamChoices(Shape(1, 128, 512, 256, 100), 132).empty());
 }
 
 TEST(HopperChainHost, SplitGroupsAndWorkspace) {
