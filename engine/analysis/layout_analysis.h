@@ -19,6 +19,7 @@
 #include "engine/layout/block_size_table.h"
 #include "engine/layout/layout_work.h"
 #include "engine/mask/mask.h"
+#include "engine/mask/row_runs.h"
 #include "engine/select/kernel_select.h"
 
 namespace stof::engine {
@@ -47,6 +48,11 @@ struct MaskAnalysis {
   MhaRunChoice run_choice;            // what the engine runs (AnalysisRequest::choose_run)
   std::string run_choice_why_not;
   std::vector<BlockSizeRow> table;    // empty unless with_table
+  // False only for a mask analysed as runs past a square call's length (AnalyzeRowRuns): the
+  // workload does not validate, so work, flex_work and the table's work stay zero and
+  // selection and run choice say why (work_why_not holds the workload's message).
+  bool has_work = true;
+  std::string work_why_not;
 };
 
 // fraction in [0, 1] and the stage starting ("layout 64x64", "Eq. 1 / Eq. 2", "table 3/16");
@@ -58,5 +64,14 @@ using AnalysisProgress = std::function<bool(double fraction, const std::string& 
 // error of the analysis (has_selection = false, selection_error set).
 Expected<MaskAnalysis> AnalyzeMask(const Mask& mask, const AnalysisRequest& request,
                                    const AnalysisProgress& progress = {});
+
+// The same analysis of a mask held as runs (never as L x L bits), at any square length up to
+// 262144 (Workload::kMaxKeyLen): the layout from the runs, the 128 x 128 statistics and the
+// table from BlockLayout::StatsOf, Eq. 1 from the 16 x 16 valid blocks; up to 32768 every
+// field equals AnalyzeMask's on the same mask (the run choice from its bits). Past 32768 the
+// workload does not validate (a square call stops there), so has_work is false and only the
+// mask's figures are given. Fails as AnalyzeMask does otherwise.
+Expected<MaskAnalysis> AnalyzeRowRuns(const RowRuns& runs, const AnalysisRequest& request,
+                                      const AnalysisProgress& progress = {});
 
 }  // namespace stof::engine

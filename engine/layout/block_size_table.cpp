@@ -3,7 +3,6 @@
 // size, dropped after its statistics are taken, so memory stays at one layout.
 #include "engine/layout/block_size_table.h"
 
-#include <optional>
 #include <string>
 
 #include "engine/mask/row_runs.h"
@@ -20,9 +19,15 @@ const std::vector<std::pair<int64_t, int64_t>>& DefaultTableBlockSizes() {
   return kSizes;
 }
 
-Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
-    const Mask& mask, const Workload& workload,
-    const std::vector<std::pair<int64_t, int64_t>>& sizes, const TableProgress& progress) {
+namespace {
+
+// The rows of `sizes` for a mask of L x L: stats_at(m, n) gives a size's statistics; the work
+// columns come from `workload` (null: left zero).
+template <class StatsAt>
+Expected<std::vector<BlockSizeRow>> TableOf(int64_t len, const Workload* workload,
+                                            const std::vector<std::pair<int64_t, int64_t>>& sizes,
+                                            const TableProgress& progress,
+                                            const StatsAt& stats_at) {
   if (sizes.empty()) return MakeError("block-size table: no block sizes given");
   for (const auto& [m, n] : sizes) {
     Status s = BlockLayout::CheckBlockSize(m, n);
@@ -33,32 +38,46 @@ Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
   std::vector<BlockSizeRow> rows;
   rows.reserve(sizes.size());
   const int64_t total = static_cast<int64_t>(sizes.size());
-  // Where the mask's runs take no more memory than its bits (generated masks, drawn shapes:
-  // not noise), each size's statistics come from the runs alone (BlockLayout::StatsOf, no
-  // CSR arrays or bitmaps; docs/masks.md has the times); else one layout per size.
-  std::optional<RowRuns> runs;
-  if (RowRuns::CountRuns(mask) * static_cast<int64_t>(sizeof(ColumnRun)) <=
-      static_cast<int64_t>(mask.Words().size() * sizeof(uint64_t)))
-    runs = RowRuns::FromMask(mask);
   for (const auto& [m, n] : sizes) {
     BlockSizeRow row;
-    if (runs) {
-      auto stats = BlockLayout::StatsOf(*runs, m, n);
-      if (!stats.IsOk()) return MakeError("block-size table: " + stats.Message());
-      row.stats = *stats;
-    } else {
-      auto layout = BlockLayout::Build(mask, m, n);
-      if (!layout.IsOk()) return MakeError("block-size table: " + layout.Message());
-      row.stats = layout->Stats();
+    Expected<LayoutStats> stats = stats_at(m, n);
+    if (!stats.IsOk()) return MakeError("block-size table: " + stats.Message());
+    row.stats = *stats;
+    if (workload != nullptr) {
+      auto work = ComputeLayoutWork(row.stats, len, *workload);
+      if (!work.IsOk()) return MakeError("block-size table: " + work.Message());
+      row.work = *work;
     }
-    auto work = ComputeLayoutWork(row.stats, mask.Rows(), workload);
-    if (!work.IsOk()) return MakeError("block-size table: " + work.Message());
-    row.work = *work;
     rows.push_back(row);
     if (progress && !progress(static_cast<int64_t>(rows.size()), total))
       return MakeError("block-size table: cancelled");
   }
   return rows;
+}
+
+}  // namespace
+
+Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
+    const Mask& mask, const Workload& workload,
+    const std::vector<std::pair<int64_t, int64_t>>& sizes, const TableProgress& progress) {
+  // Where the mask's runs take no more memory than its bits (generated masks, drawn shapes:
+  // not noise), each size's statistics come from the runs alone (BlockLayout::StatsOf, no
+  // CSR arrays or bitmaps; docs/masks.md has the times); else one layout per size.
+  if (RowRuns::CountRuns(mask) * static_cast<int64_t>(sizeof(ColumnRun)) <=
+      static_cast<int64_t>(mask.Words().size() * sizeof(uint64_t)))
+    return BuildBlockSizeTable(RowRuns::FromMask(mask), &workload, sizes, progress);
+  return TableOf(mask.Rows(), &workload, sizes, progress, [&](int64_t m, int64_t n) {
+    auto layout = BlockLayout::Build(mask, m, n);
+    return layout.IsOk() ? Expected<LayoutStats>(layout->Stats())
+                         : Expected<LayoutStats>(layout.ToStatus());
+  });
+}
+
+Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
+    const RowRuns& runs, const Workload* workload,
+    const std::vector<std::pair<int64_t, int64_t>>& sizes, const TableProgress& progress) {
+  return TableOf(runs.Rows(), workload, sizes, progress,
+                 [&](int64_t m, int64_t n) { return BlockLayout::StatsOf(runs, m, n); });
 }
 
 }  // namespace stof::engine

@@ -14,6 +14,7 @@
 #include "engine/layout/block_layout.h"
 #include "engine/layout/layout_work.h"
 #include "engine/mask/mask.h"
+#include "engine/mask/row_runs.h"
 
 namespace stof::engine {
 
@@ -33,6 +34,13 @@ using TableProgress = std::function<bool(int64_t done, int64_t total)>;
 // mask's, or cancellation.
 Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
     const Mask& mask, const Workload& workload,
+    const std::vector<std::pair<int64_t, int64_t>>& sizes, const TableProgress& progress = {});
+
+// The same table of a mask held as runs, at any length up to RowRuns::kMaxLen (each size's
+// statistics from BlockLayout::StatsOf); the work columns only with a `workload` (null: left
+// zero, as for a square length past what a call runs). Fails as above.
+Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
+    const RowRuns& runs, const Workload* workload,
     const std::vector<std::pair<int64_t, int64_t>>& sizes, const TableProgress& progress = {});
 
 }  // namespace stof::engine

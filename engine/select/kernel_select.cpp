@@ -175,11 +175,18 @@ Expected<KernelSelection> SelectKernel(const Mask& mask, const Workload& workloa
   if (!layout.IsOk()) return MakeError("mask: 16 x 16 layout: " + layout.Message());
   auto eq1 = EvaluateEq1(*layout);
   if (!eq1.IsOk()) return eq1.ToStatus();
+  return SelectKernelFromEq1(std::move(*eq1), workload, device);
+}
+
+Expected<KernelSelection> SelectKernelFromEq1(Eq1Result eq1, const Workload& workload,
+                                              const DeviceSpec& device) {
+  STOF_RETURN_IF_ERROR(workload.Validate("workload"));
+  STOF_RETURN_IF_ERROR(device.Validate("device"));
   auto eq2 = EvaluateEq2(workload, device);
   if (!eq2.IsOk()) return eq2.ToStatus();
 
   KernelSelection s;
-  s.eq1 = std::move(*eq1);
+  s.eq1 = std::move(eq1);
   s.eq2 = std::move(*eq2);
   s.kernel = s.eq1.kernel;
   if (s.eq2.best >= 0) {

@@ -72,5 +72,9 @@ struct KernelSelection {
 };
 Expected<KernelSelection> SelectKernel(const Mask& mask, const Workload& workload,
                                        const DeviceSpec& device);
+// The same from Eq. 1's result already evaluated (a mask held as runs counts its 16 x 16 valid
+// blocks without a layout: AnalyzeRowRuns): Eq. 2 and the decision, SelectKernel's rules.
+Expected<KernelSelection> SelectKernelFromEq1(Eq1Result eq1, const Workload& workload,
+                                              const DeviceSpec& device);
 
 }  // namespace stof::engine

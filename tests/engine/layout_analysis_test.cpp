@@ -1,17 +1,22 @@
-// Tests of AnalyzeMask (engine/analysis/layout_analysis.h): its parts equal the engine's
-// separate results (layout statistics, 128 x 128 figures, SelectKernel, the table), progress
-// rises to 1, cancellation stops it, a failing selection is reported but not fatal, the run
-// choice comes from the request's chooser (on the last q_len rows for a KV cache step), and bad
-// input is refused with the field named.
+// Tests of AnalyzeMask and AnalyzeRowRuns (engine/analysis/layout_analysis.h): its parts equal
+// the engine's separate results (layout statistics, 128 x 128 figures, SelectKernel, the
+// table), progress rises to 1, cancellation stops it, a failing selection is reported but not
+// fatal, the run choice comes from the request's chooser (on the last q_len rows for a KV
+// cache step), bad input is refused with the field named; from runs, every field equal to the
+// bits' analysis up to 32768, and past it the mask's figures without a workload.
 #include "engine/analysis/layout_analysis.h"
 
 #include <gtest/gtest.h>
 
+#include "engine/mask/mask_spec.h"
+#include "tests/engine/layout_equal.h"
 #include "tests/engine/test_masks.h"
 
 using stof::engine::AnalysisRequest;
 using stof::engine::BlockLayout;
 using stof::engine::Mask;
+using stof::engine::MaskAnalysis;
+using stof::engine::RowRuns;
 
 namespace {
 
@@ -171,6 +176,114 @@ TEST(LayoutAnalysis, BadInput) {
   auto non_square = AnalyzeMask(*rect, Request(64));
   ASSERT_FALSE(non_square.IsOk());
   EXPECT_NE(non_square.Message().find("square"), std::string::npos);
+}
+
+void ExpectSameWork(const stof::engine::LayoutWork& got, const stof::engine::LayoutWork& want) {
+  EXPECT_EQ(got.block_kernel_flops, want.block_kernel_flops);
+  EXPECT_EQ(got.valid_flops, want.valid_flops);
+  EXPECT_EQ(got.wasted_flops, want.wasted_flops);
+  EXPECT_EQ(got.wasted_fraction, want.wasted_fraction);
+}
+
+void ExpectSameAnalysis(const MaskAnalysis& got, const MaskAnalysis& want) {
+  stof::engine::testing::ExpectSameLayout(got.layout, want.layout);
+  stof::engine::testing::ExpectSameStats(got.stats, want.stats);
+  stof::engine::testing::ExpectSameStats(got.flex_stats, want.flex_stats);
+  ExpectSameWork(got.work, want.work);
+  ExpectSameWork(got.flex_work, want.flex_work);
+  EXPECT_EQ(got.row_valid, want.row_valid);
+  EXPECT_EQ(got.has_selection, want.has_selection);
+  EXPECT_EQ(got.selection_error, want.selection_error);
+  EXPECT_EQ(got.selection.eq1.valid_blocks, want.selection.eq1.valid_blocks);
+  EXPECT_EQ(got.selection.eq1.threshold, want.selection.eq1.threshold);
+  EXPECT_EQ(got.selection.kernel, want.selection.kernel);
+  EXPECT_EQ(got.selection.block_m, want.selection.block_m);
+  EXPECT_EQ(got.selection.block_n, want.selection.block_n);
+  EXPECT_EQ(got.selection.num_warps, want.selection.num_warps);
+  EXPECT_EQ(got.has_run_choice, want.has_run_choice);
+  EXPECT_EQ(got.run_choice, want.run_choice);
+  EXPECT_EQ(got.run_choice_why_not, want.run_choice_why_not);
+  ASSERT_EQ(got.table.size(), want.table.size());
+  for (size_t i = 0; i < got.table.size(); ++i) {
+    stof::engine::testing::ExpectSameStats(got.table[i].stats, want.table[i].stats);
+    ExpectSameWork(got.table[i].work, want.table[i].work);
+  }
+  EXPECT_TRUE(got.has_work);
+}
+
+// Up to 32768 the analysis from runs is the analysis from bits, field by field: ragged
+// BigBird and causal, square calls and a KV cache's last 7 rows.
+TEST(LayoutAnalysis, FromRunsEqualsFromBits) {
+  for (const char* pattern : {"bigbird", "causal"}) {
+    for (int64_t n : {1000, 3000}) {
+      const Mask m = stof::engine::testing::PatternMask(pattern, n);
+      const RowRuns runs = RowRuns::FromMask(m);
+      for (int64_t q_len : {0, 7}) {
+        SCOPED_TRACE(std::string(pattern) + " L=" + std::to_string(n) + " q_len " +
+                     std::to_string(q_len));
+        AnalysisRequest r = Request(n);
+        r.workload.q_len = q_len;
+        auto want = AnalyzeMask(m, r);
+        auto got = AnalyzeRowRuns(runs, r);
+        ASSERT_TRUE(want.IsOk() && got.IsOk()) << want.Message() << got.Message();
+        ExpectSameAnalysis(*got, *want);
+      }
+    }
+  }
+}
+
+// Past 32768 the analysis gives the mask's figures (layout, 128 x 128 statistics, the table's
+// statistics) and says why it has no work, selection or run choice: a square call stops at
+// 32768. Causal at 131072: 1024 diagonal part blocks of 128 and the full ones below them.
+TEST(LayoutAnalysis, FromRunsPastASquareCall) {
+  stof::engine::MaskSpec spec;
+  spec.pattern = "causal";
+  spec.seq_len = 131072;
+  auto runs = RowRuns::FromSpec(spec);
+  ASSERT_TRUE(runs.IsOk()) << runs.Message();
+  AnalysisRequest r = Request(131072);
+  r.block_m = r.block_n = 128;
+  double last = -1;
+  auto a = AnalyzeRowRuns(*runs, r, [&](double f, const std::string&) {
+    EXPECT_GE(f, last);
+    last = f;
+    return true;
+  });
+  ASSERT_TRUE(a.IsOk()) << a.Message();
+  EXPECT_DOUBLE_EQ(last, 1.0);
+  EXPECT_FALSE(a->has_work);
+  EXPECT_NE(a->work_why_not.find("analysis: workload: q_len x seq_len: 131072 x 131072"),
+            std::string::npos)
+      << a->work_why_not;
+  EXPECT_FALSE(a->has_selection);
+  EXPECT_EQ(a->selection_error, a->work_why_not);
+  EXPECT_FALSE(a->has_run_choice);
+  EXPECT_EQ(a->run_choice_why_not, a->work_why_not);
+  EXPECT_EQ(a->stats.part_blocks, 1024);
+  EXPECT_EQ(a->stats.full_blocks, 1024 * 1023 / 2);
+  EXPECT_EQ(a->stats.nnz, int64_t{131072} * 131073 / 2);
+  stof::engine::testing::ExpectSameStats(a->flex_stats, a->stats);  // both at 128 x 128
+  EXPECT_EQ(a->work.block_kernel_flops, 0);
+  ASSERT_EQ(a->table.size(), 16u);
+  EXPECT_EQ(a->table.front().stats.part_blocks, 8192);  // 16 x 16: the diagonal
+  EXPECT_EQ(a->table.front().work.valid_flops, 0);
+  EXPECT_EQ(a->row_valid.back(), 1024);
+}
+
+TEST(LayoutAnalysis, FromRunsRefusesEmptyNonSquareAndMismatchedRuns) {
+  EXPECT_EQ(AnalyzeRowRuns(RowRuns(), Request(64)).Message(), "analysis: the mask is empty");
+  auto wide = RowRuns::Create(100, 200);
+  ASSERT_TRUE(wide.IsOk());
+  EXPECT_EQ(AnalyzeRowRuns(*wide, Request(100)).Message(),
+            "analysis: the mask is 100 x 200, attention needs a square mask");
+  auto square = RowRuns::Create(100, 100);
+  ASSERT_TRUE(square.IsOk());
+  EXPECT_EQ(AnalyzeRowRuns(*square, Request(64)).Message(),
+            "analysis: workload.seq_len 64 differs from the mask's L = 100");
+  AnalysisRequest bad = Request(100);
+  bad.workload.heads = 0;  // a length a call runs: the workload's error is the analysis's
+  EXPECT_NE(AnalyzeRowRuns(*square, bad).Message().find("analysis: workload: heads"),
+            std::string::npos);
 }
 
 }  // namespace
