@@ -1,6 +1,7 @@
 // BlockLayout from and to RowRuns (block_layout.h): the layout of a mask that is never held
-// as L x L bits, for lengths past Mask::kMaxLen, and its statistics alone (StatsOf). Not yet used outside the tests and
-// tests/bench/row_runs_bench.cpp (docs/masks.md, "Masks without L x L bits (row runs)").
+// as L x L bits, for lengths past Mask::kMaxLen, and its statistics alone (StatsOf, the
+// builder's first pass). Used by `stof layout` past 32768 (masks without a block rule), the
+// block-size table and AnalyzeRowRuns (docs/masks.md, "Masks without L x L bits (row runs)").
 // Build makes the same two passes as the dense Build (count, then fill arrays allocated at
 // their exact sizes), but counts a block row from its rows' runs: a run adds its cells to its
 // first and last block and BN to each block between them through a level that rises at the
@@ -132,15 +133,10 @@ Expected<BlockLayout> BlockLayout::Build(const RowRuns& runs, int64_t block_m, i
     }
   };
 
-  // Pass 1: how many full and part blocks, so that every array is allocated once.
-  int64_t n_full = 0, n_part = 0;
-  for (int64_t br = 0; br < l.m_block_rows; ++br) {
-    count_block_row(br);
-    counter.Sweep([&](int64_t a, int64_t e, int64_t cells) {
-      (cells == l.CellsInRange(br, a) ? n_full : n_part) += e - a;
-      l.m_nnz += cells * (e - a);
-    });
-  }
+  // Pass 1 (StatsOf): how many full and part blocks, so that every array is allocated once.
+  STOF_ASSIGN_OR_RETURN(const LayoutStats counted, StatsOf(runs, block_m, block_n));
+  const int64_t n_full = counted.full_blocks, n_part = counted.part_blocks;
+  l.m_nnz = counted.nnz;
   // The CSR arrays are int32 (the kernels upload them as they are); the dense Build never
   // gets near this, (32768 / 16)^2 blocks in all.
   constexpr int64_t kMaxEntries = std::numeric_limits<int32_t>::max();
@@ -197,7 +193,7 @@ Expected<LayoutStats> BlockLayout::StatsOf(const RowRuns& runs, int64_t block_m,
                                            int64_t block_n) {
   STOF_RETURN_IF_ERROR(CheckBlockSize(block_m, block_n));
   if (runs.Empty()) {
-    return MakeError("layout statistics: row runs: is empty (" + Str(runs.Rows()) + " x " +
+    return MakeError("layout: row runs: is empty (" + Str(runs.Rows()) + " x " +
                      Str(runs.Cols()) + "); each side must be at least 1");
   }
   const BlockLayout l = Shape(runs.Rows(), runs.Cols(), block_m, block_n);

@@ -97,7 +97,7 @@ TEST(BlockLayoutRuns, RefusesEmptyRunsBadBlockSizesAndTooManyBlocks) {
   ASSERT_FALSE(e.IsOk());
   EXPECT_EQ(e.Message(), "layout: row runs: is empty (0 x 0); each side must be at least 1");
   EXPECT_EQ(BlockLayout::StatsOf(RowRuns(), 64, 64).Message(),
-            "layout statistics: row runs: is empty (0 x 0); each side must be at least 1");
+            "layout: row runs: is empty (0 x 0); each side must be at least 1");
   const RowRuns r = *RowRuns::Create(64, 64);
   EXPECT_EQ(BlockLayout::Build(r, 48, 64).Message(),
             "layout: block_m: must be a power of two in 16..256, got 48");
