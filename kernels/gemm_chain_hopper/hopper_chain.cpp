@@ -113,6 +113,10 @@ int DefaultSplits(const GemmChainArgs& args, int cluster, int sms) {
 
 int64_t Align16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
 
+// The split workspace's layout: the fp32 sums of E ([batch][m][h]) from its start, then one
+// arrival count per tile from this offset.
+int64_t ArrivalsOffset(const GemmChainArgs& a) { return Align16(a.batch * a.m * a.h * 4); }
+
 }  // namespace
 
 engine::Expected<HopperChainLaunch> ResolveHopperChain(const GemmChainArgs& a,
@@ -139,8 +143,7 @@ engine::Expected<HopperChainLaunch> ResolveHopperChain(const GemmChainArgs& a,
   l.h_tiles = static_cast<int>(HTiles(a.h));
   l.row_tiles = static_cast<int>(CeilDiv(a.m, kRows));
   if (l.splits > 1)
-    l.workspace_bytes = Align16(a.batch * a.m * a.h * 4) +
-                        Align16(a.batch * int64_t{l.row_tiles} * l.h_tiles * 4);
+    l.workspace_bytes = ArrivalsOffset(a) + Align16(a.batch * int64_t{l.row_tiles} * l.h_tiles * 4);
   return l;
 }
 
@@ -157,7 +160,7 @@ int HopperChainClusterFor(const GemmChainArgs& args, int sms) {
 std::vector<HopperChainParams> HopperChainParamChoices(const GemmChainArgs& args, int sms) {
   std::vector<int> clusters = HopperChainClusters(args);
   if (clusters.empty()) return {};
-  const int first = HopperChainClusterFor(args, sms);
+  const int first = DefaultCluster(args, clusters, sms);
   std::stable_partition(clusters.begin(), clusters.end(), [&](int c) { return c == first; });
   std::vector<HopperChainParams> out;
   for (int c : clusters) {
@@ -219,8 +222,7 @@ engine::Status LaunchHopperGemmChain(const GemmChainArgs& a, const HopperChainPa
   k.row_tiles = l.row_tiles, k.h_tiles = l.h_tiles;
   if (l.splits > 1) {
     k.workspace = static_cast<float*>(hp.workspace);
-    k.arrivals = reinterpret_cast<int*>(static_cast<char*>(hp.workspace) +
-                                        Align16(a.batch * a.m * a.h * 4));
+    k.arrivals = reinterpret_cast<int*>(static_cast<char*>(hp.workspace) + ArrivalsOffset(a));
   }
   k.a_batched = a.batch > 1 && a.stride_a != 0;
   k.b_batched = a.batch > 1 && a.stride_b != 0;
