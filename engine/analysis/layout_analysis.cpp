@@ -5,6 +5,9 @@
 // (one step per block size; without the table the first three scale to 100 %).
 #include "engine/analysis/layout_analysis.h"
 
+#include <map>
+#include <utility>
+
 namespace stof::engine {
 
 namespace {
@@ -142,14 +145,23 @@ Expected<MaskAnalysis> AnalyzeMask(const Mask& mask, const AnalysisRequest& requ
 Expected<MaskAnalysis> AnalyzeRowRuns(const RowRuns& runs, const AnalysisRequest& request,
                                       const AnalysisProgress& progress) {
   if (runs.Empty()) return MakeError("analysis: the mask is empty");
+  // Each size's statistics once (one pass over the runs each): the 128 x 128 figures and
+  // Eq. 1's 16 x 16 count are sizes of the table too.
+  std::map<std::pair<int64_t, int64_t>, LayoutStats> counted;
+  const TableStats stats_at = [&](int64_t bm, int64_t bn) -> Expected<LayoutStats> {
+    const auto hit = counted.find({bm, bn});
+    if (hit != counted.end()) return hit->second;
+    STOF_ASSIGN_OR_RETURN(const LayoutStats s, BlockLayout::StatsOf(runs, bm, bn));
+    counted.emplace(std::make_pair(bm, bn), s);
+    return s;
+  };
   MaskForm form;
   form.rows = runs.Rows();
   form.cols = runs.Cols();
   form.layout = [&](int64_t bm, int64_t bn) { return BlockLayout::Build(runs, bm, bn); };
-  form.stats = [&](int64_t bm, int64_t bn) { return BlockLayout::StatsOf(runs, bm, bn); };
+  form.stats = stats_at;
   form.select = [&](const Workload& w, const DeviceSpec& d) -> Expected<KernelSelection> {
-    STOF_ASSIGN_OR_RETURN(const LayoutStats s16,
-                          BlockLayout::StatsOf(runs, Eq1Result::kBlock, Eq1Result::kBlock));
+    STOF_ASSIGN_OR_RETURN(const LayoutStats s16, stats_at(Eq1Result::kBlock, Eq1Result::kBlock));
     STOF_ASSIGN_OR_RETURN(Eq1Result eq1,
                           EvaluateEq1FromCounts(runs.Rows(), s16.full_blocks + s16.part_blocks));
     return SelectKernelFromEq1(std::move(eq1), w, d);
@@ -159,7 +171,7 @@ Expected<MaskAnalysis> AnalyzeRowRuns(const RowRuns& runs, const AnalysisRequest
     return &storage;
   };
   form.table = [&](const Workload* w, const TableProgress& p) {
-    return BuildBlockSizeTable(runs, w, DefaultTableBlockSizes(), p);
+    return BuildBlockSizeTable(runs.Rows(), w, stats_at, DefaultTableBlockSizes(), p);
   };
   return Analyze(form, request, progress);
 }

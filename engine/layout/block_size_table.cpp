@@ -19,15 +19,9 @@ const std::vector<std::pair<int64_t, int64_t>>& DefaultTableBlockSizes() {
   return kSizes;
 }
 
-namespace {
-
-// The rows of `sizes` for a mask of L x L: stats_at(m, n) gives a size's statistics; the work
-// columns come from `workload` (null: left zero).
-template <class StatsAt>
-Expected<std::vector<BlockSizeRow>> TableOf(int64_t len, const Workload* workload,
-                                            const std::vector<std::pair<int64_t, int64_t>>& sizes,
-                                            const TableProgress& progress,
-                                            const StatsAt& stats_at) {
+Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
+    int64_t seq_len, const Workload* workload, const TableStats& stats_at,
+    const std::vector<std::pair<int64_t, int64_t>>& sizes, const TableProgress& progress) {
   if (sizes.empty()) return MakeError("block-size table: no block sizes given");
   for (const auto& [m, n] : sizes) {
     Status s = BlockLayout::CheckBlockSize(m, n);
@@ -44,7 +38,7 @@ Expected<std::vector<BlockSizeRow>> TableOf(int64_t len, const Workload* workloa
     if (!stats.IsOk()) return MakeError("block-size table: " + stats.Message());
     row.stats = *stats;
     if (workload != nullptr) {
-      auto work = ComputeLayoutWork(row.stats, len, *workload);
+      auto work = ComputeLayoutWork(row.stats, seq_len, *workload);
       if (!work.IsOk()) return MakeError("block-size table: " + work.Message());
       row.work = *work;
     }
@@ -55,8 +49,6 @@ Expected<std::vector<BlockSizeRow>> TableOf(int64_t len, const Workload* workloa
   return rows;
 }
 
-}  // namespace
-
 Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
     const Mask& mask, const Workload& workload,
     const std::vector<std::pair<int64_t, int64_t>>& sizes, const TableProgress& progress) {
@@ -64,20 +56,19 @@ Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
   // not noise), each size's statistics come from the runs alone (BlockLayout::StatsOf, no
   // CSR arrays or bitmaps; docs/masks.md has the times); else one layout per size.
   if (RowRuns::CountRuns(mask) * static_cast<int64_t>(sizeof(ColumnRun)) <=
-      static_cast<int64_t>(mask.Words().size() * sizeof(uint64_t)))
-    return BuildBlockSizeTable(RowRuns::FromMask(mask), &workload, sizes, progress);
-  return TableOf(mask.Rows(), &workload, sizes, progress, [&](int64_t m, int64_t n) {
-    auto layout = BlockLayout::Build(mask, m, n);
-    return layout.IsOk() ? Expected<LayoutStats>(layout->Stats())
-                         : Expected<LayoutStats>(layout.ToStatus());
-  });
-}
-
-Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
-    const RowRuns& runs, const Workload* workload,
-    const std::vector<std::pair<int64_t, int64_t>>& sizes, const TableProgress& progress) {
-  return TableOf(runs.Rows(), workload, sizes, progress,
-                 [&](int64_t m, int64_t n) { return BlockLayout::StatsOf(runs, m, n); });
+      static_cast<int64_t>(mask.Words().size() * sizeof(uint64_t))) {
+    const RowRuns runs = RowRuns::FromMask(mask);
+    return BuildBlockSizeTable(
+        mask.Rows(), &workload,
+        [&](int64_t m, int64_t n) { return BlockLayout::StatsOf(runs, m, n); }, sizes, progress);
+  }
+  return BuildBlockSizeTable(
+      mask.Rows(), &workload,
+      [&](int64_t m, int64_t n) -> Expected<LayoutStats> {
+        STOF_ASSIGN_OR_RETURN(const BlockLayout l, BlockLayout::Build(mask, m, n));
+        return l.Stats();
+      },
+      sizes, progress);
 }
 
 }  // namespace stof::engine

@@ -14,7 +14,6 @@
 #include "engine/layout/block_layout.h"
 #include "engine/layout/layout_work.h"
 #include "engine/mask/mask.h"
-#include "engine/mask/row_runs.h"
 
 namespace stof::engine {
 
@@ -36,11 +35,13 @@ Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
     const Mask& mask, const Workload& workload,
     const std::vector<std::pair<int64_t, int64_t>>& sizes, const TableProgress& progress = {});
 
-// The same table of a mask held as runs, at any length up to RowRuns::kMaxLen (each size's
-// statistics from BlockLayout::StatsOf); the work columns only with a `workload` (null: left
-// zero, as for a square length past what a call runs). Fails as above.
+// The same table of a mask held in another form, at any length up to RowRuns::kMaxLen:
+// stats_at(BM, BN) gives each size's statistics (BlockLayout::StatsOf of its runs or of its
+// per-block rule); the work columns only with a `workload` (null: left zero, as for a square
+// length past what a call runs). Fails as above.
+using TableStats = std::function<Expected<LayoutStats>(int64_t block_m, int64_t block_n)>;
 Expected<std::vector<BlockSizeRow>> BuildBlockSizeTable(
-    const RowRuns& runs, const Workload* workload,
+    int64_t seq_len, const Workload* workload, const TableStats& stats_at,
     const std::vector<std::pair<int64_t, int64_t>>& sizes, const TableProgress& progress = {});
 
 }  // namespace stof::engine
